@@ -1,0 +1,1519 @@
+/* fs — see fs.h for the contract. */
+#include "fs.h"
+
+#include "tracedb.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+/* The kernel marks opens done by execve() with this bit of the open flags (__FMODE_EXEC). */
+#define FS_OPEN_EXEC_FLAG 0x20
+
+enum fs_node_type { NODE_REAL, NODE_STDOUT, NODE_STDERR };
+
+struct fs_inode {
+    enum fs_node_type type;
+    int fd;          /* O_PATH fd of the real object (NODE_REAL) */
+    dev_t dev;
+    ino_t ino;
+    uint64_t nlookup;        /* protected by fs.lock */
+    unsigned child_refs;     /* inodes naming this one as parent; protected by fs.lock */
+    struct fs_inode *parent; /* protected by fs.lock; NULL for tree roots */
+    char *name;              /* protected by fs.lock; a tree root's absolute path */
+    bool tree_root;
+};
+
+enum fs_handle_type { HANDLE_FILE, HANDLE_DIR, HANDLE_OUTPUT };
+
+#define FS_ACCT_SLOTS 4
+
+struct fs_acct {
+    int64_t process_id;
+    int64_t bytes_read, bytes_written;
+    int64_t first_ns, last_ns;
+    bool read, written;
+};
+
+struct fs_handle {
+    enum fs_handle_type type;
+    int fd;
+    int stream;          /* HANDLE_OUTPUT: TRACEDB_STDOUT/ERR */
+    DIR *dir;            /* HANDLE_DIR */
+    off_t dir_offset;    /* HANDLE_DIR */
+    struct dirent *dir_entry; /* HANDLE_DIR: an entry read but not yet returned */
+    int64_t file_id;
+    int open_flags;
+    bool exec;
+    int64_t open_ns;
+    pthread_mutex_t acct_lock;
+    struct fs_acct acct[FS_ACCT_SLOTS]; /* protected by acct_lock; [0] is the opener */
+    int n_acct;                         /* protected by acct_lock */
+    struct fs_handle *prev, *next;      /* list of open handles; protected by fs.lock */
+};
+
+enum fs_op {
+    OP_LOOKUP, OP_FORGET, OP_GETATTR, OP_SETATTR, OP_READLINK, OP_MKNOD, OP_MKDIR, OP_UNLINK,
+    OP_RMDIR, OP_SYMLINK, OP_RENAME, OP_LINK, OP_OPEN, OP_READ, OP_WRITE, OP_FLUSH, OP_RELEASE,
+    OP_FSYNC, OP_OPENDIR, OP_READDIR, OP_RELEASEDIR, OP_FSYNCDIR, OP_STATFS, OP_SETXATTR,
+    OP_GETXATTR, OP_LISTXATTR, OP_REMOVEXATTR, OP_CREATE, OP_FALLOCATE, OP_LSEEK,
+    OP_COPY_FILE_RANGE, OP_OUTPUT, OP_ACCESS, OP_COUNT
+};
+
+static const char *const op_names[OP_COUNT] = {
+    "lookup", "forget", "getattr", "setattr", "readlink", "mknod", "mkdir", "unlink", "rmdir",
+    "symlink", "rename", "link", "open", "read", "write", "flush", "release", "fsync", "opendir",
+    "readdir", "releasedir", "fsyncdir", "statfs", "setxattr", "getxattr", "listxattr",
+    "removexattr", "create", "fallocate", "lseek", "copy_file_range", "output_write", "access",
+};
+
+struct fs {
+    pthread_mutex_t lock;
+    GHashTable *inodes;          /* (dev, ino) -> fs_inode; protected by lock */
+    struct fs_inode **tree_roots; /* fixed after fs_new */
+    int n_trees;
+    struct fs_inode out_node, err_node; /* fixed */
+    struct fs_handle *handles;   /* open handles; protected by lock */
+
+    pthread_mutex_t output_lock;
+    int out_fd, err_fd;
+
+    struct rec *rec;
+    struct proc_table *procs;
+    dev_t hide_dev;
+    ino_t hide_ino;
+    char *hide_name;
+    double timeout;
+    bool debug;
+    bool is_root;
+    bool present_ids_as_own;
+    uid_t uid;
+    gid_t gid;
+    uint64_t op_count[OP_COUNT]; /* atomic */
+};
+
+#define FS_DEBUG(fs, ...)                                                                          \
+    do {                                                                                           \
+        if ((fs)->debug)                                                                           \
+            fprintf(stderr, "buildtrail-fs: " __VA_ARGS__);                                        \
+    } while (0)
+
+static struct fs *req_fs(fuse_req_t req)
+{
+    return fuse_req_userdata(req);
+}
+
+static void count_op(struct fs *fs, enum fs_op op)
+{
+    __atomic_add_fetch(&fs->op_count[op], 1, __ATOMIC_RELAXED);
+}
+
+/* ---- inodes ------------------------------------------------------------------------------ */
+
+struct inode_key {
+    dev_t dev;
+    ino_t ino;
+};
+
+static guint key_hash(gconstpointer p)
+{
+    const struct inode_key *k = p;
+    return (guint)(k->ino ^ (k->ino >> 32) ^ (k->dev * 0x9e3779b9u));
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+    const struct inode_key *x = a, *y = b;
+    return x->dev == y->dev && x->ino == y->ino;
+}
+
+static struct fs_inode *get_inode(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)req;
+    return (struct fs_inode *)(uintptr_t)ino;
+}
+
+/* Drop one reference of kind `lookups` (nlookup) or a child ref; free when both reach zero.
+ * Called with fs.lock held. */
+static void inode_unref_locked(struct fs *fs, struct fs_inode *in, uint64_t lookups, bool child)
+{
+    while (in) {
+        if (child) {
+            in->child_refs--;
+        } else {
+            in->nlookup = lookups > in->nlookup ? 0 : in->nlookup - lookups;
+        }
+        if (in->nlookup || in->child_refs || in->tree_root || in->type != NODE_REAL)
+            return;
+        struct inode_key k = {in->dev, in->ino};
+        g_hash_table_remove(fs->inodes, &k);
+        struct fs_inode *parent = in->parent;
+        close(in->fd);
+        g_free(in->name);
+        g_free(in);
+        in = parent;
+        child = true;
+    }
+}
+
+/* Set where an inode was last seen.  Called with fs.lock held. */
+static void inode_set_name_locked(struct fs_inode *in, struct fs_inode *parent, const char *name)
+{
+    if (in->tree_root || in == parent)
+        return;
+    if (in->parent == parent && in->name && strcmp(in->name, name) == 0)
+        return;
+    if (parent)
+        parent->child_refs++;
+    struct fs_inode *old_parent = in->parent;
+    in->parent = parent;
+    g_free(in->name);
+    in->name = g_strdup(name);
+    if (old_parent)
+        old_parent->child_refs--; /* never drops it to zero here: it is still looked up */
+}
+
+/* The path the build sees for `in`, plus "/name" when name is given.  g_free() it. */
+static char *inode_path(struct fs *fs, struct fs_inode *in, const char *name)
+{
+    const char *parts[PATH_MAX / 2];
+    int n = 0;
+    pthread_mutex_lock(&fs->lock);
+    for (struct fs_inode *p = in; p && n < (int)G_N_ELEMENTS(parts); p = p->parent)
+        parts[n++] = p->name ? p->name : "?";
+    GString *s = g_string_sized_new(128);
+    for (int i = n - 1; i >= 0; i--) {
+        if (i != n - 1 && !(s->len && s->str[s->len - 1] == '/'))
+            g_string_append_c(s, '/');
+        g_string_append(s, parts[i]);
+    }
+    pthread_mutex_unlock(&fs->lock);
+    if (name) {
+        if (!(s->len && s->str[s->len - 1] == '/'))
+            g_string_append_c(s, '/');
+        g_string_append(s, name);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* ---- recording --------------------------------------------------------------------------- */
+
+/* Who sent this request: a process-image id, 0 (unknown), or -1 (the launcher itself). */
+static int64_t req_caller(struct fs *fs, fuse_req_t req)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    return proc_resolve(fs->procs, ctx->pid);
+}
+
+static void record(struct fs *fs, int64_t process_id, int64_t file_id, int kind, int flags,
+                   int64_t bytes, int64_t first_ns, int result)
+{
+    if (process_id < 0)
+        return; /* the launcher's own setup */
+    struct rec_access a = {
+        .process_id = process_id,
+        .file_id = file_id,
+        .kind = kind,
+        .open_flags = flags,
+        .bytes = bytes,
+        .first_ns = first_ns,
+        .last_ns = rec_now_ns(),
+        .result = result,
+    };
+    rec_add_access(fs->rec, &a);
+}
+
+static void record_path(struct fs *fs, int64_t process_id, struct fs_inode *dir,
+                        const char *name, int kind, int result)
+{
+    if (process_id < 0)
+        return;
+    g_autofree char *path = inode_path(fs, dir, name);
+    int64_t now = rec_now_ns();
+    record(fs, process_id, rec_file_id(fs->rec, path), kind, -1, -1, now, result);
+}
+
+static bool is_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
+{
+    if (!fs->hide_name || dir->type != NODE_REAL || dir->dev != fs->hide_dev ||
+        dir->ino != fs->hide_ino)
+        return false;
+    size_t l = strlen(fs->hide_name);
+    if (strncmp(name, fs->hide_name, l) != 0)
+        return false;
+    const char *rest = name + l;
+    return !*rest || !strcmp(rest, "-wal") || !strcmp(rest, "-shm") || !strcmp(rest, "-journal");
+}
+
+/* ---- credentials: files the build creates belong to the caller -------------------------- */
+
+struct fs_creds {
+    bool switched;
+};
+
+static void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    c->switched = false;
+    if (!fs->is_root || (ctx->uid == 0 && ctx->gid == 0))
+        return;
+    /* setfsuid/setfsgid act on this thread only (kernel credentials are per thread). */
+    syscall(SYS_setfsgid, ctx->gid);
+    syscall(SYS_setfsuid, ctx->uid);
+    c->switched = true;
+}
+
+static void creds_leave(struct fs_creds *c)
+{
+    if (!c->switched)
+        return;
+    syscall(SYS_setfsuid, 0);
+    syscall(SYS_setfsgid, 0);
+}
+
+/* ---- entries ----------------------------------------------------------------------------- */
+
+static void virtual_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = in->ino;
+    st->st_nlink = 1;
+    st->st_uid = fs->uid;
+    st->st_gid = fs->gid;
+    st->st_mode = S_IFREG | 0666;
+    st->st_blksize = 4096;
+}
+
+/* What the build may see of a real stat (see fs_config.present_ids_as_own). */
+static void present_stat(struct fs *fs, struct stat *st)
+{
+    if (!fs->present_ids_as_own)
+        return;
+    st->st_uid = fs->uid;
+    st->st_gid = fs->gid;
+}
+
+static int do_getattr(struct fs *fs, struct fs_inode *in, struct stat *st)
+{
+    if (in->type != NODE_REAL) {
+        virtual_stat(fs, in, st);
+        return 0;
+    }
+    if (fstatat(in->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+        return -errno;
+    present_stat(fs, st);
+    return 0;
+}
+
+/* Find or make the inode of an open O_PATH fd; consumes fd.  Takes one lookup. */
+static struct fs_inode *inode_for_fd(struct fs *fs, int fd, const struct stat *st,
+                                     struct fs_inode *parent, const char *name)
+{
+    struct inode_key k = {st->st_dev, st->st_ino};
+    pthread_mutex_lock(&fs->lock);
+    struct fs_inode *in = g_hash_table_lookup(fs->inodes, &k);
+    if (in) {
+        close(fd);
+    } else {
+        in = g_new0(struct fs_inode, 1);
+        in->type = NODE_REAL;
+        in->fd = fd;
+        in->dev = st->st_dev;
+        in->ino = st->st_ino;
+        struct inode_key *kk = g_new(struct inode_key, 1);
+        *kk = k;
+        g_hash_table_insert(fs->inodes, kk, in);
+    }
+    in->nlookup++;
+    inode_set_name_locked(in, parent, name);
+    pthread_mutex_unlock(&fs->lock);
+    return in;
+}
+
+static void fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_inode *in,
+                       const struct stat *st)
+{
+    memset(e, 0, sizeof *e);
+    e->ino = (fuse_ino_t)(uintptr_t)in;
+    e->attr = *st;
+    e->attr_timeout = fs->timeout;
+    e->entry_timeout = fs->timeout;
+}
+
+/* Look `name` up in `dir`; on success *e is filled and one lookup taken.  Returns 0/-errno. */
+static int do_lookup(struct fs *fs, struct fs_inode *dir, const char *name,
+                     struct fuse_entry_param *e)
+{
+    if (is_hidden(fs, dir, name))
+        return -ENOENT;
+    int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    struct fs_inode *in = inode_for_fd(fs, fd, &st, dir, name);
+    present_stat(fs, &st);
+    fill_entry(fs, e, in, &st);
+    return 0;
+}
+
+static int root_lookup(struct fs *fs, const char *name, struct fuse_entry_param *e)
+{
+    struct fs_inode *in = NULL;
+    struct stat st;
+    if (!strcmp(name, FS_STDOUT_NAME))
+        in = &fs->out_node;
+    else if (!strcmp(name, FS_STDERR_NAME))
+        in = &fs->err_node;
+    else if (name[0] == 't') {
+        char *end;
+        long i = strtol(name + 1, &end, 10);
+        if (*end || end == name + 1 || i < 0 || i >= fs->n_trees)
+            return -ENOENT;
+        in = fs->tree_roots[i];
+    } else {
+        return -ENOENT;
+    }
+    int r = do_getattr(fs, in, &st);
+    if (r < 0)
+        return r;
+    pthread_mutex_lock(&fs->lock);
+    in->nlookup++;
+    pthread_mutex_unlock(&fs->lock);
+    fill_entry(fs, e, in, &st);
+    return 0;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_LOOKUP);
+    struct fuse_entry_param e;
+    int r;
+    if (parent == FUSE_ROOT_ID) {
+        r = root_lookup(fs, name, &e);
+    } else {
+        struct fs_inode *dir = get_inode(req, parent);
+        r = do_lookup(fs, dir, name, &e);
+        /* A failed lookup is what the build looked for and did not find (probe). */
+        if (r < 0 && r != -ENAMETOOLONG)
+            record_path(fs, req_caller(fs, req), dir, name, TRACEDB_PROBE, -r);
+    }
+    FS_DEBUG(fs, "lookup(parent=%" PRIu64 ", name=%s) = %d\n", (uint64_t)parent, name, r);
+    if (r < 0) {
+        if (r == -ENOENT) {
+            /* Negative entry with no caching: every later probe reaches us too. */
+            memset(&e, 0, sizeof e);
+            fuse_reply_entry(req, &e);
+        } else {
+            fuse_reply_err(req, -r);
+        }
+        return;
+    }
+    fuse_reply_entry(req, &e);
+}
+
+static void op_forget_one(struct fs *fs, fuse_ino_t ino, uint64_t n)
+{
+    if (ino == FUSE_ROOT_ID)
+        return;
+    pthread_mutex_lock(&fs->lock);
+    inode_unref_locked(fs, (struct fs_inode *)(uintptr_t)ino, n, false);
+    pthread_mutex_unlock(&fs->lock);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FORGET);
+    op_forget_one(fs, ino, nlookup);
+    fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FORGET);
+    for (size_t i = 0; i < count; i++)
+        op_forget_one(fs, forgets[i].ino, forgets[i].nlookup);
+    fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_GETATTR);
+    struct stat st;
+    int r;
+    if (ino == FUSE_ROOT_ID) {
+        memset(&st, 0, sizeof st);
+        st.st_ino = FUSE_ROOT_ID;
+        st.st_mode = S_IFDIR | 0755;
+        st.st_nlink = 2;
+        st.st_uid = fs->uid;
+        st.st_gid = fs->gid;
+        r = 0;
+    } else {
+        r = do_getattr(fs, get_inode(req, ino), &st);
+    }
+    if (r < 0)
+        fuse_reply_err(req, -r);
+    else
+        fuse_reply_attr(req, &st, fs->timeout);
+}
+
+static void proc_fd_path(char buf[64], int fd)
+{
+    snprintf(buf, 64, "/proc/self/fd/%d", fd);
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+                       struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_SETATTR);
+    struct fs_inode *in = get_inode(req, ino);
+    struct fs_handle *h = fi ? (struct fs_handle *)(uintptr_t)fi->fh : NULL;
+    int r = 0;
+    char procpath[64];
+
+    if (ino == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    if (in->type != NODE_REAL) {
+        /* stdout/stderr: O_TRUNC and chmod on a pipe-like file change nothing. */
+        struct stat st;
+        virtual_stat(fs, in, &st);
+        fuse_reply_attr(req, &st, fs->timeout);
+        return;
+    }
+    int fd = h && h->type == HANDLE_FILE ? h->fd : -1;
+    proc_fd_path(procpath, in->fd);
+
+    if (valid & FUSE_SET_ATTR_MODE) {
+        if (fd >= 0 ? fchmod(fd, attr->st_mode) : fchmodat(AT_FDCWD, procpath, attr->st_mode, 0))
+            r = -errno;
+    }
+    if (!r && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
+        uid_t u = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
+        gid_t g = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+        if (fchownat(in->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+            r = -errno;
+    }
+    if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
+        if (fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(procpath, attr->st_size))
+            r = -errno;
+    }
+    if (!r && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
+        struct timespec tv[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+        if (valid & FUSE_SET_ATTR_ATIME_NOW)
+            tv[0].tv_nsec = UTIME_NOW;
+        else if (valid & FUSE_SET_ATTR_ATIME)
+            tv[0] = attr->st_atim;
+        if (valid & FUSE_SET_ATTR_MTIME_NOW)
+            tv[1].tv_nsec = UTIME_NOW;
+        else if (valid & FUSE_SET_ATTR_MTIME)
+            tv[1] = attr->st_mtim;
+        struct stat cur;
+        if (fd >= 0)
+            r = futimens(fd, tv) ? -errno : 0;
+        else if (fstatat(in->fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 &&
+                 S_ISLNK(cur.st_mode)) {
+            /* No way to set a symlink's times through an O_PATH fd but its parent's name. */
+            r = -EPERM;
+            pthread_mutex_lock(&fs->lock);
+            struct fs_inode *p = in->parent;
+            g_autofree char *nm = g_strdup(in->name);
+            pthread_mutex_unlock(&fs->lock);
+            if (p && nm)
+                r = utimensat(p->fd, nm, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+        } else
+            r = utimensat(AT_FDCWD, procpath, tv, 0) ? -errno : 0;
+    }
+
+    int64_t caller = req_caller(fs, req);
+    if (caller >= 0) {
+        g_autofree char *path = inode_path(fs, in, NULL);
+        int64_t file_id = rec_file_id(fs->rec, path);
+        int64_t now = rec_now_ns();
+        if (valid & FUSE_SET_ATTR_SIZE)
+            record(fs, caller, file_id, TRACEDB_TRUNCATE, -1, attr->st_size, now, -r);
+        if (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_CTIME))
+            record(fs, caller, file_id, TRACEDB_SETATTR, -1, -1, now, -r);
+    }
+    FS_DEBUG(fs, "setattr(ino=%" PRIu64 ", valid=%#x) = %d\n", (uint64_t)ino, valid, r);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct stat st;
+    r = do_getattr(fs, in, &st);
+    if (r < 0)
+        fuse_reply_err(req, -r);
+    else
+        fuse_reply_attr(req, &st, fs->timeout);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_READLINK);
+    struct fs_inode *in = get_inode(req, ino);
+    char buf[PATH_MAX + 1];
+    ssize_t n = ino == FUSE_ROOT_ID || in->type != NODE_REAL ? (errno = EINVAL, -1)
+                                                              : readlinkat(in->fd, "", buf, sizeof buf);
+    int r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
+    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL)
+        record_path(fs, req_caller(fs, req), in, NULL, TRACEDB_READLINK, -r);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
+    buf[n] = '\0';
+    fuse_reply_readlink(req, buf);
+}
+
+/* Shared tail of mknod/mkdir/symlink/link: look the new entry up and reply. */
+static void reply_new_entry(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
+                            int r)
+{
+    struct fuse_entry_param e;
+    if (!r)
+        r = do_lookup(fs, dir, name, &e);
+    if (r < 0)
+        fuse_reply_err(req, -r);
+    else
+        fuse_reply_entry(req, &e);
+}
+
+static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                      dev_t rdev, const char *link_target, enum fs_op op, int kind)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, op);
+    int r;
+    if (parent == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    struct fs_inode *dir = get_inode(req, parent);
+    if (is_hidden(fs, dir, name)) {
+        r = -EACCES;
+    } else {
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
+        if (link_target)
+            r = symlinkat(link_target, dir->fd, name);
+        else if (S_ISDIR(mode))
+            r = mkdirat(dir->fd, name, mode & 07777);
+        else
+            r = mknodat(dir->fd, name, mode, rdev);
+        r = r < 0 ? -errno : 0;
+        creds_leave(&c);
+    }
+    record_path(fs, req_caller(fs, req), dir, name, kind, -r);
+    FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", op_names[op], (uint64_t)parent, name, r);
+    reply_new_entry(fs, req, dir, name, r);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+    make_node(req, parent, name, mode, rdev, NULL, OP_MKNOD, TRACEDB_CREATE);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+    make_node(req, parent, name, S_IFDIR | mode, 0, NULL, OP_MKDIR, TRACEDB_MKDIR);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+    make_node(req, parent, name, S_IFLNK, 0, link, OP_SYMLINK, TRACEDB_SYMLINK);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const char *name)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_LINK);
+    if (parent == FUSE_ROOT_ID || ino == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    struct fs_inode *in = get_inode(req, ino), *dir = get_inode(req, parent);
+    int r;
+    if (in->type != NODE_REAL || is_hidden(fs, dir, name)) {
+        r = -EACCES;
+    } else {
+        char procpath[64];
+        proc_fd_path(procpath, in->fd);
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
+        r = linkat(AT_FDCWD, procpath, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+        creds_leave(&c);
+    }
+    record_path(fs, req_caller(fs, req), dir, name, TRACEDB_LINK, -r);
+    reply_new_entry(fs, req, dir, name, r);
+}
+
+static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bool is_dir)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, is_dir ? OP_RMDIR : OP_UNLINK);
+    if (parent == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    struct fs_inode *dir = get_inode(req, parent);
+    int r;
+    if (is_hidden(fs, dir, name))
+        r = -ENOENT;
+    else
+        r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+    record_path(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r);
+    FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", is_dir ? "rmdir" : "unlink",
+             (uint64_t)parent, name, r);
+    fuse_reply_err(req, -r);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    remove_entry(req, parent, name, false);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    remove_entry(req, parent, name, true);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                      const char *newname, unsigned int flags)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_RENAME);
+    if (parent == FUSE_ROOT_ID || newparent == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    struct fs_inode *dir = get_inode(req, parent), *newdir = get_inode(req, newparent);
+    int r;
+    if (is_hidden(fs, dir, name) || is_hidden(fs, newdir, newname))
+        r = -EACCES;
+    else
+        r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
+
+    int64_t caller = req_caller(fs, req);
+    record_path(fs, caller, dir, name, TRACEDB_RENAME_FROM, -r);
+    record_path(fs, caller, newdir, newname, TRACEDB_RENAME_TO, -r);
+
+    if (!r) {
+        /* Keep the moved inode's path current (and the other one's, for an exchange). */
+        struct stat st;
+        for (int i = 0; i < ((flags & RENAME_EXCHANGE) ? 2 : 1); i++) {
+            struct fs_inode *d = i ? dir : newdir;
+            const char *n = i ? name : newname;
+            if (fstatat(d->fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                continue;
+            struct inode_key k = {st.st_dev, st.st_ino};
+            pthread_mutex_lock(&fs->lock);
+            struct fs_inode *moved = g_hash_table_lookup(fs->inodes, &k);
+            if (moved)
+                inode_set_name_locked(moved, d, n);
+            pthread_mutex_unlock(&fs->lock);
+        }
+    }
+    FS_DEBUG(fs, "rename(%s -> %s, flags=%#x) = %d\n", name, newname, flags, r);
+    fuse_reply_err(req, -r);
+}
+
+/* ---- open files -------------------------------------------------------------------------- */
+
+static struct fs_handle *handle_new(struct fs *fs, enum fs_handle_type type, int fd,
+                                    int64_t file_id, int flags, int64_t opener)
+{
+    struct fs_handle *h = g_new0(struct fs_handle, 1);
+    h->type = type;
+    h->fd = fd;
+    h->file_id = file_id;
+    h->open_flags = flags;
+    h->exec = (flags & FS_OPEN_EXEC_FLAG) != 0;
+    h->open_ns = rec_now_ns();
+    pthread_mutex_init(&h->acct_lock, NULL);
+    h->n_acct = 1;
+    h->acct[0].process_id = opener;
+    h->acct[0].first_ns = h->acct[0].last_ns = h->open_ns;
+    pthread_mutex_lock(&fs->lock);
+    h->next = fs->handles;
+    if (fs->handles)
+        fs->handles->prev = h;
+    fs->handles = h;
+    pthread_mutex_unlock(&fs->lock);
+    return h;
+}
+
+/* Write a handle's per-process accounting to the trace.  The opener gets a read row for a
+ * read open and a write row for a write open even if it moved no bytes (opening is the act). */
+static void acct_flush(struct fs *fs, struct fs_handle *h, const struct fs_acct *a, bool opener)
+{
+    if (a->process_id < 0 || h->type != HANDLE_FILE)
+        return;
+    int acc = h->open_flags & O_ACCMODE;
+    bool rd = a->read || (opener && acc != O_WRONLY);
+    bool wr = a->written || (opener && acc != O_RDONLY);
+    struct rec_access r = {
+        .process_id = a->process_id,
+        .file_id = h->file_id,
+        .open_flags = h->open_flags,
+        .first_ns = a->first_ns,
+        .last_ns = a->last_ns,
+    };
+    if (rd) {
+        r.kind = h->exec ? TRACEDB_EXEC : TRACEDB_READ;
+        r.bytes = a->bytes_read;
+        rec_add_access(fs->rec, &r);
+    }
+    if (wr) {
+        r.kind = TRACEDB_WRITE;
+        r.bytes = a->bytes_written;
+        rec_add_access(fs->rec, &r);
+    }
+}
+
+/* Account n bytes moved by `process_id` through `h`. */
+static void acct_add(struct fs *fs, struct fs_handle *h, int64_t process_id, bool write,
+                     int64_t n)
+{
+    if (process_id == 0)
+        process_id = h->acct[0].process_id; /* no caller (mmap writeback): the opener */
+    int64_t now = rec_now_ns();
+    pthread_mutex_lock(&h->acct_lock);
+    struct fs_acct *a = NULL;
+    for (int i = 0; i < h->n_acct; i++)
+        if (h->acct[i].process_id == process_id)
+            a = &h->acct[i];
+    if (!a) {
+        if (h->n_acct == FS_ACCT_SLOTS) {
+            /* Full: the oldest non-opener slot goes to the trace now. */
+            struct fs_acct old = h->acct[1];
+            memmove(&h->acct[1], &h->acct[2], sizeof h->acct[0] * (FS_ACCT_SLOTS - 2));
+            h->n_acct--;
+            acct_flush(fs, h, &old, false);
+        }
+        a = &h->acct[h->n_acct++];
+        memset(a, 0, sizeof *a);
+        a->process_id = process_id;
+        a->first_ns = now;
+    }
+    if (write) {
+        a->bytes_written += n;
+        a->written = true;
+    } else {
+        a->bytes_read += n;
+        a->read = true;
+    }
+    a->last_ns = now;
+    pthread_mutex_unlock(&h->acct_lock);
+}
+
+/* Unlink from the open list, account, close, free. */
+static void handle_release(struct fs *fs, struct fs_handle *h)
+{
+    pthread_mutex_lock(&fs->lock);
+    if (h->prev)
+        h->prev->next = h->next;
+    else if (fs->handles == h)
+        fs->handles = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    pthread_mutex_unlock(&fs->lock);
+
+    pthread_mutex_lock(&h->acct_lock);
+    for (int i = 0; i < h->n_acct; i++)
+        acct_flush(fs, h, &h->acct[i], i == 0);
+    pthread_mutex_unlock(&h->acct_lock);
+    if (h->dir)
+        closedir(h->dir);
+    else if (h->fd >= 0 && h->type != HANDLE_OUTPUT)
+        close(h->fd);
+    pthread_mutex_destroy(&h->acct_lock);
+    g_free(h);
+}
+
+void fs_flush_open_handles(struct fs *fs)
+{
+    for (;;) {
+        pthread_mutex_lock(&fs->lock);
+        struct fs_handle *h = fs->handles;
+        pthread_mutex_unlock(&fs->lock);
+        if (!h)
+            break;
+        handle_release(fs, h);
+    }
+}
+
+static void set_open_reply_flags(struct fs *fs, struct fs_inode *in, struct fuse_file_info *fi)
+{
+    (void)fs;
+    if (in->type != NODE_REAL) {
+        fi->direct_io = 1;
+        fi->nonseekable = 1;
+    }
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_OPEN);
+    struct fs_inode *in = get_inode(req, ino);
+    int64_t caller = req_caller(fs, req);
+    if (ino == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if (in->type != NODE_REAL) {
+        struct fs_handle *h = handle_new(fs, HANDLE_OUTPUT, -1, 0, fi->flags, caller);
+        h->stream = in->type == NODE_STDOUT ? TRACEDB_STDOUT : TRACEDB_STDERR;
+        fi->fh = (uint64_t)(uintptr_t)h;
+        set_open_reply_flags(fs, in, fi);
+        fuse_reply_open(req, fi);
+        return;
+    }
+    char procpath[64];
+    proc_fd_path(procpath, in->fd);
+    /* Reopen through /proc/self/fd: the O_PATH fd names exactly this inode. */
+    int flags = fi->flags & ~(O_NOFOLLOW | FS_OPEN_EXEC_FLAG);
+    int fd = open(procpath, (flags & ~O_CREAT) | O_CLOEXEC);
+    int r = fd < 0 ? -errno : 0;
+
+    g_autofree char *path = inode_path(fs, in, NULL);
+    int64_t file_id = rec_file_id(fs->rec, path);
+    if (r < 0 || (fi->flags & O_TRUNC))
+        record(fs, caller, file_id, r < 0 ? ((fi->flags & O_ACCMODE) == O_RDONLY ? TRACEDB_READ
+                                                                                  : TRACEDB_WRITE)
+                                          : TRACEDB_TRUNCATE,
+               fi->flags, -1, rec_now_ns(), -r);
+    FS_DEBUG(fs, "open(%s, flags=%#x) = %d\n", path, fi->flags, r);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    fi->fh = (uint64_t)(uintptr_t)h;
+    fi->keep_cache = 0;
+    if (fuse_reply_open(req, fi) == -ENOENT) {
+        /* The opener was interrupted: the kernel will never release this handle. */
+        handle_release(fs, h);
+    }
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                      struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_CREATE);
+    if (parent == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    struct fs_inode *dir = get_inode(req, parent);
+    int64_t caller = req_caller(fs, req);
+    int r, fd = -1;
+    if (is_hidden(fs, dir, name)) {
+        r = -EACCES;
+    } else {
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
+        fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, mode);
+        r = fd < 0 ? -errno : 0;
+        creds_leave(&c);
+    }
+    g_autofree char *path = inode_path(fs, dir, name);
+    int64_t file_id = rec_file_id(fs->rec, path);
+    record(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r);
+    FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
+    struct fuse_entry_param e;
+    if (!r)
+        r = do_lookup(fs, dir, name, &e);
+    if (r < 0) {
+        if (fd >= 0)
+            close(fd);
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    fi->fh = (uint64_t)(uintptr_t)h;
+    if (fuse_reply_create(req, &e, fi) == -ENOENT)
+        handle_release(fs, h);
+}
+
+/* A per-thread buffer for data moved through the daemon. */
+static __thread char *tls_buf;
+static __thread size_t tls_buf_size;
+
+static char *thread_buffer(size_t size)
+{
+    if (tls_buf_size < size) {
+        g_free(tls_buf);
+        tls_buf = g_malloc(size);
+        tls_buf_size = size;
+    }
+    return tls_buf;
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_READ);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    if (h->type == HANDLE_OUTPUT) {
+        fuse_reply_buf(req, NULL, 0); /* nothing to read back from the build's output */
+        return;
+    }
+    char *buf = thread_buffer(size);
+    ssize_t n = pread(h->fd, buf, size, off);
+    if (n < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    acct_add(fs, h, req_caller(fs, req), false, n);
+    fuse_reply_buf(req, buf, (size_t)n);
+}
+
+/* The build wrote to its stdout or stderr: pass it on, record it, then let the writer go on. */
+static int output_write(struct fs *fs, fuse_req_t req, struct fs_handle *h, const char *data,
+                        size_t len)
+{
+    int out = h->stream == TRACEDB_STDOUT ? fs->out_fd : fs->err_fd;
+    int64_t caller = req_caller(fs, req);
+    int r = 0;
+    pthread_mutex_lock(&fs->output_lock);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(out, data + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            r = -errno;
+            break;
+        }
+        done += (size_t)n;
+    }
+    if (done > 0)
+        rec_add_output(fs->rec, caller > 0 ? caller : 0, h->stream, rec_now_ns(), data, done);
+    pthread_mutex_unlock(&fs->output_lock);
+    if (r == -EPIPE && done == 0) {
+        /* Like a pipe whose reader went away: the writing thread gets SIGPIPE, then EPIPE. */
+        const struct fuse_ctx *ctx = fuse_req_ctx(req);
+        pid_t tgid = ctx->pid;
+        syscall(SYS_tgkill, tgid, ctx->pid, SIGPIPE);
+        return r;
+    }
+    return done > 0 ? (int)done : r;
+}
+
+static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, off_t off,
+                         struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    size_t size = fuse_buf_size(in_buf);
+
+    if (h->type == HANDLE_OUTPUT) {
+        count_op(fs, OP_OUTPUT);
+        char *buf = thread_buffer(size ? size : 1);
+        struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+        dst.buf[0].mem = buf;
+        ssize_t n = fuse_buf_copy(&dst, in_buf, 0);
+        int r = n < 0 ? (int)n : output_write(fs, req, h, buf, (size_t)n);
+        if (r < 0)
+            fuse_reply_err(req, -r);
+        else
+            fuse_reply_write(req, (size_t)r);
+        return;
+    }
+    count_op(fs, OP_WRITE);
+    struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+    dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+    dst.buf[0].fd = h->fd;
+    dst.buf[0].pos = off;
+    ssize_t n = fuse_buf_copy(&dst, in_buf, 0);
+    if (n < 0) {
+        fuse_reply_err(req, (int)-n);
+        return;
+    }
+    acct_add(fs, h, req_caller(fs, req), true, n);
+    fuse_reply_write(req, (size_t)n);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FLUSH);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    int r = 0;
+    if (h->type == HANDLE_FILE) {
+        /* close(dup(fd)) gives the real filesystem the close(2) it would have seen (POSIX
+         * lock release, NFS close-to-open). */
+        int d = dup(h->fd);
+        r = d < 0 || close(d) < 0 ? errno : 0;
+    }
+    fuse_reply_err(req, r);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_RELEASE);
+    handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FSYNC);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    int r = 0;
+    if (h->type == HANDLE_FILE)
+        r = (datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0 ? errno : 0;
+    else if (h->type == HANDLE_DIR)
+        r = fsync(dirfd(h->dir)) < 0 ? errno : 0;
+    fuse_reply_err(req, r);
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                         struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FALLOCATE);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    int r = h->type != HANDLE_FILE ? EBADF : (fallocate(h->fd, mode, offset, length) < 0 ? errno : 0);
+    if (!r)
+        acct_add(fs, h, req_caller(fs, req), true, 0);
+    fuse_reply_err(req, r);
+}
+
+static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+                     struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_LSEEK);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    if (h->type != HANDLE_FILE) {
+        fuse_reply_err(req, ESPIPE);
+        return;
+    }
+    off_t res = lseek(h->fd, off, whence);
+    if (res < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_lseek(req, res);
+}
+
+static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+                               struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+                               struct fuse_file_info *fi_out, size_t len, int flags)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_COPY_FILE_RANGE);
+    struct fs_handle *hi = (struct fs_handle *)(uintptr_t)fi_in->fh;
+    struct fs_handle *ho = (struct fs_handle *)(uintptr_t)fi_out->fh;
+    if (hi->type != HANDLE_FILE || ho->type != HANDLE_FILE) {
+        fuse_reply_err(req, EXDEV); /* the kernel falls back to read + write */
+        return;
+    }
+    ssize_t n = copy_file_range(hi->fd, &off_in, ho->fd, &off_out, len, (unsigned)flags);
+    if (n < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    int64_t caller = req_caller(fs, req);
+    acct_add(fs, hi, caller, false, n);
+    acct_add(fs, ho, caller, true, n);
+    fuse_reply_write(req, (size_t)n);
+}
+
+/* Only called without default_permissions (user-namespace mode): the real filesystem judges,
+ * as the daemon runs as the build's own user. */
+static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_ACCESS);
+    struct fs_inode *in = get_inode(req, ino);
+    int r = 0;
+    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL) {
+        char procpath[64];
+        proc_fd_path(procpath, in->fd);
+        r = faccessat(AT_FDCWD, procpath, mask, AT_EACCESS) < 0 ? errno : 0;
+    }
+    fuse_reply_err(req, r);
+}
+
+/* ---- directories ------------------------------------------------------------------------- */
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_OPENDIR);
+    int64_t caller = req_caller(fs, req);
+    if (ino == FUSE_ROOT_ID) {
+        struct fs_handle *h = handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
+        fi->fh = (uint64_t)(uintptr_t)h;
+        fuse_reply_open(req, fi);
+        return;
+    }
+    struct fs_inode *in = get_inode(req, ino);
+    int fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    int r = dir ? 0 : -errno;
+    if (!dir && fd >= 0)
+        close(fd);
+    record_path(fs, caller, in, NULL, TRACEDB_READDIR, -r);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct fs_handle *h = handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
+    h->dir = dir;
+    fi->fh = (uint64_t)(uintptr_t)h;
+    if (fuse_reply_open(req, fi) == -ENOENT)
+        handle_release(fs, h);
+}
+
+static void root_readdir(struct fs *fs, fuse_req_t req, size_t size, off_t off)
+{
+    char *buf = thread_buffer(size);
+    size_t used = 0;
+    int total = fs->n_trees + 2;
+    for (off_t i = off; i < total; i++) {
+        char name[32];
+        struct stat st = {0};
+        if (i < fs->n_trees) {
+            snprintf(name, sizeof name, "t%d", (int)i);
+            st.st_mode = S_IFDIR;
+        } else {
+            g_strlcpy(name, i == fs->n_trees ? FS_STDOUT_NAME : FS_STDERR_NAME, sizeof name);
+            st.st_mode = S_IFREG;
+        }
+        size_t need = fuse_add_direntry(req, buf + used, size - used, name, &st, i + 1);
+        if (need > size - used)
+            break;
+        used += need;
+    }
+    fuse_reply_buf(req, buf, used);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_READDIR);
+    if (ino == FUSE_ROOT_ID) {
+        root_readdir(fs, req, size, off);
+        return;
+    }
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    struct fs_inode *in = get_inode(req, ino);
+    char *buf = thread_buffer(size);
+    size_t used = 0;
+    int err = 0;
+    if (off != h->dir_offset) {
+        seekdir(h->dir, off);
+        h->dir_entry = NULL;
+        h->dir_offset = off;
+    }
+    for (;;) {
+        if (!h->dir_entry) {
+            errno = 0;
+            h->dir_entry = readdir(h->dir);
+            if (!h->dir_entry) {
+                err = errno;
+                break;
+            }
+        }
+        struct dirent *d = h->dir_entry;
+        if (!is_hidden(fs, in, d->d_name)) {
+            struct stat st = {.st_ino = d->d_ino, .st_mode = (mode_t)d->d_type << 12};
+            size_t need = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,
+                                            d->d_off);
+            if (need > size - used)
+                break;
+            used += need;
+        }
+        h->dir_offset = d->d_off;
+        h->dir_entry = NULL;
+    }
+    if (err && used == 0)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_buf(req, buf, used);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_RELEASEDIR);
+    handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
+}
+
+static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    op_fsync(req, ino, datasync, fi);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_STATFS);
+    struct statvfs sv;
+    int fd = ino == FUSE_ROOT_ID ? fs->tree_roots[0]->fd : get_inode(req, ino)->fd;
+    if (ino != FUSE_ROOT_ID && get_inode(req, ino)->type != NODE_REAL)
+        fd = fs->tree_roots[0]->fd;
+    if (fstatvfs(fd, &sv) < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_statfs(req, &sv);
+}
+
+/* ---- extended attributes ----------------------------------------------------------------- */
+
+static void xattr_reply_size_or_data(fuse_req_t req, ssize_t n, size_t size, const char *buf)
+{
+    if (n < 0)
+        fuse_reply_err(req, errno);
+    else if (size == 0)
+        fuse_reply_xattr(req, (size_t)n);
+    else
+        fuse_reply_buf(req, buf, (size_t)n);
+}
+
+static bool xattr_target(fuse_req_t req, fuse_ino_t ino, char procpath[64])
+{
+    struct fs_inode *in = get_inode(req, ino);
+    if (ino == FUSE_ROOT_ID || in->type != NODE_REAL)
+        return false;
+    proc_fd_path(procpath, in->fd);
+    return true;
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_GETXATTR);
+    char procpath[64];
+    if (!xattr_target(req, ino, procpath)) {
+        fuse_reply_err(req, ENODATA);
+        return;
+    }
+    char *buf = size ? thread_buffer(size) : NULL;
+    ssize_t n = getxattr(procpath, name, buf, size);
+    xattr_reply_size_or_data(req, n, size, buf);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_LISTXATTR);
+    char procpath[64];
+    if (!xattr_target(req, ino, procpath)) {
+        if (size)
+            fuse_reply_buf(req, NULL, 0);
+        else
+            fuse_reply_xattr(req, 0);
+        return;
+    }
+    char *buf = size ? thread_buffer(size) : NULL;
+    ssize_t n = listxattr(procpath, buf, size);
+    xattr_reply_size_or_data(req, n, size, buf);
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                        size_t size, int flags)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_SETXATTR);
+    char procpath[64];
+    if (!xattr_target(req, ino, procpath)) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    int r = setxattr(procpath, name, value, size, flags) < 0 ? errno : 0;
+    record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r);
+    fuse_reply_err(req, r);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_REMOVEXATTR);
+    char procpath[64];
+    if (!xattr_target(req, ino, procpath)) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    int r = removexattr(procpath, name) < 0 ? errno : 0;
+    record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r);
+    fuse_reply_err(req, r);
+}
+
+/* ---- session ----------------------------------------------------------------------------- */
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    /* No writeback cache: it would hide which process wrote.  No readdirplus: every entry the
+     * build uses is then looked up by name (simple nlookup accounting). */
+    conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
+    if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+        conn->want |= FUSE_CAP_SPLICE_WRITE;
+    if (conn->capable & FUSE_CAP_SPLICE_MOVE)
+        conn->want |= FUSE_CAP_SPLICE_MOVE;
+    /* Locks are then kept by the kernel, shared by every process of the mount. */
+    conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
+    /* The kernel applies the caller's umask before sending a mode (the daemon's umask is 0). */
+    conn->want &= ~FUSE_CAP_DONT_MASK;
+}
+
+static const struct fuse_lowlevel_ops fs_ops = {
+    .init = op_init,
+    .lookup = op_lookup,
+    .forget = op_forget,
+    .forget_multi = op_forget_multi,
+    .getattr = op_getattr,
+    .setattr = op_setattr,
+    .readlink = op_readlink,
+    .mknod = op_mknod,
+    .mkdir = op_mkdir,
+    .unlink = op_unlink,
+    .rmdir = op_rmdir,
+    .symlink = op_symlink,
+    .rename = op_rename,
+    .link = op_link,
+    .open = op_open,
+    .create = op_create,
+    .read = op_read,
+    .write_buf = op_write_buf,
+    .flush = op_flush,
+    .release = op_release,
+    .fsync = op_fsync,
+    .opendir = op_opendir,
+    .readdir = op_readdir,
+    .releasedir = op_releasedir,
+    .fsyncdir = op_fsyncdir,
+    .statfs = op_statfs,
+    .setxattr = op_setxattr,
+    .getxattr = op_getxattr,
+    .listxattr = op_listxattr,
+    .removexattr = op_removexattr,
+    .fallocate = op_fallocate,
+    .lseek = op_lseek,
+    .copy_file_range = op_copy_file_range,
+    .access = op_access,
+};
+
+const struct fuse_lowlevel_ops *fs_operations(void)
+{
+    return &fs_ops;
+}
+
+struct fs *fs_new(const struct fs_config *cfg)
+{
+    struct fs *fs = g_new0(struct fs, 1);
+    pthread_mutex_init(&fs->lock, NULL);
+    pthread_mutex_init(&fs->output_lock, NULL);
+    fs->inodes = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+    fs->out_fd = cfg->out_fd;
+    fs->err_fd = cfg->err_fd;
+    fs->rec = cfg->rec;
+    fs->procs = cfg->procs;
+    fs->hide_dev = cfg->hide_dev;
+    fs->hide_ino = cfg->hide_ino;
+    fs->hide_name = g_strdup(cfg->hide_name);
+    fs->timeout = cfg->timeout;
+    fs->debug = cfg->debug;
+    fs->uid = geteuid();
+    fs->gid = getegid();
+    fs->is_root = fs->uid == 0;
+    fs->present_ids_as_own = cfg->present_ids_as_own;
+    fs->out_node.type = NODE_STDOUT;
+    fs->out_node.ino = 2;
+    fs->err_node.type = NODE_STDERR;
+    fs->err_node.ino = 3;
+    fs->n_trees = cfg->n_trees;
+    fs->tree_roots = g_new0(struct fs_inode *, cfg->n_trees);
+    for (int i = 0; i < cfg->n_trees; i++) {
+        struct fs_inode *in = g_new0(struct fs_inode, 1);
+        struct stat st = {0};
+        fstatat(cfg->trees[i].fd, "", &st, AT_EMPTY_PATH);
+        in->type = NODE_REAL;
+        in->fd = cfg->trees[i].fd;
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
+        in->tree_root = true;
+        in->name = g_strdup(cfg->trees[i].path);
+        fs->tree_roots[i] = in;
+        /* Tree roots are not in the inode table: a lookup inside another tree that reaches
+         * the same directory gets an ordinary inode with its own path. */
+    }
+    return fs;
+}
+
+char *fs_stats_summary(struct fs *fs)
+{
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < OP_COUNT; i++) {
+        uint64_t n = __atomic_load_n(&fs->op_count[i], __ATOMIC_RELAXED);
+        if (n)
+            g_string_append_printf(s, "%s%s=%" PRIu64, s->len ? " " : "", op_names[i], n);
+    }
+    return g_string_free(s, FALSE);
+}
+
+static void free_inode(gpointer p)
+{
+    struct fs_inode *in = p;
+    if (in->fd >= 0)
+        close(in->fd);
+    g_free(in->name);
+    g_free(in);
+}
+
+void fs_free(struct fs *fs)
+{
+    if (!fs)
+        return;
+    GList *vals = g_hash_table_get_values(fs->inodes);
+    g_hash_table_steal_all(fs->inodes);
+    g_list_free_full(vals, free_inode);
+    g_hash_table_destroy(fs->inodes);
+    for (int i = 0; i < fs->n_trees; i++)
+        free_inode(fs->tree_roots[i]);
+    g_free(fs->tree_roots);
+    g_free(fs->hide_name);
+    g_free(tls_buf);
+    tls_buf = NULL;
+    tls_buf_size = 0;
+    pthread_mutex_destroy(&fs->lock);
+    pthread_mutex_destroy(&fs->output_lock);
+    g_free(fs);
+}

@@ -1,0 +1,83 @@
+/* fs — the traced passthrough filesystem served to the build (FUSE low-level API).
+ *
+ * What the build sees
+ *   The mount's root is virtual: it holds one directory per traced tree ("t0", "t1", ...) and
+ *   two files, "stdout" and "stderr".  The launcher bind-mounts each tN over its tree's real
+ *   path and makes the two files the build's fd 1 and fd 2, then detaches the root; so the
+ *   build sees its trees at their usual paths and never sees the root itself.
+ *
+ * What the daemon does
+ *   Each tN is served from a directory fd opened before mounting (the real tree in the daemon's
+ *   own mount namespace: the daemon never goes through its own mount).  Every operation is
+ *   passed through and attributed to the calling process (proc.h) and recorded (recorder.h).
+ *   Writes to stdout/stderr are copied to the daemon's own fds 1/2 before the reply, so the
+ *   build gets a pipe's ordering and backpressure, and each chunk is recorded with its writer.
+ *   The trace database and its -wal/-shm/-journal files are invisible to the build.
+ *
+ * Handler discipline: every handler replies exactly once, on one exit path; handlers return
+ * errors to the build as the real filesystem gave them, and never log (FS_DEBUG lines aside,
+ * which BUILDTRAIL_DEBUG=fs turns on).
+ *
+ * Inodes: nodeid = pointer to struct fs_inode (root: FUSE_ROOT_ID), keyed by (st_dev, st_ino)
+ * so hard links share one node.  An inode lives while the kernel holds lookups on it or a child
+ * inode names it as parent.  Its path is computed from (parent, name) links, which lookup and
+ * rename keep current; tree roots carry their absolute path.
+ *
+ * Locking (lock order: fs.lock, then output_lock, then recorder/proc internal locks):
+ *   lock        — the inode table, every inode's nlookup/child_refs/parent/name, the list of
+ *                 open handles.  Never held while calling into the underlying filesystem.
+ *   output_lock — the order of chunks on the daemon's stdout/stderr and in the output table.
+ *   handle.acct_lock — a handle's per-process byte counts.
+ */
+#pragma once
+
+#include "proc.h"
+#include "recorder.h"
+
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct fs;
+
+struct fs_tree {
+    const char *path; /* absolute path the build sees it at */
+    int fd;           /* O_PATH|O_DIRECTORY fd of the real directory; fs takes ownership */
+};
+
+struct fs_config {
+    const struct fs_tree *trees;
+    int n_trees;
+    int out_fd, err_fd;   /* where the build's stdout/stderr go (buildtrail's own 1 and 2) */
+    struct rec *rec;
+    struct proc_table *procs;
+    /* The trace database, hidden from the build: its directory and base name. */
+    dev_t hide_dev;
+    ino_t hide_ino;
+    const char *hide_name; /* NULL: nothing hidden */
+    double timeout;        /* kernel entry/attr cache timeout, seconds */
+    /* User-namespace mode: only our own uid/gid exist in the build's namespace, and the kernel
+     * refuses writes to inodes with an unmapped owner.  Present every other uid/gid as ours;
+     * permissions are then judged by the real filesystem (the daemon runs as the same user)
+     * rather than by the kernel's default_permissions. */
+    bool present_ids_as_own;
+    bool debug;
+};
+
+struct fs *fs_new(const struct fs_config *cfg);
+
+/* The low-level operations table, with `fs` as userdata for fuse_session_new(). */
+const struct fuse_lowlevel_ops *fs_operations(void);
+
+/* Record the reads and writes of handles the kernel never released (the build was killed, or
+ * the connection ended first).  Call once, after the session loop has returned. */
+void fs_flush_open_handles(struct fs *fs);
+
+/* Requests served, by FUSE opcode name ("lookup", "read", ...), for the run's notes. */
+char *fs_stats_summary(struct fs *fs);
+
+void fs_free(struct fs *fs);
+
+/* Virtual root entry names. */
+#define FS_STDOUT_NAME "stdout"
+#define FS_STDERR_NAME "stderr"

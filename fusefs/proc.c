@@ -1,0 +1,465 @@
+/* proc — see proc.h for the contract and the identity model. */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_ANCESTRY 1024
+
+struct proc_image {
+    int64_t id;
+    pid_t pid;
+    unsigned long long start_ticks;
+    int exec_seq;
+    char comm[64];
+    char *exe;       /* owned */
+    char *argv;      /* owned, argv_len bytes */
+    size_t argv_len;
+};
+
+struct proc_task {
+    pid_t tid;
+    unsigned long long start_ticks;
+    char comm[64];           /* the thread's comm when last checked */
+    struct proc_image *image; /* borrowed from the images table */
+};
+
+struct proc_table {
+    struct rec *rec;
+    long ns_per_tick;
+    pthread_mutex_t table_lock;
+    GHashTable *tasks;  /* tid -> struct proc_task*; protected by table_lock */
+    GHashTable *images; /* "pid:start" key -> current struct proc_image*; protected by table_lock */
+    GPtrArray *all_images; /* owns every image ever made; protected by table_lock */
+    int64_t next_id;    /* protected by table_lock */
+    pid_t setup_pid, init_pid; /* protected by table_lock; init_pid 0 until known */
+    pthread_cond_t launcher_known; /* signalled when init_pid is set */
+    pid_t root_pid;     /* protected by table_lock */
+    int64_t root_id;    /* protected by table_lock */
+};
+
+static void free_image(gpointer p)
+{
+    struct proc_image *img = p;
+    g_free(img->exe);
+    g_free(img->argv);
+    g_free(img);
+}
+
+struct proc_table *proc_table_new(struct rec *rec)
+{
+    struct proc_table *t = g_new0(struct proc_table, 1);
+    t->rec = rec;
+    long hz = sysconf(_SC_CLK_TCK);
+    t->ns_per_tick = hz > 0 ? 1000000000L / hz : 10000000L;
+    pthread_mutex_init(&t->table_lock, NULL);
+    pthread_cond_init(&t->launcher_known, NULL);
+    t->tasks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    t->images = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    t->all_images = g_ptr_array_new_with_free_func(free_image);
+    t->next_id = 1;
+    return t;
+}
+
+void proc_table_free(struct proc_table *t)
+{
+    if (!t)
+        return;
+    g_hash_table_destroy(t->tasks);
+    g_hash_table_destroy(t->images);
+    g_ptr_array_free(t->all_images, TRUE);
+    pthread_mutex_destroy(&t->table_lock);
+    pthread_cond_destroy(&t->launcher_known);
+    g_free(t);
+}
+
+void proc_table_set_launcher(struct proc_table *t, pid_t setup, pid_t init)
+{
+    pthread_mutex_lock(&t->table_lock);
+    t->setup_pid = setup;
+    t->init_pid = init;
+    if (init)
+        pthread_cond_broadcast(&t->launcher_known);
+    pthread_mutex_unlock(&t->table_lock);
+}
+
+pid_t proc_table_root_pid(struct proc_table *t)
+{
+    pthread_mutex_lock(&t->table_lock);
+    pid_t p = t->root_pid;
+    pthread_mutex_unlock(&t->table_lock);
+    return p;
+}
+
+int64_t proc_table_root_id(struct proc_table *t)
+{
+    pthread_mutex_lock(&t->table_lock);
+    int64_t id = t->root_id;
+    pthread_mutex_unlock(&t->table_lock);
+    return id;
+}
+
+int proc_parse_stat(const char *buf, size_t len, char comm[64], pid_t *ppid,
+                    unsigned long long *start_ticks)
+{
+    /* "PID (COMM) S PPID ..." — COMM may hold spaces and ')' so take the last ')'. */
+    const char *open = memchr(buf, '(', len);
+    const char *close = NULL;
+    for (const char *p = buf + len; p > buf; p--) {
+        if (p[-1] == ')') {
+            close = p - 1;
+            break;
+        }
+    }
+    if (!open || !close || close < open)
+        return -EINVAL;
+    size_t clen = (size_t)(close - open - 1);
+    if (clen > 63)
+        clen = 63;
+    memcpy(comm, open + 1, clen);
+    comm[clen] = '\0';
+
+    /* After ") " come fields 3.. separated by single spaces; we want 4 (ppid) and 22. */
+    const char *p = close + 1;
+    const char *end = buf + len;
+    int field = 2;
+    long long ppid_v = -1;
+    unsigned long long start_v = 0;
+    bool have_start = false;
+    while (p < end && field < 22) {
+        while (p < end && *p == ' ')
+            p++;
+        if (p >= end)
+            break;
+        field++;
+        const char *tok = p;
+        while (p < end && *p != ' ' && *p != '\n')
+            p++;
+        char num[32];
+        size_t n = (size_t)(p - tok);
+        if (field == 4 || field == 22) {
+            if (n == 0 || n >= sizeof num)
+                return -EINVAL;
+            memcpy(num, tok, n);
+            num[n] = '\0';
+            char *e;
+            errno = 0;
+            unsigned long long v = strtoull(num, &e, 10);
+            if (*e || errno)
+                return -EINVAL;
+            if (field == 4)
+                ppid_v = (long long)v;
+            else {
+                start_v = v;
+                have_start = true;
+            }
+        }
+    }
+    if (ppid_v < 0 || !have_start || ppid_v > INT32_MAX)
+        return -EINVAL;
+    *ppid = (pid_t)ppid_v;
+    *start_ticks = start_v;
+    return 0;
+}
+
+/* Read a whole /proc file; returns bytes read or -errno.  *out is g_malloc'd, NUL-terminated. */
+static ssize_t read_proc(pid_t pid, const char *name, char **out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t cap = 512, len = 0;
+    char *buf = g_malloc(cap);
+    for (;;) {
+        if (len + 1 >= cap) {
+            cap *= 2;
+            buf = g_realloc(buf, cap);
+        }
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            g_free(buf);
+            return -e;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    *out = buf;
+    return (ssize_t)len;
+}
+
+static char *read_link(pid_t pid, const char *name)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    char buf[4096];
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n < 0)
+        return NULL;
+    buf[n] = '\0';
+    return g_strdup(buf);
+}
+
+struct stat_info {
+    char comm[64];
+    pid_t ppid;
+    unsigned long long start_ticks;
+};
+
+static int read_stat(pid_t pid, struct stat_info *si)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    char buf[1024];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    int e = errno;
+    close(fd);
+    if (n <= 0)
+        return n < 0 ? -e : -ESRCH;
+    buf[n] = '\0';
+    return proc_parse_stat(buf, (size_t)n, si->comm, &si->ppid, &si->start_ticks);
+}
+
+/* The thread group of a thread, from /proc/TID/status. */
+static pid_t read_tgid(pid_t tid)
+{
+    g_autofree char *s = NULL;
+    if (read_proc(tid, "status", &s) < 0)
+        return -1;
+    const char *t = strstr(s, "\nTgid:");
+    if (!t)
+        return -1;
+    return (pid_t)strtol(t + 6, NULL, 10);
+}
+
+/* The pid of a process in the innermost pid namespace it belongs to (NSpid's last field). */
+static pid_t read_inner_pid(pid_t pid)
+{
+    g_autofree char *s = NULL;
+    if (read_proc(pid, "status", &s) < 0)
+        return -1;
+    const char *t = strstr(s, "\nNSpid:");
+    if (!t)
+        return -1;
+    t += 7;
+    const char *eol = strchr(t, '\n');
+    const char *last = t;
+    for (const char *p = t; *p && p != eol; p++)
+        if (*p == '\t' || *p == ' ')
+            last = p + 1;
+    return (pid_t)strtol(last, NULL, 10);
+}
+
+static char *image_key(pid_t pid, unsigned long long start)
+{
+    return g_strdup_printf("%d:%llu", (int)pid, start);
+}
+
+static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
+                               int depth);
+
+/* Record a new image of (pid, si) with the given parent/prev; returns its id.  If another
+ * thread recorded the same task meanwhile, returns that one instead. */
+static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_info *si,
+                            int64_t parent_id, bool orphan, bool is_root,
+                            struct proc_image *prev, char *exe, char *argv, size_t argv_len)
+{
+    g_autofree char *cwd = read_link(pid, "cwd");
+    g_autofree char *key = image_key(pid, si->start_ticks);
+    struct rec_process rp = {0};
+
+    pthread_mutex_lock(&t->table_lock);
+    struct proc_image *cur = g_hash_table_lookup(t->images, key);
+    if (cur && cur != prev) {
+        /* Someone else got here first (first sighting, or the same exec). */
+        int64_t id = cur->id;
+        pthread_mutex_unlock(&t->table_lock);
+        g_free(exe);
+        g_free(argv);
+        return id;
+    }
+    struct proc_image *img = g_new0(struct proc_image, 1);
+    img->id = t->next_id++;
+    img->pid = pid;
+    img->start_ticks = si->start_ticks;
+    img->exec_seq = prev ? prev->exec_seq + 1 : 0;
+    g_strlcpy(img->comm, si->comm, sizeof img->comm);
+    img->exe = exe;
+    img->argv = argv;
+    img->argv_len = argv_len;
+    g_ptr_array_add(t->all_images, img);
+    g_hash_table_replace(t->images, g_steal_pointer(&key), img);
+    if (is_root && !t->root_id) {
+        t->root_id = img->id;
+        t->root_pid = pid;
+    }
+
+    rp.id = img->id;
+    rp.parent_id = parent_id;
+    rp.prev_image_id = prev ? prev->id : 0;
+    rp.pid = pid;
+    rp.start_ticks = si->start_ticks;
+    rp.exec_seq = img->exec_seq;
+    rp.orphan = orphan;
+    rp.start_ns = (int64_t)si->start_ticks * t->ns_per_tick;
+    rp.first_seen_ns = rec_now_ns();
+    rp.comm = img->comm;
+    rp.exe = img->exe;
+    rp.cwd = cwd;
+    rp.argv = img->argv;
+    rp.argv_len = img->argv_len;
+    /* The recorder copies; the image's strings are never freed before the table is.  Queue it
+     * while still holding the lock so that images reach the trace in id order. */
+    rec_add_process(t->rec, &rp);
+    int64_t id = img->id;
+    pthread_mutex_unlock(&t->table_lock);
+    return id;
+}
+
+/* The current image of process `pid` (described by `si`), recording what is new. */
+static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
+                               int depth)
+{
+    if (pid == t->setup_pid || pid == t->init_pid || pid <= 1)
+        return 0;
+    if (depth > MAX_ANCESTRY)
+        return 0;
+
+    g_autofree char *key = image_key(pid, si->start_ticks);
+    pthread_mutex_lock(&t->table_lock);
+    struct proc_image *img = g_hash_table_lookup(t->images, key);
+    bool same = img && strcmp(img->comm, si->comm) == 0;
+    int64_t id = img ? img->id : 0;
+    pthread_mutex_unlock(&t->table_lock);
+    if (same)
+        return id;
+
+    g_autofree char *exe = read_link(pid, "exe");
+    char *argv = NULL;
+    ssize_t argv_len = read_proc(pid, "cmdline", &argv);
+    if (argv_len < 0) {
+        argv = NULL;
+        argv_len = 0;
+    }
+
+    if (img) {
+        /* comm changed: an exec, or a thread renaming itself (prctl).  The image fields are
+         * written only under the lock, but exe/argv of a recorded image never change. */
+        bool changed = g_strcmp0(img->exe, exe) != 0 || (size_t)argv_len != img->argv_len ||
+                       (argv_len && memcmp(img->argv, argv, (size_t)argv_len) != 0);
+        if (!changed) {
+            pthread_mutex_lock(&t->table_lock);
+            g_strlcpy(img->comm, si->comm, sizeof img->comm);
+            pthread_mutex_unlock(&t->table_lock);
+            g_free(argv);
+            return img->id;
+        }
+        /* An exec keeps the parent: reuse the previous image's parent link. */
+    }
+
+    /* Parent first, so that every recorded image has its ancestors recorded. */
+    int64_t parent_id = 0;
+    bool orphan = false, is_root = false;
+    if (si->ppid == t->init_pid) {
+        /* Children of the namespace init: the build's root (pid 2 inside, the init's first
+         * child) or orphans reparented to the init. */
+        if (read_inner_pid(pid) == 2)
+            is_root = true;
+        else
+            orphan = true;
+    } else if (si->ppid == t->setup_pid || si->ppid <= 1) {
+        /* Not below the launcher's init: not part of the build. */
+        g_free(argv);
+        return 0;
+    } else {
+        struct stat_info psi;
+        if (read_stat(si->ppid, &psi) == 0) {
+            parent_id = resolve_process(t, si->ppid, &psi, depth + 1);
+            if (parent_id == 0 && si->ppid != t->init_pid) {
+                /* The parent is not part of the build (or vanished): neither is this one,
+                 * unless the parent vanished, which a blocked caller's parent can do. */
+                if (kill(si->ppid, 0) == 0 || errno != ESRCH) {
+                    g_free(argv);
+                    return 0;
+                }
+                orphan = true;
+            }
+        } else {
+            orphan = true; /* parent exited between our reads */
+        }
+    }
+    return record_image(t, pid, si, parent_id, orphan, is_root, img, g_steal_pointer(&exe), argv,
+                        (size_t)argv_len);
+}
+
+int64_t proc_resolve(struct proc_table *t, pid_t tid)
+{
+    if (tid <= 0)
+        return 0;
+    struct stat_info tsi;
+    if (read_stat(tid, &tsi) < 0)
+        return 0;
+
+    pthread_mutex_lock(&t->table_lock);
+    if (tid == t->setup_pid) {
+        pthread_mutex_unlock(&t->table_lock);
+        return PROC_LAUNCHER;
+    }
+    /* Requests from the namespace's processes can arrive before the daemon has read the init's
+     * pid from the setup process; it is sent right after the fork, so this wait is short. */
+    while (!t->init_pid)
+        pthread_cond_wait(&t->launcher_known, &t->table_lock);
+    struct proc_task *task = g_hash_table_lookup(t->tasks, GINT_TO_POINTER(tid));
+    if (task && task->start_ticks == tsi.start_ticks && strcmp(task->comm, tsi.comm) == 0 &&
+        task->image) {
+        int64_t id = task->image->id;
+        pthread_mutex_unlock(&t->table_lock);
+        return id;
+    }
+    pthread_mutex_unlock(&t->table_lock);
+
+    pid_t tgid = read_tgid(tid);
+    if (tgid <= 0)
+        return 0;
+    if (tgid == t->setup_pid || tgid == t->init_pid)
+        return PROC_LAUNCHER;
+    struct stat_info psi = tsi;
+    if (tgid != tid && read_stat(tgid, &psi) < 0)
+        return 0;
+    int64_t id = resolve_process(t, tgid, &psi, 0);
+
+    pthread_mutex_lock(&t->table_lock);
+    g_autofree char *key = image_key(tgid, psi.start_ticks);
+    struct proc_image *img = id ? g_hash_table_lookup(t->images, key) : NULL;
+    if (img && img->id == id) {
+        task = g_hash_table_lookup(t->tasks, GINT_TO_POINTER(tid));
+        if (!task) {
+            task = g_new0(struct proc_task, 1);
+            g_hash_table_insert(t->tasks, GINT_TO_POINTER(tid), task);
+        }
+        task->tid = tid;
+        task->start_ticks = tsi.start_ticks;
+        g_strlcpy(task->comm, tsi.comm, sizeof task->comm);
+        task->image = img;
+    }
+    pthread_mutex_unlock(&t->table_lock);
+    return id;
+}

@@ -1,0 +1,58 @@
+/* proc — who is calling: turn the thread id of a FUSE request into a process-image record.
+ *
+ * Identity model (docs/architecture.md, "Process identity")
+ *   - A task is (pid, start_ticks): start_ticks is field 22 of /proc/PID/stat, which a reused
+ *     pid never repeats for a live task.  Threads map to their thread group (Tgid).
+ *   - A process image is one exec of a task.  The first image seen gets exec_seq 0; when the
+ *     task's comm (or, on a comm change, its exe/argv) differs from the recorded image, a new
+ *     image is recorded with prev_image_id pointing at the one it replaced.  (An exec that keeps
+ *     comm, exe and argv identical is indistinguishable from /proc and is not split.)
+ *   - Every recorded image has its ancestors recorded before it: parents are resolved lazily,
+ *     walking /proc up to the launcher's init.  The build's root command has no parent; a
+ *     process reparented to the init before it was first seen is recorded as an orphan.
+ *   - The launcher's own processes (the namespace-setup process and the pid-namespace init) are
+ *     not part of the build: proc_resolve() returns 0 for them.
+ *
+ * Caller contract: call proc_resolve() while the caller of the FUSE request is blocked in it
+ * (its /proc entries are then guaranteed to exist and be its own).
+ *
+ * Locking: table_lock protects the task and image tables and the id counter.  /proc is read
+ * without the lock held; a racing first sighting is settled under the lock (first insert wins).
+ * proc_resolve() may call rec_add_process() with table_lock released; it never holds it across
+ * a recorder call that can block.
+ */
+#pragma once
+
+#include "recorder.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_table;
+
+struct proc_table *proc_table_new(struct rec *rec);
+void proc_table_free(struct proc_table *t);
+
+/* The launcher's processes, by pid in our namespace: `setup` (the namespace-setup process) and
+ * `init` (pid 1 of the build's pid namespace).  Their children other than the build root are
+ * orphans of the build. */
+void proc_table_set_launcher(struct proc_table *t, pid_t setup, pid_t init);
+
+#define PROC_LAUNCHER (-1)
+
+/* The process-image id of the process the thread `tid` belongs to, recording it (and its
+ * ancestors) on first sight.  PROC_LAUNCHER: the launcher's own setup or init process (not
+ * part of the build, not recorded).  0: unknown (gone before it could be read, or not below
+ * the launcher's init).  Blocks until proc_table_set_launcher() has named the init. */
+int64_t proc_resolve(struct proc_table *t, pid_t tid);
+
+/* The pid of the build's root process, once seen (0 before). */
+pid_t proc_table_root_pid(struct proc_table *t);
+
+/* The id of the build's root process image, once seen (0 before). */
+int64_t proc_table_root_id(struct proc_table *t);
+
+/* Parse the contents of /proc/PID/stat.  Returns 0 or -EINVAL.  `comm` gets the command name
+ * (up to 15 bytes + NUL, with any ')' or spaces it contains). Exposed for tests and fuzzing. */
+int proc_parse_stat(const char *buf, size_t len, char comm[64], pid_t *ppid,
+                    unsigned long long *start_ticks);

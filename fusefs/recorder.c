@@ -1,0 +1,388 @@
+/* recorder — see recorder.h for the contract. */
+#include "recorder.h"
+
+#include "tracedb.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT };
+
+struct rec_event {
+    struct rec_event *next;
+    enum rec_event_type type;
+    union {
+        struct {
+            struct rec_process p; /* its strings point into `strings` */
+            char *strings;
+        } process;
+        struct {
+            int64_t id;
+            char *path;
+        } file;
+        struct rec_access access;
+        struct {
+            int64_t process_id;
+            int stream;
+            int64_t time_ns;
+            size_t len;
+            void *data;
+        } output;
+    };
+};
+
+struct rec {
+    pthread_t writer;
+    sqlite3 *db; /* owned by the writer thread between rec_start and rec_stop */
+
+    pthread_mutex_t queue_lock;
+    pthread_cond_t queue_nonempty; /* signalled when the queue gains its first event, or stop */
+    pthread_cond_t queue_space;    /* signalled when the writer takes the queue */
+    struct rec_event *head, *tail; /* protected by queue_lock */
+    size_t queued;                 /* protected by queue_lock */
+    uint64_t total;                /* protected by queue_lock */
+    bool stopping;                 /* protected by queue_lock */
+    int error;                     /* protected by queue_lock; first writer error */
+
+    pthread_mutex_t files_lock;
+    GHashTable *file_ids;          /* char *path -> int64 id; protected by files_lock */
+    int64_t next_file_id;          /* protected by files_lock */
+
+    /* Prepared statements: used only by the writer thread. */
+    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output;
+};
+
+int64_t rec_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void push(struct rec *r, struct rec_event *ev)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    while (r->queued >= REC_QUEUE_MAX && !r->stopping)
+        pthread_cond_wait(&r->queue_space, &r->queue_lock);
+    ev->next = NULL;
+    if (r->tail)
+        r->tail->next = ev;
+    else
+        r->head = ev;
+    r->tail = ev;
+    r->queued++;
+    r->total++;
+    if (r->queued == 1)
+        pthread_cond_signal(&r->queue_nonempty);
+    pthread_mutex_unlock(&r->queue_lock);
+}
+
+int64_t rec_file_id(struct rec *r, const char *path)
+{
+    pthread_mutex_lock(&r->files_lock);
+    gpointer v = g_hash_table_lookup(r->file_ids, path);
+    int64_t id;
+    char *owned = NULL;
+    if (v) {
+        id = (int64_t)GPOINTER_TO_SIZE(v);
+    } else {
+        id = r->next_file_id++;
+        owned = g_strdup(path);
+        g_hash_table_insert(r->file_ids, owned, GSIZE_TO_POINTER((gsize)id));
+    }
+    pthread_mutex_unlock(&r->files_lock);
+    if (owned) {
+        struct rec_event *ev = g_new0(struct rec_event, 1);
+        ev->type = EV_FILE;
+        ev->file.id = id;
+        ev->file.path = g_strdup(path);
+        push(r, ev);
+    }
+    return id;
+}
+
+void rec_add_process(struct rec *r, const struct rec_process *p)
+{
+    struct rec_event *ev = g_new0(struct rec_event, 1);
+    ev->type = EV_PROCESS;
+    ev->process.p = *p;
+    /* One allocation for the strings: comm \0 exe \0 cwd \0 argv. */
+    size_t lc = p->comm ? strlen(p->comm) + 1 : 0, le = p->exe ? strlen(p->exe) + 1 : 0,
+           lw = p->cwd ? strlen(p->cwd) + 1 : 0;
+    char *s = g_malloc(lc + le + lw + p->argv_len + 1);
+    char *at = s;
+    ev->process.p.comm = p->comm ? memcpy(at, p->comm, lc) : NULL;
+    at += lc;
+    ev->process.p.exe = p->exe ? memcpy(at, p->exe, le) : NULL;
+    at += le;
+    ev->process.p.cwd = p->cwd ? memcpy(at, p->cwd, lw) : NULL;
+    at += lw;
+    ev->process.p.argv = p->argv ? memcpy(at, p->argv, p->argv_len) : NULL;
+    ev->process.strings = s;
+    push(r, ev);
+}
+
+void rec_add_access(struct rec *r, const struct rec_access *a)
+{
+    struct rec_event *ev = g_new(struct rec_event, 1);
+    ev->type = EV_ACCESS;
+    ev->access = *a;
+    push(r, ev);
+}
+
+void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
+                    const void *data, size_t len)
+{
+    struct rec_event *ev = g_new(struct rec_event, 1);
+    ev->type = EV_OUTPUT;
+    ev->output.process_id = process_id;
+    ev->output.stream = stream;
+    ev->output.time_ns = time_ns;
+    ev->output.len = len;
+    ev->output.data = g_memdup2(data, len);
+    push(r, ev);
+}
+
+static void free_event(struct rec_event *ev)
+{
+    switch (ev->type) {
+    case EV_PROCESS:
+        g_free(ev->process.strings);
+        break;
+    case EV_FILE:
+        g_free(ev->file.path);
+        break;
+    case EV_OUTPUT:
+        g_free(ev->output.data);
+        break;
+    case EV_ACCESS:
+        break;
+    }
+    g_free(ev);
+}
+
+static void bind_id_or_null(sqlite3_stmt *st, int col, int64_t id)
+{
+    if (id > 0)
+        sqlite3_bind_int64(st, col, id);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int col, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+/* Write one event; returns an SQLite result code. */
+static int write_event(struct rec *r, const struct rec_event *ev)
+{
+    sqlite3_stmt *st;
+    switch (ev->type) {
+    case EV_PROCESS: {
+        const struct rec_process *p = &ev->process.p;
+        st = r->ins_process;
+        sqlite3_bind_int64(st, 1, p->id);
+        sqlite3_bind_int(st, 2, p->pid);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)p->start_ticks);
+        sqlite3_bind_int(st, 4, p->exec_seq);
+        bind_id_or_null(st, 5, p->parent_id);
+        bind_id_or_null(st, 6, p->prev_image_id);
+        sqlite3_bind_int(st, 7, p->orphan);
+        sqlite3_bind_int64(st, 8, p->start_ns);
+        sqlite3_bind_int64(st, 9, p->first_seen_ns);
+        bind_text_or_null(st, 10, p->comm);
+        bind_text_or_null(st, 11, p->exe);
+        bind_text_or_null(st, 12, p->cwd);
+        if (p->argv)
+            sqlite3_bind_blob(st, 13, p->argv, (int)p->argv_len, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 13);
+        break;
+    }
+    case EV_FILE:
+        st = r->ins_file;
+        sqlite3_bind_int64(st, 1, ev->file.id);
+        sqlite3_bind_text(st, 2, ev->file.path, -1, SQLITE_STATIC);
+        break;
+    case EV_ACCESS: {
+        const struct rec_access *a = &ev->access;
+        st = r->ins_access;
+        bind_id_or_null(st, 1, a->process_id);
+        sqlite3_bind_int64(st, 2, a->file_id);
+        sqlite3_bind_int(st, 3, a->kind);
+        if (a->open_flags >= 0)
+            sqlite3_bind_int(st, 4, a->open_flags);
+        else
+            sqlite3_bind_null(st, 4);
+        if (a->bytes >= 0)
+            sqlite3_bind_int64(st, 5, a->bytes);
+        else
+            sqlite3_bind_null(st, 5);
+        sqlite3_bind_int64(st, 6, a->first_ns);
+        sqlite3_bind_int64(st, 7, a->last_ns);
+        sqlite3_bind_int(st, 8, a->result);
+        break;
+    }
+    case EV_OUTPUT:
+        st = r->ins_output;
+        bind_id_or_null(st, 1, ev->output.process_id);
+        sqlite3_bind_int(st, 2, ev->output.stream);
+        sqlite3_bind_int64(st, 3, ev->output.time_ns);
+        sqlite3_bind_blob(st, 4, ev->output.data, (int)ev->output.len, SQLITE_STATIC);
+        break;
+    default:
+        return SQLITE_MISUSE;
+    }
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static void note_error(struct rec *r, int err)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    if (!r->error)
+        r->error = err;
+    pthread_mutex_unlock(&r->queue_lock);
+}
+
+static void *writer_main(void *arg)
+{
+    struct rec *r = arg;
+    for (;;) {
+        pthread_mutex_lock(&r->queue_lock);
+        while (!r->head && !r->stopping)
+            pthread_cond_wait(&r->queue_nonempty, &r->queue_lock);
+        if (!r->head && r->stopping) {
+            pthread_mutex_unlock(&r->queue_lock);
+            break;
+        }
+        bool stopping = r->stopping;
+        pthread_mutex_unlock(&r->queue_lock);
+
+        /* Let a batch gather: one commit per interval under load, not one per event. */
+        if (!stopping) {
+            struct timespec ts = {0, REC_COMMIT_INTERVAL_MS * 1000000L / 4};
+            nanosleep(&ts, NULL);
+        }
+
+        pthread_mutex_lock(&r->queue_lock);
+        struct rec_event *batch = r->head;
+        r->head = r->tail = NULL;
+        r->queued = 0;
+        bool failed = r->error != 0;
+        pthread_cond_broadcast(&r->queue_space);
+        pthread_mutex_unlock(&r->queue_lock);
+
+        bool ok = !failed && sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+        for (struct rec_event *ev = batch, *next; ev; ev = next) {
+            next = ev->next;
+            if (ok && write_event(r, ev) != SQLITE_OK)
+                ok = false;
+            free_event(ev);
+        }
+        if (ok && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+            ok = false;
+        if (!ok && !failed) {
+            int ext = sqlite3_extended_errcode(r->db);
+            note_error(r, (ext & 0xff) == SQLITE_FULL ? -ENOSPC : -EIO);
+            sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+        }
+    }
+    return NULL;
+}
+
+int rec_start(struct rec **out, sqlite3 *db)
+{
+    struct rec *r = g_new0(struct rec, 1);
+    r->db = db;
+    pthread_mutex_init(&r->queue_lock, NULL);
+    pthread_cond_init(&r->queue_nonempty, NULL);
+    pthread_cond_init(&r->queue_space, NULL);
+    pthread_mutex_init(&r->files_lock, NULL);
+    r->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    r->next_file_id = 1;
+
+    struct {
+        sqlite3_stmt **st;
+        const char *sql;
+    } stmts[] = {
+        {&r->ins_process,
+         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, prev_image_id, "
+         "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv) "
+         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+        {&r->ins_file, "INSERT INTO files (id, path) VALUES (?, ?)"},
+        {&r->ins_access, "INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, "
+                         "first_ns, last_ns, result) VALUES (?,?,?,?,?,?,?,?)"},
+        {&r->ins_output, "INSERT INTO output (process_id, stream, time_ns, data) "
+                         "VALUES (?,?,?,?)"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(stmts); i++) {
+        if (sqlite3_prepare_v3(db, stmts[i].sql, -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
+                               NULL) != SQLITE_OK) {
+            rec_free(r);
+            return -EIO;
+        }
+    }
+    int e = pthread_create(&r->writer, NULL, writer_main, r);
+    if (e) {
+        rec_free(r);
+        return -e;
+    }
+    *out = r;
+    return 0;
+}
+
+int rec_error(struct rec *r)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    int e = r->error;
+    pthread_mutex_unlock(&r->queue_lock);
+    return e;
+}
+
+uint64_t rec_event_count(struct rec *r)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    uint64_t n = r->total;
+    pthread_mutex_unlock(&r->queue_lock);
+    return n;
+}
+
+int rec_stop(struct rec *r, sqlite3 **db_out)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    r->stopping = true;
+    pthread_cond_broadcast(&r->queue_nonempty);
+    pthread_cond_broadcast(&r->queue_space);
+    pthread_mutex_unlock(&r->queue_lock);
+    pthread_join(r->writer, NULL);
+    if (db_out)
+        *db_out = r->db;
+    return rec_error(r);
+}
+
+void rec_free(struct rec *r)
+{
+    if (!r)
+        return;
+    sqlite3_finalize(r->ins_process);
+    sqlite3_finalize(r->ins_file);
+    sqlite3_finalize(r->ins_access);
+    sqlite3_finalize(r->ins_output);
+    g_hash_table_destroy(r->file_ids);
+    pthread_mutex_destroy(&r->queue_lock);
+    pthread_cond_destroy(&r->queue_nonempty);
+    pthread_cond_destroy(&r->queue_space);
+    pthread_mutex_destroy(&r->files_lock);
+    g_free(r);
+}

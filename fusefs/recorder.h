@@ -1,0 +1,83 @@
+/* recorder — moves trace events from FUSE worker threads into the SQLite trace, losslessly.
+ *
+ * Contract
+ *   - Producers (any thread) call rec_add_*(); each call copies what it is given, so the caller
+ *     keeps ownership of its arguments.  An event is never dropped: when the queue holds
+ *     REC_QUEUE_MAX events the producer waits until the writer has taken them (backpressure
+ *     slows the build down; it never loses an event).
+ *   - One writer thread owns the sqlite3 handle after rec_start(): it takes everything queued,
+ *     writes it in one transaction, commits, and repeats.  A batch is committed at most
+ *     REC_COMMIT_INTERVAL_MS after its first event was queued, so a trace being read during the
+ *     build (WAL) is at most that far behind.
+ *   - rec_stop() drains the queue, commits, and returns the writer's first error (0 or -errno).
+ *     After it the handle belongs to the caller again (rec_finish_run() writes the run's end).
+ *   - If SQLite fails (disk full), the writer remembers the first error, keeps taking events so
+ *     that the build is not blocked forever, and rec_error() reports it; the run is then marked
+ *     failed.  This is the only way events can be lost, and it is never silent.
+ *
+ * Locking: queue_lock protects the queue and its counters; files_lock protects the path→id
+ * table.  They are never held together.  The writer holds neither while it talks to SQLite.
+ */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define REC_QUEUE_MAX 65536
+#define REC_COMMIT_INTERVAL_MS 200
+
+struct rec;
+
+struct rec_process {
+    int64_t id;
+    int64_t parent_id;     /* 0: none */
+    int64_t prev_image_id; /* 0: none */
+    pid_t pid;
+    uint64_t start_ticks;
+    int exec_seq;
+    bool orphan;
+    int64_t start_ns;
+    int64_t first_seen_ns;
+    const char *comm, *exe, *cwd; /* may be NULL when /proc would not say */
+    const char *argv;             /* NUL-separated; argv_len bytes */
+    size_t argv_len;
+};
+
+struct rec_access {
+    int64_t process_id; /* 0: unknown caller */
+    int64_t file_id;
+    int kind;           /* enum tracedb_access_kind */
+    int open_flags;     /* -1: not an open */
+    int64_t bytes;      /* -1: not applicable */
+    int64_t first_ns, last_ns;
+    int result;         /* 0 or a positive errno */
+};
+
+/* Takes over `db` (made by tracedb_create, with the runs row written). */
+int rec_start(struct rec **out, sqlite3 *db);
+
+/* The id of a file path, assigned on first use (and queued for the files table). */
+int64_t rec_file_id(struct rec *r, const char *path);
+
+void rec_add_process(struct rec *r, const struct rec_process *p);
+void rec_add_access(struct rec *r, const struct rec_access *a);
+void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
+                    const void *data, size_t len);
+
+/* First error the writer met, 0 if none. */
+int rec_error(struct rec *r);
+
+/* Events queued so far (a statistic for the run's notes). */
+uint64_t rec_event_count(struct rec *r);
+
+/* Drain, commit, join the writer; returns its first error.  *db_out gets the handle back. */
+int rec_stop(struct rec *r, sqlite3 **db_out);
+
+/* Free what rec_start made (after rec_stop). */
+void rec_free(struct rec *r);
+
+/* CLOCK_BOOTTIME now, in ns. */
+int64_t rec_now_ns(void);

@@ -1,0 +1,53 @@
+/* buildtrail — one binary, subcommands as a table (run, and the queries over a trace). */
+#include "query.h"
+#include "run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+    const char *name;
+    int (*main)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"run", run_main, "run a build command and record its trace"},
+    {"who-wrote", query_who_wrote_main, "which processes wrote a file"},
+    {"who-read", query_who_read_main, "which processes read a file"},
+    {"tree", query_tree_main, "the build's process tree"},
+    {"log", query_log_main, "the build's output, one job's output together"},
+};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: buildtrail COMMAND [OPTION]... [ARG]...\n"
+          "Trace a build (every file access and output line, with the process that did it)\n"
+          "and answer questions about it afterwards.\n\nCommands:\n", f);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nExample: buildtrail run -- make -j2 && buildtrail who-wrote libfoo.a\n"
+          "'buildtrail COMMAND --help' tells more about each.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("buildtrail %s\n", BT_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].main(argc - 1, argv + 1);
+    fprintf(stderr, "buildtrail: '%s' is not a command; see 'buildtrail --help'\n", cmd);
+    return 2;
+}

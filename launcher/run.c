@@ -1,0 +1,741 @@
+/* run — see run.h. */
+#include "run.h"
+
+#include "fs.h"
+#include "ns.h"
+#include "proc.h"
+#include "recorder.h"
+#include "tracedb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <glib.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_DB "buildtrail.db"
+
+enum tree_role { ROLE_WORKSPACE, ROLE_TRACE, ROLE_TMP };
+static const char *const role_names[] = {"workspace", "trace", "tmp"};
+
+struct run_tree {
+    char *path;    /* as the build sees it */
+    char *backing; /* the real directory served there */
+    enum tree_role role;
+};
+
+struct run_opts {
+    char *db_path;
+    GPtrArray *trace_dirs; /* char* */
+    bool no_tmp;
+    char **argv;
+};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: buildtrail run [OPTION]... [--] COMMAND [ARG]...\n"
+          "Run COMMAND with every file access and every line of output recorded.\n"
+          "\n"
+          "The current directory is traced; the build also gets a private, traced /tmp.\n"
+          "The trace goes to ./" DEFAULT_DB " (replacing an earlier trace there).\n"
+          "\n"
+          "  -o, --output FILE   write the trace to FILE instead of ./" DEFAULT_DB "\n"
+          "      --trace DIR     also trace DIR (repeatable)\n"
+          "      --no-tmp        let the build use the real /tmp, untraced\n"
+          "  -h, --help          show this help\n"
+          "\n"
+          "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
+          "could not set the build up, 126/127 if COMMAND could not be executed/found.\n",
+          f);
+}
+
+/* 0: parsed; >0: exit with (status-1), e.g. --help; <0: usage error. */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"trace", required_argument, NULL, 'T'},
+        {"no-tmp", no_argument, NULL, 'N'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            g_free(o->db_path);
+            o->db_path = g_strdup(optarg);
+            break;
+        case 'T':
+            g_ptr_array_add(o->trace_dirs, g_strdup(optarg));
+            break;
+        case 'N':
+            o->no_tmp = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        default:
+            fputs("Try 'buildtrail run --help'.\n", stderr);
+            return -1;
+        }
+    }
+    if (optind >= argc) {
+        fputs("buildtrail run: no command given; usage: buildtrail run [OPTION]... -- COMMAND "
+              "[ARG]...\n", stderr);
+        return -1;
+    }
+    o->argv = argv + optind;
+    return 0;
+}
+
+static bool path_is_under(const char *path, const char *dir)
+{
+    size_t l = strlen(dir);
+    return strncmp(path, dir, l) == 0 && (path[l] == '/' || path[l] == '\0' || !strcmp(dir, "/"));
+}
+
+static int compare_tree_depth(const void *a, const void *b, void *data)
+{
+    const struct run_tree *t = data;
+    size_t la = strlen(t[*(const int *)a].path), lb = strlen(t[*(const int *)b].path);
+    return la < lb ? -1 : la > lb;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+    nftw(dir, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+    g_autofree char *copy = g_strdup(path);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, mode) < 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(copy, mode) < 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static GBytes *join_argv(char **argv)
+{
+    GByteArray *b = g_byte_array_new();
+    for (char **a = argv; *a; a++)
+        g_byte_array_append(b, (const guint8 *)*a, (guint)strlen(*a) + 1);
+    return g_byte_array_free_to_bytes(b);
+}
+
+static int write_run_start(sqlite3 *db, char **argv, const char *cwd, const struct run_tree *trees,
+                           int n_trees, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    g_autoptr(GBytes) args = join_argv(argv);
+    int rc = sqlite3_prepare_v2(db,
+                                "INSERT INTO runs (id, argv, cwd, start_realtime_ns, start_ns, state, "
+                                "uid, gid, hostname, version) VALUES (1,?,?,?,?,?,?,?,?,?)",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        gsize len;
+        const void *data = g_bytes_get_data(args, &len);
+        sqlite3_bind_blob(st, 1, data, (int)len, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 2, cwd, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, realtime_ns());
+        sqlite3_bind_int64(st, 4, rec_now_ns());
+        sqlite3_bind_text(st, 5, TRACEDB_RUN_RUNNING, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 6, (int)getuid());
+        sqlite3_bind_int(st, 7, (int)getgid());
+        sqlite3_bind_text(st, 8, host, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 9, BT_VERSION, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    }
+    sqlite3_finalize(st);
+    for (int i = 0; rc == SQLITE_OK && i < n_trees; i++) {
+        st = NULL;
+        rc = sqlite3_prepare_v2(db, "INSERT INTO trees (run_id, path, role) VALUES (1, ?, ?)", -1,
+                                &st, NULL);
+        if (rc == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, trees[i].path, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 2, role_names[trees[i].role], -1, SQLITE_STATIC);
+            rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        }
+        sqlite3_finalize(st);
+    }
+    if (rc != SQLITE_OK) {
+        *err = g_strdup(sqlite3_errmsg(db));
+        return -EIO;
+    }
+    return 0;
+}
+
+static int write_run_end(sqlite3 *db, int exit_status, int term_signal, const char *state,
+                         int64_t root_id, const char *notes)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db,
+                                "UPDATE runs SET end_ns=?, exit_status=?, term_signal=?, state=?, "
+                                "root_process_id=?, notes=? WHERE id=1",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, rec_now_ns());
+        if (exit_status >= 0)
+            sqlite3_bind_int(st, 2, exit_status);
+        if (term_signal > 0)
+            sqlite3_bind_int(st, 3, term_signal);
+        sqlite3_bind_text(st, 4, state, -1, SQLITE_STATIC);
+        if (root_id > 0)
+            sqlite3_bind_int64(st, 5, root_id);
+        sqlite3_bind_text(st, 6, notes, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+/* Why a setup step failed, and what to do about it: one line. */
+static void report_setup_failure(const struct ns_report *r, const struct run_tree *trees,
+                                 char **argv)
+{
+    const char *err = g_strerror(r->value);
+    switch (r->step) {
+    case NS_STEP_EXEC:
+        fprintf(stderr, "buildtrail: cannot run '%s': %s\n", argv[0], err);
+        return;
+    case NS_STEP_OPEN_FUSE:
+        fprintf(stderr, "buildtrail: cannot open /dev/fuse: %s; %s\n", err,
+                r->value == ENOENT ? "load the fuse module (modprobe fuse) or install fuse3"
+                : r->value == EACCES || r->value == EPERM
+                    ? "make it usable by your user (chmod 0666 /dev/fuse, as Debian's udev rule "
+                      "does) or run as root"
+                    : "check that FUSE works on this machine");
+        return;
+    case NS_STEP_BIND_TREE:
+        fprintf(stderr, "buildtrail: cannot %s (%s): %s\n", ns_step_describe(r->step),
+                r->tree >= 0 ? trees[r->tree].path : "?", err);
+        return;
+    case NS_STEP_MOUNT_FUSE:
+        fprintf(stderr, "buildtrail: cannot mount the FUSE filesystem: %s; %s\n", err,
+                "FUSE mounts in user namespaces need Linux 4.18 or later; or run as root");
+        return;
+    default:
+        fprintf(stderr, "buildtrail: cannot %s: %s\n", ns_step_describe(r->step), err);
+    }
+}
+
+struct loop_ctx {
+    struct fuse_session *se;
+    int max_threads;
+    int result;
+    bool done; /* protected by lock */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static void *loop_main(void *arg)
+{
+    struct loop_ctx *l = arg;
+    struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_max_threads(cfg, (unsigned)l->max_threads);
+    fuse_loop_cfg_set_clone_fd(cfg, 0);
+    l->result = fuse_session_loop_mt(l->se, cfg);
+    fuse_loop_cfg_destroy(cfg);
+    pthread_mutex_lock(&l->lock);
+    l->done = true;
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
+/* Wait up to `seconds` for the FUSE loop to end (the mount went away with the namespace). */
+static bool loop_wait(struct loop_ctx *l, int seconds)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += seconds;
+    pthread_mutex_lock(&l->lock);
+    while (!l->done)
+        if (pthread_cond_timedwait(&l->cond, &l->lock, &until) == ETIMEDOUT)
+            break;
+    bool done = l->done;
+    pthread_mutex_unlock(&l->lock);
+    return done;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, (char *)buf + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EPIPE;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+static int userns_hint(void)
+{
+    g_autofree char *v = NULL;
+    if (g_file_get_contents("/proc/sys/kernel/unprivileged_userns_clone", &v, NULL, NULL) &&
+        atoi(v) == 0)
+        return 1;
+    g_free(g_steal_pointer(&v));
+    if (g_file_get_contents("/proc/sys/user/max_user_namespaces", &v, NULL, NULL) && atoi(v) == 0)
+        return 1;
+    return 0;
+}
+
+int run_main(int argc, char **argv)
+{
+    struct run_opts o = {.trace_dirs = g_ptr_array_new_with_free_func(g_free)};
+    int pr = parse_args(argc, argv, &o);
+    if (pr != 0) {
+        g_ptr_array_free(o.trace_dirs, TRUE);
+        g_free(o.db_path);
+        return pr > 0 ? 0 : 2;
+    }
+
+    int status = RUN_EXIT_SETUP_FAILED;
+    char cwd[PATH_MAX];
+    GArray *trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
+    g_autofree char *backing = NULL, *db_path = NULL, *db_dir = NULL, *db_base = NULL;
+    g_autofree char *staging = NULL, *stats = NULL, *notes = NULL;
+    sqlite3 *db = NULL;
+    struct rec *rec = NULL;
+    struct proc_table *procs = NULL;
+    struct fs *fs = NULL;
+    struct fuse_session *se = NULL;
+    int sv[2] = {-1, -1}, rp[2] = {-1, -1}, sigfd = -1, fuse_fd = -1;
+    bool serving = false;
+    struct loop_ctx loop = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    pthread_t loop_thread;
+    sigset_t handled, old_mask;
+
+    if (!getcwd(cwd, sizeof cwd)) {
+        fprintf(stderr, "buildtrail: cannot get the current directory: %s\n", g_strerror(errno));
+        goto out;
+    }
+
+    /* --- the trees ---------------------------------------------------------------------- */
+    if (!strcmp(cwd, "/")) {
+        fputs("buildtrail: cannot trace / as the workspace; run from the project's directory\n",
+              stderr);
+        goto out;
+    }
+    struct run_tree ws = {g_strdup(cwd), g_strdup(cwd), ROLE_WORKSPACE};
+    g_array_append_val(trees, ws);
+    for (guint i = 0; i < o.trace_dirs->len; i++) {
+        const char *d = o.trace_dirs->pdata[i];
+        char real[PATH_MAX];
+        struct stat st;
+        if (!realpath(d, real) || stat(real, &st) < 0) {
+            fprintf(stderr, "buildtrail: --trace %s: %s; give an existing directory\n", d,
+                    g_strerror(errno));
+            goto out;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "buildtrail: --trace %s: not a directory; give a directory\n", d);
+            goto out;
+        }
+        if (!strcmp(real, "/")) {
+            fprintf(stderr, "buildtrail: --trace %s: cannot trace /; name the directories the "
+                            "build uses\n", d);
+            goto out;
+        }
+        bool dup = false;
+        for (guint k = 0; k < trees->len; k++)
+            dup |= !strcmp(g_array_index(trees, struct run_tree, k).path, real);
+        if (dup)
+            continue;
+        if (trees->len >= NS_MAX_TREES - 1) {
+            fprintf(stderr, "buildtrail: too many --trace directories (at most %d)\n",
+                    NS_MAX_TREES - 2);
+            goto out;
+        }
+        struct run_tree t = {g_strdup(real), g_strdup(real), ROLE_TRACE};
+        g_array_append_val(trees, t);
+    }
+    bool private_tmp = !o.no_tmp;
+    for (guint k = 0; k < trees->len; k++)
+        if (!strcmp(g_array_index(trees, struct run_tree, k).path, "/tmp"))
+            private_tmp = false; /* /tmp itself is traced as it is */
+
+    /* --- preflight ---------------------------------------------------------------------- */
+    bool user_ns = geteuid() != 0;
+    if (access("/dev/fuse", R_OK | W_OK) < 0) {
+        int e = errno;
+        fprintf(stderr, "buildtrail: cannot use /dev/fuse: %s; %s\n", g_strerror(e),
+                e == ENOENT ? "load the fuse module (modprobe fuse) or install fuse3"
+                            : "make it usable by your user (chmod 0666 /dev/fuse, as Debian's "
+                              "udev rule does) or run as root");
+        goto out;
+    }
+    if (user_ns && userns_hint()) {
+        fputs("buildtrail: unprivileged user namespaces are disabled; enable them (sysctl "
+              "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0) or run as root\n",
+              stderr);
+        goto out;
+    }
+
+    /* --- the database ------------------------------------------------------------------- */
+    db_path = o.db_path ? (g_path_is_absolute(o.db_path) ? g_strdup(o.db_path)
+                                                          : g_build_filename(cwd, o.db_path, NULL))
+                        : g_build_filename(cwd, DEFAULT_DB, NULL);
+    {
+        g_autofree char *err = NULL;
+        int r = tracedb_create(db_path, &db, &err);
+        if (r < 0) {
+            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", db_path, err,
+                    r == -EEXIST ? "remove it or choose another file with -o"
+                                 : "choose a writable place with -o FILE");
+            goto out;
+        }
+    }
+    db_dir = g_path_get_dirname(db_path);
+    db_base = g_path_get_basename(db_path);
+    struct stat db_dir_st;
+    if (stat(db_dir, &db_dir_st) < 0)
+        memset(&db_dir_st, 0, sizeof db_dir_st);
+
+    /* --- private /tmp and the staging directory ----------------------------------------- */
+    {
+        const char *base = g_getenv("TMPDIR");
+        if (!base || !*base || !g_path_is_absolute(base))
+            base = "/tmp";
+        backing = g_build_filename(base, "buildtrail-XXXXXX", NULL);
+        if (!mkdtemp(backing)) {
+            fprintf(stderr, "buildtrail: cannot make a private directory in %s: %s; set TMPDIR "
+                            "to a writable directory\n", base, g_strerror(errno));
+            g_free(g_steal_pointer(&backing));
+            goto out;
+        }
+        g_autofree char *mnt = g_build_filename(backing, "mnt", NULL);
+        g_autofree char *tmp = g_build_filename(backing, "tmp", NULL);
+        if (mkdir(mnt, 0700) < 0 || (private_tmp && mkdir(tmp, 0700) < 0) ||
+            (private_tmp && chmod(tmp, 01777) < 0)) {
+            fprintf(stderr, "buildtrail: cannot prepare %s: %s; set TMPDIR to a writable "
+                            "directory\n", backing, g_strerror(errno));
+            goto out;
+        }
+        if (private_tmp) {
+            /* Trees under /tmp need their mount points inside the private /tmp too. */
+            for (guint k = 0; k < trees->len; k++) {
+                const char *p = g_array_index(trees, struct run_tree, k).path;
+                if (path_is_under(p, "/tmp") && strcmp(p, "/tmp")) {
+                    g_autofree char *mp = g_build_filename(tmp, p + 4, NULL);
+                    if (mkdir_p(mp, 0755) < 0) {
+                        fprintf(stderr, "buildtrail: cannot prepare %s: %s\n", mp,
+                                g_strerror(errno));
+                        goto out;
+                    }
+                }
+            }
+            struct run_tree t = {g_strdup("/tmp"), g_steal_pointer(&tmp), ROLE_TMP};
+            g_array_append_val(trees, t);
+        }
+    }
+
+    struct run_tree *tv = (struct run_tree *)trees->data;
+    int n_trees = (int)trees->len;
+    {
+        g_autofree char *err = NULL;
+        if (write_run_start(db, o.argv, cwd, tv, n_trees, &err) < 0) {
+            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; choose a writable place "
+                            "with -o FILE\n", db_path, err);
+            goto out;
+        }
+    }
+
+    /* --- the plan ----------------------------------------------------------------------- */
+    struct fs_tree fs_trees[NS_MAX_TREES];
+    struct ns_plan plan = {0};
+    staging = g_build_filename(backing, "mnt", NULL);
+    plan.user_namespace = user_ns;
+    snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", getuid(), getuid());
+    snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", getgid(), getgid());
+    snprintf(plan.fuse_options, sizeof plan.fuse_options,
+             "rootmode=40000,user_id=%u,group_id=%u,allow_other%s", getuid(), getgid(),
+             user_ns ? "" : ",default_permissions");
+    plan.staging = staging;
+    plan.n_trees = n_trees;
+    plan.cwd = cwd;
+    plan.argv = o.argv;
+    for (int i = 0; i < n_trees; i++) {
+        plan.tree_paths[i] = tv[i].path;
+        plan.mount_order[i] = i;
+        fs_trees[i].path = tv[i].path;
+        fs_trees[i].fd = open(tv[i].backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fs_trees[i].fd < 0) {
+            fprintf(stderr, "buildtrail: cannot open %s: %s\n", tv[i].backing, g_strerror(errno));
+            for (int k = 0; k < i; k++)
+                close(fs_trees[k].fd);
+            goto out;
+        }
+    }
+    g_qsort_with_data(plan.mount_order, n_trees, sizeof(int), compare_tree_depth, tv);
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+        pipe2(rp, O_CLOEXEC) < 0) {
+        fprintf(stderr, "buildtrail: cannot create a pipe: %s\n", g_strerror(errno));
+        for (int i = 0; i < n_trees; i++)
+            close(fs_trees[i].fd);
+        goto out;
+    }
+    plan.sock_fd = sv[1];
+    plan.report_fd = rp[1];
+    plan.close_fds[0] = sv[0];
+    plan.close_fds[1] = rp[0];
+    plan.close_fds[2] = -1;
+
+    /* Signals: the daemon handles them on a signalfd; every thread inherits the mask. */
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGHUP);
+    sigaddset(&handled, SIGQUIT);
+    sigaddset(&handled, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &handled, &old_mask);
+    signal(SIGPIPE, SIG_IGN); /* a closed stdout becomes EPIPE for the writer, see fs.c */
+    sigfd = signalfd(-1, &handled, SFD_CLOEXEC);
+
+    rec_start(&rec, db);
+    if (!rec) {
+        fprintf(stderr, "buildtrail: cannot start the recorder for %s\n", db_path);
+        for (int i = 0; i < n_trees; i++)
+            close(fs_trees[i].fd);
+        goto restore;
+    }
+    db = NULL; /* the writer thread owns it now */
+    procs = proc_table_new(rec);
+    struct fs_config fcfg = {
+        .trees = fs_trees,
+        .n_trees = n_trees,
+        .out_fd = STDOUT_FILENO,
+        .err_fd = STDERR_FILENO,
+        .rec = rec,
+        .procs = procs,
+        .hide_dev = db_dir_st.st_dev,
+        .hide_ino = db_dir_st.st_ino,
+        .hide_name = db_base,
+        .timeout = 1.0,
+        .present_ids_as_own = user_ns,
+        .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
+    };
+    fs = fs_new(&fcfg);
+
+    int64_t start_ns = rec_now_ns();
+    (void)start_ns;
+    pid_t setup = ns_spawn(&plan);
+    /* Files the build creates get exactly the mode it asked for: the kernel has applied the
+     * build's umask already (see op_init), so ours must not mask again.  Only after the spawn:
+     * the build inherits the caller's umask. */
+    umask(0);
+    close(sv[1]);
+    sv[1] = -1;
+    close(rp[1]);
+    rp[1] = -1;
+    if (setup < 0) {
+        fprintf(stderr, "buildtrail: cannot create the build's namespaces: %s; %s\n",
+                g_strerror(-setup),
+                user_ns ? "enable unprivileged user namespaces or run as root"
+                        : "is this a container without CAP_SYS_ADMIN?");
+        goto restore;
+    }
+    proc_table_set_launcher(procs, setup, 0);
+
+    struct ns_report failure = {-1, 0, -1};
+    bool have_status = false, interrupted = false;
+    int wait_status = 0;
+
+    fuse_fd = ns_recv_fd(sv[0]);
+    if (fuse_fd >= 0) {
+        struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+        fuse_opt_add_arg(&args, "buildtrail");
+        se = fuse_session_new(&args, fs_operations(), sizeof(struct fuse_lowlevel_ops), fs);
+        fuse_opt_free_args(&args);
+        char fdpath[32];
+        snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fuse_fd);
+        if (!se || fuse_session_mount(se, fdpath) != 0) {
+            fputs("buildtrail: cannot serve the FUSE connection (libfuse refused it)\n", stderr);
+            kill(setup, SIGKILL);
+        } else {
+            fuse_fd = -1; /* the session owns it */
+            loop.se = se;
+            long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+            loop.max_threads = (int)MAX(16, 4 * ncpu);
+            pthread_create(&loop_thread, NULL, loop_main, &loop);
+            serving = true;
+            pid_t init = 0;
+            if (read_full(sv[0], &init, sizeof init) == 0)
+                proc_table_set_launcher(procs, setup, init);
+        }
+    }
+
+    /* --- wait for the build ------------------------------------------------------------- */
+    bool setup_done = false, reports_done = false;
+    while (!setup_done || !reports_done) {
+        struct pollfd pfd[2] = {{sigfd, POLLIN, 0}, {rp[0], POLLIN, 0}};
+        int n = poll(pfd, reports_done ? 1 : 2, -1);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (!reports_done && (pfd[1].revents & (POLLIN | POLLHUP))) {
+            struct ns_report r;
+            int e = read_full(rp[0], &r, sizeof r);
+            if (e < 0) {
+                reports_done = true;
+            } else if (r.step == NS_STEP_STATUS) {
+                have_status = true;
+                wait_status = r.value;
+            } else if (failure.step < 0) {
+                failure = r;
+            }
+        }
+        if (pfd[0].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            if (read(sigfd, &si, sizeof si) != sizeof si)
+                continue;
+            if (si.ssi_signo == SIGCHLD) {
+                int st;
+                if (waitpid(setup, &st, WNOHANG) == setup)
+                    setup_done = true;
+                continue;
+            }
+            interrupted = true;
+            /* A terminal's Ctrl-C already reached the build (same process group); a signal
+             * sent to buildtrail alone is passed on to the build's root process. */
+            pid_t root = proc_table_root_pid(procs);
+            if ((si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE || si.ssi_signo == SIGTERM ||
+                 si.ssi_signo == SIGHUP) &&
+                root > 0)
+                kill(root, (int)si.ssi_signo);
+            else if (root <= 0 && setup > 0 && si.ssi_code == SI_USER)
+                kill(setup, SIGKILL); /* the build never started: stop setting it up */
+        }
+    }
+
+    /* --- finish ------------------------------------------------------------------------- */
+    if (serving) {
+        if (!loop_wait(&loop, 10)) {
+            fputs("buildtrail: warning: the FUSE mount outlived the build; ending the "
+                  "connection\n", stderr);
+            fuse_session_exit(se);
+        } else {
+            pthread_join(loop_thread, NULL);
+        }
+        fs_flush_open_handles(fs);
+    }
+
+    int exit_status = -1, term_signal = 0;
+    if (have_status) {
+        if (WIFEXITED(wait_status))
+            exit_status = WEXITSTATUS(wait_status);
+        else if (WIFSIGNALED(wait_status)) {
+            term_signal = WTERMSIG(wait_status);
+            exit_status = 128 + term_signal;
+        }
+    }
+    if (failure.step >= 0) {
+        report_setup_failure(&failure, tv, o.argv);
+        if (failure.step != NS_STEP_EXEC)
+            exit_status = RUN_EXIT_SETUP_FAILED;
+    } else if (!have_status) {
+        fputs("buildtrail: the build's launcher ended without reporting the build's status\n",
+              stderr);
+        exit_status = RUN_EXIT_SETUP_FAILED;
+    }
+
+    stats = fs_stats_summary(fs);
+    uint64_t events = rec_event_count(rec);
+    int rec_err = rec_stop(rec, &db);
+    const char *state = rec_err ? TRACEDB_RUN_FAILED
+                        : failure.step >= 0 && failure.step != NS_STEP_EXEC ? TRACEDB_RUN_FAILED
+                        : interrupted ? TRACEDB_RUN_INTERRUPTED
+                                      : TRACEDB_RUN_FINISHED;
+    notes = g_strdup_printf("events=%llu; requests: %s%s", (unsigned long long)events, stats,
+                        rec_err ? "; the recorder failed: events after the failure are missing"
+                                : "");
+    if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes) < 0 &&
+        !rec_err)
+        rec_err = -EIO;
+    if (rec_err) {
+        fprintf(stderr, "buildtrail: the trace %s is incomplete: writing it failed: %s; free "
+                        "space or choose another place with -o\n", db_path, g_strerror(-rec_err));
+        if (exit_status == 0)
+            exit_status = 1;
+    }
+    status = exit_status < 0 ? RUN_EXIT_SETUP_FAILED : exit_status;
+
+restore:
+    if (se) {
+        fuse_session_destroy(se);
+        se = NULL;
+    }
+    fs_free(fs);
+    proc_table_free(procs);
+    rec_free(rec);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+out:
+    if (db)
+        sqlite3_close(db);
+    if (fuse_fd >= 0)
+        close(fuse_fd);
+    for (int i = 0; i < 2; i++) {
+        if (sv[i] >= 0)
+            close(sv[i]);
+        if (rp[i] >= 0)
+            close(rp[i]);
+    }
+    if (sigfd >= 0)
+        close(sigfd);
+    if (backing)
+        remove_tree(backing);
+    for (guint k = 0; k < trees->len; k++) {
+        g_free(g_array_index(trees, struct run_tree, k).path);
+        g_free(g_array_index(trees, struct run_tree, k).backing);
+    }
+    g_array_free(trees, TRUE);
+    g_ptr_array_free(o.trace_dirs, TRUE);
+    g_free(o.db_path);
+    return status;
+}

@@ -1,0 +1,79 @@
+/* common — see common.h. */
+#include "common.h"
+
+#include "textout.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+struct qdb *query_open(const char *cmd, const char *db_path)
+{
+    const char *path = db_path ? db_path : QUERY_DEFAULT_DB;
+    struct qdb *q = NULL;
+    g_autofree char *err = NULL;
+    int r = qdb_open(path, &q, &err);
+    if (r == 0)
+        return q;
+    const char *fix = r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
+                      : r == -EPROTO ? "use a newer buildtrail to read it"
+                                     : "name a trace written by 'buildtrail run' with -d FILE";
+    fprintf(stderr, "buildtrail %s: %s: %s; %s\n", cmd, path, err ? err : g_strerror(-r), fix);
+    return NULL;
+}
+
+void query_text_process(GString *out, const struct qdb_process *p)
+{
+    g_string_append_printf(out, "[%" G_GINT64_FORMAT "] ", p->id);
+    if (p->argv && p->argv_len)
+        text_argv(out, p->argv, p->argv_len);
+    else if (p->exe)
+        text_escape(out, p->exe, strlen(p->exe));
+    else
+        g_string_append(out, "(unknown)");
+}
+
+static void json_opt_string(GString *out, const char *key, const char *s)
+{
+    g_string_append_printf(out, ",\"%s\":", key);
+    if (s)
+        json_string(out, s, strlen(s));
+    else
+        g_string_append(out, "null");
+}
+
+void query_json_process(GString *out, const struct qdb_process *p)
+{
+    g_string_append_printf(out, "{\"id\":%" G_GINT64_FORMAT ",\"pid\":%d", p->id, p->pid);
+    json_opt_string(out, "exe", p->exe);
+    g_string_append(out, ",\"argv\":");
+    if (p->argv)
+        json_argv(out, p->argv, p->argv_len);
+    else
+        g_string_append(out, "null");
+    json_opt_string(out, "cwd", p->cwd);
+    if (p->parent_id)
+        g_string_append_printf(out, ",\"parent\":%" G_GINT64_FORMAT, p->parent_id);
+    else
+        g_string_append(out, ",\"parent\":null");
+    if (p->prev_image_id)
+        g_string_append_printf(out, ",\"exec_of\":%" G_GINT64_FORMAT, p->prev_image_id);
+    if (p->orphan)
+        g_string_append(out, ",\"orphan\":true");
+    g_string_append_c(out, '}');
+}
+
+int query_emit(GString *out)
+{
+    size_t done = 0;
+    while (done < out->len) {
+        ssize_t n = write(STDOUT_FILENO, out->str + done, out->len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return 1;
+        }
+        done += (size_t)n;
+    }
+    return 0;
+}

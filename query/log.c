@@ -1,0 +1,187 @@
+/* log: the build's output, one job's output together (logorder.h), or --raw. */
+#include "common.h"
+#include "logorder.h"
+#include "query.h"
+#include "textout.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void usage(void)
+{
+    puts("Usage: buildtrail log [-d TRACE] [--raw] [--process ID] [--stream out|err] [--json]\n"
+         "Print the build's output (stdout and stderr together), each job's output kept\n"
+         "together, jobs in the order they started.  A job is one command started by a build\n"
+         "driver (make, ninja, ...); a recursive make's jobs are grouped inside its own.\n"
+         "\n"
+         "  -d, --db FILE       read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+         "      --raw           the exact order the bytes were written, each line prefixed\n"
+         "                      with [ID] of the process that wrote it\n"
+         "      --process ID    only what process ID wrote (IDs as 'buildtrail tree' shows)\n"
+         "      --stream S      only stdout (out) or stderr (err)\n"
+         "      --json          print JSON: one object per chunk, in the chosen order");
+}
+
+/* --raw: prefix each line with its writer; a line left open by one writer and continued by
+ * another is closed first, so every output line has exactly one writer. */
+static void emit_raw(GString *out, const struct log_chunk *c, size_t n)
+{
+    int64_t open_writer = -1; /* writer of the unterminated line at the end of out, or -1 */
+    for (size_t i = 0; i < n; i++) {
+        if (open_writer >= 0 && open_writer != c[i].process_id) {
+            g_string_append_c(out, '\n');
+            open_writer = -1;
+        }
+        for (size_t k = 0; k < c[i].len; k++) {
+            if (open_writer < 0) {
+                g_string_append_printf(out, "[%" G_GINT64_FORMAT "] ", c[i].process_id);
+                open_writer = c[i].process_id;
+            }
+            g_string_append_c(out, c[i].data[k]);
+            if (c[i].data[k] == '\n')
+                open_writer = -1;
+        }
+    }
+    if (open_writer >= 0)
+        g_string_append_c(out, '\n');
+}
+
+int query_log_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"raw", no_argument, NULL, 'r'},
+        {"process", required_argument, NULL, 'p'},
+        {"stream", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *db_path = NULL;
+    bool json = false, raw = false;
+    int64_t only_process = 0;
+    int only_stream = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'r':
+            raw = true;
+            break;
+        case 'p': {
+            char *end;
+            only_process = g_ascii_strtoll(optarg, &end, 10);
+            if (*end || only_process <= 0) {
+                fprintf(stderr, "buildtrail log: --process %s: not a process ID; take one from "
+                                "'buildtrail tree'\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 's':
+            only_stream = !strcmp(optarg, "out") || !strcmp(optarg, "stdout")   ? 1
+                          : !strcmp(optarg, "err") || !strcmp(optarg, "stderr") ? 2
+                                                                                : -1;
+            if (only_stream < 0) {
+                fprintf(stderr, "buildtrail log: --stream %s: say 'out' or 'err'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            fputs("Try 'buildtrail log --help'.\n", stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "buildtrail log: unexpected argument '%s'; see 'buildtrail log --help'\n",
+                argv[optind]);
+        return 2;
+    }
+    struct qdb *q = query_open("log", db_path);
+    if (!q)
+        return 1;
+    if (only_process && !qdb_process(q, only_process)) {
+        fprintf(stderr, "buildtrail log: --process %" G_GINT64_FORMAT ": no such process in the "
+                        "trace; take an ID from 'buildtrail tree'\n", only_process);
+        qdb_close(q);
+        return 1;
+    }
+
+    GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(q->db,
+                       "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
+                       "WHERE (?1 = 0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
+                       -1, &st, NULL);
+    sqlite3_bind_int64(st, 1, only_process);
+    sqlite3_bind_int(st, 2, only_stream);
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+        struct log_chunk ch = {
+            .seq = sqlite3_column_int64(st, 0),
+            .process_id = sqlite3_column_int64(st, 1),
+            .stream = sqlite3_column_int(st, 2),
+            .time_ns = sqlite3_column_int64(st, 3),
+        };
+        ch.len = (size_t)sqlite3_column_bytes(st, 4);
+        ch.data = g_memdup2(sqlite3_column_blob(st, 4), ch.len);
+        g_array_append_val(chunks, ch);
+    }
+    sqlite3_finalize(st);
+
+    struct log_chunk *cv = (struct log_chunk *)chunks->data;
+    if (!raw) {
+        qdb_load_all(q);
+        GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, q->processes);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+            const struct qdb_process *p = v;
+            struct log_proc *lp = g_new(struct log_proc, 1);
+            *lp = (struct log_proc){p->id, p->parent_id, p->start_ns,
+                                    log_is_driver(qdb_process_program(p))};
+            g_hash_table_insert(procs, &lp->id, lp);
+        }
+        long hz = sysconf(_SC_CLK_TCK);
+        log_sort(cv, chunks->len, procs, hz > 0 ? 1000000000 / hz : 10000000);
+        g_hash_table_destroy(procs);
+    }
+
+    GString *out = g_string_new(NULL);
+    if (json) {
+        g_string_append_c(out, '[');
+        for (guint i = 0; i < chunks->len; i++) {
+            g_string_append_printf(out,
+                                   "%s{\"seq\":%" G_GINT64_FORMAT ",\"process\":%" G_GINT64_FORMAT
+                                   ",\"stream\":\"%s\",\"time_ns\":%" G_GINT64_FORMAT ",\"data\":",
+                                   i ? "," : "", cv[i].seq, cv[i].process_id,
+                                   cv[i].stream == 2 ? "stderr" : "stdout", cv[i].time_ns);
+            json_string(out, cv[i].data, cv[i].len);
+            g_string_append_c(out, '}');
+        }
+        g_string_append(out, "]\n");
+    } else if (raw) {
+        emit_raw(out, cv, chunks->len);
+    } else {
+        for (guint i = 0; i < chunks->len; i++)
+            g_string_append_len(out, cv[i].data, (gssize)cv[i].len);
+    }
+    int status = query_emit(out);
+    g_string_free(out, TRUE);
+    for (guint i = 0; i < chunks->len; i++)
+        g_free((char *)cv[i].data);
+    g_array_free(chunks, TRUE);
+    qdb_close(q);
+    return status;
+}

@@ -1,0 +1,167 @@
+/* qdb — see qdb.h. */
+#include "qdb.h"
+
+#include "tracedb.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+static void free_process(gpointer p)
+{
+    struct qdb_process *pr = p;
+    g_free(pr->comm);
+    g_free(pr->exe);
+    g_free(pr->cwd);
+    g_free(pr->argv);
+    g_free(pr);
+}
+
+int qdb_open(const char *path, struct qdb **out, char **err_detail)
+{
+    sqlite3 *db = NULL;
+    int r = tracedb_open_readonly(path, &db, err_detail);
+    if (r < 0)
+        return r;
+    struct qdb *q = g_new0(struct qdb, 1);
+    q->db = db;
+    q->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_process);
+    *out = q;
+    return 0;
+}
+
+void qdb_close(struct qdb *q)
+{
+    if (!q)
+        return;
+    g_hash_table_destroy(q->processes);
+    sqlite3_close(q->db);
+    g_free(q);
+}
+
+static char *column_dup(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? g_strdup((const char *)t) : NULL;
+}
+
+#define PROCESS_COLUMNS                                                                            \
+    "id, parent_id, prev_image_id, pid, exec_seq, orphan, start_ns, comm, exe, cwd, argv"
+
+static struct qdb_process *row_to_process(sqlite3_stmt *st)
+{
+    struct qdb_process *p = g_new0(struct qdb_process, 1);
+    p->id = sqlite3_column_int64(st, 0);
+    p->parent_id = sqlite3_column_int64(st, 1);
+    p->prev_image_id = sqlite3_column_int64(st, 2);
+    p->pid = sqlite3_column_int(st, 3);
+    p->exec_seq = sqlite3_column_int(st, 4);
+    p->orphan = sqlite3_column_int(st, 5) != 0;
+    p->start_ns = sqlite3_column_int64(st, 6);
+    p->comm = column_dup(st, 7);
+    p->exe = column_dup(st, 8);
+    p->cwd = column_dup(st, 9);
+    int n = sqlite3_column_bytes(st, 10);
+    const void *blob = sqlite3_column_blob(st, 10);
+    if (blob) {
+        p->argv = g_memdup2(blob, (gsize)n);
+        p->argv_len = (size_t)n;
+    }
+    return p;
+}
+
+void qdb_load_all(struct qdb *q)
+{
+    if (q->all_loaded)
+        return;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(q->db, "SELECT " PROCESS_COLUMNS " FROM processes", -1, &st, NULL) ==
+        SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            struct qdb_process *p = row_to_process(st);
+            if (g_hash_table_contains(q->processes, &p->id))
+                free_process(p);
+            else
+                g_hash_table_insert(q->processes, &p->id, p);
+        }
+    }
+    sqlite3_finalize(st);
+    q->all_loaded = true;
+}
+
+const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
+{
+    struct qdb_process *p = g_hash_table_lookup(q->processes, &id);
+    if (p || q->all_loaded)
+        return p;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(q->db, "SELECT " PROCESS_COLUMNS " FROM processes WHERE id=?", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            p = row_to_process(st);
+            g_hash_table_insert(q->processes, &p->id, p);
+        }
+    }
+    sqlite3_finalize(st);
+    return p;
+}
+
+int64_t qdb_file_id(struct qdb *q, const char *path)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t id = 0;
+    if (sqlite3_prepare_v2(q->db, "SELECT id FROM files WHERE path=?", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            id = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return id;
+}
+
+char *qdb_absolute_path(const char *arg)
+{
+    g_autofree char *abs = NULL;
+    if (g_path_is_absolute(arg)) {
+        abs = g_strdup(arg);
+    } else {
+        g_autofree char *cwd = g_get_current_dir();
+        abs = g_build_filename(cwd, arg, NULL);
+    }
+    /* Lexical normalisation: split on '/', drop "." and empty, pop on "..". */
+    gchar **parts = g_strsplit(abs, "/", -1);
+    GPtrArray *keep = g_ptr_array_new();
+    for (gchar **p = parts; *p; p++) {
+        if (!**p || !strcmp(*p, "."))
+            continue;
+        if (!strcmp(*p, "..")) {
+            if (keep->len)
+                g_ptr_array_remove_index(keep, keep->len - 1);
+            continue;
+        }
+        g_ptr_array_add(keep, *p);
+    }
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < keep->len; i++) {
+        g_string_append_c(s, '/');
+        g_string_append(s, keep->pdata[i]);
+    }
+    if (!s->len)
+        g_string_append_c(s, '/');
+    g_ptr_array_free(keep, TRUE);
+    g_strfreev(parts);
+    return g_string_free(s, FALSE);
+}
+
+const char *qdb_process_program(const struct qdb_process *p)
+{
+    const char *path = p->exe;
+    if (!path || !*path)
+        path = p->argv;
+    if (!path || !*path)
+        return p->comm ? p->comm : "";
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}

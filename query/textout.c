@@ -1,0 +1,164 @@
+/* textout — see textout.h. */
+#include "textout.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (at most len bytes), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+    unsigned char c = s[0];
+    size_t n;
+    unsigned cp;
+    if (c < 0x80)
+        return 1;
+    else if ((c & 0xe0) == 0xc0)
+        n = 2, cp = c & 0x1f;
+    else if ((c & 0xf0) == 0xe0)
+        n = 3, cp = c & 0x0f;
+    else if ((c & 0xf8) == 0xf0)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (n > len)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    /* Reject overlong forms, surrogates and values past U+10FFFF. */
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void text_escape(GString *out, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = u[i];
+        size_t n = utf8_seq(u + i, len - i);
+        if (n == 0) {
+            g_string_append_printf(out, "\\x%02x", c);
+            i++;
+            continue;
+        }
+        if (n == 1) {
+            if (c == '\\')
+                g_string_append(out, "\\\\");
+            else if (c == '\n')
+                g_string_append(out, "\\n");
+            else if (c == '\t')
+                g_string_append(out, "\\t");
+            else if (c == '\r')
+                g_string_append(out, "\\r");
+            else if (c < 0x20 || c == 0x7f)
+                g_string_append_printf(out, "\\x%02x", c);
+            else
+                g_string_append_c(out, (char)c);
+        } else {
+            g_string_append_len(out, s + i, (gssize)n);
+        }
+        i += n;
+    }
+}
+
+void text_quote_arg(GString *out, const char *s, size_t len)
+{
+    bool plain = len > 0;
+    for (size_t i = 0; i < len && plain; i++) {
+        unsigned char c = (unsigned char)s[i];
+        plain = g_ascii_isalnum(c) || strchr("-_./=:,+@%^", c);
+    }
+    if (plain) {
+        g_string_append_len(out, s, (gssize)len);
+        return;
+    }
+    g_string_append_c(out, '\'');
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || s[i] == '\'') {
+            text_escape(out, s + start, i - start);
+            if (i < len)
+                g_string_append(out, "'\\''");
+            start = i + 1;
+        }
+    }
+    g_string_append_c(out, '\'');
+}
+
+void text_argv(GString *out, const char *argv, size_t len)
+{
+    size_t start = 0;
+    bool first = true;
+    for (size_t i = 0; i < len; i++) {
+        if (argv[i] != '\0')
+            continue;
+        if (!first)
+            g_string_append_c(out, ' ');
+        text_quote_arg(out, argv + start, i - start);
+        first = false;
+        start = i + 1;
+    }
+    if (start < len) { /* no final NUL (a process that rewrote its argv) */
+        if (!first)
+            g_string_append_c(out, ' ');
+        text_quote_arg(out, argv + start, len - start);
+    }
+}
+
+void json_string(GString *out, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    g_string_append_c(out, '"');
+    for (size_t i = 0; i < len;) {
+        unsigned char c = u[i];
+        size_t n = utf8_seq(u + i, len - i);
+        if (n == 0) {
+            g_string_append_printf(out, "\\udc%02x", c);
+            i++;
+            continue;
+        }
+        if (n == 1) {
+            if (c == '"')
+                g_string_append(out, "\\\"");
+            else if (c == '\\')
+                g_string_append(out, "\\\\");
+            else if (c == '\n')
+                g_string_append(out, "\\n");
+            else if (c == '\t')
+                g_string_append(out, "\\t");
+            else if (c == '\r')
+                g_string_append(out, "\\r");
+            else if (c < 0x20 || c == 0x7f)
+                g_string_append_printf(out, "\\u%04x", c);
+            else
+                g_string_append_c(out, (char)c);
+        } else {
+            g_string_append_len(out, s + i, (gssize)n);
+        }
+        i += n;
+    }
+    g_string_append_c(out, '"');
+}
+
+void json_argv(GString *out, const char *argv, size_t len)
+{
+    g_string_append_c(out, '[');
+    size_t start = 0;
+    bool first = true;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && argv[i] != '\0')
+            continue;
+        if (i == len && start == len)
+            break;
+        if (!first)
+            g_string_append_c(out, ',');
+        json_string(out, argv + start, i - start);
+        first = false;
+        start = i + 1;
+    }
+    g_string_append_c(out, ']');
+}

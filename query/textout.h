@@ -1,0 +1,26 @@
+/* textout — print file names, argv and captured output safely, as text for people or JSON.
+ *
+ * Contract
+ *   - text_escape(): a byte string as one line of text: printable UTF-8 is kept, a backslash
+ *     becomes "\\", newline/tab/CR become "\n", "\t", "\r", any other control byte and any byte
+ *     that is not valid UTF-8 becomes "\xNN".  The result never contains a newline, and the
+ *     original bytes can be recovered from it.
+ *   - text_quote_arg(): one argv word for a shell-like command line: as is when it holds only
+ *     safe characters, otherwise single-quoted (with ' as '\'') and text_escape()d.
+ *   - json_string(): a JSON string literal.  Valid UTF-8 is kept; control characters, quote
+ *     and backslash are escaped; each byte B that is not valid UTF-8 becomes \udcBB (a lone
+ *     low surrogate, as Python's "surrogateescape" does), so exact bytes survive a round trip.
+ *   - All append to a GString the caller owns.  No errors, no logging.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stddef.h>
+
+void text_escape(GString *out, const char *s, size_t len);
+void text_quote_arg(GString *out, const char *s, size_t len);
+/* argv stored NUL-separated (as /proc/PID/cmdline): words joined by spaces, each quoted. */
+void text_argv(GString *out, const char *argv, size_t len);
+void json_string(GString *out, const char *s, size_t len);
+/* argv as a JSON array of strings. */
+void json_argv(GString *out, const char *argv, size_t len);

@@ -1,0 +1,134 @@
+/* tree: the build's process tree with argv. */
+#include "common.h"
+#include "query.h"
+#include "textout.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+static gint by_start(gconstpointer a, gconstpointer b)
+{
+    const struct qdb_process *x = *(const struct qdb_process *const *)a;
+    const struct qdb_process *y = *(const struct qdb_process *const *)b;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct tree_ctx {
+    struct qdb *q;
+    GHashTable *children; /* parent id -> GPtrArray of processes (sorted) */
+    GPtrArray *roots;
+    GString *out;
+    bool json;
+};
+
+static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
+{
+    GPtrArray *kids = g_hash_table_lookup(t->children, &p->id);
+    if (t->json) {
+        g_string_append(t->out, "{\"process\":");
+        query_json_process(t->out, p);
+        g_string_append(t->out, ",\"children\":[");
+        for (guint i = 0; kids && i < kids->len; i++) {
+            if (i)
+                g_string_append_c(t->out, ',');
+            emit(t, kids->pdata[i], depth + 1);
+        }
+        g_string_append(t->out, "]}");
+        return;
+    }
+    for (int i = 0; i < depth; i++)
+        g_string_append(t->out, "  ");
+    query_text_process(t->out, p);
+    if (p->prev_image_id)
+        g_string_append_printf(t->out, "  (exec of [%" G_GINT64_FORMAT "])", p->prev_image_id);
+    if (p->orphan)
+        g_string_append(t->out, "  (orphan: parent unknown)");
+    g_string_append_c(t->out, '\n');
+    for (guint i = 0; kids && i < kids->len; i++)
+        emit(t, kids->pdata[i], depth + 1);
+}
+
+int query_tree_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *db_path = NULL;
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            puts("Usage: buildtrail tree [-d TRACE] [--json]\n"
+                 "Show the build's processes as a tree, each as [ID] followed by its argv.\n"
+                 "An image that replaced another by exec says so; IDs are what other\n"
+                 "commands (log --process) take.\n"
+                 "\n"
+                 "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                 "      --json      print JSON (nested {process, children})");
+            return 0;
+        default:
+            fputs("Try 'buildtrail tree --help'.\n", stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "buildtrail tree: unexpected argument '%s'; see 'buildtrail tree --help'\n",
+                argv[optind]);
+        return 2;
+    }
+    struct qdb *q = query_open("tree", db_path);
+    if (!q)
+        return 1;
+    qdb_load_all(q);
+    struct tree_ctx t = {q, g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                                  (GDestroyNotify)g_ptr_array_unref),
+                         g_ptr_array_new(), g_string_new(NULL), json};
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, q->processes);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        struct qdb_process *p = v;
+        if (!p->parent_id || !g_hash_table_contains(q->processes, &p->parent_id)) {
+            g_ptr_array_add(t.roots, p);
+            continue;
+        }
+        GPtrArray *kids = g_hash_table_lookup(t.children, &p->parent_id);
+        if (!kids) {
+            kids = g_ptr_array_new();
+            g_hash_table_insert(t.children, g_memdup2(&p->parent_id, sizeof p->parent_id), kids);
+        }
+        g_ptr_array_add(kids, p);
+    }
+    g_hash_table_iter_init(&it, t.children);
+    while (g_hash_table_iter_next(&it, NULL, &v))
+        g_ptr_array_sort(v, by_start);
+    g_ptr_array_sort(t.roots, by_start);
+    if (json)
+        g_string_append_c(t.out, '[');
+    for (guint i = 0; i < t.roots->len; i++) {
+        if (json && i)
+            g_string_append_c(t.out, ',');
+        emit(&t, t.roots->pdata[i], 0);
+    }
+    if (json)
+        g_string_append(t.out, "]\n");
+    int status = query_emit(t.out);
+    g_string_free(t.out, TRUE);
+    g_ptr_array_free(t.roots, TRUE);
+    g_hash_table_destroy(t.children);
+    qdb_close(q);
+    return status;
+}

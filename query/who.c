@@ -1,0 +1,245 @@
+/* who-wrote / who-read: the processes that wrote or read a file, each with its ancestors. */
+#include "common.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Kinds that make a process a writer of a path: it changed what is at that path.  A write
+ * open that moved no bytes does not count (the opener is then only a creator or truncator, if
+ * it was one: `sh -c 'cmd > f'` lists sh as creator and cmd as writer). */
+#define WRITER_KINDS "(2,3,4,7,10,11,12)"
+#define READER_KINDS "(1,5)"
+
+struct who_access {
+    int kind;
+    int64_t bytes;
+    int64_t count;
+};
+
+struct who_process {
+    int64_t id;
+    GArray *accesses; /* struct who_access */
+};
+
+static void describe_accesses(GString *out, GArray *acc)
+{
+    for (guint i = 0; i < acc->len; i++) {
+        const struct who_access *a = &g_array_index(acc, struct who_access, i);
+        if (i)
+            g_string_append(out, ", ");
+        g_string_append(out, tracedb_access_kind_name(a->kind));
+        if ((a->kind == TRACEDB_READ || a->kind == TRACEDB_WRITE) && a->bytes >= 0)
+            g_string_append_printf(out, " %" G_GINT64_FORMAT " bytes", a->bytes);
+        if (a->count > 1)
+            g_string_append_printf(out, " (%" G_GINT64_FORMAT " times)", a->count);
+    }
+}
+
+/* The processes that accessed file_id with one of `kinds`, in order of first access. */
+static GPtrArray *who_processes(struct qdb *q, int64_t file_id, bool wrote)
+{
+    GPtrArray *list = g_ptr_array_new();
+    g_autofree char *sql = g_strdup_printf(
+        "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t "
+        "FROM accesses WHERE file_id=? AND result=0 AND kind IN %s %s "
+        "GROUP BY process_id, kind ORDER BY t, process_id, kind",
+        wrote ? WRITER_KINDS : READER_KINDS,
+        wrote ? "AND (kind != 2 OR bytes > 0)" : "");
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return list;
+    sqlite3_bind_int64(st, 1, file_id);
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 0);
+        struct who_process *wp = g_hash_table_lookup(seen, &pid);
+        if (!wp) {
+            wp = g_new0(struct who_process, 1);
+            wp->id = pid;
+            wp->accesses = g_array_new(FALSE, TRUE, sizeof(struct who_access));
+            g_hash_table_insert(seen, &wp->id, wp);
+            g_ptr_array_add(list, wp);
+        }
+        struct who_access a = {sqlite3_column_int(st, 1), sqlite3_column_int64(st, 2),
+                               sqlite3_column_int64(st, 3)};
+        g_array_append_val(wp->accesses, a);
+    }
+    sqlite3_finalize(st);
+    g_hash_table_destroy(seen);
+    return list;
+}
+
+static void free_who(gpointer p)
+{
+    struct who_process *wp = p;
+    g_array_free(wp->accesses, TRUE);
+    g_free(wp);
+}
+
+static void text_block(struct qdb *q, GString *out, const char *path, GPtrArray *list, bool wrote)
+{
+    text_escape(out, path, strlen(path));
+    g_string_append_c(out, '\n');
+    if (!list->len)
+        g_string_append_printf(out, "  (no process of the build %s it)\n",
+                               wrote ? "wrote" : "read");
+    for (guint i = 0; i < list->len; i++) {
+        struct who_process *wp = list->pdata[i];
+        const struct qdb_process *p = qdb_process(q, wp->id);
+        g_string_append_printf(out, "  %s ", wrote ? "written by" : "read by");
+        if (!p) {
+            g_string_append(out, "an unidentified process\n    did:  ");
+            describe_accesses(out, wp->accesses);
+            g_string_append_c(out, '\n');
+            continue;
+        }
+        query_text_process(out, p);
+        g_string_append_printf(out, "\n    pid:  %d\n    cwd:  ", p->pid);
+        if (p->cwd)
+            text_escape(out, p->cwd, strlen(p->cwd));
+        g_string_append(out, "\n    did:  ");
+        describe_accesses(out, wp->accesses);
+        g_string_append_c(out, '\n');
+        bool first = true;
+        for (const struct qdb_process *a = p->parent_id ? qdb_process(q, p->parent_id) : NULL; a;
+             a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
+            g_string_append(out, first ? "    from: " : "          ");
+            query_text_process(out, a);
+            g_string_append_c(out, '\n');
+            first = false;
+        }
+    }
+}
+
+static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray *list, bool wrote)
+{
+    g_string_append(out, "{\"path\":");
+    json_string(out, path, strlen(path));
+    g_string_append_printf(out, ",\"%s\":[", wrote ? "writers" : "readers");
+    for (guint i = 0; i < list->len; i++) {
+        struct who_process *wp = list->pdata[i];
+        const struct qdb_process *p = qdb_process(q, wp->id);
+        if (i)
+            g_string_append_c(out, ',');
+        g_string_append(out, "{\"process\":");
+        if (p)
+            query_json_process(out, p);
+        else
+            g_string_append(out, "null");
+        g_string_append(out, ",\"accesses\":[");
+        for (guint k = 0; k < wp->accesses->len; k++) {
+            const struct who_access *a = &g_array_index(wp->accesses, struct who_access, k);
+            g_string_append_printf(out, "%s{\"kind\":\"%s\",\"bytes\":%" G_GINT64_FORMAT
+                                        ",\"count\":%" G_GINT64_FORMAT "}",
+                                   k ? "," : "", tracedb_access_kind_name(a->kind), a->bytes,
+                                   a->count);
+        }
+        g_string_append(out, "],\"ancestors\":[");
+        bool first = true;
+        for (const struct qdb_process *a = p && p->parent_id ? qdb_process(q, p->parent_id) : NULL;
+             a; a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
+            if (!first)
+                g_string_append_c(out, ',');
+            query_json_process(out, a);
+            first = false;
+        }
+        g_string_append(out, "]}");
+    }
+    g_string_append(out, "]}");
+}
+
+static int who_main(int argc, char **argv, bool wrote)
+{
+    const char *cmd = wrote ? "who-wrote" : "who-read";
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *db_path = NULL;
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            printf("Usage: buildtrail %s [-d TRACE] [--json] PATH...\n"
+                   "Show every process of the build that %s PATH, with its argv, pid, cwd,\n"
+                   "what it did, and its ancestors up to the build's command.\n"
+                   "\n"
+                   "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                   "      --json      print JSON\n",
+                   cmd, wrote ? "wrote (created, truncated, wrote bytes to, renamed onto)"
+                              : "read (opened for reading, executed)");
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "buildtrail %s: no PATH given; usage: buildtrail %s [-d TRACE] PATH...\n",
+                cmd, cmd);
+        return 2;
+    }
+    struct qdb *q = query_open(cmd, db_path);
+    if (!q)
+        return 1;
+    int status = 0;
+    GString *out = g_string_new(json ? "[" : NULL);
+    bool first = true;
+    for (int i = optind; i < argc; i++) {
+        g_autofree char *path = qdb_absolute_path(argv[i]);
+        int64_t file_id = qdb_file_id(q, path);
+        if (!file_id) {
+            GString *e = g_string_new(NULL);
+            text_escape(e, path, strlen(path));
+            fprintf(stderr, "buildtrail %s: %s: the build never touched this path; check the "
+                            "path, or list what it wrote with 'buildtrail tree'\n", cmd, e->str);
+            g_string_free(e, TRUE);
+            status = 1;
+            continue;
+        }
+        GPtrArray *list = who_processes(q, file_id, wrote);
+        if (json) {
+            if (!first)
+                g_string_append_c(out, ',');
+            json_block(q, out, path, list, wrote);
+        } else {
+            if (!first)
+                g_string_append_c(out, '\n');
+            text_block(q, out, path, list, wrote);
+        }
+        first = false;
+        g_ptr_array_set_free_func(list, free_who);
+        g_ptr_array_free(list, TRUE);
+    }
+    if (json)
+        g_string_append(out, "]\n");
+    if (query_emit(out))
+        status = 1;
+    g_string_free(out, TRUE);
+    qdb_close(q);
+    return status;
+}
+
+int query_who_wrote_main(int argc, char **argv)
+{
+    return who_main(argc, argv, true);
+}
+
+int query_who_read_main(int argc, char **argv)
+{
+    return who_main(argc, argv, false);
+}

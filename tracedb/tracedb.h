@@ -1,0 +1,72 @@
+/* tracedb — the trace database schema, shared by the recorder and the queries.
+ *
+ * Contract
+ *   - One schema version, TRACEDB_SCHEMA_VERSION, stored in meta('schema_version').  Every
+ *     change to the schema appends a migration to tracedb.c; a database whose version is newer
+ *     than this build knows is refused (-EPROTO), never guessed at.
+ *   - tracedb_create() makes a fresh database at a path (replacing an earlier buildtrail trace
+ *     there, refusing anything else) and returns it open read-write in WAL mode.
+ *   - tracedb_open_readonly() opens an existing trace for queries; it never writes.
+ *   - Functions return 0 or a negative errno and never log; `*err_detail` (when given) receives
+ *     a newly allocated sentence for the caller to report, to be g_free()d.
+ *   - A sqlite3 handle returned here belongs to the caller: close it with sqlite3_close().
+ *   - No locking here: a handle is used by one thread at a time (the recorder's writer thread,
+ *     or the query CLI).
+ *
+ * Times in the trace are nanoseconds of CLOCK_BOOTTIME (the clock /proc's process start times
+ * use), except runs.start_realtime_ns which anchors them to wall-clock time.
+ */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+#define TRACEDB_SCHEMA_VERSION 1
+
+/* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
+ * access_kinds in every database maps them to these names.  Append only: never renumber. */
+enum tracedb_access_kind {
+    TRACEDB_READ = 1,       /* opened for reading (bytes = bytes read through the mount) */
+    TRACEDB_WRITE = 2,      /* opened for writing (bytes = bytes written) */
+    TRACEDB_CREATE = 3,     /* created (open O_CREAT that made it, mknod) */
+    TRACEDB_TRUNCATE = 4,   /* truncated (O_TRUNC or truncate to a smaller size) */
+    TRACEDB_EXEC = 5,       /* opened to be executed */
+    TRACEDB_UNLINK = 6,
+    TRACEDB_MKDIR = 7,
+    TRACEDB_RMDIR = 8,
+    TRACEDB_RENAME_FROM = 9,
+    TRACEDB_RENAME_TO = 10,
+    TRACEDB_LINK = 11,      /* a hard link made at this path */
+    TRACEDB_SYMLINK = 12,   /* a symlink made at this path */
+    TRACEDB_READDIR = 13,   /* a directory listed */
+    TRACEDB_READLINK = 14,
+    TRACEDB_PROBE = 15,     /* looked up; result says whether it existed (ENOENT = missing) */
+    TRACEDB_SETATTR = 16,   /* chmod/chown/utimes */
+    TRACEDB_ACCESS_KIND_MAX = 16,
+};
+
+/* The name of an access kind ("read", "rename_from", ...), or NULL for an unknown code. */
+const char *tracedb_access_kind_name(int kind);
+
+/* Streams of the output table. */
+enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };
+
+/* Run states (runs.state). */
+#define TRACEDB_RUN_RUNNING "running"
+#define TRACEDB_RUN_FINISHED "finished"
+#define TRACEDB_RUN_INTERRUPTED "interrupted"
+#define TRACEDB_RUN_FAILED "failed" /* the recorder itself failed; the trace is incomplete */
+
+/* Create a fresh trace database at `path`.  An existing file there is replaced only when it is
+ * itself a buildtrail trace (or empty); otherwise -EEXIST.  Returns 0 and sets *out. */
+int tracedb_create(const char *path, sqlite3 **out, char **err_detail);
+
+/* Open an existing trace read-only.  -ENOENT: no such file; -EINVAL: not a buildtrail trace;
+ * -EPROTO: written by a newer buildtrail (schema version above ours). */
+int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
+
+/* Is the file at `path` a buildtrail trace (or empty)?  1 yes, 0 no, <0 errno. */
+int tracedb_is_trace(const char *path);
+
+/* Execute SQL that returns no rows.  Returns 0 or -EIO with *err_detail set. */
+int tracedb_exec(sqlite3 *db, const char *sql, char **err_detail);

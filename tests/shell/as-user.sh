@@ -1,0 +1,25 @@
+#!/bin/sh
+# as-user.sh TEST — run a shell test as an unprivileged user (ctest's "user/" variants).
+# Needs root (to switch user) and the user named by BT_TEST_USER (default buildtrail-test);
+# skips (77) otherwise.  The binary, the test and its library are copied to a directory the
+# user can read, since the build tree may live where that user cannot look.
+set -eu
+user=${BT_TEST_USER:-buildtrail-test}
+[ "$(id -u)" = 0 ] || { echo "SKIP: user variant needs root to switch user"; exit 77; }
+id "$user" >/dev/null 2>&1 || { echo "SKIP: no user $user (CI creates it)"; exit 77; }
+test_file=$1
+here=$(cd "$(dirname "$0")" && pwd)
+stage=$(mktemp -d /tmp/bt-user.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"
+cp "$BUILDTRAIL" "$stage/buildtrail"
+cp "$here/lib.sh" "$test_file" "$stage/"
+cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
+if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
+    mkdir "$stage/workloads"
+    cp "$WORKLOADS"/*.tar.* "$stage/workloads/" 2>/dev/null || true
+fi
+chmod -R a+rX "$stage"
+exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
+    BUILDTRAIL="$stage/buildtrail" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
+    sh "$stage/$(basename "$test_file")"

@@ -1,0 +1,63 @@
+# lib.sh — sourced by every shell test (tests/shell/tNNNN-*.sh).
+#
+# Gives each test a private directory $T (removed on exit), helpers to fail or skip (exit 77),
+# and checks that buildtrail left no mount, no private directory and no process behind.
+# Environment: BUILDTRAIL (the binary), WORKLOADS (../shared/workloads), set by ctest.
+set -eu
+
+: "${BUILDTRAIL:?BUILDTRAIL must name the buildtrail binary}"
+WORKLOADS=${WORKLOADS:-}
+T=$(mktemp -d "${TMPDIR:-/tmp}/bt-test.XXXXXX")
+chmod 755 "$T"
+# buildtrail's private directories go here, so that leftovers can be seen.
+mkdir "$T/tmpdir"
+export TMPDIR="$T/tmpdir"
+TEST_MARK="bt-mark-$$-$(date +%s%N)"
+
+_cleanup_hooks=""
+on_cleanup() { _cleanup_hooks="$_cleanup_hooks
+$*"; }
+_cleanup() {
+    status=$?
+    eval "$_cleanup_hooks" || true
+    pkill -KILL -f "$TEST_MARK" 2>/dev/null || true
+    rm -rf "$T" 2>/dev/null || true
+    exit $status
+}
+trap _cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+say() { echo "# $*"; }
+
+bt() { "$BUILDTRAIL" "$@"; }
+
+# Skip unless this machine can run buildtrail at all (FUSE usable by us).
+require_fuse() {
+    [ -e /dev/fuse ] || skip "no /dev/fuse"
+    [ -r /dev/fuse ] && [ -w /dev/fuse ] || skip "/dev/fuse not usable by $(id -un) (chmod 0666 /dev/fuse)"
+}
+require_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+require_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+
+# No FUSE mount of ours, no private directory, no marked process left behind.
+assert_no_leftovers() {
+    if grep -q 'fuse.buildtrail' /proc/self/mountinfo; then
+        fail "a buildtrail mount is left: $(grep fuse.buildtrail /proc/self/mountinfo)"
+    fi
+    if [ -n "$(ls -A "$TMPDIR")" ]; then
+        fail "buildtrail left files in its private directory: $(ls -A "$TMPDIR")"
+    fi
+    # Processes die asynchronously after a pid namespace's init exits: allow a moment.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        pgrep -f "$TEST_MARK" >/dev/null 2>&1 || return 0
+        sleep 0.2
+    done
+    fail "processes left behind: $(pgrep -af "$TEST_MARK")"
+}
+
+# sql DB QUERY — run a query on a trace (sqlite3 CLI, read-only).
+sql() { sqlite3 -readonly "$1" "$2"; }
+
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
+assert_contains() { printf '%s' "$1" | grep -qF -- "$2" || fail "${3:-missing text}: '$2' not in: $1"; }

@@ -1,0 +1,64 @@
+/* Unit tests: safe text and JSON output of byte strings. */
+#include "textout.h"
+
+#include <string.h>
+
+static char *esc(const char *s, size_t len)
+{
+    GString *g = g_string_new(NULL);
+    text_escape(g, s, len);
+    return g_string_free(g, FALSE);
+}
+
+static void test_escape(void)
+{
+    g_autofree char *a = esc("plain/path.c", 12);
+    g_assert_cmpstr(a, ==, "plain/path.c");
+    g_autofree char *b = esc("new\nline\ttab\\", 13);
+    g_assert_cmpstr(b, ==, "new\\nline\\ttab\\\\");
+    g_autofree char *c = esc("bad\xff" "byte", 8);
+    g_assert_cmpstr(c, ==, "bad\\xffbyte");
+    g_autofree char *d = esc("caf\xc3\xa9", 5); /* valid UTF-8 stays */
+    g_assert_cmpstr(d, ==, "caf\xc3\xa9");
+    g_autofree char *e = esc("\xc3", 1); /* truncated sequence */
+    g_assert_cmpstr(e, ==, "\\xc3");
+    g_autofree char *f = esc("\xed\xa0\x80", 3); /* an encoded surrogate is not valid UTF-8 */
+    g_assert_cmpstr(f, ==, "\\xed\\xa0\\x80");
+    g_autofree char *g = esc("a\0b", 3);
+    g_assert_cmpstr(g, ==, "a\\x00b");
+}
+
+static void test_argv(void)
+{
+    GString *g = g_string_new(NULL);
+    const char argv[] = "sh\0-c\0echo 'hi' > x\0";
+    text_argv(g, argv, sizeof argv - 1);
+    g_assert_cmpstr(g->str, ==, "sh -c 'echo '\\''hi'\\'' > x'");
+    g_string_truncate(g, 0);
+    text_argv(g, "a\0\0b\0", 5); /* an empty argument is quoted, not lost */
+    g_assert_cmpstr(g->str, ==, "a '' b");
+    g_string_free(g, TRUE);
+}
+
+static void test_json(void)
+{
+    GString *g = g_string_new(NULL);
+    json_string(g, "q\"b\\n\n\x01\xff\xc3\xa9", 10);
+    g_assert_cmpstr(g->str, ==, "\"q\\\"b\\\\n\\n\\u0001\\udcff\xc3\xa9\"");
+    g_string_truncate(g, 0);
+    json_argv(g, "a\0b c\0", 6);
+    g_assert_cmpstr(g->str, ==, "[\"a\",\"b c\"]");
+    g_string_truncate(g, 0);
+    json_argv(g, "", 0);
+    g_assert_cmpstr(g->str, ==, "[]");
+    g_string_free(g, TRUE);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/textout/escape", test_escape);
+    g_test_add_func("/textout/argv", test_argv);
+    g_test_add_func("/textout/json", test_json);
+    return g_test_run();
+}

@@ -965,18 +965,35 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         handle_release(fs, h);
 }
 
-/* A per-thread buffer for data moved through the daemon. */
-static __thread char *tls_buf;
-static __thread size_t tls_buf_size;
+/* A per-thread buffer for data moved through the daemon, freed when the thread exits
+ * (libfuse starts and retires worker threads as load changes). */
+struct thread_buf {
+    size_t size;
+    char *data;
+};
+
+static void thread_buf_free(gpointer p)
+{
+    struct thread_buf *b = p;
+    g_free(b->data);
+    g_free(b);
+}
+
+static GPrivate thread_buf_key = G_PRIVATE_INIT(thread_buf_free);
 
 static char *thread_buffer(size_t size)
 {
-    if (tls_buf_size < size) {
-        g_free(tls_buf);
-        tls_buf = g_malloc(size);
-        tls_buf_size = size;
+    struct thread_buf *b = g_private_get(&thread_buf_key);
+    if (!b) {
+        b = g_new0(struct thread_buf, 1);
+        g_private_set(&thread_buf_key, b);
     }
-    return tls_buf;
+    if (b->size < size) {
+        g_free(b->data);
+        b->data = g_malloc(size);
+        b->size = size;
+    }
+    return b->data;
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -1503,16 +1520,12 @@ void fs_free(struct fs *fs)
     if (!fs)
         return;
     GList *vals = g_hash_table_get_values(fs->inodes);
-    g_hash_table_steal_all(fs->inodes);
+    g_hash_table_destroy(fs->inodes); /* frees the keys */
     g_list_free_full(vals, free_inode);
-    g_hash_table_destroy(fs->inodes);
     for (int i = 0; i < fs->n_trees; i++)
         free_inode(fs->tree_roots[i]);
     g_free(fs->tree_roots);
     g_free(fs->hide_name);
-    g_free(tls_buf);
-    tls_buf = NULL;
-    tls_buf_size = 0;
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     g_free(fs);

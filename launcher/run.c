@@ -476,7 +476,7 @@ int run_main(int argc, char **argv)
         }
     }
 
-    struct run_tree *tv = (struct run_tree *)trees->data;
+    struct run_tree *tv = (struct run_tree *)(void *)trees->data;
     int n_trees = (int)trees->len;
     {
         g_autofree char *err = NULL;

@@ -139,7 +139,7 @@ int query_log_main(int argc, char **argv)
     }
     sqlite3_finalize(st);
 
-    struct log_chunk *cv = (struct log_chunk *)chunks->data;
+    struct log_chunk *cv = (struct log_chunk *)(void *)chunks->data;
     if (!raw) {
         qdb_load_all(q);
         GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);

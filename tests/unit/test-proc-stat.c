@@ -28,8 +28,14 @@ static void test_reject(void)
     char comm[64];
     pid_t ppid;
     unsigned long long start;
-    const char *bad[] = {"", "12 (x", "12 x) R 1", "12 (x) R 1 2 3", "12 (x) R -5 1 1 1 1 1 1 "
-                        "1 1 1 1 1 1 1 1 1 1 1 9", "1 (x) R 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 z"};
+    const char *bad[] = {
+        "",
+        "12 (x",
+        "12 x) R 1",
+        "12 (x) R 1 2 3",
+        ("12 (x) R -5 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 9"),
+        "1 (x) R 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 z",
+    };
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
         g_assert_cmpint(proc_parse_stat(bad[i], strlen(bad[i]), comm, &ppid, &start), ==, -22);
 }

@@ -1,0 +1,3 @@
+#pragma once
+void greet(const char *who);
+void shout(const char *who);

@@ -655,11 +655,16 @@ int run_main(int argc, char **argv)
     }
 
     /* --- finish ------------------------------------------------------------------------- */
+    bool loop_running = false;
     if (serving) {
         if (!loop_wait(&loop, 10)) {
-            fputs("buildtrail: warning: the FUSE mount outlived the build; ending the "
-                  "connection\n", stderr);
+            /* Something outside the build's namespaces holds the mount (an fd passed out over
+             * a socket).  Its loop threads may still be serving: leave the session and the
+             * filesystem to process exit rather than free them under those threads. */
+            fputs("buildtrail: warning: the FUSE mount outlived the build; its remaining "
+                  "requests are not recorded\n", stderr);
             fuse_session_exit(se);
+            loop_running = true;
         } else {
             pthread_join(loop_thread, NULL);
         }
@@ -706,6 +711,12 @@ int run_main(int argc, char **argv)
     }
     status = exit_status < 0 ? RUN_EXIT_SETUP_FAILED : exit_status;
 
+    if (loop_running) { /* see above: still in use by the loop threads */
+        se = NULL;
+        fs = NULL;
+        procs = NULL;
+        rec = NULL;
+    }
 restore:
     if (se) {
         fuse_session_destroy(se);

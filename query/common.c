@@ -4,8 +4,29 @@
 #include "textout.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <unistd.h>
+
+bool query_common_option(int c, const char *arg, struct query_opts *o)
+{
+    if (c == 'd')
+        o->db_path = arg;
+    else if (c == 'j')
+        o->json = true;
+    else
+        return false;
+    return true;
+}
+
+int query_no_operands(const char *cmd, int argc, char **argv)
+{
+    if (optind >= argc)
+        return 0;
+    fprintf(stderr, "buildtrail %s: unexpected argument '%s'; see 'buildtrail %s --help'\n", cmd,
+            argv[optind], cmd);
+    return 2;
+}
 
 struct qdb *query_open(const char *cmd, const char *db_path)
 {

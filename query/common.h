@@ -12,6 +12,23 @@
 
 #define QUERY_DEFAULT_DB "buildtrail.db"
 
+/* Options every query takes: -d/--db FILE, --json, -h/--help. */
+struct query_opts {
+    const char *db_path; /* NULL: ./buildtrail.db */
+    bool json;
+};
+#define QUERY_COMMON_LONGOPTS                                                                      \
+    {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},                        \
+        {"help", no_argument, NULL, 'h'}
+#define QUERY_COMMON_SHORTOPTS "d:h"
+
+/* Store a common option (getopt_long's `c` and optarg): true if it was one. */
+bool query_common_option(int c, const char *arg, struct query_opts *o);
+
+/* For commands that take no operands: 0 if none are left after the options, else a usage
+ * error is printed and 2 returned. */
+int query_no_operands(const char *cmd, int argc, char **argv);
+
 /* Open the trace for `cmd`, or print why not (with the fix) and return NULL. */
 struct qdb *query_open(const char *cmd, const char *db_path);
 

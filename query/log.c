@@ -51,28 +51,22 @@ static void emit_raw(GString *out, const struct log_chunk *c, size_t n)
 int query_log_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
+        QUERY_COMMON_LONGOPTS,
         {"raw", no_argument, NULL, 'r'},
         {"process", required_argument, NULL, 'p'},
         {"stream", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
         {0},
     };
-    const char *db_path = NULL;
-    bool json = false, raw = false;
+    struct query_opts o = {0};
+    bool raw = false;
     int64_t only_process = 0;
     int only_stream = 0;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
         switch (c) {
-        case 'd':
-            db_path = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
         case 'r':
             raw = true;
             break;
@@ -103,12 +97,10 @@ int query_log_main(int argc, char **argv)
             return 2;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "buildtrail log: unexpected argument '%s'; see 'buildtrail log --help'\n",
-                argv[optind]);
+    if (query_no_operands("log", argc, argv))
         return 2;
-    }
-    struct qdb *q = query_open("log", db_path);
+    bool json = o.json;
+    struct qdb *q = query_open("log", o.db_path);
     if (!q)
         return 1;
     if (only_process && !qdb_process(q, only_process)) {

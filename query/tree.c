@@ -52,24 +52,14 @@ static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
 
 int query_tree_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *db_path = NULL;
-    bool json = false;
+    static const struct option longopts[] = {QUERY_COMMON_LONGOPTS, {0}};
+    struct query_opts o = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
         switch (c) {
-        case 'd':
-            db_path = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
         case 'h':
             puts("Usage: buildtrail tree [-d TRACE] [--json]\n"
                  "Show the build's processes as a tree, each as [ID] followed by its argv.\n"
@@ -84,12 +74,10 @@ int query_tree_main(int argc, char **argv)
             return 2;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "buildtrail tree: unexpected argument '%s'; see 'buildtrail tree --help'\n",
-                argv[optind]);
+    if (query_no_operands("tree", argc, argv))
         return 2;
-    }
-    struct qdb *q = query_open("tree", db_path);
+    bool json = o.json;
+    struct qdb *q = query_open("tree", o.db_path);
     if (!q)
         return 1;
     qdb_load_all(q);

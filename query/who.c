@@ -155,24 +155,14 @@ static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray 
 static int who_main(int argc, char **argv, bool wrote)
 {
     const char *cmd = wrote ? "who-wrote" : "who-read";
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *db_path = NULL;
-    bool json = false;
+    static const struct option longopts[] = {QUERY_COMMON_LONGOPTS, {0}};
+    struct query_opts o = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
         switch (c) {
-        case 'd':
-            db_path = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
         case 'h':
             printf("Usage: buildtrail %s [-d TRACE] [--json] PATH...\n"
                    "Show every process of the build that %s PATH, with its argv, pid, cwd,\n"
@@ -193,7 +183,8 @@ static int who_main(int argc, char **argv, bool wrote)
                 cmd, cmd);
         return 2;
     }
-    struct qdb *q = query_open(cmd, db_path);
+    struct qdb *q = query_open(cmd, o.db_path);
+    bool json = o.json;
     if (!q)
         return 1;
     int status = 0;

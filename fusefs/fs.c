@@ -29,7 +29,11 @@ enum fs_node_type { NODE_REAL, NODE_STDOUT, NODE_STDERR };
 
 struct fs_inode {
     enum fs_node_type type;
-    int fd;          /* O_PATH fd of the real object (NODE_REAL) */
+    /* O_PATH fd of the real object: directories (and tree roots) always have one; other inodes
+     * are reached through their parent's fd and name (fd -1), unless the name they are known
+     * by was unlinked or replaced while the kernel still held them: then one is pinned first.
+     * Written under fs.lock (pinning); a directory's fd never changes. */
+    int fd;
     dev_t dev;
     ino_t ino;
     uint64_t nlookup;        /* protected by fs.lock */
@@ -163,7 +167,8 @@ static void inode_unref_locked(struct fs *fs, struct fs_inode *in, uint64_t look
         struct inode_key k = {in->dev, in->ino};
         g_hash_table_remove(fs->inodes, &k);
         struct fs_inode *parent = in->parent;
-        close(in->fd);
+        if (in->fd >= 0)
+            close(in->fd);
         g_free(in->name);
         g_free(in);
         in = parent;
@@ -209,6 +214,61 @@ static char *inode_path(struct fs *fs, struct fs_inode *in, const char *name)
         g_string_append(s, name);
     }
     return g_string_free(s, FALSE);
+}
+
+/* Where an inode's real object is, for *at() calls: its own fd with "" (AT_EMPTY_PATH), or
+ * its parent's fd and its name.  loc_get() holds the parent (as a child reference) until
+ * loc_put(), so a concurrent rename or forget cannot free it under us. */
+struct fs_loc {
+    int dirfd;
+    const char *name;            /* "" when dirfd is the object itself */
+    char namebuf[NAME_MAX + 1];
+    struct fs_inode *held;       /* the parent held, or NULL */
+    char path[PATH_MAX];         /* the same as a /proc/self/fd path, for path-only calls */
+};
+
+static int loc_get(struct fs *fs, struct fs_inode *in, struct fs_loc *l)
+{
+    l->held = NULL;
+    pthread_mutex_lock(&fs->lock);
+    if (in->fd >= 0) {
+        l->dirfd = in->fd;
+        l->name = "";
+        snprintf(l->path, sizeof l->path, "/proc/self/fd/%d", in->fd);
+    } else if (in->parent && in->name) {
+        l->held = in->parent;
+        l->held->child_refs++;
+        l->dirfd = in->parent->fd;
+        g_strlcpy(l->namebuf, in->name, sizeof l->namebuf);
+        l->name = l->namebuf;
+        snprintf(l->path, sizeof l->path, "/proc/self/fd/%d/%s", l->dirfd, l->namebuf);
+    } else {
+        pthread_mutex_unlock(&fs->lock);
+        return -ESTALE;
+    }
+    pthread_mutex_unlock(&fs->lock);
+    return 0;
+}
+
+static void loc_put(struct fs *fs, struct fs_loc *l)
+{
+    if (!l->held)
+        return;
+    pthread_mutex_lock(&fs->lock);
+    inode_unref_locked(fs, l->held, 0, true);
+    pthread_mutex_unlock(&fs->lock);
+    l->held = NULL;
+}
+
+static bool loc_self(const struct fs_loc *l)
+{
+    return !l->name[0];
+}
+
+/* Flags for *at() calls on a location (AT_EMPTY_PATH when it is the object's own fd). */
+static int loc_flags(const struct fs_loc *l, int flags)
+{
+    return loc_self(l) ? flags | AT_EMPTY_PATH : flags;
 }
 
 /* ---- recording --------------------------------------------------------------------------- */
@@ -314,21 +374,32 @@ static int do_getattr(struct fs *fs, struct fs_inode *in, struct stat *st)
         virtual_stat(fs, in, st);
         return 0;
     }
-    if (fstatat(in->fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-        return -errno;
-    present_stat(fs, st);
-    return 0;
+    struct fs_loc l;
+    int r = loc_get(fs, in, &l);
+    if (r < 0)
+        return r;
+    r = fstatat(l.dirfd, l.name, st, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) < 0 ? -errno : 0;
+    loc_put(fs, &l);
+    if (r == 0 && (st->st_dev != in->dev || st->st_ino != in->ino))
+        r = -ESTALE; /* the name now holds another file (changed outside the build) */
+    if (r == 0)
+        present_stat(fs, st);
+    return r;
 }
 
-/* Find or make the inode of an open O_PATH fd; consumes fd.  Takes one lookup. */
-static struct fs_inode *inode_for_fd(struct fs *fs, int fd, const struct stat *st,
-                                     struct fs_inode *parent, const char *name)
+/* Find or make the inode for `st`, seen as `name` in `parent`; takes one lookup.  `fd` is an
+ * O_PATH fd for a directory (consumed) or -1. */
+static struct fs_inode *inode_for_stat(struct fs *fs, int fd, const struct stat *st,
+                                       struct fs_inode *parent, const char *name)
 {
     struct inode_key k = {st->st_dev, st->st_ino};
     pthread_mutex_lock(&fs->lock);
     struct fs_inode *in = g_hash_table_lookup(fs->inodes, &k);
     if (in) {
-        close(fd);
+        if (in->fd < 0 && fd >= 0)
+            in->fd = fd;
+        else if (fd >= 0)
+            close(fd);
     } else {
         in = g_new0(struct fs_inode, 1);
         in->type = NODE_REAL;
@@ -361,16 +432,22 @@ static int do_lookup(struct fs *fs, struct fs_inode *dir, const char *name,
 {
     if (is_hidden(fs, dir, name))
         return -ENOENT;
-    int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
     struct stat st;
-    if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-        int err = errno;
-        close(fd);
-        return -err;
+    if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return -errno;
+    int fd = -1;
+    if (S_ISDIR(st.st_mode)) {
+        /* Directories keep an fd: they are the parents every other inode is reached from. */
+        fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return -errno;
+        if (fstatat(fd, "", &st, AT_EMPTY_PATH) < 0) {
+            int err = errno;
+            close(fd);
+            return -err;
+        }
     }
-    struct fs_inode *in = inode_for_fd(fs, fd, &st, dir, name);
+    struct fs_inode *in = inode_for_stat(fs, fd, &st, dir, name);
     present_stat(fs, &st);
     fill_entry(fs, e, in, &st);
     return 0;
@@ -481,11 +558,6 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         fuse_reply_attr(req, &st, fs->timeout);
 }
 
-static void proc_fd_path(char buf[64], int fd)
-{
-    snprintf(buf, 64, "/proc/self/fd/%d", fd);
-}
-
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
                        struct fuse_file_info *fi)
 {
@@ -493,8 +565,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
     count_op(fs, OP_SETATTR);
     struct fs_inode *in = get_inode(req, ino);
     struct fs_handle *h = fi ? (struct fs_handle *)(uintptr_t)fi->fh : NULL;
+    struct fs_loc l;
     int r = 0;
-    char procpath[64];
 
     if (ino == FUSE_ROOT_ID) {
         fuse_reply_err(req, EPERM);
@@ -507,21 +579,26 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
         fuse_reply_attr(req, &st, fs->timeout);
         return;
     }
+    r = loc_get(fs, in, &l);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
     int fd = h && h->type == HANDLE_FILE ? h->fd : -1;
-    proc_fd_path(procpath, in->fd);
 
     if (valid & FUSE_SET_ATTR_MODE) {
-        if (fd >= 0 ? fchmod(fd, attr->st_mode) : fchmodat(AT_FDCWD, procpath, attr->st_mode, 0))
+        /* (The kernel never asks to chmod a symlink, so following the name is right.) */
+        if (fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(l.path, attr->st_mode))
             r = -errno;
     }
     if (!r && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
         uid_t u = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
         gid_t g = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
-        if (fchownat(in->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+        if (fchownat(l.dirfd, l.name, u, g, loc_flags(&l, AT_SYMLINK_NOFOLLOW)))
             r = -errno;
     }
     if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
-        if (fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(procpath, attr->st_size))
+        if (fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(l.path, attr->st_size))
             r = -errno;
     }
     if (!r && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
@@ -534,22 +611,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
             tv[1].tv_nsec = UTIME_NOW;
         else if (valid & FUSE_SET_ATTR_MTIME)
             tv[1] = attr->st_mtim;
-        struct stat cur;
         if (fd >= 0)
             r = futimens(fd, tv) ? -errno : 0;
-        else if (fstatat(in->fd, "", &cur, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 &&
-                 S_ISLNK(cur.st_mode)) {
-            /* No way to set a symlink's times through an O_PATH fd but its parent's name. */
-            r = -EPERM;
-            pthread_mutex_lock(&fs->lock);
-            struct fs_inode *p = in->parent;
-            g_autofree char *nm = g_strdup(in->name);
-            pthread_mutex_unlock(&fs->lock);
-            if (p && nm)
-                r = utimensat(p->fd, nm, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
-        } else
-            r = utimensat(AT_FDCWD, procpath, tv, 0) ? -errno : 0;
+        else if (loc_self(&l))
+            r = utimensat(AT_FDCWD, l.path, tv, 0) ? -errno : 0; /* a directory */
+        else
+            r = utimensat(l.dirfd, l.name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
     }
+    loc_put(fs, &l);
 
     int64_t caller = req_caller(fs, req);
     if (caller >= 0) {
@@ -567,7 +636,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
         return;
     }
     struct stat st;
-    r = do_getattr(fs, in, &st);
+    if (fd >= 0)
+        r = fstat(fd, &st) < 0 ? -errno : (present_stat(fs, &st), 0);
+    else
+        r = do_getattr(fs, in, &st);
     if (r < 0)
         fuse_reply_err(req, -r);
     else
@@ -579,12 +651,20 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
     struct fs *fs = req_fs(req);
     count_op(fs, OP_READLINK);
     struct fs_inode *in = get_inode(req, ino);
+    if (ino == FUSE_ROOT_ID || in->type != NODE_REAL) {
+        fuse_reply_err(req, EINVAL);
+        return;
+    }
     char buf[PATH_MAX + 1];
-    ssize_t n = ino == FUSE_ROOT_ID || in->type != NODE_REAL ? (errno = EINVAL, -1)
-                                                              : readlinkat(in->fd, "", buf, sizeof buf);
-    int r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
-    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL)
-        record_path(fs, req_caller(fs, req), in, NULL, TRACEDB_READLINK, -r);
+    struct fs_loc l;
+    int r = loc_get(fs, in, &l);
+    ssize_t n = -1;
+    if (r == 0) {
+        n = readlinkat(l.dirfd, l.name, buf, sizeof buf);
+        r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
+        loc_put(fs, &l);
+    }
+    record_path(fs, req_caller(fs, req), in, NULL, TRACEDB_READLINK, -r);
     if (r < 0) {
         fuse_reply_err(req, -r);
         return;
@@ -660,19 +740,51 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const cha
         return;
     }
     struct fs_inode *in = get_inode(req, ino), *dir = get_inode(req, parent);
+    struct fs_loc l;
     int r;
     if (in->type != NODE_REAL || is_hidden(fs, dir, name)) {
         r = -EACCES;
-    } else {
-        char procpath[64];
-        proc_fd_path(procpath, in->fd);
+    } else if ((r = loc_get(fs, in, &l)) == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        r = linkat(AT_FDCWD, procpath, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+        if (loc_self(&l))
+            r = linkat(AT_FDCWD, l.path, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+        else
+            r = linkat(l.dirfd, l.name, dir->fd, name, 0) < 0 ? -errno : 0;
         creds_leave(&c);
+        loc_put(fs, &l);
     }
     record_path(fs, req_caller(fs, req), dir, name, TRACEDB_LINK, -r);
     reply_new_entry(fs, req, dir, name, r);
+}
+
+/* `name` in `dir` is about to stop naming its inode (unlink, or replaced by a rename).  If the
+ * kernel still holds that inode and knows it by exactly this name, give it an fd of its own
+ * first, so that fstat/fchmod/... on an open-but-unlinked file keep working (t2100). */
+static void pin_before_name_goes(struct fs *fs, struct fs_inode *dir, const char *name)
+{
+    struct stat st;
+    if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
+        return;
+    struct inode_key k = {st.st_dev, st.st_ino};
+    pthread_mutex_lock(&fs->lock);
+    struct fs_inode *in = g_hash_table_lookup(fs->inodes, &k);
+    bool needed = in && in->fd < 0 && in->parent == dir && in->name && !strcmp(in->name, name);
+    pthread_mutex_unlock(&fs->lock);
+    if (!needed)
+        return;
+    int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    pthread_mutex_lock(&fs->lock);
+    in = g_hash_table_lookup(fs->inodes, &k);
+    if (in && in->fd < 0) {
+        in->fd = fd;
+        fd = -1;
+    }
+    pthread_mutex_unlock(&fs->lock);
+    if (fd >= 0)
+        close(fd);
 }
 
 static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bool is_dir)
@@ -685,10 +797,13 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bo
     }
     struct fs_inode *dir = get_inode(req, parent);
     int r;
-    if (is_hidden(fs, dir, name))
+    if (is_hidden(fs, dir, name)) {
         r = -ENOENT;
-    else
+    } else {
+        if (!is_dir)
+            pin_before_name_goes(fs, dir, name);
         r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+    }
     record_path(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r);
     FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", is_dir ? "rmdir" : "unlink",
              (uint64_t)parent, name, r);
@@ -716,10 +831,13 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
     }
     struct fs_inode *dir = get_inode(req, parent), *newdir = get_inode(req, newparent);
     int r;
-    if (is_hidden(fs, dir, name) || is_hidden(fs, newdir, newname))
+    if (is_hidden(fs, dir, name) || is_hidden(fs, newdir, newname)) {
         r = -EACCES;
-    else
+    } else {
+        if (!(flags & (RENAME_NOREPLACE | RENAME_EXCHANGE)))
+            pin_before_name_goes(fs, newdir, newname);
         r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
+    }
 
     int64_t caller = req_caller(fs, req);
     record_path(fs, caller, dir, name, TRACEDB_RENAME_FROM, -r);
@@ -897,12 +1015,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_open(req, fi);
         return;
     }
-    char procpath[64];
-    proc_fd_path(procpath, in->fd);
-    /* Reopen through /proc/self/fd: the O_PATH fd names exactly this inode. */
-    int flags = fi->flags & ~(O_NOFOLLOW | FS_OPEN_EXEC_FLAG);
-    int fd = open(procpath, (flags & ~O_CREAT) | O_CLOEXEC);
-    int r = fd < 0 ? -errno : 0;
+    /* Never create here (O_CREAT comes through create), never follow a symlink the name may
+     * have become, and check that the name still holds this inode. */
+    int flags = (fi->flags & ~(O_CREAT | O_EXCL | FS_OPEN_EXEC_FLAG)) | O_CLOEXEC;
+    struct fs_loc l;
+    int fd = -1;
+    int r = loc_get(fs, in, &l);
+    if (r == 0) {
+        fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW) : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
+        r = fd < 0 ? -errno : 0;
+        loc_put(fs, &l);
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino)) {
+            close(fd);
+            fd = -1;
+            r = -ESTALE;
+        }
+    }
 
     g_autofree char *path = inode_path(fs, in, NULL);
     int64_t file_id = rec_file_id(fs->rec, path);
@@ -1178,10 +1307,11 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
     count_op(fs, OP_ACCESS);
     struct fs_inode *in = get_inode(req, ino);
     int r = 0;
-    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL) {
-        char procpath[64];
-        proc_fd_path(procpath, in->fd);
-        r = faccessat(AT_FDCWD, procpath, mask, AT_EACCESS) < 0 ? errno : 0;
+    struct fs_loc l;
+    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL && (r = -loc_get(fs, in, &l)) == 0) {
+        r = faccessat(l.dirfd, l.name, mask, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0
+                ? errno : 0;
+        loc_put(fs, &l);
     }
     fuse_reply_err(req, r);
 }
@@ -1304,11 +1434,15 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
     struct fs *fs = req_fs(req);
     count_op(fs, OP_STATFS);
     struct statvfs sv;
-    int fd = ino == FUSE_ROOT_ID ? fs->tree_roots[0]->fd : get_inode(req, ino)->fd;
-    if (ino != FUSE_ROOT_ID && get_inode(req, ino)->type != NODE_REAL)
-        fd = fs->tree_roots[0]->fd;
-    if (fstatvfs(fd, &sv) < 0)
-        fuse_reply_err(req, errno);
+    struct fs_loc l = {.held = NULL};
+    int fd = fs->tree_roots[0]->fd;
+    if (ino != FUSE_ROOT_ID && get_inode(req, ino)->type == NODE_REAL &&
+        loc_get(fs, get_inode(req, ino), &l) == 0)
+        fd = l.dirfd; /* the object itself, or its directory: the same filesystem */
+    int r = fstatvfs(fd, &sv) < 0 ? errno : 0;
+    loc_put(fs, &l);
+    if (r)
+        fuse_reply_err(req, r);
     else
         fuse_reply_statfs(req, &sv);
 }
@@ -1325,26 +1459,32 @@ static void xattr_reply_size_or_data(fuse_req_t req, ssize_t n, size_t size, con
         fuse_reply_buf(req, buf, (size_t)n);
 }
 
-static bool xattr_target(fuse_req_t req, fuse_ino_t ino, char procpath[64])
+/* The path for xattr calls on `ino`; l-variants are right for both forms (the final component
+ * is either the object's own /proc/self/fd link, followed by the kernel regardless, or its
+ * name, which must not be followed). */
+static int xattr_target(struct fs *fs, fuse_req_t req, fuse_ino_t ino, struct fs_loc *l)
 {
     struct fs_inode *in = get_inode(req, ino);
     if (ino == FUSE_ROOT_ID || in->type != NODE_REAL)
-        return false;
-    proc_fd_path(procpath, in->fd);
-    return true;
+        return -ENOTSUP;
+    return loc_get(fs, in, l);
 }
 
 static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
     struct fs *fs = req_fs(req);
     count_op(fs, OP_GETXATTR);
-    char procpath[64];
-    if (!xattr_target(req, ino, procpath)) {
-        fuse_reply_err(req, ENODATA);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        fuse_reply_err(req, r == -ENOTSUP ? ENODATA : -r);
         return;
     }
     char *buf = size ? thread_buffer(size) : NULL;
-    ssize_t n = getxattr(procpath, name, buf, size);
+    ssize_t n = loc_self(&l) ? getxattr(l.path, name, buf, size) : lgetxattr(l.path, name, buf, size);
+    int e = errno;
+    loc_put(fs, &l);
+    errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
 }
 
@@ -1352,16 +1492,22 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
     struct fs *fs = req_fs(req);
     count_op(fs, OP_LISTXATTR);
-    char procpath[64];
-    if (!xattr_target(req, ino, procpath)) {
-        if (size)
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        if (r != -ENOTSUP)
+            fuse_reply_err(req, -r);
+        else if (size)
             fuse_reply_buf(req, NULL, 0);
         else
             fuse_reply_xattr(req, 0);
         return;
     }
     char *buf = size ? thread_buffer(size) : NULL;
-    ssize_t n = listxattr(procpath, buf, size);
+    ssize_t n = loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
+    int e = errno;
+    loc_put(fs, &l);
+    errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
 }
 
@@ -1370,12 +1516,15 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
 {
     struct fs *fs = req_fs(req);
     count_op(fs, OP_SETXATTR);
-    char procpath[64];
-    if (!xattr_target(req, ino, procpath)) {
-        fuse_reply_err(req, EPERM);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        fuse_reply_err(req, r == -ENOTSUP ? EPERM : -r);
         return;
     }
-    int r = setxattr(procpath, name, value, size, flags) < 0 ? errno : 0;
+    r = (loc_self(&l) ? setxattr(l.path, name, value, size, flags)
+                      : lsetxattr(l.path, name, value, size, flags)) < 0 ? errno : 0;
+    loc_put(fs, &l);
     record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r);
     fuse_reply_err(req, r);
 }
@@ -1384,12 +1533,14 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
     struct fs *fs = req_fs(req);
     count_op(fs, OP_REMOVEXATTR);
-    char procpath[64];
-    if (!xattr_target(req, ino, procpath)) {
-        fuse_reply_err(req, EPERM);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        fuse_reply_err(req, r == -ENOTSUP ? EPERM : -r);
         return;
     }
-    int r = removexattr(procpath, name) < 0 ? errno : 0;
+    r = (loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0 ? errno : 0;
+    loc_put(fs, &l);
     record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r);
     fuse_reply_err(req, r);
 }

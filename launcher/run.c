@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -571,6 +572,14 @@ int run_main(int argc, char **argv)
      * build's umask already (see op_init), so ours must not mask again.  Only after the spawn:
      * the build inherits the caller's umask. */
     umask(0);
+    /* The daemon keeps an O_PATH fd for every inode the kernel holds (a directory of 100k
+     * entries listed with ls -l: 100k fds).  Raise our soft limit to the hard one — after the
+     * spawn, so the build keeps the caller's limits. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
     close(sv[1]);
     sv[1] = -1;
     close(rp[1]);

@@ -13,6 +13,7 @@ stage=$(mktemp -d /tmp/bt-user.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 cp "$BUILDTRAIL" "$stage/buildtrail"
+[ -n "${FSCONFORM:-}" ] && cp "$FSCONFORM" "$stage/fsconform"
 cp "$here/lib.sh" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
 if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
@@ -21,5 +22,6 @@ if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
 fi
 chmod -R a+rX "$stage"
 exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
-    BUILDTRAIL="$stage/buildtrail" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
+    ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
+    BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
     sh "$stage/$(basename "$test_file")"

@@ -64,6 +64,7 @@ struct fs_handle {
     int64_t file_id;
     int open_flags;
     bool exec;
+    pid_t exec_tid;      /* exec opens: the task that was exec'ing */
     int64_t open_ns;
     pthread_mutex_t acct_lock;
     struct fs_acct acct[FS_ACCT_SLOTS]; /* protected by acct_lock; [0] is the opener */
@@ -892,13 +893,23 @@ static struct fs_handle *handle_new(struct fs *fs, enum fs_handle_type type, int
  * read open and a write row for a write open even if it moved no bytes (opening is the act). */
 static void acct_flush(struct fs *fs, struct fs_handle *h, const struct fs_acct *a, bool opener)
 {
-    if (a->process_id < 0 || h->type != HANDLE_FILE)
+    if (h->type != HANDLE_FILE)
+        return;
+    int64_t process_id = a->process_id;
+    if (opener && h->exec) {
+        /* An exec open belongs to the program it started, once the exec completed (the
+         * opener was still the old image, or the launcher for the build's own command). */
+        int64_t started = proc_image_after(fs->procs, h->exec_tid, h->open_ns);
+        if (started > 0)
+            process_id = started;
+    }
+    if (process_id < 0)
         return;
     int acc = h->open_flags & O_ACCMODE;
     bool rd = a->read || (opener && acc != O_WRONLY);
     bool wr = a->written || (opener && acc != O_RDONLY);
     struct rec_access r = {
-        .process_id = a->process_id,
+        .process_id = process_id,
         .file_id = h->file_id,
         .open_flags = h->open_flags,
         .first_ns = a->first_ns,
@@ -1046,6 +1057,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         return;
     }
     struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    if (h->exec)
+        h->exec_tid = fuse_req_ctx(req)->pid;
     fi->fh = (uint64_t)(uintptr_t)h;
     fi->keep_cache = 0;
     if (fuse_reply_open(req, fi) == -ENOENT) {

@@ -1,7 +1,10 @@
 /* proc — see proc.h for the contract and the identity model. */
 #include "proc.h"
 
+#include "procevents.h"
+
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <pthread.h>
@@ -15,6 +18,8 @@
 
 struct proc_image {
     int64_t id;
+    int64_t parent_id;
+    int64_t began_ns; /* when this image began (exec or fork event; first sighting from /proc) */
     pid_t pid;
     unsigned long long start_ticks;
     int exec_seq;
@@ -43,6 +48,20 @@ struct proc_table {
     pthread_cond_t launcher_known; /* signalled when init_pid is set */
     pid_t root_pid;     /* protected by table_lock */
     int64_t root_id;    /* protected by table_lock */
+    GHashTable *exec_images; /* tid -> the image its last exec started (outlives the task, until the
+                              * tid is reused); protected by table_lock */
+
+    /* Process events (proc_table_enable_events): when on, they are the truth about fork, exec
+     * and exit; /proc is only read for what an event does not carry (argv, exe, cwd). */
+    struct procev *events;        /* NULL: /proc-only mode */
+    pthread_mutex_t events_lock;  /* serialises draining and applying events; before table_lock */
+    bool events_lost;             /* protected by table_lock */
+    GHashTable *live;             /* tgid -> current image of a live build process; table_lock */
+    GHashTable *live_tasks;       /* tid -> tgid of live build tasks, threads too; table_lock */
+    pid_t pending_root;           /* forked by init, not exec'd yet; protected by table_lock */
+    pthread_t event_thread;
+    bool event_thread_started;    /* written once, before any reader */
+    int stop_pipe[2];
 };
 
 static void free_image(gpointer p)
@@ -65,6 +84,11 @@ struct proc_table *proc_table_new(struct rec *rec)
     t->images = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     t->all_images = g_ptr_array_new_with_free_func(free_image);
     t->next_id = 1;
+    t->exec_images = g_hash_table_new(g_direct_hash, g_direct_equal);
+    t->live = g_hash_table_new(g_direct_hash, g_direct_equal);
+    t->live_tasks = g_hash_table_new(g_direct_hash, g_direct_equal);
+    pthread_mutex_init(&t->events_lock, NULL);
+    t->stop_pipe[0] = t->stop_pipe[1] = -1;
     return t;
 }
 
@@ -72,6 +96,12 @@ void proc_table_free(struct proc_table *t)
 {
     if (!t)
         return;
+    proc_table_stop_events(t);
+    procev_close(t->events);
+    g_hash_table_destroy(t->exec_images);
+    g_hash_table_destroy(t->live);
+    g_hash_table_destroy(t->live_tasks);
+    pthread_mutex_destroy(&t->events_lock);
     g_hash_table_destroy(t->tasks);
     g_hash_table_destroy(t->images);
     g_ptr_array_free(t->all_images, TRUE);
@@ -80,14 +110,22 @@ void proc_table_free(struct proc_table *t)
     g_free(t);
 }
 
+static void *event_thread_main(void *arg);
+
 void proc_table_set_launcher(struct proc_table *t, pid_t setup, pid_t init)
 {
     pthread_mutex_lock(&t->table_lock);
     t->setup_pid = setup;
-    t->init_pid = init;
     if (init)
+        t->init_pid = init;
+    if (t->init_pid)
         pthread_cond_broadcast(&t->launcher_known);
     pthread_mutex_unlock(&t->table_lock);
+    /* Events queued since the subscription can be classified now that setup is known. */
+    if (t->events && setup && !t->event_thread_started && pipe2(t->stop_pipe, O_CLOEXEC) == 0) {
+        if (pthread_create(&t->event_thread, NULL, event_thread_main, t) == 0)
+            t->event_thread_started = true;
+    }
 }
 
 pid_t proc_table_root_pid(struct proc_table *t)
@@ -305,8 +343,12 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
     img->exe = exe;
     img->argv = argv;
     img->argv_len = argv_len;
+    img->parent_id = parent_id;
+    img->began_ns = rec_now_ns();
     g_ptr_array_add(t->all_images, img);
     g_hash_table_replace(t->images, g_steal_pointer(&key), img);
+    if (prev)
+        g_hash_table_replace(t->exec_images, GINT_TO_POINTER(pid), img);
     if (is_root && !t->root_id) {
         t->root_id = img->id;
         t->root_pid = pid;
@@ -410,10 +452,259 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
                         (size_t)argv_len);
 }
 
+/* ---- process events ---------------------------------------------------------------------- */
+
+int proc_table_enable_events(struct proc_table *t)
+{
+    return procev_open(&t->events);
+}
+
+/* Make, record and register a new image (called with table_lock held). */
+static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
+                                           unsigned long long start_ticks, int64_t parent_id,
+                                           struct proc_image *prev, const char *comm, char *exe,
+                                           char *argv, size_t argv_len, const char *cwd,
+                                           int64_t start_ns)
+{
+    struct proc_image *img = g_new0(struct proc_image, 1);
+    img->id = t->next_id++;
+    img->parent_id = parent_id;
+    img->pid = tgid;
+    img->start_ticks = start_ticks;
+    img->exec_seq = prev ? prev->exec_seq + 1 : 0;
+    g_strlcpy(img->comm, comm ? comm : "", sizeof img->comm);
+    img->exe = exe;
+    img->argv = argv;
+    img->argv_len = argv_len;
+    img->began_ns = start_ns;
+    g_ptr_array_add(t->all_images, img);
+    g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), img);
+    g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tgid), GINT_TO_POINTER(tgid));
+    if (start_ticks)
+        g_hash_table_replace(t->images, image_key(tgid, start_ticks), img);
+    struct rec_process rp = {
+        .id = img->id,
+        .parent_id = parent_id,
+        .prev_image_id = prev ? prev->id : 0,
+        .pid = tgid,
+        .start_ticks = start_ticks,
+        .exec_seq = img->exec_seq,
+        .start_ns = start_ns,
+        .first_seen_ns = rec_now_ns(),
+        .comm = img->comm,
+        .exe = img->exe,
+        .cwd = cwd,
+        .argv = img->argv,
+        .argv_len = img->argv_len,
+    };
+    rec_add_process(t->rec, &rp);
+    return img;
+}
+
+static void apply_fork(struct proc_table *t, const struct procev_event *ev)
+{
+    pthread_mutex_lock(&t->table_lock);
+    if (ev->pid != ev->tgid) { /* a new thread (io_uring workers too): belongs to its process */
+        if (g_hash_table_contains(t->live, GINT_TO_POINTER(ev->tgid)))
+            g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(ev->pid), GINT_TO_POINTER(ev->tgid));
+        pthread_mutex_unlock(&t->table_lock);
+        return;
+    }
+    if (ev->parent_tgid == t->setup_pid) { /* the namespace's init */
+        if (!t->init_pid) {
+            t->init_pid = ev->pid;
+            pthread_cond_broadcast(&t->launcher_known);
+        }
+        pthread_mutex_unlock(&t->table_lock);
+        return;
+    }
+    if (t->init_pid && ev->parent_tgid == t->init_pid) {
+        /* The build's command, still the launcher's code until it execs: recorded at exec. */
+        t->pending_root = ev->tgid;
+        pthread_mutex_unlock(&t->table_lock);
+        return;
+    }
+    struct proc_image *parent = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->parent_tgid));
+    if (!parent) {
+        pthread_mutex_unlock(&t->table_lock);
+        return; /* not part of the build */
+    }
+    /* The child runs its parent's program until it execs: same argv and exe. */
+    char *argv = parent->argv ? g_memdup2(parent->argv, parent->argv_len) : NULL;
+    size_t argv_len = parent->argv_len;
+    char *exe = g_strdup(parent->exe);
+    char comm[64];
+    g_strlcpy(comm, parent->comm, sizeof comm);
+    int64_t parent_id = parent->id;
+    pthread_mutex_unlock(&t->table_lock);
+
+    struct stat_info si = {0};
+    read_stat(ev->pid, &si); /* best effort: it may be gone already */
+    g_autofree char *cwd = read_link(ev->pid, "cwd");
+    pthread_mutex_lock(&t->table_lock);
+    emit_event_image(t, ev->tgid, si.start_ticks, parent_id, NULL, comm, exe, argv, argv_len, cwd,
+                     ev->time_ns);
+    pthread_mutex_unlock(&t->table_lock);
+}
+
+static void apply_exec(struct proc_table *t, const struct procev_event *ev)
+{
+    pthread_mutex_lock(&t->table_lock);
+    struct proc_image *prev = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
+    bool is_root = !prev && t->pending_root == ev->tgid;
+    pthread_mutex_unlock(&t->table_lock);
+    if (!prev && !is_root)
+        return;
+    /* The exec has completed (the connector reports it after the point of no return), so
+     * /proc shows the new image; it may already have exited (then what /proc still says). */
+    struct stat_info si = {0};
+    read_stat(ev->tgid, &si);
+    char *exe = read_link(ev->tgid, "exe");
+    char *argv = NULL;
+    ssize_t argv_len = read_proc(ev->tgid, "cmdline", &argv);
+    if (argv_len <= 0) {
+        g_free(argv);
+        argv = NULL;
+        argv_len = 0;
+    }
+    g_autofree char *cwd = read_link(ev->tgid, "cwd");
+    pthread_mutex_lock(&t->table_lock);
+    prev = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
+    struct proc_image *img = emit_event_image(t, ev->tgid, si.start_ticks,
+                                              prev ? prev->parent_id : 0, prev, si.comm, exe,
+                                              argv, (size_t)argv_len, cwd, ev->time_ns);
+    g_hash_table_replace(t->exec_images, GINT_TO_POINTER(ev->pid), img);
+    g_hash_table_replace(t->exec_images, GINT_TO_POINTER(ev->tgid), img);
+    if (is_root) {
+        t->pending_root = 0;
+        t->root_id = img->id;
+        t->root_pid = ev->tgid;
+    }
+    pthread_mutex_unlock(&t->table_lock);
+}
+
+static void apply_exit(struct proc_table *t, const struct procev_event *ev)
+{
+    pthread_mutex_lock(&t->table_lock);
+    if (ev->pid == ev->tgid) {
+        struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
+        if (img) {
+            rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
+            g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid));
+        }
+        if (t->pending_root == ev->tgid)
+            t->pending_root = 0;
+    }
+    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(ev->pid));
+    pthread_mutex_unlock(&t->table_lock);
+}
+
+static void apply_event(void *ctx, const struct procev_event *ev)
+{
+    struct proc_table *t = ctx;
+    switch (ev->type) {
+    case PROCEV_FORK:
+        apply_fork(t, ev);
+        break;
+    case PROCEV_EXEC:
+        apply_exec(t, ev);
+        break;
+    case PROCEV_EXIT:
+        apply_exit(t, ev);
+        break;
+    }
+}
+
+/* Apply every event queued so far.  Called before attributing a request: whatever happened
+ * before the request (its caller's fork, exec) is then in the table. */
+static void drain_events(struct proc_table *t)
+{
+    pthread_mutex_lock(&t->events_lock);
+    int r = procev_drain(t->events, apply_event, t);
+    pthread_mutex_unlock(&t->events_lock);
+    if (r < 0) {
+        pthread_mutex_lock(&t->table_lock);
+        t->events_lost = true;
+        pthread_mutex_unlock(&t->table_lock);
+    }
+}
+
+static void *event_thread_main(void *arg)
+{
+    struct proc_table *t = arg;
+    struct pollfd pfd[2] = {{procev_fd(t->events), POLLIN, 0}, {t->stop_pipe[0], POLLIN, 0}};
+    for (;;) {
+        if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (pfd[1].revents)
+            break;
+        if (pfd[0].revents)
+            drain_events(t);
+    }
+    return NULL;
+}
+
+void proc_table_stop_events(struct proc_table *t)
+{
+    if (t->event_thread_started) {
+        ssize_t n = write(t->stop_pipe[1], "x", 1);
+        (void)n;
+        pthread_join(t->event_thread, NULL);
+        t->event_thread_started = false;
+        drain_events(t); /* the last exits */
+    }
+    for (int i = 0; i < 2; i++)
+        if (t->stop_pipe[i] >= 0) {
+            close(t->stop_pipe[i]);
+            t->stop_pipe[i] = -1;
+        }
+}
+
+char *proc_table_tree_note(struct proc_table *t)
+{
+    pthread_mutex_lock(&t->table_lock);
+    bool lost = t->events_lost;
+    pthread_mutex_unlock(&t->table_lock);
+    if (!t->events)
+        return g_strdup("partial: no process events (they need root); processes that touched no "
+                        "traced file are missing, exits are not recorded, and an exec is seen only "
+                        "when the command name changes");
+    if (lost)
+        return g_strdup("incomplete: the kernel dropped process events under load; processes "
+                        "were completed from /proc where they touched traced files");
+    return g_strdup("complete");
+}
+
+int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)
+{
+    pthread_mutex_lock(&t->table_lock);
+    struct proc_image *img = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
+    int64_t id = img && img->began_ns >= since_ns ? img->id : 0;
+    pthread_mutex_unlock(&t->table_lock);
+    return id;
+}
+
 int64_t proc_resolve(struct proc_table *t, pid_t tid)
 {
     if (tid <= 0)
         return 0;
+    if (t->events) {
+        drain_events(t);
+        pthread_mutex_lock(&t->table_lock);
+        while (!t->init_pid && tid != t->setup_pid)
+            pthread_cond_wait(&t->launcher_known, &t->table_lock);
+        gpointer tg = g_hash_table_lookup(t->live_tasks, GINT_TO_POINTER(tid));
+        struct proc_image *img = tg ? g_hash_table_lookup(t->live, tg) : NULL;
+        bool launcher = tid == t->setup_pid || tid == t->init_pid ||
+                        (t->pending_root && tid == t->pending_root);
+        int64_t id = img ? img->id : 0;
+        pthread_mutex_unlock(&t->table_lock);
+        if (launcher)
+            return PROC_LAUNCHER;
+        if (id)
+            return id;
+        /* Not known from events (lost ones, or a task that is not the build's): /proc. */
+    }
     struct stat_info tsi;
     if (read_stat(tid, &tsi) < 0)
         return 0;

@@ -46,6 +46,22 @@ void proc_table_set_launcher(struct proc_table *t, pid_t setup, pid_t init);
  * the launcher's init).  Blocks until proc_table_set_launcher() has named the init. */
 int64_t proc_resolve(struct proc_table *t, pid_t tid);
 
+/* Subscribe to the kernel's process events (needs root; call before the build is spawned).
+ * 0, or -errno and the table stays in /proc-only mode.  With events, fork/exec/exit are exact:
+ * every request is attributed after applying all events queued before it, exits are recorded,
+ * processes that never touch a traced file are in the trace, and orphans keep their parent. */
+int proc_table_enable_events(struct proc_table *t);
+
+/* Stop the event thread after the build has ended (applies the last events). */
+void proc_table_stop_events(struct proc_table *t);
+
+/* How complete the recorded process tree is, as a sentence for runs.process_tree. */
+char *proc_table_tree_note(struct proc_table *t);
+
+/* The image that the last exec of task `tid` started (0 if none seen): an exec open is
+ * attributed to the program it starts, once the exec has completed. */
+int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns);
+
 /* The pid of the build's root process, once seen (0 before). */
 pid_t proc_table_root_pid(struct proc_table *t);
 

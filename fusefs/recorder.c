@@ -8,9 +8,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
-enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT };
+enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT };
 
 struct rec_event {
     struct rec_event *next;
@@ -32,6 +33,11 @@ struct rec_event {
             size_t len;
             void *data;
         } output;
+        struct {
+            int64_t process_id;
+            int64_t end_ns;
+            int status;
+        } exit;
     };
 };
 
@@ -53,7 +59,7 @@ struct rec {
     int64_t next_file_id;          /* protected by files_lock */
 
     /* Prepared statements: used only by the writer thread. */
-    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output;
+    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output, *ins_exit;
 };
 
 int64_t rec_now_ns(void)
@@ -147,6 +153,16 @@ void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_
     push(r, ev);
 }
 
+void rec_add_exit(struct rec *r, int64_t process_id, int64_t end_ns, int status)
+{
+    struct rec_event *ev = g_new(struct rec_event, 1);
+    ev->type = EV_EXIT;
+    ev->exit.process_id = process_id;
+    ev->exit.end_ns = end_ns;
+    ev->exit.status = status;
+    push(r, ev);
+}
+
 static void free_event(struct rec_event *ev)
 {
     switch (ev->type) {
@@ -160,6 +176,7 @@ static void free_event(struct rec_event *ev)
         g_free(ev->output.data);
         break;
     case EV_ACCESS:
+    case EV_EXIT:
         break;
     }
     g_free(ev);
@@ -237,6 +254,15 @@ static int write_event(struct rec *r, const struct rec_event *ev)
         sqlite3_bind_int(st, 2, ev->output.stream);
         sqlite3_bind_int64(st, 3, ev->output.time_ns);
         sqlite3_bind_blob(st, 4, ev->output.data, (int)ev->output.len, SQLITE_STATIC);
+        break;
+    case EV_EXIT:
+        st = r->ins_exit;
+        sqlite3_bind_int64(st, 1, ev->exit.process_id);
+        sqlite3_bind_int64(st, 2, ev->exit.end_ns);
+        if (WIFEXITED(ev->exit.status))
+            sqlite3_bind_int(st, 3, WEXITSTATUS(ev->exit.status));
+        else if (WIFSIGNALED(ev->exit.status))
+            sqlite3_bind_int(st, 4, WTERMSIG(ev->exit.status));
         break;
     default:
         return SQLITE_MISUSE;
@@ -325,6 +351,8 @@ int rec_start(struct rec **out, sqlite3 *db)
                          "first_ns, last_ns, result) VALUES (?,?,?,?,?,?,?,?)"},
         {&r->ins_output, "INSERT INTO output (process_id, stream, time_ns, data) "
                          "VALUES (?,?,?,?)"},
+        {&r->ins_exit, "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) "
+                       "VALUES (?,?,?,?)"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(stmts); i++) {
         if (sqlite3_prepare_v3(db, stmts[i].sql, -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
@@ -379,6 +407,7 @@ void rec_free(struct rec *r)
     sqlite3_finalize(r->ins_file);
     sqlite3_finalize(r->ins_access);
     sqlite3_finalize(r->ins_output);
+    sqlite3_finalize(r->ins_exit);
     g_hash_table_destroy(r->file_ids);
     pthread_mutex_destroy(&r->queue_lock);
     pthread_cond_destroy(&r->queue_nonempty);

@@ -67,6 +67,9 @@ void rec_add_access(struct rec *r, const struct rec_access *a);
 void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
                     const void *data, size_t len);
 
+/* A process image ended: `status` is the wait status (exit code or terminating signal). */
+void rec_add_exit(struct rec *r, int64_t process_id, int64_t end_ns, int status);
+
 /* First error the writer met, 0 if none. */
 int rec_error(struct rec *r);
 

@@ -209,12 +209,12 @@ static int write_run_start(sqlite3 *db, char **argv, const char *cwd, const stru
 }
 
 static int write_run_end(sqlite3 *db, int exit_status, int term_signal, const char *state,
-                         int64_t root_id, const char *notes)
+                         int64_t root_id, const char *notes, const char *tree_note)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db,
                                 "UPDATE runs SET end_ns=?, exit_status=?, term_signal=?, state=?, "
-                                "root_process_id=?, notes=? WHERE id=1",
+                                "root_process_id=?, notes=?, process_tree=? WHERE id=1",
                                 -1, &st, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, rec_now_ns());
@@ -226,6 +226,7 @@ static int write_run_end(sqlite3 *db, int exit_status, int term_signal, const ch
         if (root_id > 0)
             sqlite3_bind_int64(st, 5, root_id);
         sqlite3_bind_text(st, 6, notes, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 7, tree_note, -1, SQLITE_STATIC);
         rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     }
     sqlite3_finalize(st);
@@ -341,7 +342,7 @@ int run_main(int argc, char **argv)
     char cwd[PATH_MAX];
     GArray *trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
     g_autofree char *backing = NULL, *db_path = NULL, *db_dir = NULL, *db_base = NULL;
-    g_autofree char *staging = NULL, *stats = NULL, *notes = NULL;
+    g_autofree char *staging = NULL, *stats = NULL, *notes = NULL, *tree_note = NULL;
     sqlite3 *db = NULL;
     struct rec *rec = NULL;
     struct proc_table *procs = NULL;
@@ -549,6 +550,9 @@ int run_main(int argc, char **argv)
     }
     db = NULL; /* the writer thread owns it now */
     procs = proc_table_new(rec);
+    /* Before the spawn, so that no fork of the build happens before the subscription. */
+    int events_error = proc_table_enable_events(procs);
+    (void)events_error; /* without them the tree is partial; runs.process_tree says so */
     struct fs_config fcfg = {
         .trees = fs_trees,
         .n_trees = n_trees,
@@ -679,6 +683,8 @@ int run_main(int argc, char **argv)
         }
         fs_flush_open_handles(fs);
     }
+    proc_table_stop_events(procs);
+    tree_note = proc_table_tree_note(procs);
 
     int exit_status = -1, term_signal = 0;
     if (have_status) {
@@ -709,7 +715,8 @@ int run_main(int argc, char **argv)
     notes = g_strdup_printf("events=%llu; requests: %s%s", (unsigned long long)events, stats,
                         rec_err ? "; the recorder failed: events after the failure are missing"
                                 : "");
-    if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes) < 0 &&
+    if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes,
+                      tree_note) < 0 &&
         !rec_err)
         rec_err = -EIO;
     if (rec_err) {

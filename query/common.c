@@ -63,6 +63,16 @@ static void json_opt_string(GString *out, const char *key, const char *s)
         g_string_append(out, "null");
 }
 
+void query_text_exit(GString *out, const struct qdb_process *p)
+{
+    if (!p->exited)
+        return;
+    if (p->exit_signal)
+        g_string_append_printf(out, "  [killed by signal %d]", p->exit_signal);
+    else if (p->exit_code)
+        g_string_append_printf(out, "  [exit %d]", p->exit_code);
+}
+
 void query_json_process(GString *out, const struct qdb_process *p)
 {
     g_string_append_printf(out, "{\"id\":%" G_GINT64_FORMAT ",\"pid\":%d", p->id, p->pid);
@@ -81,6 +91,14 @@ void query_json_process(GString *out, const struct qdb_process *p)
         g_string_append_printf(out, ",\"exec_of\":%" G_GINT64_FORMAT, p->prev_image_id);
     if (p->orphan)
         g_string_append(out, ",\"orphan\":true");
+    if (p->exited) {
+        g_string_append(out, ",\"exit\":{");
+        if (p->exit_signal)
+            g_string_append_printf(out, "\"signal\":%d", p->exit_signal);
+        else
+            g_string_append_printf(out, "\"code\":%d", p->exit_code);
+        g_string_append_printf(out, ",\"end_ns\":%" G_GINT64_FORMAT "}", p->end_ns);
+    }
     g_string_append_c(out, '}');
 }
 

@@ -34,6 +34,8 @@ struct qdb *query_open(const char *cmd, const char *db_path);
 
 /* "[ID] argv…" for people. */
 void query_text_process(GString *out, const struct qdb_process *p);
+/* "  [exit N]" / "  [killed by signal N]" when the process failed (nothing for exit 0). */
+void query_text_exit(GString *out, const struct qdb_process *p);
 /* {"id":…, "pid":…, "exe":…, "argv":[…], "cwd":…, "parent":…} */
 void query_json_process(GString *out, const struct qdb_process *p);
 

@@ -25,6 +25,11 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
         return r;
     struct qdb *q = g_new0(struct qdb, 1);
     q->db = db;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
+                           -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        q->schema_version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
     q->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_process);
     *out = q;
     return 0;
@@ -45,8 +50,19 @@ static char *column_dup(sqlite3_stmt *st, int col)
     return t ? g_strdup((const char *)t) : NULL;
 }
 
+/* Exits exist from schema 2 on; older traces get NULLs in their place. */
 #define PROCESS_COLUMNS                                                                            \
-    "id, parent_id, prev_image_id, pid, exec_seq, orphan, start_ns, comm, exe, cwd, argv"
+    "p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, p.comm, "       \
+    "p.exe, p.cwd, p.argv, %s"
+#define EXIT_COLUMNS_V2 "e.end_ns, e.exit_code, e.exit_signal FROM processes p LEFT JOIN exits e ON e.process_id = p.id"
+#define EXIT_COLUMNS_V1 "NULL, NULL, NULL FROM processes p"
+
+static char *process_query(struct qdb *q, const char *where)
+{
+    g_autofree char *cols = g_strdup_printf(PROCESS_COLUMNS, q->schema_version >= 2 ? EXIT_COLUMNS_V2
+                                                                                   : EXIT_COLUMNS_V1);
+    return g_strdup_printf("SELECT %s %s", cols, where);
+}
 
 static struct qdb_process *row_to_process(sqlite3_stmt *st)
 {
@@ -67,6 +83,14 @@ static struct qdb_process *row_to_process(sqlite3_stmt *st)
         p->argv = g_memdup2(blob, (gsize)n);
         p->argv_len = (size_t)n;
     }
+    p->exit_code = -1;
+    if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+        p->exited = true;
+        p->end_ns = sqlite3_column_int64(st, 11);
+        if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+            p->exit_code = sqlite3_column_int(st, 12);
+        p->exit_signal = sqlite3_column_int(st, 13);
+    }
     return p;
 }
 
@@ -75,8 +99,8 @@ void qdb_load_all(struct qdb *q)
     if (q->all_loaded)
         return;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, "SELECT " PROCESS_COLUMNS " FROM processes", -1, &st, NULL) ==
-        SQLITE_OK) {
+    g_autofree char *sql = process_query(q, "");
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             struct qdb_process *p = row_to_process(st);
             if (g_hash_table_contains(q->processes, &p->id))
@@ -95,8 +119,8 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
     if (p || q->all_loaded)
         return p;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, "SELECT " PROCESS_COLUMNS " FROM processes WHERE id=?", -1, &st,
-                           NULL) == SQLITE_OK) {
+    g_autofree char *sql = process_query(q, "WHERE p.id=?");
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, id);
         if (sqlite3_step(st) == SQLITE_ROW) {
             p = row_to_process(st);

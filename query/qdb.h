@@ -23,10 +23,15 @@ struct qdb_process {
     char *comm, *exe, *cwd; /* may be NULL */
     char *argv;             /* NUL-separated, argv_len bytes; may be NULL */
     size_t argv_len;
+    bool exited;            /* an exit was recorded (schema 2, process events) */
+    int exit_code;          /* -1 unless it exited normally */
+    int exit_signal;        /* 0 unless a signal killed it */
+    int64_t end_ns;
 };
 
 struct qdb {
     sqlite3 *db;
+    int schema_version;
     GHashTable *processes; /* id -> struct qdb_process* */
     bool all_loaded;
 };

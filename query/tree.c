@@ -17,6 +17,7 @@ static gint by_start(gconstpointer a, gconstpointer b)
 
 struct tree_ctx {
     struct qdb *q;
+    GHashTable *replaced; /* ids of images that exec'd into another */
     GHashTable *children; /* parent id -> GPtrArray of processes (sorted) */
     GPtrArray *roots;
     GString *out;
@@ -45,9 +46,17 @@ static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
         g_string_append_printf(t->out, "  (exec of [%" G_GINT64_FORMAT "])", p->prev_image_id);
     if (p->orphan)
         g_string_append(t->out, "  (orphan: parent unknown)");
+    query_text_exit(t->out, p);
     g_string_append_c(t->out, '\n');
-    for (guint i = 0; kids && i < kids->len; i++)
-        emit(t, kids->pdata[i], depth + 1);
+    for (guint i = 0; kids && i < kids->len; i++) {
+        const struct qdb_process *k = kids->pdata[i];
+        /* A childless image that exec'd into another is shown by its successor's
+         * "(exec of [N])": the fork-then-exec pattern is one line. */
+        if (g_hash_table_contains(t->replaced, &k->id) &&
+            !g_hash_table_contains(t->children, &k->id))
+            continue;
+        emit(t, k, depth + 1);
+    }
 }
 
 int query_tree_main(int argc, char **argv)
@@ -81,14 +90,17 @@ int query_tree_main(int argc, char **argv)
     if (!q)
         return 1;
     qdb_load_all(q);
-    struct tree_ctx t = {q, g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                                  (GDestroyNotify)g_ptr_array_unref),
+    struct tree_ctx t = {q, g_hash_table_new(g_int64_hash, g_int64_equal),
+                         g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                               (GDestroyNotify)g_ptr_array_unref),
                          g_ptr_array_new(), g_string_new(NULL), json};
     GHashTableIter it;
     gpointer v;
     g_hash_table_iter_init(&it, q->processes);
     while (g_hash_table_iter_next(&it, NULL, &v)) {
         struct qdb_process *p = v;
+        if (p->prev_image_id)
+            g_hash_table_add(t.replaced, &p->prev_image_id);
         if (!p->parent_id || !g_hash_table_contains(q->processes, &p->parent_id)) {
             g_ptr_array_add(t.roots, p);
             continue;
@@ -117,6 +129,7 @@ int query_tree_main(int argc, char **argv)
     g_string_free(t.out, TRUE);
     g_ptr_array_free(t.roots, TRUE);
     g_hash_table_destroy(t.children);
+    g_hash_table_destroy(t.replaced);
     qdb_close(q);
     return status;
 }

@@ -105,6 +105,16 @@ static const struct {
      "  data BLOB NOT NULL"
      ");"
      "CREATE INDEX output_process ON output(process_id);"},
+    {"record process exits and how complete the process tree is",
+     /* How each process image that was the last of its process ended (process events). */
+     "CREATE TABLE exits ("
+     "  process_id INTEGER PRIMARY KEY REFERENCES processes(id),"
+     "  end_ns INTEGER NOT NULL,"
+     "  exit_code INTEGER,"                /* set when it exited */
+     "  exit_signal INTEGER"               /* set when a signal killed it */
+     ");"
+     /* 'complete', or a sentence saying what may be missing and why. */
+     "ALTER TABLE runs ADD COLUMN process_tree TEXT;"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))

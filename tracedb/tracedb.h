@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
-#define TRACEDB_SCHEMA_VERSION 1
+#define TRACEDB_SCHEMA_VERSION 2
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */

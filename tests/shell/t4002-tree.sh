@@ -7,7 +7,8 @@ mkdir "$T/ws" && cd "$T/ws"
 bt run -- sh -c 'sh -c "sh -c \"echo deep > deep.txt\""; echo top > top.txt'
 out=$(bt tree)
 printf '%s\n' "$out" | sed -n 1p | grep -qF "[1] sh -c 'sh -c " || fail "root line: $out"
-printf '%s\n' "$out" | grep -q '^    \[3\] sh -c ' || fail "the innermost shell is not two levels down: $out"
+printf '%s\n' "$out" | grep -q "^    \[[0-9]*\] sh -c 'echo deep > deep.txt'" ||
+    fail "the innermost shell is not two levels down: $out"
 bt tree --json | python3 -c '
 import json, sys
 roots = json.load(sys.stdin)

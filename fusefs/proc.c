@@ -23,7 +23,9 @@ struct proc_image {
     pid_t pid;
     unsigned long long start_ticks;
     int exec_seq;
+    pid_t ppid;      /* the parent pid when recorded (/proc mode: an exec keeps it) */
     char comm[64];
+    unsigned long long layout[3]; /* see struct proc_stat */
     char *exe;       /* owned */
     char *argv;      /* owned, argv_len bytes */
     size_t argv_len;
@@ -33,6 +35,7 @@ struct proc_task {
     pid_t tid;
     unsigned long long start_ticks;
     char comm[64];           /* the thread's comm when last checked */
+    unsigned long long layout[3];
     struct proc_image *image; /* borrowed from the images table */
 };
 
@@ -144,8 +147,7 @@ int64_t proc_table_root_id(struct proc_table *t)
     return id;
 }
 
-int proc_parse_stat(const char *buf, size_t len, char comm[64], pid_t *ppid,
-                    unsigned long long *start_ticks)
+int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
 {
     /* "PID (COMM) S PPID ..." — COMM may hold spaces and ')' so take the last ')'. */
     const char *open = memchr(buf, '(', len);
@@ -158,52 +160,54 @@ int proc_parse_stat(const char *buf, size_t len, char comm[64], pid_t *ppid,
     }
     if (!open || !close || close < open)
         return -EINVAL;
+    memset(out, 0, sizeof *out);
     size_t clen = (size_t)(close - open - 1);
     if (clen > 63)
         clen = 63;
-    memcpy(comm, open + 1, clen);
-    comm[clen] = '\0';
+    memcpy(out->comm, open + 1, clen);
+    out->comm[clen] = '\0';
 
-    /* After ") " come fields 3.. separated by single spaces; we want 4 (ppid) and 22. */
+    /* After ") " come fields 3.. separated by single spaces. */
     const char *p = close + 1;
     const char *end = buf + len;
     int field = 2;
     long long ppid_v = -1;
-    unsigned long long start_v = 0;
     bool have_start = false;
-    while (p < end && field < 22) {
+    while (p < end && field < 49) {
         while (p < end && *p == ' ')
             p++;
-        if (p >= end)
+        if (p >= end || *p == '\n')
             break;
         field++;
         const char *tok = p;
         while (p < end && *p != ' ' && *p != '\n')
             p++;
+        int slot = field == 4 ? 0 : field == 22 ? 1 : field == 26 ? 2 : field == 48 ? 3
+                 : field == 49 ? 4 : -1;
+        if (slot < 0)
+            continue;
         char num[32];
         size_t n = (size_t)(p - tok);
-        if (field == 4 || field == 22) {
-            if (n == 0 || n >= sizeof num)
-                return -EINVAL;
-            memcpy(num, tok, n);
-            num[n] = '\0';
-            char *e;
-            errno = 0;
-            unsigned long long v = strtoull(num, &e, 10);
-            if (*e || errno)
-                return -EINVAL;
-            if (field == 4)
-                ppid_v = (long long)v;
-            else {
-                start_v = v;
-                have_start = true;
-            }
-        }
+        if (n == 0 || n >= sizeof num)
+            return -EINVAL;
+        memcpy(num, tok, n);
+        num[n] = '\0';
+        char *e;
+        errno = 0;
+        unsigned long long v = strtoull(num, &e, 10);
+        if (*e || errno || num[0] == '-')
+            return -EINVAL;
+        if (slot == 0)
+            ppid_v = (long long)v;
+        else if (slot == 1) {
+            out->start_ticks = v;
+            have_start = true;
+        } else
+            out->layout[slot - 2] = v;
     }
     if (ppid_v < 0 || !have_start || ppid_v > INT32_MAX)
         return -EINVAL;
-    *ppid = (pid_t)ppid_v;
-    *start_ticks = start_v;
+    out->ppid = (pid_t)ppid_v;
     return 0;
 }
 
@@ -253,11 +257,35 @@ static char *read_link(pid_t pid, const char *name)
     return g_strdup(buf);
 }
 
-struct stat_info {
-    char comm[64];
-    pid_t ppid;
-    unsigned long long start_ticks;
-};
+#define stat_info proc_stat
+
+static bool layout_known(const unsigned long long l[3])
+{
+    return l[0] || l[1] || l[2];
+}
+
+/* A layout without its arguments yet belongs to an exec in progress: the kernel reads the new
+ * binary (through us, when it is traced) after switching to the new memory map and before
+ * placing argv.  Such a caller is still the old image for our purposes (t5100). */
+static bool layout_in_exec(const unsigned long long l[3])
+{
+    return layout_known(l) && (l[1] == 0 || l[2] <= l[1]);
+}
+
+/* Same image as far as /proc can tell: same comm and, where visible, same memory layout. */
+static bool same_image(const char *comm_a, const unsigned long long la[3], const char *comm_b,
+                       const unsigned long long lb[3])
+{
+    if (layout_in_exec(lb))
+        return true;
+    if (strcmp(comm_a, comm_b) != 0)
+        return false;
+    /* An image recorded without a layout (read as the process was already exiting) is not a
+     * live task that shows one: its pid was reused within the same clock tick. */
+    if (!layout_known(la) && layout_known(lb))
+        return false;
+    return !layout_known(la) || !layout_known(lb) || memcmp(la, lb, 3 * sizeof la[0]) == 0;
+}
 
 static int read_stat(pid_t pid, struct stat_info *si)
 {
@@ -273,7 +301,7 @@ static int read_stat(pid_t pid, struct stat_info *si)
     if (n <= 0)
         return n < 0 ? -e : -ESRCH;
     buf[n] = '\0';
-    return proc_parse_stat(buf, (size_t)n, si->comm, &si->ppid, &si->start_ticks);
+    return proc_parse_stat(buf, (size_t)n, si);
 }
 
 /* The thread group of a thread, from /proc/TID/status. */
@@ -314,11 +342,14 @@ static char *image_key(pid_t pid, unsigned long long start)
 static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
                                int depth);
 
-/* Record a new image of (pid, si) with the given parent/prev; returns its id.  If another
- * thread recorded the same task meanwhile, returns that one instead. */
+/* Record a new image of (pid, si) with the given parent/prev; returns its id.  `superseded`
+ * is the image now current for this key that the new one replaces (prev for an exec, a stale
+ * one for a reused pid, NULL for a first sighting); if another thread recorded the task
+ * meanwhile, returns that one instead. */
 static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_info *si,
                             int64_t parent_id, bool orphan, bool is_root,
-                            struct proc_image *prev, char *exe, char *argv, size_t argv_len)
+                            struct proc_image *prev, struct proc_image *superseded, char *exe,
+                            char *argv, size_t argv_len)
 {
     g_autofree char *cwd = read_link(pid, "cwd");
     g_autofree char *key = image_key(pid, si->start_ticks);
@@ -326,7 +357,7 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
 
     pthread_mutex_lock(&t->table_lock);
     struct proc_image *cur = g_hash_table_lookup(t->images, key);
-    if (cur && cur != prev) {
+    if (cur && cur != superseded) {
         /* Someone else got here first (first sighting, or the same exec). */
         int64_t id = cur->id;
         pthread_mutex_unlock(&t->table_lock);
@@ -339,7 +370,9 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
     img->pid = pid;
     img->start_ticks = si->start_ticks;
     img->exec_seq = prev ? prev->exec_seq + 1 : 0;
+    img->ppid = si->ppid;
     g_strlcpy(img->comm, si->comm, sizeof img->comm);
+    memcpy(img->layout, si->layout, sizeof img->layout);
     img->exe = exe;
     img->argv = argv;
     img->argv_len = argv_len;
@@ -388,7 +421,7 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
     g_autofree char *key = image_key(pid, si->start_ticks);
     pthread_mutex_lock(&t->table_lock);
     struct proc_image *img = g_hash_table_lookup(t->images, key);
-    bool same = img && strcmp(img->comm, si->comm) == 0;
+    bool same = img && same_image(img->comm, img->layout, si->comm, si->layout);
     int64_t id = img ? img->id : 0;
     pthread_mutex_unlock(&t->table_lock);
     if (same)
@@ -403,9 +436,13 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
     }
 
     if (img) {
-        /* comm changed: an exec, or a thread renaming itself (prctl).  The image fields are
-         * written only under the lock, but exe/argv of a recorded image never change. */
-        bool changed = g_strcmp0(img->exe, exe) != 0 || (size_t)argv_len != img->argv_len ||
+        /* A new memory layout is an exec, whatever the names say.  Otherwise comm changed: an
+         * exec, or a thread renaming itself (prctl) — told apart by exe/argv.  The image fields
+         * are written only under the lock, but exe/argv of a recorded image never change. */
+        bool new_layout = layout_known(img->layout) && layout_known(si->layout) &&
+                          memcmp(img->layout, si->layout, sizeof img->layout) != 0;
+        bool changed = new_layout || g_strcmp0(img->exe, exe) != 0 ||
+                       (size_t)argv_len != img->argv_len ||
                        (argv_len && memcmp(img->argv, argv, (size_t)argv_len) != 0);
         if (!changed) {
             pthread_mutex_lock(&t->table_lock);
@@ -414,8 +451,13 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
             g_free(argv);
             return img->id;
         }
-        /* An exec keeps the parent: reuse the previous image's parent link. */
+        /* An exec keeps the parent; a different parent (or a recorded image without a layout,
+         * read while it was exiting) means the pid was reused within one clock tick by
+         * another task: a new process, not an exec of the old one. */
     }
+    struct proc_image *superseded = img;
+    if (img && (img->ppid != si->ppid || !layout_known(img->layout)))
+        img = NULL;
 
     /* Parent first, so that every recorded image has its ancestors recorded. */
     int64_t parent_id = 0;
@@ -448,7 +490,8 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
             orphan = true; /* parent exited between our reads */
         }
     }
-    return record_image(t, pid, si, parent_id, orphan, is_root, img, g_steal_pointer(&exe), argv,
+    return record_image(t, pid, si, parent_id, orphan, is_root, img, superseded,
+                        g_steal_pointer(&exe), argv,
                         (size_t)argv_len);
 }
 
@@ -719,8 +762,8 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
     while (!t->init_pid)
         pthread_cond_wait(&t->launcher_known, &t->table_lock);
     struct proc_task *task = g_hash_table_lookup(t->tasks, GINT_TO_POINTER(tid));
-    if (task && task->start_ticks == tsi.start_ticks && strcmp(task->comm, tsi.comm) == 0 &&
-        task->image) {
+    if (task && task->start_ticks == tsi.start_ticks &&
+        same_image(task->comm, task->layout, tsi.comm, tsi.layout) && task->image) {
         int64_t id = task->image->id;
         pthread_mutex_unlock(&t->table_lock);
         return id;
@@ -749,6 +792,7 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
         task->tid = tid;
         task->start_ticks = tsi.start_ticks;
         g_strlcpy(task->comm, tsi.comm, sizeof task->comm);
+        memcpy(task->layout, tsi.layout, sizeof task->layout);
         task->image = img;
     }
     pthread_mutex_unlock(&t->table_lock);

@@ -3,10 +3,10 @@
  * Identity model (docs/architecture.md, "Process identity")
  *   - A task is (pid, start_ticks): start_ticks is field 22 of /proc/PID/stat, which a reused
  *     pid never repeats for a live task.  Threads map to their thread group (Tgid).
- *   - A process image is one exec of a task.  The first image seen gets exec_seq 0; when the
- *     task's comm (or, on a comm change, its exe/argv) differs from the recorded image, a new
- *     image is recorded with prev_image_id pointing at the one it replaced.  (An exec that keeps
- *     comm, exe and argv identical is indistinguishable from /proc and is not split.)
+ *   - A process image is one exec of a task.  With process events (root) every fork and exec
+ *     is an event.  From /proc alone, an exec is seen as a new memory layout in /proc/PID/stat
+ *     (struct proc_stat.layout), or, where the kernel hides it, as a new comm with a new
+ *     exe/argv; the new image's prev_image_id points at the one it replaced.
  *   - Every recorded image has its ancestors recorded before it: parents are resolved lazily,
  *     walking /proc up to the launcher's init.  The build's root command has no parent; a
  *     process reparented to the init before it was first seen is recorded as an orphan.
@@ -68,7 +68,16 @@ pid_t proc_table_root_pid(struct proc_table *t);
 /* The id of the build's root process image, once seen (0 before). */
 int64_t proc_table_root_id(struct proc_table *t);
 
-/* Parse the contents of /proc/PID/stat.  Returns 0 or -EINVAL.  `comm` gets the command name
- * (up to 15 bytes + NUL, with any ')' or spaces it contains). Exposed for tests and fuzzing. */
-int proc_parse_stat(const char *buf, size_t len, char comm[64], pid_t *ppid,
-                    unsigned long long *start_ticks);
+/* What proc reads from /proc/PID/stat. */
+struct proc_stat {
+    char comm[64];                  /* the command name (up to 15 bytes, ')' and spaces kept) */
+    pid_t ppid;
+    unsigned long long start_ticks; /* field 22 */
+    /* Fields 26, 48, 49: start_code, arg_start, arg_end.  Every exec builds a new memory layout
+     * (and ASLR moves it), so a change here is an exec even when comm, exe and argv are the
+     * same; all 0 when the kernel hides them. */
+    unsigned long long layout[3];
+};
+
+/* Parse the contents of /proc/PID/stat.  Returns 0 or -EINVAL.  Exposed for tests/fuzzing. */
+int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);

@@ -550,9 +550,11 @@ int run_main(int argc, char **argv)
     }
     db = NULL; /* the writer thread owns it now */
     procs = proc_table_new(rec);
-    /* Before the spawn, so that no fork of the build happens before the subscription. */
-    int events_error = proc_table_enable_events(procs);
-    (void)events_error; /* without them the tree is partial; runs.process_tree says so */
+    /* Before the spawn, so that no fork of the build happens before the subscription.  Without
+     * events the tree is partial and runs.process_tree says so.  BUILDTRAIL_NO_PROC_EVENTS=1
+     * forces that /proc-only mode (tests use it to keep the fallback exercised). */
+    if (g_strcmp0(g_getenv("BUILDTRAIL_NO_PROC_EVENTS"), "1") != 0)
+        proc_table_enable_events(procs);
     struct fs_config fcfg = {
         .trees = fs_trees,
         .n_trees = n_trees,

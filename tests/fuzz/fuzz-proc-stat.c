@@ -10,11 +10,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char comm[64];
-    pid_t ppid;
-    unsigned long long start;
-    if (proc_parse_stat((const char *)data, size, comm, &ppid, &start) == 0) {
-        if (strlen(comm) > 63 || ppid < 0 || !memchr(data, ')', size))
+    struct proc_stat st;
+    if (proc_parse_stat((const char *)data, size, &st) == 0) {
+        if (strlen(st.comm) > 63 || st.ppid < 0 || !memchr(data, ')', size))
             abort();
     }
     return 0;

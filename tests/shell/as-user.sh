@@ -14,6 +14,7 @@ trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 cp "$BUILDTRAIL" "$stage/buildtrail"
 [ -n "${FSCONFORM:-}" ] && cp "$FSCONFORM" "$stage/fsconform"
+[ -n "${ATGEN:-}" ] && cp "$ATGEN" "$stage/atgen" && cp "$ATCHECK" "$stage/check.py"
 cp "$here/lib.sh" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
 if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
@@ -23,5 +24,6 @@ fi
 chmod -R a+rX "$stage"
 exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
-    BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
+    BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" ATGEN="$stage/atgen" \
+    ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
     sh "$stage/$(basename "$test_file")"

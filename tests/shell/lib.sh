@@ -48,8 +48,9 @@ assert_no_leftovers() {
     if [ -n "$(ls -A "$TMPDIR")" ]; then
         fail "buildtrail left files in its private directory: $(ls -A "$TMPDIR")"
     fi
-    # Processes die asynchronously after a pid namespace's init exits: allow a moment.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
+    # Processes die asynchronously after a pid namespace's init exits: allow a moment (a loaded
+    # machine running the sanitizer build may need several seconds).
+    for _ in $(seq 50); do
         pgrep -f "$TEST_MARK" >/dev/null 2>&1 || return 0
         sleep 0.2
     done

@@ -8,7 +8,7 @@ mkdir "$T/ws" && cd "$T/ws"
 # setsid: buildtrail and the build in a process group of their own, as a terminal job is.
 setsid "$BUILDTRAIL" run -- sh -c "echo data > before.txt; echo started; exec sh -c 'sleep 60; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
 pid=$!
-for _ in $(seq 50); do [ -s "$T/out.txt" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$T/out.txt" ] && break; sleep 0.1; done
 sleep 0.3
 /bin/kill -s INT -- "-$pid"    # the whole process group, as the terminal does
 set +e; wait "$pid"; st=$?; set -e
@@ -20,7 +20,7 @@ assert_no_leftovers
 # A SIGTERM sent to buildtrail alone is passed on to the build.
 setsid "$BUILDTRAIL" run -- sh -c "echo started; exec sh -c 'sleep 60; :' $TEST_MARK" > "$T/out2.txt" 2>&1 &
 pid=$!
-for _ in $(seq 50); do [ -s "$T/out2.txt" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$T/out2.txt" ] && break; sleep 0.1; done
 sleep 0.3
 kill -TERM "$pid"
 set +e; wait "$pid"; st=$?; set -e

@@ -709,9 +709,9 @@ char *proc_table_tree_note(struct proc_table *t)
     bool lost = t->events_lost;
     pthread_mutex_unlock(&t->table_lock);
     if (!t->events)
-        return g_strdup("partial: no process events (they need root); processes that touched no "
-                        "traced file are missing, exits are not recorded, and an exec is seen only "
-                        "when the command name changes");
+        return g_strdup("partial: no process events (the connector needs root, or Linux 6.6+ "
+                        "for other users); processes that touched no traced file are missing and "
+                        "exits are not recorded");
     if (lost)
         return g_strdup("incomplete: the kernel dropped process events under load; processes "
                         "were completed from /proc where they touched traced files");

@@ -21,9 +21,18 @@ if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
     mkdir "$stage/workloads"
     cp "$WORKLOADS"/*.tar.* "$stage/workloads/" 2>/dev/null || true
 fi
+# The sanitizer build's options go along; a suppression file is copied where the user can read it.
+lsan=${LSAN_OPTIONS:-}
+supp=$(printf '%s' "$lsan" | sed -n 's/.*suppressions=\([^:]*\).*/\1/p')
+if [ -n "$supp" ] && [ -f "$supp" ]; then
+    cp "$supp" "$stage/lsan.supp"
+    lsan=$(printf '%s' "$lsan" | sed "s|suppressions=[^:]*|suppressions=$stage/lsan.supp|")
+fi
 chmod -R a+rX "$stage"
 exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
+    ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+    ${lsan:+LSAN_OPTIONS=$lsan} \
     BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
     sh "$stage/$(basename "$test_file")"

@@ -38,20 +38,18 @@ int procev_open(struct procev **out)
         close(fd);
         return -e;
     }
-    struct {
-        struct nlmsghdr nl;
-        struct cn_msg cn;
-        enum proc_cn_mcast_op op;
-    } __attribute__((packed)) msg;
-    memset(&msg, 0, sizeof msg);
-    msg.nl.nlmsg_len = sizeof msg;
-    msg.nl.nlmsg_type = NLMSG_DONE;
-    msg.nl.nlmsg_pid = (unsigned)getpid();
-    msg.cn.id.idx = CN_IDX_PROC;
-    msg.cn.id.val = CN_VAL_PROC;
-    msg.cn.len = sizeof msg.op;
-    msg.op = PROC_CN_MCAST_LISTEN;
-    if (send(fd, &msg, sizeof msg, 0) != (ssize_t)sizeof msg) {
+    /* nlmsghdr, then cn_msg, then the operation (cn_msg ends in a flexible array). */
+    char msg[NLMSG_HDRLEN + sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op)];
+    memset(msg, 0, sizeof msg);
+    struct nlmsghdr nl = {.nlmsg_len = sizeof msg, .nlmsg_type = NLMSG_DONE,
+                          .nlmsg_pid = (unsigned)getpid()};
+    struct cn_msg cn = {.id = {.idx = CN_IDX_PROC, .val = CN_VAL_PROC},
+                        .len = sizeof(enum proc_cn_mcast_op)};
+    enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+    memcpy(msg, &nl, sizeof nl);
+    memcpy(msg + NLMSG_HDRLEN, &cn, sizeof cn);
+    memcpy(msg + NLMSG_HDRLEN + sizeof cn, &op, sizeof op);
+    if (send(fd, msg, sizeof msg, 0) != (ssize_t)sizeof msg) {
         int e = errno;
         close(fd);
         return -e;

@@ -207,9 +207,9 @@ static int uring_write(int fd, const void *buf, unsigned len)
                                      IORING_OFF_SQES);
     if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
         return -ENOMEM;
-    unsigned *tail = (unsigned *)(sq + prm.sq_off.tail);
-    unsigned *mask = (unsigned *)(sq + prm.sq_off.ring_mask);
-    unsigned *array = (unsigned *)(sq + prm.sq_off.array);
+    unsigned *tail = (unsigned *)(void *)(sq + prm.sq_off.tail);
+    unsigned *mask = (unsigned *)(void *)(sq + prm.sq_off.ring_mask);
+    unsigned *array = (unsigned *)(void *)(sq + prm.sq_off.array);
     unsigned idx = *tail & *mask;
     memset(&sqes[idx], 0, sizeof sqes[idx]);
     sqes[idx].opcode = IORING_OP_WRITE;
@@ -221,9 +221,9 @@ static int uring_write(int fd, const void *buf, unsigned len)
     __atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
     if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
         return -errno;
-    unsigned *chead = (unsigned *)(cq + prm.cq_off.head);
-    struct io_uring_cqe *cqes = (struct io_uring_cqe *)(cq + prm.cq_off.cqes);
-    int res = cqes[*chead & *(unsigned *)(cq + prm.cq_off.ring_mask)].res;
+    unsigned *chead = (unsigned *)(void *)(cq + prm.cq_off.head);
+    struct io_uring_cqe *cqes = (struct io_uring_cqe *)(void *)(cq + prm.cq_off.cqes);
+    int res = cqes[*chead & *(unsigned *)(void *)(cq + prm.cq_off.ring_mask)].res;
     __atomic_store_n(chead, *chead + 1, __ATOMIC_RELEASE);
     close(ring);
     return res;

@@ -42,6 +42,7 @@ struct run_opts {
     char *db_path;
     GPtrArray *trace_dirs; /* char* */
     bool no_tmp;
+    bool system;
     char **argv;
 };
 
@@ -56,6 +57,8 @@ static void usage(FILE *f)
           "  -o, --output FILE   write the trace to FILE instead of ./" DEFAULT_DB "\n"
           "      --trace DIR     also trace DIR (repeatable)\n"
           "      --no-tmp        let the build use the real /tmp, untraced\n"
+          "      --system        also trace the system directories (/usr, /etc, /opt):\n"
+          "                      which headers, libraries and tools the build used\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
@@ -70,6 +73,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"output", required_argument, NULL, 'o'},
         {"trace", required_argument, NULL, 'T'},
         {"no-tmp", no_argument, NULL, 'N'},
+        {"system", no_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -86,6 +90,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break;
         case 'N':
             o->no_tmp = true;
+            break;
+        case 'S':
+            o->system = true;
             break;
         case 'h':
             usage(stdout);
@@ -397,6 +404,20 @@ int run_main(int argc, char **argv)
         }
         struct run_tree t = {g_strdup(real), g_strdup(real), ROLE_TRACE};
         g_array_append_val(trees, t);
+    }
+    if (o.system) {
+        /* The system trees that exist here (a merged-/usr system has /bin etc. inside /usr). */
+        static const char *const system_dirs[] = {"/usr", "/etc", "/opt"};
+        for (size_t i = 0; i < G_N_ELEMENTS(system_dirs); i++) {
+            struct stat st;
+            bool dup = false;
+            for (guint k = 0; k < trees->len; k++)
+                dup |= !strcmp(g_array_index(trees, struct run_tree, k).path, system_dirs[i]);
+            if (dup || stat(system_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
+                continue;
+            struct run_tree t = {g_strdup(system_dirs[i]), g_strdup(system_dirs[i]), ROLE_TRACE};
+            g_array_append_val(trees, t);
+        }
     }
     bool private_tmp = !o.no_tmp;
     for (guint k = 0; k < trees->len; k++)

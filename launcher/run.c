@@ -735,7 +735,10 @@ int run_main(int argc, char **argv)
                         : failure.step >= 0 && failure.step != NS_STEP_EXEC ? TRACEDB_RUN_FAILED
                         : interrupted ? TRACEDB_RUN_INTERRUPTED
                                       : TRACEDB_RUN_FINISHED;
-    notes = g_strdup_printf("events=%llu; requests: %s%s", (unsigned long long)events, stats,
+    struct rusage self_usage;
+    getrusage(RUSAGE_SELF, &self_usage);
+    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; requests: %s%s",
+                            (unsigned long long)events, self_usage.ru_maxrss, stats,
                         rec_err ? "; the recorder failed: events after the failure are missing"
                                 : "");
     if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes,

@@ -1060,7 +1060,15 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     if (h->exec)
         h->exec_tid = fuse_req_ctx(req)->pid;
     fi->fh = (uint64_t)(uintptr_t)h;
-    fi->keep_cache = 0;
+    /* Keep the kernel's page cache across opens: every change to a traced file goes through
+     * this mount (the kernel updates or drops its pages), and FUSE_CAP_AUTO_INVAL_DATA drops
+     * them when a getattr shows another mtime or size.  Reads served from the cache are not
+     * seen, so a read row's bytes count what came through the daemon; who read is recorded at
+     * open either way. */
+    fi->keep_cache = 1;
+    /* A read-only close needs no FLUSH: locks are kept by the kernel (op_init), and nothing
+     * written needs pushing to the real filesystem. */
+    fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
     if (fuse_reply_open(req, fi) == -ENOENT) {
         /* The opener was interrupted: the kernel will never release this handle. */
         handle_release(fs, h);

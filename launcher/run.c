@@ -586,7 +586,9 @@ int run_main(int argc, char **argv)
         .hide_dev = db_dir_st.st_dev,
         .hide_ino = db_dir_st.st_ino,
         .hide_name = db_base,
-        .timeout = 1.0,
+        /* Every change to a traced tree during the build comes through this mount, so the
+         * kernel's entry and attribute caches can be trusted for long (docs/performance.md). */
+        .timeout = 60.0,
         .present_ids_as_own = user_ns,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
     };

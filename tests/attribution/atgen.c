@@ -335,30 +335,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: atgen run N\n");
         return 2;
     }
-    const char *k = argv[1], *m = argv[2];
-    if (!strcmp(k, "worker"))
-        kind_worker(m);
-    else if (!strcmp(k, "execer"))
-        kind_execer(m);
-    else if (!strcmp(k, "threads"))
-        kind_threads(m);
-    else if (!strcmp(k, "daemon"))
-        kind_daemon(m);
-    else if (!strcmp(k, "daemon-late"))
-        kind_daemon_late(m);
-    else if (!strcmp(k, "redirect"))
-        kind_redirect(m);
-    else if (!strcmp(k, "redirected"))
-        kind_redirected(m);
-    else if (!strcmp(k, "mmap"))
-        kind_mmap(m);
-    else if (!strcmp(k, "vfork"))
-        kind_vfork(m);
-    else if (!strcmp(k, "uring"))
-        kind_uring(m);
-    else {
-        fprintf(stderr, "atgen: unknown kind %s\n", k);
-        return 2;
+    static const struct {
+        const char *name;
+        void (*fn)(const char *marker);
+    } kinds_table[] = {
+        {"worker", kind_worker}, {"execer", kind_execer}, {"threads", kind_threads},
+        {"daemon", kind_daemon}, {"daemon-late", kind_daemon_late}, {"redirect", kind_redirect},
+        {"redirected", kind_redirected}, {"mmap", kind_mmap}, {"vfork", kind_vfork},
+        {"uring", kind_uring},
+    };
+    for (size_t i = 0; i < sizeof kinds_table / sizeof kinds_table[0]; i++) {
+        if (!strcmp(argv[1], kinds_table[i].name)) {
+            kinds_table[i].fn(argv[2]);
+            return 0;
+        }
     }
-    return 0;
+    fprintf(stderr, "atgen: unknown kind %s\n", argv[1]);
+    return 2;
 }

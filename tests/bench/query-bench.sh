@@ -1,0 +1,113 @@
+#!/bin/bash
+# query-bench.sh — how fast are the queries on a large trace?  Makes a synthetic trace shaped
+# like a big C build (25 000 compile jobs: make → sh → gcc → cc1 + as, one final link reading
+# every object: 100 000 processes, ~1 000 000 accesses, 100 000 output chunks), then times
+# who-wrote, who-read, tree and log on it (median of 5).
+#
+# Usage: tests/bench/query-bench.sh [--build DIR] [--jobs N] [--out FILE]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build="$top/build"
+jobs=25000
+out="$PWD/query-bench-results.txt"
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build) build=$2; shift 2 ;;
+        --jobs) jobs=$2; shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "query-bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
+    esac
+done
+bt="$build/launcher/buildtrail"
+[ -x "$bt" ] || { echo "query-bench.sh: no buildtrail at $bt" >&2; exit 2; }
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bt-qbench.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+db="$scratch/synth.db"
+
+# The schema comes from buildtrail itself: record an empty build, then fill it.
+(cd "$scratch" && "$bt" run -o "$db" -- true)
+python3 - "$db" "$jobs" <<'PY'
+import random, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+jobs = int(sys.argv[2])
+random.seed(1)
+db.execute("PRAGMA synchronous=OFF")
+db.execute("DELETE FROM processes"); db.execute("DELETE FROM accesses")
+db.execute("DELETE FROM files"); db.execute("DELETE FROM output")
+W = "/work/big"
+files, procs, acc, out = {}, [], [], []
+def fid(path):
+    if path not in files:
+        files[path] = len(files) + 1
+    return files[path]
+def proc(parent, argv, t):
+    pid = len(procs) + 1
+    procs.append((pid, 1000 + pid % 30000, t, parent, "\0".join(argv).encode() + b"\0", W))
+    return pid
+t = 1_000_000_000
+make = proc(None, ["make", "-j8"], t)
+headers = ["%s/include/h%04d.h" % (W, i) for i in range(2000)]
+objects = []
+for j in range(jobs):
+    t += 1000
+    src, obj, asm = "%s/src/f%05d.c" % (W, j), "%s/obj/f%05d.o" % (W, j), "/tmp/cc%05d.s" % j
+    sh = proc(make, ["/bin/sh", "-c", "gcc -c -o %s %s" % (obj, src)], t)
+    gcc = proc(sh, ["gcc", "-c", "-o", obj, src], t + 10)
+    cc1 = proc(gcc, ["/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "-quiet", src, "-o", asm], t + 20)
+    as_ = proc(gcc, ["as", "--64", "-o", obj, asm], t + 500)
+    acc.append((cc1, fid(src), 1, 0, 4000, t + 21))
+    for h in random.sample(headers, 30):
+        acc.append((cc1, fid(h), 1, 0, 2000, t + 22))
+    acc.append((cc1, fid(asm), 3, 577, 0, t + 400))
+    acc.append((cc1, fid(asm), 2, 577, 9000, t + 401))
+    acc.append((as_, fid(asm), 1, 0, 9000, t + 501))
+    acc.append((as_, fid(obj), 3, 577, 0, t + 502))
+    acc.append((as_, fid(obj), 2, 577, 5000, t + 503))
+    acc.append((gcc, fid(asm), 6, None, None, t + 600))
+    out.append((sh, 1, t + 1, ("gcc -c -o %s %s\n" % (obj, src)).encode()))
+    out.append((cc1, 2, t + 300, ("%s: warning: unused variable\n" % src).encode()))
+    objects.append(obj)
+t += 1000
+sh = proc(make, ["/bin/sh", "-c", "gcc -o app obj/*.o"], t)
+gcc = proc(sh, ["gcc", "-o", "app"], t + 10)
+ld = proc(gcc, ["/usr/bin/ld", "-o", W + "/app"], t + 20)
+for o in objects:
+    acc.append((ld, fid(o), 1, 0, 5000, t + 30))
+acc.append((ld, fid(W + "/app"), 3, 577, 0, t + 40))
+acc.append((ld, fid(W + "/app"), 2, 577, 10_000_000, t + 41))
+db.executemany("INSERT INTO files (id, path) VALUES (?, ?)", ((i, p) for p, i in files.items()))
+db.executemany("INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+               "first_seen_ns, argv, cwd) VALUES (?,?,0,0,?,?,?,?,?)",
+               ((p[0], p[1], p[3], p[2], p[2], p[4], p[5]) for p in procs))
+db.executemany("INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, first_ns, "
+               "last_ns) VALUES (?,?,?,?,?,?,?)", ((a[0], a[1], a[2], a[3], a[4], a[5], a[5]) for a in acc))
+db.executemany("INSERT INTO output (process_id, stream, time_ns, data) VALUES (?,?,?,?)", out)
+db.commit()
+db.execute("VACUUM")
+print("synthetic trace: %d processes, %d files, %d accesses, %d output chunks" %
+      (len(procs), len(files), len(acc), len(out)), file=sys.stderr)
+PY
+
+timeit() { # NAME COMMAND... — median of 5 runs, in ms
+    local name=$1; shift
+    local times=()
+    for _ in 1 2 3 4 5; do
+        local t0 t1
+        t0=$(date +%s%N); "$@" > /dev/null; t1=$(date +%s%N)
+        times+=($(( (t1 - t0) / 1000000 )))
+    done
+    printf '%-34s %6d ms   (runs: %s)\n' "$name" "$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)" "${times[*]}"
+}
+{
+    echo "query benchmark: $(sqlite3 "$db" 'select count(*) from processes') processes, $(sqlite3 "$db" 'select count(*) from accesses') accesses, $(stat -c %s "$db") bytes of trace"
+    timeit "who-wrote app (the final binary)" "$bt" who-wrote -d "$db" /work/big/app
+    timeit "who-wrote obj/f12345.o" "$bt" who-wrote -d "$db" /work/big/obj/f12345.o
+    timeit "who-read include/h0042.h (~375)" "$bt" who-read -d "$db" /work/big/include/h0042.h
+    timeit "who-read --json src/f00007.c" "$bt" who-read --json -d "$db" /work/big/src/f00007.c
+    timeit "tree (100k processes)" "$bt" tree -d "$db"
+    timeit "log (50k chunks, grouped)" "$bt" log -d "$db"
+    timeit "log --raw" "$bt" log --raw -d "$db"
+} | tee "$out"
+echo "query-bench: results also in $out" >&2

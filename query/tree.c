@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 static gint by_start(gconstpointer a, gconstpointer b)
 {
@@ -24,6 +25,15 @@ struct tree_ctx {
     bool json;
 };
 
+/* A forked child that has not exec'd yet runs its parent's program: same argv.  Its exec is
+ * the ordinary fork-then-exec and needs no "(exec of …)" note. */
+static bool is_fork_copy(struct qdb *q, const struct qdb_process *p)
+{
+    const struct qdb_process *parent = p && p->parent_id ? qdb_process(q, p->parent_id) : NULL;
+    return parent && p->exec_seq == 0 && p->argv_len == parent->argv_len &&
+           (p->argv_len == 0 || memcmp(p->argv, parent->argv, p->argv_len) == 0);
+}
+
 static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
 {
     GPtrArray *kids = g_hash_table_lookup(t->children, &p->id);
@@ -42,7 +52,7 @@ static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
     for (int i = 0; i < depth; i++)
         g_string_append(t->out, "  ");
     query_text_process(t->out, p);
-    if (p->prev_image_id)
+    if (p->prev_image_id && !is_fork_copy(t->q, qdb_process(t->q, p->prev_image_id)))
         g_string_append_printf(t->out, "  (exec of [%" G_GINT64_FORMAT "])", p->prev_image_id);
     if (p->orphan)
         g_string_append(t->out, "  (orphan: parent unknown)");

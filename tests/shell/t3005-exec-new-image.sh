@@ -14,4 +14,5 @@ exec_of=$(printf '%s' "$cat_json" | python3 -c 'import json,sys; print(json.load
 [ "$sh_id" != "$cat_id" ] || fail "the exec'd cat shares the shell's record"
 assert_eq "$exec_of" "$sh_id" "the cat image records the shell image it replaced"
 assert_eq "$(sql buildtrail.db "select count(distinct pid) from processes where id in ($sh_id,$cat_id)")" 1 "same pid"
+bt tree | grep -q "^\[$cat_id\] cat two.txt  (exec of \[$sh_id\])" || fail "tree does not show the exec: $(bt tree)"
 assert_no_leftovers

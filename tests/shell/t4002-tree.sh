@@ -9,6 +9,8 @@ out=$(bt tree)
 printf '%s\n' "$out" | sed -n 1p | grep -qF "[1] sh -c 'sh -c " || fail "root line: $out"
 printf '%s\n' "$out" | grep -q "^    \[[0-9]*\] sh -c 'echo deep > deep.txt'" ||
     fail "the innermost shell is not two levels down: $out"
+# fork-then-exec is one line; no "(exec of …)" note for a mere forked copy
+! printf '%s\n' "$out" | grep -q "exec of" || fail "fork-then-exec noted as an exec: $out"
 bt tree --json | python3 -c '
 import json, sys
 roots = json.load(sys.stdin)

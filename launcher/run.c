@@ -355,7 +355,7 @@ int run_main(int argc, char **argv)
     struct proc_table *procs = NULL;
     struct fs *fs = NULL;
     struct fuse_session *se = NULL;
-    int sv[2] = {-1, -1}, rp[2] = {-1, -1}, sigfd = -1, fuse_fd = -1;
+    int sv[2] = {-1, -1}, rp[2] = {-1, -1}, sigfd = -1, fuse_fd = -1, db_lock_fd = -1;
     bool serving = false;
     struct loop_ctx loop = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
     pthread_t loop_thread;
@@ -447,11 +447,12 @@ int run_main(int argc, char **argv)
                         : g_build_filename(cwd, DEFAULT_DB, NULL);
     {
         g_autofree char *err = NULL;
-        int r = tracedb_create(db_path, &db, &err);
+        int r = tracedb_create(db_path, &db, &db_lock_fd, &err);
         if (r < 0) {
             fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", db_path, err,
                     r == -EEXIST ? "remove it or choose another file with -o"
-                                 : "choose a writable place with -o FILE");
+                    : r == -EBUSY ? "wait for that run, or choose another file with -o"
+                                  : "choose a writable place with -o FILE");
             goto out;
         }
     }
@@ -783,6 +784,8 @@ out:
     }
     if (sigfd >= 0)
         close(sigfd);
+    if (db_lock_fd >= 0)
+        close(db_lock_fd); /* after the trace is closed: another run may replace it now */
     if (backing)
         remove_tree(backing);
     for (guint k = 0; k < trees->len; k++) {

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,7 +183,7 @@ static int migrate(sqlite3 *db, int from, char **err_detail)
     return 0;
 }
 
-int tracedb_create(const char *path, sqlite3 **out, char **err_detail)
+int tracedb_create(const char *path, sqlite3 **out, int *lock_fd, char **err_detail)
 {
     int r = tracedb_is_trace(path);
     if (r == 0) {
@@ -195,6 +197,17 @@ int tracedb_create(const char *path, sqlite3 **out, char **err_detail)
         return r;
     }
     if (r == 1) {
+        /* A trace that a running buildtrail holds is not ours to replace. */
+        int held = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (held >= 0) {
+            bool busy = flock(held, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+            close(held);
+            if (busy) {
+                if (err_detail)
+                    *err_detail = g_strdup("another buildtrail run is recording it");
+                return -EBUSY;
+            }
+        }
         const char *suffixes[] = {"", "-wal", "-shm", "-journal"};
         for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
             g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
@@ -246,6 +259,11 @@ int tracedb_create(const char *path, sqlite3 **out, char **err_detail)
     if (e < 0) {
         sqlite3_close(db);
         return e;
+    }
+    if (lock_fd) {
+        *lock_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (*lock_fd >= 0)
+            flock(*lock_fd, LOCK_EX | LOCK_NB);
     }
     *out = db;
     return 0;

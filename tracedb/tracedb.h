@@ -58,8 +58,11 @@ enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };
 #define TRACEDB_RUN_FAILED "failed" /* the recorder itself failed; the trace is incomplete */
 
 /* Create a fresh trace database at `path`.  An existing file there is replaced only when it is
- * itself a buildtrail trace (or empty); otherwise -EEXIST.  Returns 0 and sets *out. */
-int tracedb_create(const char *path, sqlite3 **out, char **err_detail);
+ * itself a buildtrail trace (or empty) that no running buildtrail holds; otherwise -EEXIST
+ * (not a trace) or -EBUSY (being recorded).  Returns 0 and sets *out; *lock_fd (if given)
+ * receives an fd holding an exclusive flock on the new trace: keep it open while recording,
+ * so that another run does not replace the trace under us. */
+int tracedb_create(const char *path, sqlite3 **out, int *lock_fd, char **err_detail);
 
 /* Open an existing trace read-only.  -ENOENT: no such file; -EINVAL: not a buildtrail trace;
  * -EPROTO: written by a newer buildtrail (schema version above ours). */

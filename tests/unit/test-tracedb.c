@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *tmpdir;
 
@@ -30,13 +31,21 @@ static void test_create_and_reopen(void)
 {
     g_autofree char *p = tmp_path("a.db");
     sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(count(db, "SELECT value FROM meta WHERE key='schema_version'"), ==,
                     TRACEDB_SCHEMA_VERSION);
     g_assert_cmpint(count(db, "SELECT count(*) FROM access_kinds"), ==, TRACEDB_ACCESS_KIND_MAX);
     sqlite3_close(db);
-    /* An existing trace is replaced. */
-    g_assert_cmpint(tracedb_create(p, &db, NULL), ==, 0);
+    /* An existing trace is replaced, unless a running recorder holds it. */
+    int lock = -1;
+    g_assert_cmpint(tracedb_create(p, &db, &lock, NULL), ==, 0);
+    g_assert_cmpint(lock, >=, 0);
+    sqlite3 *db2 = NULL;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_create(p, &db2, NULL, &err), ==, -EBUSY);
+    close(lock);
+    sqlite3_close(db);
+    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     sqlite3_close(db);
     g_assert_cmpint(tracedb_open_readonly(p, &db, NULL), ==, 0);
     sqlite3_close(db);
@@ -48,7 +57,7 @@ static void test_refuse_foreign(void)
     g_assert_true(g_file_set_contents(p, "precious", -1, NULL));
     sqlite3 *db = NULL;
     g_autofree char *err = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, &err), ==, -EEXIST);
+    g_assert_cmpint(tracedb_create(p, &db, NULL, &err), ==, -EEXIST);
     g_autofree char *content = NULL;
     g_assert_true(g_file_get_contents(p, &content, NULL, NULL));
     g_assert_cmpstr(content, ==, "precious");
@@ -63,7 +72,7 @@ static void test_refuse_newer(void)
 {
     g_autofree char *p = tmp_path("newer.db");
     sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(tracedb_exec(db, "UPDATE meta SET value='99' WHERE key='schema_version'",
                                  NULL), ==, 0);
     sqlite3_close(db);
@@ -98,7 +107,7 @@ static void test_recorder_lossless(void)
 {
     g_autofree char *p = tmp_path("rec.db");
     sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     struct rec *rec = NULL;
     g_assert_cmpint(rec_start(&rec, db), ==, 0);
     for (int i = 0; i < PRODUCERS; i++) {

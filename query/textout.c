@@ -34,35 +34,58 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
     return n;
 }
 
-void text_escape(GString *out, const char *s, size_t len)
+/* How one output form spells what cannot appear as is. */
+struct escape_style {
+    const char *invalid; /* prefix of the two hex digits for a byte that is not valid UTF-8 */
+    const char *control; /* prefix of the two hex digits for another control byte */
+    bool quote;          /* escape '"' */
+};
+
+static const struct escape_style text_style = {"\\x", "\\x", false};
+static const struct escape_style json_style = {"\\udc", "\\u00", true};
+
+static void append_hex2(GString *out, const char *prefix, unsigned char c)
+{
+    static const char digits[] = "0123456789abcdef";
+    g_string_append(out, prefix);
+    g_string_append_c(out, digits[c >> 4]);
+    g_string_append_c(out, digits[c & 15]);
+}
+
+static void escape_with(GString *out, const char *s, size_t len, const struct escape_style *st)
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < len;) {
         unsigned char c = u[i];
         size_t n = utf8_seq(u + i, len - i);
         if (n == 0) {
-            g_string_append_printf(out, "\\x%02x", c);
+            append_hex2(out, st->invalid, c);
             i++;
             continue;
         }
-        if (n == 1) {
-            if (c == '\\')
-                g_string_append(out, "\\\\");
-            else if (c == '\n')
-                g_string_append(out, "\\n");
-            else if (c == '\t')
-                g_string_append(out, "\\t");
-            else if (c == '\r')
-                g_string_append(out, "\\r");
-            else if (c < 0x20 || c == 0x7f)
-                g_string_append_printf(out, "\\x%02x", c);
-            else
-                g_string_append_c(out, (char)c);
-        } else {
+        if (n > 1)
             g_string_append_len(out, s + i, (gssize)n);
-        }
+        else if (c == '\\')
+            g_string_append(out, "\\\\");
+        else if (c == '"' && st->quote)
+            g_string_append(out, "\\\"");
+        else if (c == '\n')
+            g_string_append(out, "\\n");
+        else if (c == '\t')
+            g_string_append(out, "\\t");
+        else if (c == '\r')
+            g_string_append(out, "\\r");
+        else if (c < 0x20 || c == 0x7f)
+            append_hex2(out, st->control, c);
+        else
+            g_string_append_c(out, (char)c);
         i += n;
     }
+}
+
+void text_escape(GString *out, const char *s, size_t len)
+{
+    escape_with(out, s, len, &text_style);
 }
 
 void text_quote_arg(GString *out, const char *s, size_t len)
@@ -111,36 +134,8 @@ void text_argv(GString *out, const char *argv, size_t len)
 
 void json_string(GString *out, const char *s, size_t len)
 {
-    const unsigned char *u = (const unsigned char *)s;
     g_string_append_c(out, '"');
-    for (size_t i = 0; i < len;) {
-        unsigned char c = u[i];
-        size_t n = utf8_seq(u + i, len - i);
-        if (n == 0) {
-            g_string_append_printf(out, "\\udc%02x", c);
-            i++;
-            continue;
-        }
-        if (n == 1) {
-            if (c == '"')
-                g_string_append(out, "\\\"");
-            else if (c == '\\')
-                g_string_append(out, "\\\\");
-            else if (c == '\n')
-                g_string_append(out, "\\n");
-            else if (c == '\t')
-                g_string_append(out, "\\t");
-            else if (c == '\r')
-                g_string_append(out, "\\r");
-            else if (c < 0x20 || c == 0x7f)
-                g_string_append_printf(out, "\\u%04x", c);
-            else
-                g_string_append_c(out, (char)c);
-        } else {
-            g_string_append_len(out, s + i, (gssize)n);
-        }
-        i += n;
-    }
+    escape_with(out, s, len, &json_style);
     g_string_append_c(out, '"');
 }
 

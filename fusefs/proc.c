@@ -304,28 +304,18 @@ static int read_stat(pid_t pid, struct stat_info *si)
     return proc_parse_stat(buf, (size_t)n, si);
 }
 
-/* The thread group of a thread, from /proc/TID/status. */
-static pid_t read_tgid(pid_t tid)
-{
-    g_autofree char *s = NULL;
-    if (read_proc(tid, "status", &s) < 0)
-        return -1;
-    const char *t = strstr(s, "\nTgid:");
-    if (!t)
-        return -1;
-    return (pid_t)strtol(t + 6, NULL, 10);
-}
-
-/* The pid of a process in the innermost pid namespace it belongs to (NSpid's last field). */
-static pid_t read_inner_pid(pid_t pid)
+/* The value of a field of /proc/PID/status ("Tgid", "NSpid", ...): the last number on its line
+ * (NSpid lists one pid per namespace, innermost last).  -1 if unreadable. */
+static pid_t read_status_field(pid_t pid, const char *field)
 {
     g_autofree char *s = NULL;
     if (read_proc(pid, "status", &s) < 0)
         return -1;
-    const char *t = strstr(s, "\nNSpid:");
+    g_autofree char *needle = g_strdup_printf("\n%s:", field);
+    const char *t = strstr(s, needle);
     if (!t)
         return -1;
-    t += 7;
+    t += strlen(needle);
     const char *eol = strchr(t, '\n');
     const char *last = t;
     for (const char *p = t; *p && p != eol; p++)
@@ -341,6 +331,36 @@ static char *image_key(pid_t pid, unsigned long long start)
 
 static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
                                int depth);
+
+/* Make an image from the process row `rp` describes, keep it, and queue the row (table_lock
+ * held).  Fills in rp's id, exec_seq, prev_image_id and first_seen_ns; takes exe and argv. */
+static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp,
+                                    struct proc_image *prev, int64_t began_ns, char *exe,
+                                    char *argv)
+{
+    struct proc_image *img = g_new0(struct proc_image, 1);
+    img->id = rp->id = t->next_id++;
+    img->parent_id = rp->parent_id;
+    img->pid = rp->pid;
+    img->start_ticks = rp->start_ticks;
+    img->exec_seq = rp->exec_seq = prev ? prev->exec_seq + 1 : 0;
+    g_strlcpy(img->comm, rp->comm ? rp->comm : "", sizeof img->comm);
+    img->exe = exe;
+    img->argv = argv;
+    img->argv_len = rp->argv_len;
+    img->began_ns = began_ns;
+    g_ptr_array_add(t->all_images, img);
+    rp->prev_image_id = prev ? prev->id : 0;
+    rp->first_seen_ns = rec_now_ns();
+    rp->comm = img->comm;
+    rp->exe = img->exe;
+    rp->argv = img->argv;
+    /* The recorder copies; the image's strings live as long as the table.  Queued under the
+     * lock, so that images reach the trace in id order. */
+    rec_add_process(t->rec, rp);
+    return img;
+}
+
 
 /* Record a new image of (pid, si) with the given parent/prev; returns its id.  `superseded`
  * is the image now current for this key that the new one replaces (prev for an exec, a stale
@@ -365,20 +385,17 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
         g_free(argv);
         return id;
     }
-    struct proc_image *img = g_new0(struct proc_image, 1);
-    img->id = t->next_id++;
-    img->pid = pid;
-    img->start_ticks = si->start_ticks;
-    img->exec_seq = prev ? prev->exec_seq + 1 : 0;
+    rp.pid = pid;
+    rp.parent_id = parent_id;
+    rp.orphan = orphan;
+    rp.start_ticks = si->start_ticks;
+    rp.start_ns = (int64_t)si->start_ticks * t->ns_per_tick;
+    rp.comm = si->comm;
+    rp.cwd = cwd;
+    rp.argv_len = argv_len;
+    struct proc_image *img = add_image(t, &rp, prev, rec_now_ns(), exe, argv);
     img->ppid = si->ppid;
-    g_strlcpy(img->comm, si->comm, sizeof img->comm);
     memcpy(img->layout, si->layout, sizeof img->layout);
-    img->exe = exe;
-    img->argv = argv;
-    img->argv_len = argv_len;
-    img->parent_id = parent_id;
-    img->began_ns = rec_now_ns();
-    g_ptr_array_add(t->all_images, img);
     g_hash_table_replace(t->images, g_steal_pointer(&key), img);
     if (prev)
         g_hash_table_replace(t->exec_images, GINT_TO_POINTER(pid), img);
@@ -386,24 +403,6 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
         t->root_id = img->id;
         t->root_pid = pid;
     }
-
-    rp.id = img->id;
-    rp.parent_id = parent_id;
-    rp.prev_image_id = prev ? prev->id : 0;
-    rp.pid = pid;
-    rp.start_ticks = si->start_ticks;
-    rp.exec_seq = img->exec_seq;
-    rp.orphan = orphan;
-    rp.start_ns = (int64_t)si->start_ticks * t->ns_per_tick;
-    rp.first_seen_ns = rec_now_ns();
-    rp.comm = img->comm;
-    rp.exe = img->exe;
-    rp.cwd = cwd;
-    rp.argv = img->argv;
-    rp.argv_len = img->argv_len;
-    /* The recorder copies; the image's strings are never freed before the table is.  Queue it
-     * while still holding the lock so that images reach the trace in id order. */
-    rec_add_process(t->rec, &rp);
     int64_t id = img->id;
     pthread_mutex_unlock(&t->table_lock);
     return id;
@@ -465,7 +464,7 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
     if (si->ppid == t->init_pid) {
         /* Children of the namespace init: the build's root (pid 2 inside, the init's first
          * child) or orphans reparented to the init. */
-        if (read_inner_pid(pid) == 2)
+        if (read_status_field(pid, "NSpid") == 2)
             is_root = true;
         else
             orphan = true;
@@ -477,7 +476,7 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
         struct stat_info psi;
         if (read_stat(si->ppid, &psi) == 0) {
             parent_id = resolve_process(t, si->ppid, &psi, depth + 1);
-            if (parent_id == 0 && si->ppid != t->init_pid) {
+            if (parent_id == 0) {
                 /* The parent is not part of the build (or vanished): neither is this one,
                  * unless the parent vanished, which a blocked caller's parent can do. */
                 if (kill(si->ppid, 0) == 0 || errno != ESRCH) {
@@ -503,44 +502,27 @@ int proc_table_enable_events(struct proc_table *t)
 }
 
 /* Make, record and register a new image (called with table_lock held). */
+/* Make, record and register the image an event announced (table_lock held). */
 static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
                                            unsigned long long start_ticks, int64_t parent_id,
                                            struct proc_image *prev, const char *comm, char *exe,
                                            char *argv, size_t argv_len, const char *cwd,
                                            int64_t start_ns)
 {
-    struct proc_image *img = g_new0(struct proc_image, 1);
-    img->id = t->next_id++;
-    img->parent_id = parent_id;
-    img->pid = tgid;
-    img->start_ticks = start_ticks;
-    img->exec_seq = prev ? prev->exec_seq + 1 : 0;
-    g_strlcpy(img->comm, comm ? comm : "", sizeof img->comm);
-    img->exe = exe;
-    img->argv = argv;
-    img->argv_len = argv_len;
-    img->began_ns = start_ns;
-    g_ptr_array_add(t->all_images, img);
+    struct rec_process rp = {
+        .parent_id = parent_id,
+        .pid = tgid,
+        .start_ticks = start_ticks,
+        .start_ns = start_ns,
+        .comm = comm,
+        .cwd = cwd,
+        .argv_len = argv_len,
+    };
+    struct proc_image *img = add_image(t, &rp, prev, start_ns, exe, argv);
     g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), img);
     g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tgid), GINT_TO_POINTER(tgid));
     if (start_ticks)
         g_hash_table_replace(t->images, image_key(tgid, start_ticks), img);
-    struct rec_process rp = {
-        .id = img->id,
-        .parent_id = parent_id,
-        .prev_image_id = prev ? prev->id : 0,
-        .pid = tgid,
-        .start_ticks = start_ticks,
-        .exec_seq = img->exec_seq,
-        .start_ns = start_ns,
-        .first_seen_ns = rec_now_ns(),
-        .comm = img->comm,
-        .exe = img->exe,
-        .cwd = cwd,
-        .argv = img->argv,
-        .argv_len = img->argv_len,
-    };
-    rec_add_process(t->rec, &rp);
     return img;
 }
 
@@ -770,7 +752,7 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
     }
     pthread_mutex_unlock(&t->table_lock);
 
-    pid_t tgid = read_tgid(tid);
+    pid_t tgid = read_status_field(tid, "Tgid");
     if (tgid <= 0)
         return 0;
     if (tgid == t->setup_pid || tgid == t->init_pid)

@@ -595,8 +595,6 @@ int run_main(int argc, char **argv)
     };
     fs = fs_new(&fcfg);
 
-    int64_t start_ns = rec_now_ns();
-    (void)start_ns;
     pid_t setup = ns_spawn(&plan);
     /* Files the build creates get exactly the mode it asked for: the kernel has applied the
      * build's umask already (see op_init), so ours must not mask again.  Only after the spawn:

@@ -2,6 +2,7 @@
 #include "fs.h"
 
 #include "tracedb.h"
+#include "versions.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,6 +64,12 @@ struct fs_handle {
     struct dirent *dir_entry; /* HANDLE_DIR: an entry read but not yet returned */
     int64_t file_id;
     int open_flags;
+    dev_t dev;           /* HANDLE_FILE: the file, for its versions */
+    ino_t ino;
+    int64_t version_id;  /* HANDLE_FILE: the version read or being written (0: none) */
+    int64_t read_version_id; /* what reads through it see at open: the version read, or for a
+                              * writer the one it writes on top of (0: none, it starts empty) */
+    bool writing;        /* HANDLE_FILE: a writer of that version (vers_write_end at release) */
     bool exec;
     pid_t exec_tid;      /* exec opens: the task that was exec'ing */
     int64_t open_ns;
@@ -100,6 +107,7 @@ struct fs {
 
     struct rec *rec;
     struct proc_table *procs;
+    struct vers *vers;
     dev_t hide_dev;
     ino_t hide_ino;
     char *hide_name;
@@ -281,8 +289,8 @@ static int64_t req_caller(struct fs *fs, fuse_req_t req)
     return proc_resolve(fs->procs, ctx->pid);
 }
 
-static void record(struct fs *fs, int64_t process_id, int64_t file_id, int kind, int flags,
-                   int64_t bytes, int64_t first_ns, int result)
+static void record_v(struct fs *fs, int64_t process_id, int64_t file_id, int kind, int flags,
+                     int64_t bytes, int64_t first_ns, int result, int64_t version_id)
 {
     if (process_id < 0)
         return; /* the launcher's own setup */
@@ -295,18 +303,55 @@ static void record(struct fs *fs, int64_t process_id, int64_t file_id, int kind,
         .first_ns = first_ns,
         .last_ns = rec_now_ns(),
         .result = result,
+        .version_id = result ? 0 : version_id,
     };
     rec_add_access(fs->rec, &a);
 }
 
-static void record_path(struct fs *fs, int64_t process_id, struct fs_inode *dir,
-                        const char *name, int kind, int result)
+static void record(struct fs *fs, int64_t process_id, int64_t file_id, int kind, int flags,
+                   int64_t bytes, int64_t first_ns, int result)
+{
+    record_v(fs, process_id, file_id, kind, flags, bytes, first_ns, result, 0);
+}
+
+static void record_path_v(struct fs *fs, int64_t process_id, struct fs_inode *dir,
+                          const char *name, int kind, int result, int64_t version_id)
 {
     if (process_id < 0)
         return;
     g_autofree char *path = inode_path(fs, dir, name);
     int64_t now = rec_now_ns();
-    record(fs, process_id, rec_file_id(fs->rec, path), kind, -1, -1, now, result);
+    record_v(fs, process_id, rec_file_id(fs->rec, path), kind, -1, -1, now, result, version_id);
+}
+
+static void record_path(struct fs *fs, int64_t process_id, struct fs_inode *dir,
+                        const char *name, int kind, int result)
+{
+    record_path_v(fs, process_id, dir, name, kind, result, 0);
+}
+
+/* The current version of what `name` in `dir` is (0: none, or not a file). */
+static int64_t version_at(struct fs *fs, struct fs_inode *dir, const char *name)
+{
+    struct stat st;
+    if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    return vers_current(fs->vers, st.st_dev, st.st_ino);
+}
+
+/* A read-only fd of the file open as `fd` with `flags`, to hash it from (or -errno).  A
+ * reader's fd is shared; a writer's is reopened read-only, since an fd open for writing would
+ * make an exec of the file fail with ETXTBSY while it is hashed. */
+static int hash_fd_of(int fd, int flags)
+{
+    if ((flags & O_ACCMODE) == O_RDONLY && !(flags & O_DIRECT)) {
+        int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        return d < 0 ? -errno : d;
+    }
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    int r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    return r < 0 ? -errno : r;
 }
 
 static bool is_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
@@ -586,6 +631,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
         return;
     }
     int fd = h && h->type == HANDLE_FILE ? h->fd : -1;
+    g_autofree char *path = inode_path(fs, in, NULL);
+    int64_t file_id = rec_file_id(fs->rec, path);
+    int64_t version_id = 0;
 
     if (valid & FUSE_SET_ATTR_MODE) {
         /* (The kernel never asks to chmod a symlink, so following the name is right.) */
@@ -599,8 +647,22 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
             r = -errno;
     }
     if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
-        if (fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(l.path, attr->st_size))
-            r = -errno;
+        if (fd >= 0) {
+            version_id = h->version_id; /* part of the version its handle is writing */
+            if (ftruncate(fd, attr->st_size))
+                r = -errno;
+        } else {
+            /* truncate(2) by name: a whole write-open ... close in one step. */
+            version_id = vers_write_begin(fs->vers, in->dev, in->ino, file_id, attr->st_size == 0,
+                                          NULL);
+            if (truncate(l.path, attr->st_size)) {
+                r = -errno;
+                vers_write_abort(fs->vers, in->dev, in->ino);
+            } else {
+                int hfd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+                vers_write_end(fs->vers, in->dev, in->ino, hfd < 0 ? -errno : hfd);
+            }
+        }
     }
     if (!r && (valid & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME))) {
         struct timespec tv[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
@@ -623,11 +685,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 
     int64_t caller = req_caller(fs, req);
     if (caller >= 0) {
-        g_autofree char *path = inode_path(fs, in, NULL);
-        int64_t file_id = rec_file_id(fs->rec, path);
         int64_t now = rec_now_ns();
         if (valid & FUSE_SET_ATTR_SIZE)
-            record(fs, caller, file_id, TRACEDB_TRUNCATE, -1, attr->st_size, now, -r);
+            record_v(fs, caller, file_id, TRACEDB_TRUNCATE, -1, attr->st_size, now, -r,
+                     version_id);
         if (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_CTIME))
             record(fs, caller, file_id, TRACEDB_SETATTR, -1, -1, now, -r);
     }
@@ -755,7 +816,8 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const cha
         creds_leave(&c);
         loc_put(fs, &l);
     }
-    record_path(fs, req_caller(fs, req), dir, name, TRACEDB_LINK, -r);
+    record_path_v(fs, req_caller(fs, req), dir, name, TRACEDB_LINK, -r,
+                  in->type == NODE_REAL ? vers_current(fs->vers, in->dev, in->ino) : 0);
     reply_new_entry(fs, req, dir, name, r);
 }
 
@@ -798,14 +860,18 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bo
     }
     struct fs_inode *dir = get_inode(req, parent);
     int r;
+    int64_t version_id = 0;
     if (is_hidden(fs, dir, name)) {
         r = -ENOENT;
     } else {
-        if (!is_dir)
+        if (!is_dir) {
+            version_id = version_at(fs, dir, name); /* the content that goes */
             pin_before_name_goes(fs, dir, name);
+        }
         r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
     }
-    record_path(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r);
+    record_path_v(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r,
+                  version_id);
     FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", is_dir ? "rmdir" : "unlink",
              (uint64_t)parent, name, r);
     fuse_reply_err(req, -r);
@@ -832,17 +898,19 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
     }
     struct fs_inode *dir = get_inode(req, parent), *newdir = get_inode(req, newparent);
     int r;
+    int64_t version_id = 0; /* the content that moves: a version belongs to its inode */
     if (is_hidden(fs, dir, name) || is_hidden(fs, newdir, newname)) {
         r = -EACCES;
     } else {
+        version_id = version_at(fs, dir, name);
         if (!(flags & (RENAME_NOREPLACE | RENAME_EXCHANGE)))
             pin_before_name_goes(fs, newdir, newname);
         r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
     }
 
     int64_t caller = req_caller(fs, req);
-    record_path(fs, caller, dir, name, TRACEDB_RENAME_FROM, -r);
-    record_path(fs, caller, newdir, newname, TRACEDB_RENAME_TO, -r);
+    record_path_v(fs, caller, dir, name, TRACEDB_RENAME_FROM, -r, version_id);
+    record_path_v(fs, caller, newdir, newname, TRACEDB_RENAME_TO, -r, version_id);
 
     if (!r) {
         /* Keep the moved inode's path current (and the other one's, for an exchange). */
@@ -914,14 +982,17 @@ static void acct_flush(struct fs *fs, struct fs_handle *h, const struct fs_acct 
         .open_flags = h->open_flags,
         .first_ns = a->first_ns,
         .last_ns = a->last_ns,
+        .version_id = h->version_id,
     };
     if (rd) {
         r.kind = h->exec ? TRACEDB_EXEC : TRACEDB_READ;
         r.bytes = a->bytes_read;
+        r.version_id = h->read_version_id;
         rec_add_access(fs->rec, &r);
     }
     if (wr) {
         r.kind = TRACEDB_WRITE;
+        r.version_id = h->version_id;
         r.bytes = a->bytes_written;
         rec_add_access(fs->rec, &r);
     }
@@ -979,6 +1050,8 @@ static void handle_release(struct fs *fs, struct fs_handle *h)
     for (int i = 0; i < h->n_acct; i++)
         acct_flush(fs, h, &h->acct[i], i == 0);
     pthread_mutex_unlock(&h->acct_lock);
+    if (h->writing)
+        vers_write_end(fs->vers, h->dev, h->ino, hash_fd_of(h->fd, h->open_flags));
     if (h->dir)
         closedir(h->dir);
     else if (h->fd >= 0 && h->type != HANDLE_OUTPUT)
@@ -997,6 +1070,7 @@ void fs_flush_open_handles(struct fs *fs)
             break;
         handle_release(fs, h);
     }
+    vers_drain(fs->vers); /* the versions those handles finished are recorded */
 }
 
 static void set_open_reply_flags(struct fs *fs, struct fs_inode *in, struct fuse_file_info *fi)
@@ -1029,6 +1103,14 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     /* Never create here (O_CREAT comes through create), never follow a symlink the name may
      * have become, and check that the name still holds this inode. */
     int flags = (fi->flags & ~(O_CREAT | O_EXCL | FS_OPEN_EXEC_FLAG)) | O_CLOEXEC;
+    g_autofree char *path = inode_path(fs, in, NULL);
+    int64_t file_id = rec_file_id(fs->rec, path);
+    /* Opening to write (or truncate) begins a version, after the current one is hashed. */
+    bool writing = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+    int64_t version_id = 0, read_version_id = 0;
+    if (writing)
+        version_id = vers_write_begin(fs->vers, in->dev, in->ino, file_id, fi->flags & O_TRUNC,
+                                      &read_version_id);
     struct fs_loc l;
     int fd = -1;
     int r = loc_get(fs, in, &l);
@@ -1043,20 +1125,32 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
             r = -ESTALE;
         }
     }
+    if (writing && r < 0) {
+        vers_write_abort(fs->vers, in->dev, in->ino);
+    } else if (!writing && r == 0) {
+        /* A read binds to the content it opens; a file never seen before is hashed now. */
+        bool hash_needed;
+        version_id = read_version_id = vers_read(fs->vers, in->dev, in->ino, file_id, &hash_needed);
+        if (hash_needed)
+            vers_hash_found(fs->vers, in->dev, in->ino, hash_fd_of(fd, flags));
+    }
 
-    g_autofree char *path = inode_path(fs, in, NULL);
-    int64_t file_id = rec_file_id(fs->rec, path);
     if (r < 0 || (fi->flags & O_TRUNC))
-        record(fs, caller, file_id, r < 0 ? ((fi->flags & O_ACCMODE) == O_RDONLY ? TRACEDB_READ
-                                                                                  : TRACEDB_WRITE)
-                                          : TRACEDB_TRUNCATE,
-               fi->flags, -1, rec_now_ns(), -r);
+        record_v(fs, caller, file_id, r < 0 ? ((fi->flags & O_ACCMODE) == O_RDONLY ? TRACEDB_READ
+                                                                                    : TRACEDB_WRITE)
+                                            : TRACEDB_TRUNCATE,
+                 fi->flags, -1, rec_now_ns(), -r, version_id);
     FS_DEBUG(fs, "open(%s, flags=%#x) = %d\n", path, fi->flags, r);
     if (r < 0) {
         fuse_reply_err(req, -r);
         return;
     }
     struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    h->dev = in->dev;
+    h->ino = in->ino;
+    h->version_id = version_id;
+    h->read_version_id = read_version_id;
+    h->writing = writing;
     if (h->exec)
         h->exec_tid = fuse_req_ctx(req)->pid;
     fi->fh = (uint64_t)(uintptr_t)h;
@@ -1086,30 +1180,61 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     }
     struct fs_inode *dir = get_inode(req, parent);
     int64_t caller = req_caller(fs, req);
+    g_autofree char *path = inode_path(fs, dir, name);
+    int64_t file_id = rec_file_id(fs->rec, path);
     int r, fd = -1;
+    int64_t version_id = 0, read_version_id = 0;
+    struct stat st = {0};
     if (is_hidden(fs, dir, name)) {
         r = -EACCES;
     } else {
+        /* An existing file that O_TRUNC would empty: its version must be hashed first (and
+         * begins the new one, so that no other writer can start a hash in between). */
+        struct stat old;
+        bool began = false;
+        if ((fi->flags & O_TRUNC) && fstatat(dir->fd, name, &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(old.st_mode)) {
+            version_id = vers_write_begin(fs->vers, old.st_dev, old.st_ino, file_id, true, NULL);
+            began = true;
+        }
         struct fs_creds c;
         creds_enter(fs, req, &c);
         fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, mode);
         r = fd < 0 ? -errno : 0;
         creds_leave(&c);
+        if (fd >= 0 && fstat(fd, &st) < 0) {
+            r = -errno;
+            close(fd);
+            fd = -1;
+        }
+        if (began && (r < 0 || st.st_dev != old.st_dev || st.st_ino != old.st_ino)) {
+            vers_write_abort(fs->vers, old.st_dev, old.st_ino);
+            began = false;
+        }
+        if (r == 0 && !began)
+            version_id = vers_write_begin(fs->vers, st.st_dev, st.st_ino, file_id,
+                                          (fi->flags & (O_TRUNC | O_EXCL)) || st.st_size == 0,
+                                          &read_version_id);
     }
-    g_autofree char *path = inode_path(fs, dir, name);
-    int64_t file_id = rec_file_id(fs->rec, path);
-    record(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r);
+    record_v(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r, version_id);
     FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
     struct fuse_entry_param e;
     if (!r)
         r = do_lookup(fs, dir, name, &e);
     if (r < 0) {
-        if (fd >= 0)
+        if (fd >= 0) {
+            vers_write_end(fs->vers, st.st_dev, st.st_ino, hash_fd_of(fd, fi->flags));
             close(fd);
+        }
         fuse_reply_err(req, -r);
         return;
     }
     struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    h->dev = st.st_dev;
+    h->ino = st.st_ino;
+    h->version_id = version_id;
+    h->read_version_id = read_version_id;
+    h->writing = true;
     fi->fh = (uint64_t)(uintptr_t)h;
     if (fuse_reply_create(req, &e, fi) == -ENOENT)
         handle_release(fs, h);
@@ -1635,6 +1760,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->err_fd = cfg->err_fd;
     fs->rec = cfg->rec;
     fs->procs = cfg->procs;
+    fs->vers = vers_new(cfg->rec, 0);
     fs->hide_dev = cfg->hide_dev;
     fs->hide_ino = cfg->hide_ino;
     fs->hide_name = g_strdup(cfg->hide_name);
@@ -1698,6 +1824,7 @@ void fs_free(struct fs *fs)
         free_inode(fs->tree_roots[i]);
     g_free(fs->tree_roots);
     g_free(fs->hide_name);
+    vers_free(fs->vers);
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     g_free(fs);

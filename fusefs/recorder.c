@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT };
+enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT, EV_VERSION };
 
 struct rec_event {
     struct rec_event *next;
@@ -26,6 +26,7 @@ struct rec_event {
             char *path;
         } file;
         struct rec_access access;
+        struct rec_version version;
         struct {
             int64_t process_id;
             int stream;
@@ -59,7 +60,7 @@ struct rec {
     int64_t next_file_id;          /* protected by files_lock */
 
     /* Prepared statements: used only by the writer thread. */
-    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output, *ins_exit;
+    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output, *ins_exit, *ins_version;
 };
 
 int64_t rec_now_ns(void)
@@ -140,6 +141,14 @@ void rec_add_access(struct rec *r, const struct rec_access *a)
     push(r, ev);
 }
 
+void rec_add_version(struct rec *r, const struct rec_version *v)
+{
+    struct rec_event *ev = g_new(struct rec_event, 1);
+    ev->type = EV_VERSION;
+    ev->version = *v;
+    push(r, ev);
+}
+
 void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
                     const void *data, size_t len)
 {
@@ -177,6 +186,7 @@ static void free_event(struct rec_event *ev)
         break;
     case EV_ACCESS:
     case EV_EXIT:
+    case EV_VERSION:
         break;
     }
     g_free(ev);
@@ -246,6 +256,26 @@ static int write_event(struct rec *r, const struct rec_event *ev)
         sqlite3_bind_int64(st, 6, a->first_ns);
         sqlite3_bind_int64(st, 7, a->last_ns);
         sqlite3_bind_int(st, 8, a->result);
+        bind_id_or_null(st, 9, a->version_id);
+        break;
+    }
+    case EV_VERSION: {
+        const struct rec_version *v = &ev->version;
+        st = r->ins_version;
+        sqlite3_bind_int64(st, 1, v->id);
+        sqlite3_bind_int64(st, 2, v->file_id);
+        sqlite3_bind_int(st, 3, v->origin);
+        bind_id_or_null(st, 4, v->base_id);
+        sqlite3_bind_int64(st, 5, v->begin_ns);
+        sqlite3_bind_int64(st, 6, v->end_ns);
+        if (v->size >= 0)
+            sqlite3_bind_int64(st, 7, v->size);
+        if (v->hashed) {
+            sqlite3_bind_blob(st, 8, v->sha256, sizeof v->sha256, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 9, v->git_sha1, sizeof v->git_sha1, SQLITE_STATIC);
+        }
+        if (v->hash_error)
+            sqlite3_bind_int(st, 10, v->hash_error);
         break;
     }
     case EV_OUTPUT:
@@ -348,7 +378,9 @@ int rec_start(struct rec **out, sqlite3 *db)
          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"},
         {&r->ins_file, "INSERT INTO files (id, path) VALUES (?, ?)"},
         {&r->ins_access, "INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, "
-                         "first_ns, last_ns, result) VALUES (?,?,?,?,?,?,?,?)"},
+                         "first_ns, last_ns, result, version_id) VALUES (?,?,?,?,?,?,?,?,?)"},
+        {&r->ins_version, "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, "
+                          "size, sha256, git_sha1, hash_error) VALUES (?,?,?,?,?,?,?,?,?,?)"},
         {&r->ins_output, "INSERT INTO output (process_id, stream, time_ns, data) "
                          "VALUES (?,?,?,?)"},
         {&r->ins_exit, "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) "
@@ -408,6 +440,7 @@ void rec_free(struct rec *r)
     sqlite3_finalize(r->ins_access);
     sqlite3_finalize(r->ins_output);
     sqlite3_finalize(r->ins_exit);
+    sqlite3_finalize(r->ins_version);
     g_hash_table_destroy(r->file_ids);
     pthread_mutex_destroy(&r->queue_lock);
     pthread_cond_destroy(&r->queue_nonempty);

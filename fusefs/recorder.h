@@ -54,6 +54,21 @@ struct rec_access {
     int64_t bytes;      /* -1: not applicable */
     int64_t first_ns, last_ns;
     int result;         /* 0 or a positive errno */
+    int64_t version_id; /* 0: none; else the version read, produced, moved or removed */
+};
+
+/* A file version whose content is final and hashed (versions table). */
+struct rec_version {
+    int64_t id;
+    int64_t file_id;
+    int origin;         /* enum tracedb_version_origin */
+    int64_t base_id;    /* 0: none */
+    int64_t begin_ns, end_ns;
+    int64_t size;       /* -1: unknown */
+    bool hashed;
+    uint8_t sha256[32];
+    uint8_t git_sha1[20];
+    int hash_error;     /* 0, or the errno that stopped hashing */
 };
 
 /* Takes over `db` (made by tracedb_create, with the runs row written). */
@@ -64,6 +79,7 @@ int64_t rec_file_id(struct rec *r, const char *path);
 
 void rec_add_process(struct rec *r, const struct rec_process *p);
 void rec_add_access(struct rec *r, const struct rec_access *a);
+void rec_add_version(struct rec *r, const struct rec_version *v);
 void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
                     const void *data, size_t len);
 

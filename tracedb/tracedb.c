@@ -117,6 +117,28 @@ static const struct {
      ");"
      /* 'complete', or a sentence saying what may be missing and why. */
      "ALTER TABLE runs ADD COLUMN process_tree TEXT;"},
+    {"record file versions with content hashes, and bind accesses to them",
+     /* One row per content of a file: each write-open ... last close through the mount makes
+      * one (origin 2); a file the build read without having written it gets one at its first
+      * read (origin 1).  A version belongs to the file's inode, so a rename carries it: the
+      * rename_to access names it at the new path. */
+     "CREATE TABLE versions ("
+     "  id INTEGER PRIMARY KEY,"
+     "  file_id INTEGER NOT NULL REFERENCES files(id)," /* where it was made or first read */
+     "  origin INTEGER NOT NULL,"          /* 1 found (existed before), 2 written by the build */
+     "  base_id INTEGER REFERENCES versions(id)," /* written on top of it (no truncation) */
+     "  begin_ns INTEGER NOT NULL,"        /* first write-open, or first read */
+     "  end_ns INTEGER NOT NULL,"          /* last writer closed, or when it was hashed */
+     "  size INTEGER,"
+     "  sha256 BLOB,"                      /* 32 bytes */
+     "  git_sha1 BLOB,"                    /* 20 bytes: SHA-1 of "blob SIZE\0" + data (git, SWHID) */
+     "  hash_error INTEGER"                /* errno when the content could not be read */
+     ");"
+     "CREATE INDEX versions_file ON versions(file_id);"
+     "CREATE INDEX versions_base ON versions(base_id) WHERE base_id IS NOT NULL;"
+     /* The version an access read, produced, moved or removed (NULL: none applies). */
+     "ALTER TABLE accesses ADD COLUMN version_id INTEGER REFERENCES versions(id);"
+     "CREATE INDEX accesses_version ON accesses(version_id) WHERE version_id IS NOT NULL;"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))

@@ -21,7 +21,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
-#define TRACEDB_SCHEMA_VERSION 2
+#define TRACEDB_SCHEMA_VERSION 3
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
@@ -47,6 +47,12 @@ enum tracedb_access_kind {
 
 /* The name of an access kind ("read", "rename_from", ...), or NULL for an unknown code. */
 const char *tracedb_access_kind_name(int kind);
+
+/* versions.origin */
+enum tracedb_version_origin {
+    TRACEDB_VERSION_FOUND = 1,   /* existed before the build touched it: hashed at first read */
+    TRACEDB_VERSION_WRITTEN = 2, /* made by the build: one write-open ... last close */
+};
 
 /* Streams of the output table. */
 enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };

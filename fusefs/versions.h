@@ -1,0 +1,80 @@
+/* versions — which content of a file each access saw or made, and the hashes of every content.
+ *
+ * Model
+ *   A version is one content of one file (inode, keyed by st_dev/st_ino, so a rename or a hard
+ *   link carries it to another path).  Every write-open ... last close through the mount makes
+ *   a new version; opened without truncation it is written on top of the one before (its base).
+ *   A file that is read before the build wrote it gets a "found" version at its first read.
+ *   Every access binds to the version current when it happened: a read to the content it
+ *   opened, a write to the content it is making.
+ *
+ * Hashing is done off the request path: when a version is final (the last writer released it,
+ *   or it was found), its content is hashed (SHA-256 and git's blob SHA-1) by a pool of worker
+ *   threads from an fd the caller hands over, and then recorded (rec_add_version).  So that
+ *   the hash is exactly the bytes readers of that version saw, a writer that wants to change
+ *   the file waits until its current content is hashed (vers_write_begin): a reopen for
+ *   writing right after a close cannot change bytes under the hash.  Hashing never touches the
+ *   FUSE mount (fds are the daemon's own, on the real filesystem), so it cannot deadlock.
+ *
+ * Assumption: every change to a traced file during the build goes through the mount (as for
+ *   the kernel caches, see fs.h).  The table outlives the kernel's inodes (a file forgotten and
+ *   looked up again keeps its version); an inode number can only be reused after the file is
+ *   gone, and a new file is always a fresh version.
+ *
+ * Locking: vers.lock protects the table and every entry; it is a leaf lock (nothing else is
+ *   taken while holding it, except that rec_add_version is called without it).  Waiting for a
+ *   hash happens on a condition variable of that lock.  Functions never fail: a file that cannot
+ *   be read for hashing gets a version with hash_error set.
+ */
+#pragma once
+
+#include "recorder.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vers;
+
+/* `hash_threads` workers (0: one per CPU). */
+struct vers *vers_new(struct rec *rec, int hash_threads);
+
+/* Wait for every hash in progress, then free. */
+void vers_free(struct vers *v);
+
+/* Wait until no hash is in progress (every final version is recorded). */
+void vers_drain(struct vers *v);
+
+/* Before opening (dev, ino) for writing or truncating it by name: waits until its current
+ * content is hashed, then joins the version being written or begins one, at `file_id`.
+ * `fresh`: the content starts empty (O_TRUNC, a new file), so it has no base.  Returns the
+ * version id.  Pair it with vers_write_end() or, if the open failed, vers_write_abort().
+ * *reads (if not NULL) gets the version a read through this open sees at its start: the one
+ * before (0 when fresh), or the one being written when this writer joined it. */
+int64_t vers_write_begin(struct vers *v, dev_t dev, ino_t ino, int64_t file_id, bool fresh,
+                         int64_t *reads);
+
+/* A writer of (dev, ino) is done (its handle released).  `hash_fd`: a read-only fd of the
+ * file, consumed (or a negative errno when none could be opened); at the last writer the
+ * version is final and is hashed from it. */
+void vers_write_end(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
+
+/* The open that vers_write_begin() prepared failed: forget this writer.  If it had begun the
+ * version alone, the version is dropped and the previous one is current again. */
+void vers_write_abort(struct vers *v, dev_t dev, ino_t ino);
+
+/* A read of (dev, ino) at `file_id`: the version it reads.  If the file had none, a found
+ * version is made and *hash_needed set: the caller must then call vers_hash_found() with an
+ * fd of the file (writers wait for it). */
+int64_t vers_read(struct vers *v, dev_t dev, ino_t ino, int64_t file_id, bool *hash_needed);
+
+/* Hash the found version vers_read() made, from `hash_fd` (consumed; or a negative errno). */
+void vers_hash_found(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
+
+/* The current version of (dev, ino), 0 if the build never read or wrote it. */
+int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
+
+/* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id
+ * (SHA-1 of "blob SIZE\0" + content).  Returns 0, -errno, or -ESTALE when the size changed
+ * while reading.  *size gets the bytes hashed.  Exposed for tests. */
+int vers_hash_fd(int fd, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size);

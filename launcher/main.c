@@ -17,6 +17,11 @@ static const struct command commands[] = {
     {"who-read", query_who_read_main, "which processes read a file"},
     {"tree", query_tree_main, "the build's process tree"},
     {"log", query_log_main, "the build's output, one job's output together"},
+    {"show", query_show_main, "one process: command, parents, exit, files, output"},
+    {"files", query_files_main, "the files the build read, wrote, created, deleted, missed"},
+    {"inputs", query_inputs_main, "everything a file was made from (its source closure)"},
+    {"outputs", query_outputs_main, "everything the build made from a file"},
+    {"verify", query_verify_main, "check the build read only its declared inputs"},
 };
 
 static void usage(FILE *f)

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "prov.h"
 #include "qdb.h"
 
 #include <glib.h>
@@ -41,3 +42,14 @@ void query_json_process(GString *out, const struct qdb_process *p);
 
 /* Write a GString to stdout in full; returns 0 or 1 (for an exit status). */
 int query_emit(GString *out);
+
+/* Provenance helpers (inputs.c). */
+/* The provenance view of a trace, or NULL after printing why not (trace older than schema 3). */
+struct prov *query_open_prov(const char *cmd, struct qdb *q);
+/* The file id of a path argument (made absolute; *abs_out gets it, g_free it), or 0 after
+ * printing that the build never touched it. */
+int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char **abs_out);
+/* A version as JSON members, leaving the object open: {"version":…,"path":…,"origin":…, … */
+void query_json_version(GString *out, const struct prov_version *v);
+/* "version N (made by the build, S bytes, sha256 H)" */
+void query_text_version(GString *out, const struct prov_version *v);

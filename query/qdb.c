@@ -145,15 +145,9 @@ int64_t qdb_file_id(struct qdb *q, const char *path)
     return id;
 }
 
-char *qdb_absolute_path(const char *arg)
+char *qdb_absolute_path_in(const char *base, const char *arg)
 {
-    g_autofree char *abs = NULL;
-    if (g_path_is_absolute(arg)) {
-        abs = g_strdup(arg);
-    } else {
-        g_autofree char *cwd = g_get_current_dir();
-        abs = g_build_filename(cwd, arg, NULL);
-    }
+    g_autofree char *abs = g_path_is_absolute(arg) ? g_strdup(arg) : g_build_filename(base, arg, NULL);
     /* Lexical normalisation: split on '/', drop "." and empty, pop on "..". */
     gchar **parts = g_strsplit(abs, "/", -1);
     GPtrArray *keep = g_ptr_array_new();
@@ -177,6 +171,27 @@ char *qdb_absolute_path(const char *arg)
     g_ptr_array_free(keep, TRUE);
     g_strfreev(parts);
     return g_string_free(s, FALSE);
+}
+
+char *qdb_absolute_path(const char *arg)
+{
+    g_autofree char *cwd = g_get_current_dir();
+    return qdb_absolute_path_in(cwd, arg);
+}
+
+GArray *qdb_ids(struct qdb *q, const char *sql, int64_t arg)
+{
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, arg);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            g_array_append_val(ids, id);
+        }
+    }
+    sqlite3_finalize(st);
+    return ids;
 }
 
 const char *qdb_process_program(const struct qdb_process *p)

@@ -50,5 +50,11 @@ int64_t qdb_file_id(struct qdb *q, const char *path);
  * directory; "." and ".." resolved without following symlinks).  g_free() it. */
 char *qdb_absolute_path(const char *arg);
 
+/* The same relative to directory `base` (absolute) instead of the current one. */
+char *qdb_absolute_path_in(const char *base, const char *arg);
+
+/* The ids (column 0) a statement returns for one integer parameter ?1; g_array_unref it. */
+GArray *qdb_ids(struct qdb *q, const char *sql, int64_t arg);
+
 /* The basename of a process's program: exe's, else argv[0]'s. */
 const char *qdb_process_program(const struct qdb_process *p);

@@ -1,4 +1,5 @@
-/* query — the read-only subcommands over a trace: who-wrote, who-read, tree, log.
+/* query — the read-only subcommands over a trace: who-wrote, who-read, tree, log,
+ * show, files, inputs, outputs, verify.
  *
  * Each *_main is main-level code: it parses its options (getopt_long; --help to stdout and
  * exit 0; usage errors to stderr and exit 2), reports errors as one line on stderr, and
@@ -11,3 +12,8 @@ int query_who_wrote_main(int argc, char **argv);
 int query_who_read_main(int argc, char **argv);
 int query_tree_main(int argc, char **argv);
 int query_log_main(int argc, char **argv);
+int query_inputs_main(int argc, char **argv);
+int query_outputs_main(int argc, char **argv);
+int query_files_main(int argc, char **argv);
+int query_verify_main(int argc, char **argv);
+int query_show_main(int argc, char **argv);

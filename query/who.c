@@ -191,14 +191,9 @@ static int who_main(int argc, char **argv, bool wrote)
     GString *out = g_string_new(json ? "[" : NULL);
     bool first = true;
     for (int i = optind; i < argc; i++) {
-        g_autofree char *path = qdb_absolute_path(argv[i]);
-        int64_t file_id = qdb_file_id(q, path);
+        g_autofree char *path = NULL;
+        int64_t file_id = query_path_file_id(cmd, q, argv[i], &path);
         if (!file_id) {
-            GString *e = g_string_new(NULL);
-            text_escape(e, path, strlen(path));
-            fprintf(stderr, "buildtrail %s: %s: the build never touched this path; check the "
-                            "path, or list what it wrote with 'buildtrail tree'\n", cmd, e->str);
-            g_string_free(e, TRUE);
             status = 1;
             continue;
         }

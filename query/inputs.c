@@ -1,0 +1,307 @@
+/* inputs / outputs: the provenance closure of a file, backwards and forwards (prov.h). */
+#include "common.h"
+#include "prov.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *origin_name(int origin)
+{
+    return origin == TRACEDB_VERSION_FOUND ? "found" : "built";
+}
+
+void query_json_version(GString *out, const struct prov_version *v)
+{
+    g_string_append_printf(out, "{\"version\":%" G_GINT64_FORMAT ",\"path\":", v->id);
+    json_string(out, v->path, strlen(v->path));
+    g_string_append_printf(out, ",\"origin\":\"%s\"", origin_name(v->origin));
+    if (v->size >= 0)
+        g_string_append_printf(out, ",\"size\":%" G_GINT64_FORMAT, v->size);
+    if (v->sha256[0])
+        g_string_append_printf(out, ",\"sha256\":\"%s\",\"git_sha1\":\"%s\"", v->sha256,
+                               v->git_sha1);
+    if (v->hash_error)
+        g_string_append_printf(out, ",\"hash_error\":\"%s\"", g_strerror(v->hash_error));
+    if (v->base_id)
+        g_string_append_printf(out, ",\"base\":%" G_GINT64_FORMAT, v->base_id);
+}
+
+void query_text_version(GString *out, const struct prov_version *v)
+{
+    g_string_append_printf(out, "version %" G_GINT64_FORMAT " (%s", v->id,
+                           v->origin == TRACEDB_VERSION_FOUND ? "not made by the build"
+                                                              : "made by the build");
+    if (v->size >= 0)
+        g_string_append_printf(out, ", %" G_GINT64_FORMAT " bytes", v->size);
+    if (v->sha256[0])
+        g_string_append_printf(out, ", sha256 %s", v->sha256);
+    else if (v->hash_error)
+        g_string_append_printf(out, ", not hashed: %s", g_strerror(v->hash_error));
+    g_string_append_c(out, ')');
+}
+
+struct prov *query_open_prov(const char *cmd, struct qdb *q)
+{
+    struct prov *p = prov_new(q);
+    if (!p)
+        fprintf(stderr, "buildtrail %s: this trace has no file versions (recorded by an older "
+                        "buildtrail, schema %d); record the build again to ask this\n",
+                cmd, q->schema_version);
+    return p;
+}
+
+int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char **abs_out)
+{
+    char *path = qdb_absolute_path(arg);
+    int64_t file_id = qdb_file_id(q, path);
+    if (!file_id) {
+        GString *e = g_string_new(NULL);
+        text_escape(e, path, strlen(path));
+        fprintf(stderr, "buildtrail %s: %s: the build never touched this path; check the path, "
+                        "or list the files it touched with 'buildtrail files'\n", cmd, e->str);
+        g_string_free(e, TRUE);
+        g_free(path);
+        return 0;
+    }
+    *abs_out = path;
+    return file_id;
+}
+
+struct walk_cli {
+    struct query_opts common;
+    bool leaves, roles, hashes;
+    struct prov_walk_opts walk;
+    GPtrArray *prune;
+};
+
+static void print_nodes_text(GString *out, GArray *nodes, const struct walk_cli *o,
+                             bool with_roles)
+{
+    for (int role = 0; role < (o->roles ? PROV_ROLE_COUNT : 1); role++) {
+        guint shown = 0;
+        for (guint pass = 0; pass < 2; pass++) {
+            for (guint i = 0; i < nodes->len; i++) {
+                const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+                if (o->leaves && n->v->origin != TRACEDB_VERSION_FOUND)
+                    continue;
+                if (o->roles && (int)n->role != role)
+                    continue;
+                if (pass == 0) {
+                    shown++;
+                    continue;
+                }
+                g_string_append(out, "  ");
+                if (!o->roles && with_roles)
+                    g_string_append_printf(out, "%-6s %-7s", origin_name(n->v->origin),
+                                           prov_role_name(n->role));
+                else if (!o->roles)
+                    g_string_append_printf(out, "%-6s ", origin_name(n->v->origin));
+                else
+                    g_string_append_printf(out, "  %-6s", origin_name(n->v->origin));
+                if (o->hashes)
+                    g_string_append_printf(out, "%-64s ", n->v->sha256[0] ? n->v->sha256 : "-");
+                text_escape(out, n->v->path, strlen(n->v->path));
+                /* The same path twice: tell its versions apart. */
+                const struct prov_node *prev = i ? n - 1 : NULL;
+                const struct prov_node *next = i + 1 < nodes->len ? n + 1 : NULL;
+                if ((prev && !strcmp(prev->v->path, n->v->path)) ||
+                    (next && !strcmp(next->v->path, n->v->path)))
+                    g_string_append_printf(out, "  (version %" G_GINT64_FORMAT ")", n->v->id);
+                g_string_append_c(out, '\n');
+            }
+            if (pass == 0 && o->roles && shown)
+                g_string_append_printf(out, "  %s (%u):\n", prov_role_title(role), shown);
+            if (pass == 0 && !shown)
+                break;
+        }
+    }
+}
+
+static void print_nodes_json(GString *out, GArray *nodes, const struct walk_cli *o,
+                             bool with_roles)
+{
+    bool first = true;
+    for (guint i = 0; i < nodes->len; i++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (o->leaves && n->v->origin != TRACEDB_VERSION_FOUND)
+            continue;
+        g_string_append(out, first ? "" : ",");
+        first = false;
+        query_json_version(out, n->v);
+        if (with_roles)
+            g_string_append_printf(out, ",\"role\":\"%s\"", prov_role_name(n->role));
+        g_string_append_printf(out, ",\"depth\":%d}", n->depth);
+    }
+}
+
+static int walk_main(int argc, char **argv, bool inputs)
+{
+    const char *cmd = inputs ? "inputs" : "outputs";
+    static const struct option longopts[] = {
+        QUERY_COMMON_LONGOPTS,
+        {"leaves", no_argument, NULL, 'l'},
+        {"roles", no_argument, NULL, 'r'},
+        {"hashes", no_argument, NULL, 'H'},
+        {"prune", required_argument, NULL, 'p'},
+        {"no-scripts", no_argument, NULL, 'S'},
+        {0}};
+    struct walk_cli o = {.walk.scripts = true, .prune = g_ptr_array_new_with_free_func(g_free)};
+    int c, status = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "lrp:", longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o.common))
+            continue;
+        switch (c) {
+        case 'l':
+            o.leaves = true;
+            break;
+        case 'r':
+            o.roles = true;
+            break;
+        case 'H':
+            o.hashes = true;
+            break;
+        case 'p':
+            g_ptr_array_add(o.prune, qdb_absolute_path(optarg));
+            break;
+        case 'S':
+            o.walk.scripts = false;
+            break;
+        case 'h':
+            if (inputs)
+                printf("Usage: buildtrail inputs [-d TRACE] [OPTION]... PATH\n"
+                       "Everything PATH was made from: the version of PATH last seen in the build,\n"
+                       "the processes that wrote it, the files they read before writing it, and so\n"
+                       "on back to files the build did not make (the sources).  Each line shows\n"
+                       "whether the file was found or built, and its role:\n"
+                       "  source (compiled), header (included), object (linked object/archive),\n"
+                       "  shlib (shared library), tool (executed), script (read by a process that\n"
+                       "  started the writers: Makefiles, build scripts), other.\n"
+                       "\n"
+                       "  -l, --leaves      only the files the build did not make\n"
+                       "  -r, --roles       group by role\n"
+                       "      --hashes      show each file's SHA-256\n"
+                       "  -p, --prune DIR   leave out (and do not follow) files under DIR; repeatable\n"
+                       "      --no-scripts  only what the writers themselves read, not their\n"
+                       "                    ancestors (make, shells)\n"
+                       "  -d, --db FILE     read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                       "      --json        print JSON\n");
+            else
+                printf("Usage: buildtrail outputs [-d TRACE] [OPTION]... PATH\n"
+                       "Everything the build made from PATH (any version of it): the files written\n"
+                       "by the processes that read it, after they read it, and so on.\n"
+                       "\n"
+                       "      --hashes      show each file's SHA-256\n"
+                       "  -p, --prune DIR   leave out (and do not follow) files under DIR; repeatable\n"
+                       "      --no-scripts  only what the readers themselves wrote, not what the\n"
+                       "                    processes they started wrote\n"
+                       "  -d, --db FILE     read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                       "      --json        print JSON\n");
+            g_ptr_array_free(o.prune, TRUE);
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd);
+            g_ptr_array_free(o.prune, TRUE);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "buildtrail %s: %s; usage: buildtrail %s [-d TRACE] [OPTION]... PATH\n",
+                cmd, optind >= argc ? "no PATH given" : "give exactly one PATH", cmd);
+        g_ptr_array_free(o.prune, TRUE);
+        return 2;
+    }
+    g_ptr_array_add(o.prune, NULL);
+    o.walk.prune = (char **)o.prune->pdata;
+
+    struct qdb *q = query_open(cmd, o.common.db_path);
+    struct prov *p = q ? query_open_prov(cmd, q) : NULL;
+    g_autofree char *path = NULL;
+    int64_t file_id = p ? query_path_file_id(cmd, q, argv[optind], &path) : 0;
+    if (!file_id) {
+        prov_free(p);
+        qdb_close(q);
+        g_ptr_array_free(o.prune, TRUE);
+        return 1;
+    }
+    GString *out = g_string_new(NULL);
+    GArray *nodes;
+    if (inputs) {
+        int64_t vid = prov_version_at(p, file_id);
+        const struct prov_version *v = vid ? prov_version(p, vid) : NULL;
+        if (!v) {
+            GString *e = g_string_new(NULL);
+            text_escape(e, path, strlen(path));
+            fprintf(stderr, "buildtrail inputs: %s: the build never read or wrote its content "
+                            "(only looked it up or listed it); see 'buildtrail files'\n", e->str);
+            g_string_free(e, TRUE);
+            g_string_free(out, TRUE);
+            prov_free(p);
+            qdb_close(q);
+            g_ptr_array_free(o.prune, TRUE);
+            return 1;
+        }
+        nodes = prov_inputs(p, vid, &o.walk);
+        if (o.common.json) {
+            g_string_append(out, "{\"target\":");
+            query_json_version(out, v);
+            g_string_append(out, "},\"inputs\":[");
+            print_nodes_json(out, nodes, &o, true);
+            g_string_append(out, "]}\n");
+        } else {
+            text_escape(out, path, strlen(path));
+            g_string_append(out, ": ");
+            query_text_version(out, v);
+            g_string_append_printf(out, "\n");
+            if (!nodes->len)
+                g_string_append(out, o.prune->len > 1 ? "  (no inputs outside the pruned "
+                                                        "directories)\n"
+                                                      : "  (made from nothing the build read)\n");
+            print_nodes_text(out, nodes, &o, true);
+        }
+    } else {
+        GArray *starts = prov_versions_at(p, file_id);
+        nodes = prov_outputs(p, starts, &o.walk);
+        if (o.common.json) {
+            g_string_append(out, "{\"path\":");
+            json_string(out, path, strlen(path));
+            g_string_append(out, ",\"versions\":[");
+            for (guint i = 0; i < starts->len; i++)
+                g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",
+                                       g_array_index(starts, int64_t, i));
+            g_string_append(out, "],\"outputs\":[");
+            print_nodes_json(out, nodes, &o, false);
+            g_string_append(out, "]}\n");
+        } else {
+            text_escape(out, path, strlen(path));
+            g_string_append_printf(out, ": %u version%s\n", starts->len,
+                                   starts->len == 1 ? "" : "s");
+            if (!nodes->len)
+                g_string_append(out, "  (the build made nothing from it)\n");
+            print_nodes_text(out, nodes, &o, false);
+        }
+        g_array_unref(starts);
+    }
+    if (query_emit(out))
+        status = 1;
+    g_string_free(out, TRUE);
+    g_array_unref(nodes);
+    prov_free(p);
+    qdb_close(q);
+    g_ptr_array_free(o.prune, TRUE);
+    return status;
+}
+
+int query_inputs_main(int argc, char **argv)
+{
+    return walk_main(argc, argv, true);
+}
+
+int query_outputs_main(int argc, char **argv)
+{
+    return walk_main(argc, argv, false);
+}

@@ -1,0 +1,129 @@
+/* manifest — see manifest.h for the format and the contract. */
+#include "manifest.h"
+
+#include "qdb.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+
+void manifest_entry_free(gpointer p)
+{
+    struct manifest_entry *e = p;
+    if (!e)
+        return;
+    g_free(e->pattern);
+    g_free(e);
+}
+
+static bool is_hex64(const char *s, size_t len)
+{
+    if (len != 64)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!g_ascii_isxdigit(s[i]))
+            return false;
+    return true;
+}
+
+static int parse_line(const char *line, size_t len, int lineno, const char *root,
+                      GPtrArray *entries, char **err)
+{
+    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+        len--;
+    size_t start = 0;
+    while (start < len && (line[start] == ' ' || line[start] == '\t'))
+        start++;
+    line += start;
+    len -= start;
+    if (!len || line[0] == '#')
+        return 0;
+    if (memchr(line, '\0', len)) {
+        *err = g_strdup_printf("line %d: a NUL byte", lineno);
+        return -EINVAL;
+    }
+    struct manifest_entry *e = g_new0(struct manifest_entry, 1);
+    e->line = lineno;
+    const char *path = line;
+    size_t plen = len;
+    if (is_hex64(line, len)) {
+        *err = g_strdup_printf("line %d: a SHA-256 with no path after it", lineno);
+        g_free(e);
+        return -EINVAL;
+    }
+    const char *sp = memchr(line, ' ', len);
+    if (sp && is_hex64(line, (size_t)(sp - line))) {
+        /* sha256sum: HASH, a space, then ' ' (text) or '*' (binary), then the path. */
+        size_t rest = len - (size_t)(sp - line) - 1;
+        const char *after = sp + 1;
+        if (!rest || (after[0] != ' ' && after[0] != '*') || rest < 2) {
+            *err = g_strdup_printf("line %d: a SHA-256 must be followed by two spaces (or a "
+                                   "space and '*') and a path, as sha256sum prints", lineno);
+            g_free(e);
+            return -EINVAL;
+        }
+        for (int i = 0; i < 64; i++)
+            e->sha256[i] = g_ascii_tolower(line[i]);
+        path = after + 1;
+        plen = rest - 1;
+    }
+    g_autofree char *raw = g_strndup(path, plen);
+    size_t rl = strlen(raw);
+    if (e->sha256[0] == '\0') {
+        if (rl >= 3 && !strcmp(raw + rl - 3, "/**")) {
+            raw[rl - 3] = '\0';
+            e->subtree = true;
+        } else if (rl > 1 && raw[rl - 1] == '/') {
+            e->subtree = true;
+        }
+        e->glob = strpbrk(raw, "*?[") != NULL;
+    }
+    e->pattern = qdb_absolute_path_in(root, raw[0] ? raw : "/");
+    g_ptr_array_add(entries, e);
+    return 0;
+}
+
+int manifest_parse(const char *text, size_t len, const char *root, GPtrArray *entries,
+                   char **err)
+{
+    int lineno = 0;
+    size_t at = 0;
+    while (at < len) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t l = nl ? (size_t)(nl - (text + at)) : len - at;
+        int r = parse_line(text + at, l, ++lineno, root, entries, err);
+        if (r < 0)
+            return r;
+        at += l + 1;
+    }
+    return 0;
+}
+
+static bool under(const char *path, const char *dir)
+{
+    size_t l = strlen(dir);
+    if (l == 1 && dir[0] == '/')
+        return true;
+    return !strncmp(path, dir, l) && (path[l] == '/' || path[l] == '\0');
+}
+
+bool manifest_match(const struct manifest_entry *e, const char *path)
+{
+    if (e->subtree) {
+        if (!e->glob)
+            return under(path, e->pattern);
+        /* A glob directory: match it against each leading part of the path. */
+        g_autofree char *p = g_strdup(path);
+        for (char *slash = p + strlen(p); slash > p; slash = strrchr(p, '/')) {
+            *slash = '\0';
+            if (fnmatch(e->pattern, p, FNM_PATHNAME) == 0)
+                return true;
+            if (!strrchr(p, '/'))
+                break;
+        }
+        return false;
+    }
+    if (e->glob)
+        return fnmatch(e->pattern, path, FNM_PATHNAME) == 0;
+    return strcmp(e->pattern, path) == 0;
+}

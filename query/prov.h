@@ -1,0 +1,84 @@
+/* prov — provenance over a trace: file versions, what went into one (inputs), what came out
+ * of one (outputs), and the role each input played.
+ *
+ * The graph (docs/architecture.md, "Provenance")
+ *   version V  <-wrote-  process P  <-read before writing-  version U
+ *   version V  <-base-   version B   (V was written on top of B without truncating it)
+ *   With scripts (the default), the ancestors of a writer (parents, and the images it exec'd
+ *   from) count too: what they read before the write (Makefiles, scripts, the tools they ran)
+ *   is what decided the command.  A read counts only when it began before the writer's last
+ *   write of V: what a process read after it was done writing cannot be in V.
+ *
+ * Contract: main-level helpers over struct qdb (read-only, single-threaded).  Functions that
+ * can fail return NULL/0 and never print; commands report.  Returned structs are owned by the
+ * struct prov (valid until prov_free).  Needs schema version 3 (prov_new returns NULL before).
+ */
+#pragma once
+
+#include "qdb.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What an input was to the build, told from its name, how it was used and by whom. */
+enum prov_role {
+    PROV_ROLE_SOURCE,  /* a source file named on a compiler's command line */
+    PROV_ROLE_HEADER,  /* included by a compiler (headers, included sources) */
+    PROV_ROLE_OBJECT,  /* an object file or static archive */
+    PROV_ROLE_SHLIB,   /* a shared library */
+    PROV_ROLE_TOOL,    /* a program the build executed */
+    PROV_ROLE_SCRIPT,  /* read by a process that started the writers (Makefile, script) */
+    PROV_ROLE_OTHER,
+    PROV_ROLE_COUNT
+};
+
+const char *prov_role_name(enum prov_role r); /* "source", "header", ... */
+const char *prov_role_title(enum prov_role r); /* "compiled sources", ... */
+
+struct prov_version {
+    int64_t id;
+    int64_t file_id;     /* where it was made (or first read) */
+    const char *path;    /* where it is last known to be (rename/link carry it) */
+    int origin;          /* TRACEDB_VERSION_FOUND / _WRITTEN */
+    int64_t base_id;
+    int64_t size;        /* -1 unknown */
+    char sha256[65];     /* hex, "" if not hashed */
+    char git_sha1[41];
+    int hash_error;
+};
+
+struct prov_node {
+    const struct prov_version *v;
+    enum prov_role role;
+    int depth;           /* 0: the start */
+};
+
+struct prov;
+
+/* NULL when the trace has no versions (recorded before schema 3). */
+struct prov *prov_new(struct qdb *q);
+void prov_free(struct prov *p);
+
+const struct prov_version *prov_version(struct prov *p, int64_t id);
+
+/* The version last seen at `file_id` (written, moved there, or read there); 0 if none. */
+int64_t prov_version_at(struct prov *p, int64_t file_id);
+/* Every version ever at file_id, oldest first. */
+GArray *prov_versions_at(struct prov *p, int64_t file_id); /* int64_t ids; g_array_unref */
+
+struct prov_walk_opts {
+    bool scripts;        /* follow ancestors of writers / descendants of readers */
+    char **prune;        /* NULL-terminated absolute directories not shown nor followed */
+};
+
+/* The closure of inputs of `start`: every version it was made from, recursively, with the
+ * role each played (the most specific way it was used).  Excludes `start` itself.  The array
+ * of struct prov_node is sorted by path; g_array_unref it. */
+GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o);
+
+/* The reverse: every version made from any of `starts` (int64_t ids), recursively. */
+GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
+
+/* Is `path` under one of the NULL-terminated directories? */
+bool prov_path_under(const char *path, char *const *dirs);

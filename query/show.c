@@ -1,0 +1,340 @@
+/* show: everything the trace knows about one process image. */
+#include "common.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct file_use {
+    char *path;
+    int kind;
+    int64_t bytes, count;
+    int result;
+    int64_t version_id;
+};
+
+static void free_use(gpointer p)
+{
+    struct file_use *u = p;
+    g_free(u->path);
+    g_free(u);
+}
+
+static GPtrArray *file_uses(struct qdb *q, int64_t id)
+{
+    GPtrArray *uses = g_ptr_array_new_with_free_func(free_use);
+    sqlite3_stmt *st = NULL;
+    g_autofree char *sql = g_strdup_printf(
+        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
+        "MAX(%s), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = a.file_id "
+        "WHERE a.process_id = ? GROUP BY a.file_id, a.kind%s ORDER BY t, a.kind",
+        q->schema_version >= 3 ? "a.version_id" : "NULL",
+        q->schema_version >= 3 ? ", a.version_id" : "");
+    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            struct file_use *u = g_new0(struct file_use, 1);
+            u->path = g_strdup((const char *)sqlite3_column_text(st, 0));
+            u->kind = sqlite3_column_int(st, 1);
+            u->bytes = sqlite3_column_int64(st, 2);
+            u->count = sqlite3_column_int64(st, 3);
+            u->result = sqlite3_column_int(st, 4);
+            u->version_id = sqlite3_column_int64(st, 5);
+            g_ptr_array_add(uses, u);
+        }
+    }
+    sqlite3_finalize(st);
+    return uses;
+}
+
+static GArray *children_of(struct qdb *q, int64_t id)
+{
+    /* Forked children: images whose parent is `id`, not counting exec successors of those. */
+    return qdb_ids(q, "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL "
+                      "OR prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) "
+                      "ORDER BY id", id);
+}
+
+static int64_t exec_successor(struct qdb *q, int64_t id)
+{
+    GArray *next = qdb_ids(q, "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1", id);
+    int64_t n = next->len ? g_array_index(next, int64_t, 0) : 0;
+    g_array_unref(next);
+    return n;
+}
+
+static bool is_read(int k)
+{
+    return k == TRACEDB_READ || k == TRACEDB_EXEC;
+}
+
+static bool is_write(int k)
+{
+    return k == TRACEDB_WRITE || k == TRACEDB_CREATE || k == TRACEDB_TRUNCATE ||
+           k == TRACEDB_RENAME_TO || k == TRACEDB_LINK || k == TRACEDB_SYMLINK ||
+           k == TRACEDB_MKDIR;
+}
+
+static void text_use(GString *out, struct prov *p, const struct file_use *u)
+{
+    g_string_append_printf(out, "    %-11s ", tracedb_access_kind_name(u->kind));
+    text_escape(out, u->path, strlen(u->path));
+    if ((u->kind == TRACEDB_READ || u->kind == TRACEDB_WRITE) && u->bytes)
+        g_string_append_printf(out, "  %" G_GINT64_FORMAT " bytes", u->bytes);
+    if (u->count > 1)
+        g_string_append_printf(out, "  (%" G_GINT64_FORMAT " times)", u->count);
+    if (u->result)
+        g_string_append_printf(out, "  [%s]", g_strerror(u->result));
+    const struct prov_version *v = p && u->version_id ? prov_version(p, u->version_id) : NULL;
+    if (v && v->sha256[0])
+        g_string_append_printf(out, "  v%" G_GINT64_FORMAT " sha256 %.16s", v->id, v->sha256);
+    g_string_append_c(out, '\n');
+}
+
+static void json_use(GString *out, struct prov *p, const struct file_use *u, bool first)
+{
+    g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
+    json_string(out, u->path, strlen(u->path));
+    g_string_append_printf(out, ",\"kind\":\"%s\",\"bytes\":%" G_GINT64_FORMAT
+                                ",\"count\":%" G_GINT64_FORMAT ",\"result\":%d",
+                           tracedb_access_kind_name(u->kind), u->bytes, u->count, u->result);
+    const struct prov_version *v = p && u->version_id ? prov_version(p, u->version_id) : NULL;
+    if (v) {
+        g_string_append_printf(out, ",\"version\":%" G_GINT64_FORMAT, v->id);
+        if (v->sha256[0])
+            g_string_append_printf(out, ",\"sha256\":\"%s\"", v->sha256);
+    }
+    g_string_append_c(out, '}');
+}
+
+static void output_of(struct qdb *q, int64_t id, GString *out, bool json)
+{
+    sqlite3_stmt *st = NULL;
+    bool first = true;
+    if (sqlite3_prepare_v2(q->db, "SELECT stream, data FROM output WHERE process_id = ? "
+                                  "ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    GString *line = g_string_new(NULL);
+    int stream = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int s = sqlite3_column_int(st, 0);
+        const char *data = sqlite3_column_blob(st, 1);
+        int n = sqlite3_column_bytes(st, 1);
+        if (json) {
+            g_string_append_printf(out, "%s{\"stream\":\"%s\",\"data\":", first ? "" : ",",
+                                   s == TRACEDB_STDERR ? "stderr" : "stdout");
+            json_string(out, data ? data : "", (size_t)n);
+            g_string_append_c(out, '}');
+            first = false;
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            if (line->len && s != stream) {
+                g_string_append_printf(out, "    %s| ", stream == TRACEDB_STDERR ? "2" : "1");
+                text_escape(out, line->str, line->len);
+                g_string_append_c(out, '\n');
+                g_string_truncate(line, 0);
+            }
+            stream = s;
+            if (data[i] == '\n') {
+                g_string_append_printf(out, "    %s| ", s == TRACEDB_STDERR ? "2" : "1");
+                text_escape(out, line->str, line->len);
+                g_string_append_c(out, '\n');
+                g_string_truncate(line, 0);
+            } else {
+                g_string_append_c(line, data[i]);
+            }
+        }
+    }
+    if (line->len) {
+        g_string_append_printf(out, "    %s| ", stream == TRACEDB_STDERR ? "2" : "1");
+        text_escape(out, line->str, line->len);
+        g_string_append(out, "  (no newline)\n");
+    }
+    g_string_free(line, TRUE);
+    sqlite3_finalize(st);
+}
+
+static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
+{
+    query_text_process(out, pr);
+    g_string_append_printf(out, "\n  pid:       %d", pr->pid);
+    if (pr->prev_image_id)
+        g_string_append_printf(out, " (exec'd from [%" G_GINT64_FORMAT "])", pr->prev_image_id);
+    int64_t next = exec_successor(q, pr->id);
+    if (next)
+        g_string_append_printf(out, " (then exec'd [%" G_GINT64_FORMAT "])", next);
+    g_string_append(out, "\n  program:   ");
+    if (pr->exe)
+        text_escape(out, pr->exe, strlen(pr->exe));
+    g_string_append(out, "\n  cwd:       ");
+    if (pr->cwd)
+        text_escape(out, pr->cwd, strlen(pr->cwd));
+    g_string_append(out, "\n  ended:     ");
+    if (!pr->exited)
+        g_string_append(out, next ? "by exec" : "(not recorded)");
+    else if (pr->exit_signal)
+        g_string_append_printf(out, "killed by signal %d (%s)", pr->exit_signal,
+                               g_strsignal(pr->exit_signal));
+    else
+        g_string_append_printf(out, "exit %d", pr->exit_code);
+    if (pr->exited && pr->end_ns > pr->start_ns)
+        g_string_append_printf(out, " after %.3f s", (double)(pr->end_ns - pr->start_ns) / 1e9);
+    g_string_append_c(out, '\n');
+    bool first = true;
+    for (const struct qdb_process *a = pr->parent_id ? qdb_process(q, pr->parent_id) : NULL; a;
+         a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
+        g_string_append(out, first ? "  parents:   " : "             ");
+        query_text_process(out, a);
+        g_string_append_c(out, '\n');
+        first = false;
+    }
+    GArray *kids = children_of(q, pr->id);
+    for (guint i = 0; i < kids->len; i++) {
+        const struct qdb_process *k = qdb_process(q, g_array_index(kids, int64_t, i));
+        if (!k)
+            continue;
+        g_string_append(out, i ? "             " : "  children:  ");
+        query_text_process(out, k);
+        g_string_append_c(out, '\n');
+    }
+    g_array_unref(kids);
+
+    GPtrArray *uses = file_uses(q, pr->id);
+    static const char *const titles[] = {"read:", "wrote:", "other:"};
+    for (int group = 0; group < 3; group++) {
+        bool any = false;
+        for (guint i = 0; i < uses->len; i++) {
+            const struct file_use *u = uses->pdata[i];
+            int g = is_read(u->kind) ? 0 : is_write(u->kind) ? 1 : 2;
+            if (g != group)
+                continue;
+            if (!any)
+                g_string_append_printf(out, "  %s\n", titles[group]);
+            any = true;
+            text_use(out, p, u);
+        }
+    }
+    g_ptr_array_free(uses, TRUE);
+    GString *o = g_string_new(NULL);
+    output_of(q, pr->id, o, false);
+    if (o->len) {
+        g_string_append(out, "  output:\n");
+        g_string_append_len(out, o->str, o->len);
+    }
+    g_string_free(o, TRUE);
+}
+
+static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
+{
+    g_string_append(out, "{\"process\":");
+    query_json_process(out, pr);
+    g_string_append(out, ",\"ancestors\":[");
+    bool first = true;
+    for (const struct qdb_process *a = pr->parent_id ? qdb_process(q, pr->parent_id) : NULL; a;
+         a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
+        if (!first)
+            g_string_append_c(out, ',');
+        query_json_process(out, a);
+        first = false;
+    }
+    g_string_append(out, "],\"children\":[");
+    GArray *kids = children_of(q, pr->id);
+    for (guint i = 0; i < kids->len; i++)
+        g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",
+                               g_array_index(kids, int64_t, i));
+    g_array_unref(kids);
+    int64_t next = exec_successor(q, pr->id);
+    if (next)
+        g_string_append_printf(out, "],\"exec\":%" G_GINT64_FORMAT ",\"files\":[", next);
+    else
+        g_string_append(out, "],\"exec\":null,\"files\":[");
+    GPtrArray *uses = file_uses(q, pr->id);
+    for (guint i = 0; i < uses->len; i++)
+        json_use(out, p, uses->pdata[i], i == 0);
+    g_ptr_array_free(uses, TRUE);
+    g_string_append(out, "],\"output\":[");
+    output_of(q, pr->id, out, true);
+    g_string_append(out, "]}");
+}
+
+int query_show_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {QUERY_COMMON_LONGOPTS, {0}};
+    struct query_opts o = {0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
+        switch (c) {
+        case 'h':
+            printf("Usage: buildtrail show [-d TRACE] [--json] ID...\n"
+                   "Everything about process image ID (the number in brackets in 'buildtrail\n"
+                   "tree', 'who-wrote', 'log --raw'): argv, pid, program, cwd, how it ended, its\n"
+                   "parents and children, the files it read and wrote (with the version and hash\n"
+                   "of each), everything else it did to files, and what it printed.\n"
+                   "\n"
+                   "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                   "      --json      print JSON\n");
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail show --help'.\n");
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "buildtrail show: no process ID given; usage: buildtrail show ID... "
+                        "(ids as in 'buildtrail tree')\n");
+        return 2;
+    }
+    for (int i = optind; i < argc; i++) {
+        char *end;
+        long long id = strtoll(argv[i], &end, 10);
+        if (*end || end == argv[i] || id <= 0) {
+            fprintf(stderr, "buildtrail show: '%s' is not a process id; give the number shown in "
+                            "brackets by 'buildtrail tree'\n", argv[i]);
+            return 2;
+        }
+    }
+    struct qdb *q = query_open("show", o.db_path);
+    if (!q)
+        return 1;
+    struct prov *p = prov_new(q); /* NULL for old traces: versions are then not shown */
+    int status = 0;
+    GString *out = g_string_new(o.json ? "[" : NULL);
+    bool first = true;
+    for (int i = optind; i < argc; i++) {
+        int64_t id = strtoll(argv[i], NULL, 10);
+        const struct qdb_process *pr = qdb_process(q, id);
+        if (!pr) {
+            fprintf(stderr, "buildtrail show: no process %" G_GINT64_FORMAT " in this trace; see "
+                            "'buildtrail tree' for the ids\n", id);
+            status = 1;
+            continue;
+        }
+        if (o.json) {
+            if (!first)
+                g_string_append_c(out, ',');
+            show_json(q, p, pr, out);
+        } else {
+            if (!first)
+                g_string_append_c(out, '\n');
+            show_text(q, p, pr, out);
+        }
+        first = false;
+    }
+    if (o.json)
+        g_string_append(out, "]\n");
+    if (query_emit(out))
+        status = 1;
+    g_string_free(out, TRUE);
+    prov_free(p);
+    qdb_close(q);
+    return status;
+}

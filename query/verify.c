@@ -1,0 +1,203 @@
+/* verify: did the build read only what its manifest declares (and with the declared hashes)? */
+#include "common.h"
+#include "manifest.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The build's inputs: every path it read or executed whose content it did not make itself
+ * (a found version), with the hash of what it read there. */
+static const char inputs_sql[] =
+    "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a"
+    " JOIN versions v ON v.id = a.version_id JOIN files f ON f.id = a.file_id"
+    " WHERE a.kind IN (1,5) AND a.result = 0 AND v.origin = 1 ORDER BY f.path";
+
+static char *run_cwd(struct qdb *q)
+{
+    sqlite3_stmt *st = NULL;
+    char *cwd = NULL;
+    if (sqlite3_prepare_v2(q->db, "SELECT cwd FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        cwd = g_strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return cwd ? cwd : g_get_current_dir();
+}
+
+static void report(GString *out, bool json, bool *first, const char *what, const char *path,
+                   const char *expected, const char *actual)
+{
+    if (json) {
+        g_string_append_printf(out, "%s{\"problem\":\"%s\",\"path\":", *first ? "" : ",", what);
+        json_string(out, path, strlen(path));
+        if (expected)
+            g_string_append_printf(out, ",\"expected_sha256\":\"%s\",\"sha256\":\"%s\"",
+                                   expected, actual && *actual ? actual : "");
+        g_string_append_c(out, '}');
+    } else {
+        g_string_append_printf(out, "%-10s ", what);
+        text_escape(out, path, strlen(path));
+        if (expected)
+            g_string_append_printf(out, "  (declared sha256 %s, read %s)", expected,
+                                   actual && *actual ? actual : "unhashed");
+        g_string_append_c(out, '\n');
+    }
+    *first = false;
+}
+
+int query_verify_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        QUERY_COMMON_LONGOPTS,
+        {"inputs", required_argument, NULL, 'i'},
+        {"unused", no_argument, NULL, 'u'},
+        {"root", required_argument, NULL, 'r'},
+        {0}};
+    struct query_opts o = {0};
+    const char *manifest_path = NULL, *root_arg = NULL;
+    bool unused = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "i:u", longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
+        switch (c) {
+        case 'i':
+            manifest_path = optarg;
+            break;
+        case 'u':
+            unused = true;
+            break;
+        case 'r':
+            root_arg = optarg;
+            break;
+        case 'h':
+            printf("Usage: buildtrail verify [-d TRACE] --inputs MANIFEST [--unused] [--root DIR]\n"
+                   "Check that the build read only declared inputs.  An input is a file the build\n"
+                   "read or executed without having made it.  Reports each input the manifest does\n"
+                   "not declare ('undeclared'), each declared hash the input's content does not\n"
+                   "have ('mismatch'), and with --unused each manifest line no input matched\n"
+                   "('unused').  Exits 1 if it reported anything, 0 if the build was clean.\n"
+                   "\n"
+                   "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
+                   "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
+                   "comment.  Relative paths are relative to --root DIR (default: the directory\n"
+                   "the build was run in).  Traced system trees (run --system) make /usr files\n"
+                   "inputs too: declare them, e.g. with '/usr/**'.\n"
+                   "\n"
+                   "  -i, --inputs MANIFEST  the declared inputs\n"
+                   "  -u, --unused           also report declared inputs the build never read\n"
+                   "      --root DIR         resolve relative manifest paths against DIR\n"
+                   "  -d, --db FILE          read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                   "      --json             print JSON\n");
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail verify --help'.\n");
+            return 2;
+        }
+    }
+    int r = query_no_operands("verify", argc, argv);
+    if (r)
+        return r;
+    if (!manifest_path) {
+        fprintf(stderr, "buildtrail verify: no manifest given; name the declared inputs with "
+                        "--inputs MANIFEST\n");
+        return 2;
+    }
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    g_autoptr(GError) error = NULL;
+    if (!g_file_get_contents(manifest_path, &text, &len, &error)) {
+        fprintf(stderr, "buildtrail verify: cannot read the manifest: %s; give a readable file "
+                        "to --inputs\n", error->message);
+        return 2;
+    }
+    struct qdb *q = query_open("verify", o.db_path);
+    if (!q)
+        return 1;
+    struct prov *p = query_open_prov("verify", q);
+    if (!p) {
+        qdb_close(q);
+        return 1;
+    }
+    prov_free(p);
+    g_autofree char *root = root_arg ? qdb_absolute_path(root_arg) : run_cwd(q);
+    GPtrArray *entries = g_ptr_array_new_with_free_func(manifest_entry_free);
+    g_autofree char *perr = NULL;
+    if (manifest_parse(text, len, root, entries, &perr) < 0) {
+        fprintf(stderr, "buildtrail verify: %s: %s; fix that line (see 'buildtrail verify "
+                        "--help' for the format)\n", manifest_path, perr);
+        g_ptr_array_free(entries, TRUE);
+        qdb_close(q);
+        return 2;
+    }
+
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(q->db, inputs_sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "buildtrail verify: cannot query the trace: %s\n", sqlite3_errmsg(q->db));
+        g_ptr_array_free(entries, TRUE);
+        qdb_close(q);
+        return 1;
+    }
+    GString *out = g_string_new(o.json ? "{\"problems\":[" : NULL);
+    bool first = true;
+    unsigned n_inputs = 0, n_undeclared = 0, n_mismatch = 0, n_unused = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *sha = (const char *)sqlite3_column_text(st, 1);
+        n_inputs++;
+        bool declared = false;
+        for (guint i = 0; i < entries->len; i++) {
+            struct manifest_entry *e = entries->pdata[i];
+            if (!manifest_match(e, path))
+                continue;
+            declared = true;
+            e->matched++;
+            if (e->sha256[0] && (!sha || strcmp(e->sha256, sha) != 0)) {
+                report(out, o.json, &first, "mismatch", path, e->sha256, sha);
+                n_mismatch++;
+            }
+        }
+        if (!declared) {
+            report(out, o.json, &first, "undeclared", path, NULL, NULL);
+            n_undeclared++;
+        }
+    }
+    sqlite3_finalize(st);
+    if (unused) {
+        for (guint i = 0; i < entries->len; i++) {
+            const struct manifest_entry *e = entries->pdata[i];
+            if (!e->matched) {
+                report(out, o.json, &first, "unused", e->pattern, NULL, NULL);
+                n_unused++;
+            }
+        }
+    }
+    bool ok = !n_undeclared && !n_mismatch && !n_unused;
+    if (o.json)
+        g_string_append_printf(out, "],\"inputs\":%u,\"undeclared\":%u,\"mismatch\":%u,"
+                                    "\"unused\":%u,\"ok\":%s}\n",
+                               n_inputs, n_undeclared, n_mismatch, n_unused,
+                               ok ? "true" : "false");
+    else if (ok)
+        g_string_append_printf(out, "ok: the build read %u input%s, all declared%s\n", n_inputs,
+                               n_inputs == 1 ? "" : "s", unused ? " and all declared used" : "");
+    else {
+        g_string_append_printf(out, "FAILED: %u input%s read: %u undeclared, %u hash mismatch%s",
+                               n_inputs, n_inputs == 1 ? "" : "s", n_undeclared, n_mismatch,
+                               n_mismatch == 1 ? "" : "es");
+        if (unused)
+            g_string_append_printf(out, ", %u declared but unused", n_unused);
+        g_string_append_c(out, '\n');
+    }
+    int status = query_emit(out) ? 2 : ok ? 0 : 1;
+    g_string_free(out, TRUE);
+    g_ptr_array_free(entries, TRUE);
+    qdb_close(q);
+    return status;
+}

@@ -69,7 +69,7 @@ struct fs_handle {
     int64_t version_id;  /* HANDLE_FILE: the version read or being written (0: none) */
     int64_t read_version_id; /* what reads through it see at open: the version read, or for a
                               * writer the one it writes on top of (0: none, it starts empty) */
-    bool writing;        /* HANDLE_FILE: a writer of that version (vers_write_end at release) */
+    struct vers_writer *vw; /* HANDLE_FILE opened to write: its writer (ended at release) */
     bool exec;
     pid_t exec_tid;      /* exec opens: the task that was exec'ing */
     int64_t open_ns;
@@ -649,18 +649,20 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
     if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
         if (fd >= 0) {
             version_id = h->version_id; /* part of the version its handle is writing */
+            if (h->vw)
+                vers_write_dirty(h->vw);
             if (ftruncate(fd, attr->st_size))
                 r = -errno;
         } else {
             /* truncate(2) by name: a whole write-open ... close in one step. */
-            version_id = vers_write_begin(fs->vers, in->dev, in->ino, file_id, attr->st_size == 0,
-                                          NULL);
+            struct vers_writer *vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id,
+                                                      attr->st_size == 0, &version_id, NULL);
             if (truncate(l.path, attr->st_size)) {
                 r = -errno;
-                vers_write_abort(fs->vers, in->dev, in->ino);
+                vers_write_abort(fs->vers, vw);
             } else {
                 int hfd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-                vers_write_end(fs->vers, in->dev, in->ino, hfd < 0 ? -errno : hfd);
+                vers_write_end(fs->vers, vw, hfd < 0 ? -errno : hfd);
             }
         }
     }
@@ -1050,8 +1052,8 @@ static void handle_release(struct fs *fs, struct fs_handle *h)
     for (int i = 0; i < h->n_acct; i++)
         acct_flush(fs, h, &h->acct[i], i == 0);
     pthread_mutex_unlock(&h->acct_lock);
-    if (h->writing)
-        vers_write_end(fs->vers, h->dev, h->ino, hash_fd_of(h->fd, h->open_flags));
+    if (h->vw)
+        vers_write_end(fs->vers, h->vw, hash_fd_of(h->fd, h->open_flags));
     if (h->dir)
         closedir(h->dir);
     else if (h->fd >= 0 && h->type != HANDLE_OUTPUT)
@@ -1108,9 +1110,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     /* Opening to write (or truncate) begins a version, after the current one is hashed. */
     bool writing = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
     int64_t version_id = 0, read_version_id = 0;
+    struct vers_writer *vw = NULL;
     if (writing)
-        version_id = vers_write_begin(fs->vers, in->dev, in->ino, file_id, fi->flags & O_TRUNC,
-                                      &read_version_id);
+        vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id, fi->flags & O_TRUNC,
+                              &version_id, &read_version_id);
     struct fs_loc l;
     int fd = -1;
     int r = loc_get(fs, in, &l);
@@ -1125,8 +1128,11 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
             r = -ESTALE;
         }
     }
-    if (writing && r < 0) {
-        vers_write_abort(fs->vers, in->dev, in->ino);
+    if (vw && r < 0) {
+        vers_write_abort(fs->vers, vw);
+        vw = NULL;
+    } else if (vw) {
+        vers_write_opened(fs->vers, vw, fd);
     } else if (!writing && r == 0) {
         /* A read binds to the content it opens; a file never seen before is hashed now. */
         bool hash_needed;
@@ -1150,7 +1156,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     h->ino = in->ino;
     h->version_id = version_id;
     h->read_version_id = read_version_id;
-    h->writing = writing;
+    h->vw = vw;
     if (h->exec)
         h->exec_tid = fuse_req_ctx(req)->pid;
     fi->fh = (uint64_t)(uintptr_t)h;
@@ -1184,6 +1190,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     int64_t file_id = rec_file_id(fs->rec, path);
     int r, fd = -1;
     int64_t version_id = 0, read_version_id = 0;
+    struct vers_writer *vw = NULL;
     struct stat st = {0};
     if (is_hidden(fs, dir, name)) {
         r = -EACCES;
@@ -1191,12 +1198,10 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         /* An existing file that O_TRUNC would empty: its version must be hashed first (and
          * begins the new one, so that no other writer can start a hash in between). */
         struct stat old;
-        bool began = false;
         if ((fi->flags & O_TRUNC) && fstatat(dir->fd, name, &old, AT_SYMLINK_NOFOLLOW) == 0 &&
-            S_ISREG(old.st_mode)) {
-            version_id = vers_write_begin(fs->vers, old.st_dev, old.st_ino, file_id, true, NULL);
-            began = true;
-        }
+            S_ISREG(old.st_mode))
+            vw = vers_write_begin(fs->vers, old.st_dev, old.st_ino, file_id, true, &version_id,
+                                  NULL);
         struct fs_creds c;
         creds_enter(fs, req, &c);
         fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, mode);
@@ -1207,14 +1212,16 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
             close(fd);
             fd = -1;
         }
-        if (began && (r < 0 || st.st_dev != old.st_dev || st.st_ino != old.st_ino)) {
-            vers_write_abort(fs->vers, old.st_dev, old.st_ino);
-            began = false;
+        if (vw && (r < 0 || st.st_dev != old.st_dev || st.st_ino != old.st_ino)) {
+            vers_write_abort(fs->vers, vw);
+            vw = NULL;
         }
-        if (r == 0 && !began)
-            version_id = vers_write_begin(fs->vers, st.st_dev, st.st_ino, file_id,
-                                          (fi->flags & (O_TRUNC | O_EXCL)) || st.st_size == 0,
-                                          &read_version_id);
+        if (r == 0 && !vw)
+            vw = vers_write_begin(fs->vers, st.st_dev, st.st_ino, file_id,
+                                  (fi->flags & (O_TRUNC | O_EXCL)) || st.st_size == 0,
+                                  &version_id, &read_version_id);
+        if (vw && fd >= 0)
+            vers_write_opened(fs->vers, vw, fd);
     }
     record_v(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r, version_id);
     FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
@@ -1223,7 +1230,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         r = do_lookup(fs, dir, name, &e);
     if (r < 0) {
         if (fd >= 0) {
-            vers_write_end(fs->vers, st.st_dev, st.st_ino, hash_fd_of(fd, fi->flags));
+            vers_write_end(fs->vers, vw, hash_fd_of(fd, fi->flags));
             close(fd);
         }
         fuse_reply_err(req, -r);
@@ -1234,7 +1241,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     h->ino = st.st_ino;
     h->version_id = version_id;
     h->read_version_id = read_version_id;
-    h->writing = true;
+    h->vw = vw;
     fi->fh = (uint64_t)(uintptr_t)h;
     if (fuse_reply_create(req, &e, fi) == -ENOENT)
         handle_release(fs, h);
@@ -1344,6 +1351,8 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
         return;
     }
     count_op(fs, OP_WRITE);
+    if (h->vw)
+        vers_write_dirty(h->vw);
     struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
     dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
     dst.buf[0].fd = h->fd;
@@ -1364,6 +1373,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     int r = 0;
     if (h->type == HANDLE_FILE) {
+        if (h->vw)
+            vers_write_flushed(fs->vers, h->vw);
         /* close(dup(fd)) gives the real filesystem the close(2) it would have seen (POSIX
          * lock release, NFS close-to-open). */
         int d = dup(h->fd);
@@ -1399,6 +1410,8 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
     struct fs *fs = req_fs(req);
     count_op(fs, OP_FALLOCATE);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    if (h->type == HANDLE_FILE && h->vw)
+        vers_write_dirty(h->vw);
     int r = h->type != HANDLE_FILE ? EBADF : (fallocate(h->fd, mode, offset, length) < 0 ? errno : 0);
     if (!r)
         acct_add(fs, h, req_caller(fs, req), true, 0);
@@ -1434,6 +1447,8 @@ static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
         fuse_reply_err(req, EXDEV); /* the kernel falls back to read + write */
         return;
     }
+    if (ho->vw)
+        vers_write_dirty(ho->vw);
     ssize_t n = copy_file_range(hi->fd, &off_in, ho->fd, &off_out, len, (unsigned)flags);
     if (n < 0) {
         fuse_reply_err(req, errno);
@@ -1760,7 +1775,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->err_fd = cfg->err_fd;
     fs->rec = cfg->rec;
     fs->procs = cfg->procs;
-    fs->vers = vers_new(cfg->rec, 0);
+    fs->vers = vers_new(cfg->rec, 0, cfg->hash_limit);
     fs->hide_dev = cfg->hide_dev;
     fs->hide_ino = cfg->hide_ino;
     fs->hide_name = g_strdup(cfg->hide_name);

@@ -61,6 +61,7 @@ struct fs_config {
      * permissions are then judged by the real filesystem (the daemon runs as the same user)
      * rather than by the kernel's default_permissions. */
     bool present_ids_as_own;
+    int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
     bool debug;
 };
 

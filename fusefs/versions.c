@@ -4,6 +4,7 @@
 #include "tracedb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,13 +21,24 @@ struct vers_key {
 struct vers_entry {
     struct vers_key key;
     int64_t current;   /* the version readers get now (0: none yet) */
-    int writers;       /* write-opens begun and not yet ended */
+    GPtrArray *writers; /* struct vers_writer*: write-opens of `current` begun, not yet ended */
     bool hashing;      /* `current` is final and being hashed: writers wait */
     /* The version being written (writers > 0). */
     int64_t file_id, base_id, begin_ns;
     int64_t previous;  /* current before this version began (for vers_write_abort) */
     bool began_alone;  /* no writer but the one that began it has come yet */
     int spare_fd;      /* a read fd from an earlier writer's end, for the last one (-1) */
+};
+
+/* One write-open.  `entry`, `version`, `fd`, `flushed`, `detached` are protected by vers.lock;
+ * `dirty` is atomic (set on the write path without the lock). */
+struct vers_writer {
+    struct vers_entry *entry;
+    int64_t version;
+    int fd;            /* its open fd (to reopen read-only for a hash), or -1 */
+    bool flushed;      /* closed by its last holder, as far as FLUSH says */
+    int dirty;         /* written through since that FLUSH */
+    bool detached;     /* its version was finished without it (its release came late) */
 };
 
 struct vers {
@@ -36,6 +48,7 @@ struct vers {
     GHashTable *entries;     /* struct vers_key -> struct vers_entry; protected by lock */
     int64_t next_id;         /* protected by lock */
     int in_progress;         /* hashes queued or running; protected by lock */
+    int64_t hash_limit;      /* fixed */
     GThreadPool *pool;
 };
 
@@ -62,11 +75,15 @@ static int64_t now_ns(void)
     return rec_now_ns();
 }
 
-int vers_hash_fd(int fd, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size)
+int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
         return -errno;
+    if (limit > 0 && st.st_size > limit) {
+        *size = st.st_size;
+        return -EFBIG;
+    }
     GChecksum *s256 = g_checksum_new(G_CHECKSUM_SHA256);
     GChecksum *s1 = g_checksum_new(G_CHECKSUM_SHA1);
     char header[32];
@@ -113,7 +130,7 @@ static void hash_job(gpointer data, gpointer user_data)
     if (job->fd < 0) {
         rv->hash_error = -job->fd;
     } else {
-        int r = vers_hash_fd(job->fd, rv->sha256, rv->git_sha1, &rv->size);
+        int r = vers_hash_fd(job->fd, v->hash_limit, rv->sha256, rv->git_sha1, &rv->size);
         close(job->fd);
         if (r < 0)
             rv->hash_error = -r;
@@ -134,9 +151,10 @@ static void hash_job(gpointer data, gpointer user_data)
     g_free(job);
 }
 
-struct vers *vers_new(struct rec *rec, int hash_threads)
+struct vers *vers_new(struct rec *rec, int hash_threads, int64_t hash_limit)
 {
     struct vers *v = g_new0(struct vers, 1);
+    v->hash_limit = hash_limit;
     v->rec = rec;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->hashed, NULL);
@@ -161,6 +179,7 @@ static void close_spare(gpointer key, gpointer value, gpointer user)
     struct vers_entry *e = value;
     if (e->spare_fd >= 0)
         close(e->spare_fd);
+    g_ptr_array_free(e->writers, TRUE);
 }
 
 void vers_free(struct vers *v)
@@ -185,6 +204,7 @@ static struct vers_entry *entry_get(struct vers *v, dev_t dev, ino_t ino, bool c
         e = g_new0(struct vers_entry, 1);
         e->key = k;
         e->spare_fd = -1;
+        e->writers = g_ptr_array_new();
         g_hash_table_insert(v->entries, &e->key, e);
     }
     return e;
@@ -203,30 +223,16 @@ static void queue_hash_locked(struct vers *v, struct vers_entry *e, int fd,
     g_thread_pool_push(v->pool, job, NULL);
 }
 
-int64_t vers_write_begin(struct vers *v, dev_t dev, ino_t ino, int64_t file_id, bool fresh,
-                         int64_t *reads)
+/* Every writer of the version being written is done as far as the kernel told us: its last
+ * fd was closed (FLUSH) and nothing was written through it since.  Called with lock held. */
+static bool writers_quiescent(const struct vers_entry *e)
 {
-    pthread_mutex_lock(&v->lock);
-    struct vers_entry *e = entry_get(v, dev, ino, true);
-    while (e->hashing)
-        pthread_cond_wait(&v->hashed, &v->lock);
-    if (e->writers++ == 0) {
-        e->previous = e->current;
-        e->current = v->next_id++;
-        e->file_id = file_id;
-        e->base_id = fresh ? 0 : e->previous;
-        e->begin_ns = now_ns();
-        e->began_alone = true;
-        if (reads)
-            *reads = e->base_id;
-    } else {
-        e->began_alone = false;
-        if (reads)
-            *reads = e->current;
+    for (guint i = 0; i < e->writers->len; i++) {
+        const struct vers_writer *w = e->writers->pdata[i];
+        if (!w->flushed || __atomic_load_n(&w->dirty, __ATOMIC_ACQUIRE))
+            return false;
     }
-    int64_t id = e->current;
-    pthread_mutex_unlock(&v->lock);
-    return id;
+    return e->writers->len > 0;
 }
 
 /* The last writer is gone: hash the version from `fd`.  Called with lock held. */
@@ -240,59 +246,136 @@ static void finish_locked(struct vers *v, struct vers_entry *e, int fd)
         .begin_ns = e->begin_ns,
         .end_ns = now_ns(),
     };
+    if (e->spare_fd >= 0) {
+        if (fd < 0)
+            fd = e->spare_fd;
+        else
+            close(e->spare_fd);
+        e->spare_fd = -1;
+    }
     queue_hash_locked(v, e, fd, &rv);
 }
 
-void vers_write_end(struct vers *v, dev_t dev, ino_t ino, int hash_fd)
+/* The version's writers all closed their files but their releases have not arrived (the
+ * kernel sends RELEASE after close() returns): finish it now, from one of their fds, so that a
+ * new writer does not change it under its readers.  Called with lock held. */
+static void supersede_locked(struct vers *v, struct vers_entry *e)
+{
+    int fd = -EBADF;
+    for (guint i = 0; i < e->writers->len && fd < 0; i++) {
+        struct vers_writer *w = e->writers->pdata[i];
+        if (w->fd >= 0) {
+            char p[64];
+            snprintf(p, sizeof p, "/proc/self/fd/%d", w->fd);
+            fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+            if (fd < 0)
+                fd = -errno;
+        }
+    }
+    for (guint i = 0; i < e->writers->len; i++)
+        ((struct vers_writer *)e->writers->pdata[i])->detached = true;
+    g_ptr_array_set_size(e->writers, 0);
+    finish_locked(v, e, fd);
+}
+
+struct vers_writer *vers_write_begin(struct vers *v, dev_t dev, ino_t ino, int64_t file_id,
+                                     bool fresh, int64_t *version, int64_t *reads)
 {
     pthread_mutex_lock(&v->lock);
-    struct vers_entry *e = entry_get(v, dev, ino, false);
-    if (!e || e->writers == 0) {
+    struct vers_entry *e = entry_get(v, dev, ino, true);
+    for (;;) {
+        while (e->hashing)
+            pthread_cond_wait(&v->hashed, &v->lock);
+        if (!writers_quiescent(e))
+            break;
+        supersede_locked(v, e);
+    }
+    if (e->writers->len == 0) {
+        e->previous = e->current;
+        e->current = v->next_id++;
+        e->file_id = file_id;
+        e->base_id = fresh ? 0 : e->previous;
+        e->begin_ns = now_ns();
+        e->began_alone = true;
+        if (reads)
+            *reads = e->base_id;
+    } else {
+        e->began_alone = false;
+        if (reads)
+            *reads = e->current;
+    }
+    struct vers_writer *w = g_new0(struct vers_writer, 1);
+    w->entry = e;
+    w->version = e->current;
+    w->fd = -1;
+    g_ptr_array_add(e->writers, w);
+    if (version)
+        *version = e->current;
+    pthread_mutex_unlock(&v->lock);
+    return w;
+}
+
+void vers_write_opened(struct vers *v, struct vers_writer *w, int fd)
+{
+    pthread_mutex_lock(&v->lock);
+    w->fd = fd;
+    pthread_mutex_unlock(&v->lock);
+}
+
+void vers_write_dirty(struct vers_writer *w)
+{
+    if (!__atomic_load_n(&w->dirty, __ATOMIC_RELAXED))
+        __atomic_store_n(&w->dirty, 1, __ATOMIC_RELEASE);
+}
+
+void vers_write_flushed(struct vers *v, struct vers_writer *w)
+{
+    pthread_mutex_lock(&v->lock);
+    w->flushed = true;
+    __atomic_store_n(&w->dirty, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&v->lock);
+}
+
+void vers_write_end(struct vers *v, struct vers_writer *w, int hash_fd)
+{
+    pthread_mutex_lock(&v->lock);
+    struct vers_entry *e = w->entry;
+    if (w->detached) {
         pthread_mutex_unlock(&v->lock);
         if (hash_fd >= 0)
             close(hash_fd);
+        g_free(w);
         return;
     }
+    g_ptr_array_remove_fast(e->writers, w);
     e->began_alone = false;
-    if (--e->writers > 0) {
+    if (e->writers->len > 0) {
         /* Keep an fd for the last writer's end, in case that is an abort that has none. */
         if (e->spare_fd >= 0)
             close(e->spare_fd);
         e->spare_fd = hash_fd;
-        pthread_mutex_unlock(&v->lock);
-        return;
+    } else {
+        finish_locked(v, e, hash_fd);
     }
-    if (e->spare_fd >= 0) {
-        if (hash_fd < 0) {
-            hash_fd = e->spare_fd;
-        } else {
-            close(e->spare_fd);
-        }
-        e->spare_fd = -1;
-    }
-    finish_locked(v, e, hash_fd);
     pthread_mutex_unlock(&v->lock);
+    g_free(w);
 }
 
-void vers_write_abort(struct vers *v, dev_t dev, ino_t ino)
+void vers_write_abort(struct vers *v, struct vers_writer *w)
 {
     pthread_mutex_lock(&v->lock);
-    struct vers_entry *e = entry_get(v, dev, ino, false);
-    if (!e || e->writers == 0) {
-        pthread_mutex_unlock(&v->lock);
-        return;
-    }
-    if (--e->writers == 0) {
-        if (e->began_alone) {
-            /* Nobody wrote through this version: the one before is current again. */
-            e->current = e->previous;
-        } else {
-            int fd = e->spare_fd;
-            e->spare_fd = -1;
-            finish_locked(v, e, fd >= 0 ? fd : -EBADF);
+    struct vers_entry *e = w->entry;
+    if (!w->detached) {
+        g_ptr_array_remove_fast(e->writers, w);
+        if (e->writers->len == 0) {
+            if (e->began_alone)
+                e->current = e->previous; /* nobody wrote through it: the one before again */
+            else
+                finish_locked(v, e, -EBADF);
         }
     }
     pthread_mutex_unlock(&v->lock);
+    g_free(w);
 }
 
 int64_t vers_read(struct vers *v, dev_t dev, ino_t ino, int64_t file_id, bool *hash_needed)

@@ -36,8 +36,9 @@
 
 struct vers;
 
-/* `hash_threads` workers (0: one per CPU). */
-struct vers *vers_new(struct rec *rec, int hash_threads);
+/* `hash_threads` workers (0: one per CPU).  Files larger than `hash_limit` bytes are not
+ * hashed (hash_error EFBIG): hashing costs about 8 s of CPU per GiB (0: no limit). */
+struct vers *vers_new(struct rec *rec, int hash_threads, int64_t hash_limit);
 
 /* Wait for every hash in progress, then free. */
 void vers_free(struct vers *v);
@@ -45,23 +46,39 @@ void vers_free(struct vers *v);
 /* Wait until no hash is in progress (every final version is recorded). */
 void vers_drain(struct vers *v);
 
+/* One write-open of a file (owned by the caller until vers_write_end/abort frees it). */
+struct vers_writer;
+
 /* Before opening (dev, ino) for writing or truncating it by name: waits until its current
  * content is hashed, then joins the version being written or begins one, at `file_id`.
- * `fresh`: the content starts empty (O_TRUNC, a new file), so it has no base.  Returns the
- * version id.  Pair it with vers_write_end() or, if the open failed, vers_write_abort().
- * *reads (if not NULL) gets the version a read through this open sees at its start: the one
- * before (0 when fresh), or the one being written when this writer joined it. */
-int64_t vers_write_begin(struct vers *v, dev_t dev, ino_t ino, int64_t file_id, bool fresh,
-                         int64_t *reads);
+ * `fresh`: the content starts empty (O_TRUNC, a new file), so it has no base.  *version gets
+ * the version id; *reads (if not NULL) the version a read through this open sees at its start:
+ * the one before (0 when fresh), or the one being written when this writer joined it.
+ * If every writer of the version being written has closed its file (FLUSH) and written nothing
+ * since, their releases are merely late (RELEASE comes after close() returns): that version is
+ * finished and hashed first, so that this writer never changes a version under its readers.
+ * Pair it with vers_write_end() or, if the open failed, vers_write_abort(). */
+struct vers_writer *vers_write_begin(struct vers *v, dev_t dev, ino_t ino, int64_t file_id,
+                                     bool fresh, int64_t *version, int64_t *reads);
 
-/* A writer of (dev, ino) is done (its handle released).  `hash_fd`: a read-only fd of the
- * file, consumed (or a negative errno when none could be opened); at the last writer the
- * version is final and is hashed from it. */
-void vers_write_end(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
+/* The open succeeded as `fd` (kept open until vers_write_end): the file can be reopened from
+ * it read-only to hash a version its late release would otherwise hold up. */
+void vers_write_opened(struct vers *v, struct vers_writer *w, int fd);
 
-/* The open that vers_write_begin() prepared failed: forget this writer.  If it had begun the
- * version alone, the version is dropped and the previous one is current again. */
-void vers_write_abort(struct vers *v, dev_t dev, ino_t ino);
+/* Something was written through `w` (lock-free: called on the write path). */
+void vers_write_dirty(struct vers_writer *w);
+
+/* The kernel flushed `w` (a close() of a file descriptor of it). */
+void vers_write_flushed(struct vers *v, struct vers_writer *w);
+
+/* `w` is released; frees it.  `hash_fd`: a read-only fd of the file, consumed (or a negative
+ * errno when none could be opened); at the last writer the version is final and is hashed
+ * from it. */
+void vers_write_end(struct vers *v, struct vers_writer *w, int hash_fd);
+
+/* The open that vers_write_begin() prepared failed; frees `w`.  If it had begun the version
+ * alone, the version is dropped and the previous one is current again. */
+void vers_write_abort(struct vers *v, struct vers_writer *w);
 
 /* A read of (dev, ino) at `file_id`: the version it reads.  If the file had none, a found
  * version is made and *hash_needed set: the caller must then call vers_hash_found() with an
@@ -75,6 +92,7 @@ void vers_hash_found(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
 int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
 
 /* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id
- * (SHA-1 of "blob SIZE\0" + content).  Returns 0, -errno, or -ESTALE when the size changed
- * while reading.  *size gets the bytes hashed.  Exposed for tests. */
-int vers_hash_fd(int fd, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size);
+ * (SHA-1 of "blob SIZE\0" + content).  Returns 0, -errno, -ESTALE when the size changed
+ * while reading, or -EFBIG when the file is larger than `limit` (0: none); *size gets its
+ * size.  Exposed for tests. */
+int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size);

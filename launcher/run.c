@@ -43,8 +43,11 @@ struct run_opts {
     GPtrArray *trace_dirs; /* char* */
     bool no_tmp;
     bool system;
+    int64_t hash_limit;
     char **argv;
 };
+
+#define DEFAULT_HASH_LIMIT (1LL << 30)
 
 static void usage(FILE *f)
 {
@@ -59,6 +62,8 @@ static void usage(FILE *f)
           "      --no-tmp        let the build use the real /tmp, untraced\n"
           "      --system        also trace the system directories (/usr, /etc, /opt):\n"
           "                      which headers, libraries and tools the build used\n"
+          "      --hash-limit SIZE  hash file contents up to SIZE bytes (K, M, G suffixes;\n"
+          "                      default 1G; 0: no limit); larger ones are recorded unhashed\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
@@ -74,6 +79,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"trace", required_argument, NULL, 'T'},
         {"no-tmp", no_argument, NULL, 'N'},
         {"system", no_argument, NULL, 'S'},
+        {"hash-limit", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -94,6 +100,19 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case 'S':
             o->system = true;
             break;
+        case 'L': {
+            char *end;
+            long long n = strtoll(optarg, &end, 10);
+            long long mult = !*end ? 1 : !strcmp(end, "K") ? 1LL << 10 : !strcmp(end, "M") ? 1LL << 20
+                           : !strcmp(end, "G") ? 1LL << 30 : -1;
+            if (end == optarg || n < 0 || mult < 0 || n > INT64_MAX / mult) {
+                fprintf(stderr, "buildtrail run: --hash-limit '%s' is not a size; give bytes, "
+                                "optionally with K, M or G (e.g. 512M)\n", optarg);
+                return -1;
+            }
+            o->hash_limit = n * mult;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 1;
@@ -337,7 +356,8 @@ static int userns_hint(void)
 
 int run_main(int argc, char **argv)
 {
-    struct run_opts o = {.trace_dirs = g_ptr_array_new_with_free_func(g_free)};
+    struct run_opts o = {.trace_dirs = g_ptr_array_new_with_free_func(g_free),
+                         .hash_limit = DEFAULT_HASH_LIMIT};
     int pr = parse_args(argc, argv, &o);
     if (pr != 0) {
         g_ptr_array_free(o.trace_dirs, TRUE);
@@ -591,6 +611,7 @@ int run_main(int argc, char **argv)
          * kernel's entry and attribute caches can be trusted for long (docs/performance.md). */
         .timeout = 60.0,
         .present_ids_as_own = user_ns,
+        .hash_limit = o.hash_limit,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
     };
     fs = fs_new(&fcfg);

@@ -11,7 +11,7 @@ cat > build.sh <<'B'
 set -e
 # Rewritten at once, many times: each reader copies what it saw.
 i=0
-while [ $i -lt 50 ]; do
+while [ $i -lt 200 ]; do
     echo "content $i" > f
     cat f > "seen.$i"
     i=$((i + 1))
@@ -38,9 +38,9 @@ def check_hash(vid, data, what):
     assert size == len(data), (what, size, len(data))
     assert sha == hashlib.sha256(data).digest(), what
     assert git == hashlib.sha1(b"blob %d\0" % len(data) + data).digest(), what
-# f: 50 versions, each read by one cat whose copy holds exactly those bytes.
+# f: 200 versions, each read by one cat whose copy holds exactly those bytes.
 fvers = set()
-for i in range(50):
+for i in range(200):
     seen = open(f"{ws}/seen.{i}", "rb").read()
     rows = db.execute("SELECT a.version_id FROM accesses a JOIN processes p ON p.id=a.process_id "
                       "WHERE a.file_id=? AND a.kind=1 AND p.argv=?",

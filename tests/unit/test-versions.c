@@ -38,18 +38,24 @@ static void test_hash_known(void)
     uint8_t sha[32], git[20];
     int64_t size = -1;
     int fd = write_file("empty", "", NULL);
-    g_assert_cmpint(vers_hash_fd(fd, sha, git, &size), ==, 0);
+    g_assert_cmpint(vers_hash_fd(fd, 0, sha, git, &size), ==, 0);
     close(fd);
     g_assert_cmpint(size, ==, 0);
     g_autofree char *s1 = hex(sha, 32), *g1 = hex(git, 20);
     g_assert_cmpstr(s1, ==, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     g_assert_cmpstr(g1, ==, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"); /* git's empty blob */
     fd = write_file("hello", "hello\n", NULL);
-    g_assert_cmpint(vers_hash_fd(fd, sha, git, &size), ==, 0);
+    g_assert_cmpint(vers_hash_fd(fd, 0, sha, git, &size), ==, 0);
     close(fd);
     g_autofree char *s2 = hex(sha, 32), *g2 = hex(git, 20);
     g_assert_cmpstr(s2, ==, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
     g_assert_cmpstr(g2, ==, "ce013625030ba8dba906f756967f9e9ca394464a"); /* git hash-object */
+    /* Over the limit: not hashed, but its size is known. */
+    fd = write_file("big", "0123456789", NULL);
+    g_assert_cmpint(vers_hash_fd(fd, 9, sha, git, &size), ==, -EFBIG);
+    g_assert_cmpint(size, ==, 10);
+    g_assert_cmpint(vers_hash_fd(fd, 10, sha, git, &size), ==, 0);
+    close(fd);
 }
 
 struct fixture {
@@ -63,7 +69,7 @@ static void fx_start(struct fixture *f, const char *name)
     g_autofree char *p = g_build_filename(tmpdir, name, NULL);
     g_assert_cmpint(tracedb_create(p, &f->db, NULL, NULL), ==, 0);
     g_assert_cmpint(rec_start(&f->rec, f->db), ==, 0);
-    f->v = vers_new(f->rec, 2);
+    f->v = vers_new(f->rec, 2, 0);
 }
 
 static void fx_stop(struct fixture *f)
@@ -101,27 +107,28 @@ static void test_state_machine(void)
     g_assert_false(need);
 
     /* Two writers share one version, on top of v1; readers meanwhile see it. */
-    int64_t reads = -1;
-    int64_t v2 = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, false, &reads);
+    int64_t reads = -1, v2 = 0, v2b = 0, v3 = 0, v4 = 0;
+    struct vers_writer *a = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, false, &v2, &reads);
     g_assert_cmpint(v2, >, v1);
     g_assert_cmpint(reads, ==, v1);
-    g_assert_cmpint(vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, false, &reads), ==, v2);
+    struct vers_writer *b = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, false, &v2b, &reads);
+    g_assert_cmpint(v2b, ==, v2);
     g_assert_cmpint(reads, ==, v2);
     g_assert_cmpint(vers_current(f.v, st.st_dev, st.st_ino), ==, v2);
-    vers_write_end(f.v, st.st_dev, st.st_ino, dup(fd));
-    vers_write_end(f.v, st.st_dev, st.st_ino, dup(fd));
+    vers_write_end(f.v, a, dup(fd));
+    vers_write_end(f.v, b, dup(fd));
 
     /* A failed open that began a version alone: the version before is current again. */
-    int64_t v3 = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, true, &reads);
+    struct vers_writer *c = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, true, &v3, &reads);
     g_assert_cmpint(reads, ==, 0);
-    vers_write_abort(f.v, st.st_dev, st.st_ino);
+    vers_write_abort(f.v, c);
     g_assert_cmpint(vers_current(f.v, st.st_dev, st.st_ino), ==, v2);
 
     /* An unreadable file still gets its version, with the error. */
     struct stat st2;
     int fd2 = write_file("g", "x", &st2);
-    int64_t v4 = vers_write_begin(f.v, st2.st_dev, st2.st_ino, file_id, true, NULL);
-    vers_write_end(f.v, st2.st_dev, st2.st_ino, -EACCES);
+    struct vers_writer *d = vers_write_begin(f.v, st2.st_dev, st2.st_ino, file_id, true, &v4, NULL);
+    vers_write_end(f.v, d, -EACCES);
     close(fd2);
     close(fd);
     fx_stop(&f);
@@ -149,10 +156,12 @@ struct waiter {
     gint began;
 };
 
+static struct vers_writer *begun;
+
 static gpointer begin_writer(gpointer p)
 {
     struct waiter *w = p;
-    vers_write_begin(w->v, w->st.st_dev, w->st.st_ino, w->file_id, true, NULL);
+    begun = vers_write_begin(w->v, w->st.st_dev, w->st.st_ino, w->file_id, true, NULL, NULL);
     g_atomic_int_set(&w->began, 1);
     return NULL;
 }
@@ -174,10 +183,48 @@ static void test_writer_waits_for_hash(void)
     g_thread_join(t);
     g_assert_cmpint(g_atomic_int_get(&w.began), ==, 1);
     g_assert_cmpint(vers_current(f.v, w.st.st_dev, w.st.st_ino), >, v1);
-    vers_write_end(f.v, w.st.st_dev, w.st.st_ino, dup(fd));
+    vers_write_end(f.v, begun, dup(fd));
     close(fd);
     fx_stop(&f);
     g_assert_cmpint(one(f.db, "SELECT count(*) FROM versions WHERE sha256 IS NOT NULL"), ==, 2);
+    sqlite3_close(f.db);
+}
+
+/* A writer closed its file (FLUSH) but its release has not come yet when the next writer
+ * truncates the file: its version is finished and hashed first, with the content its readers
+ * saw, and its late release changes nothing. */
+static void test_late_release(void)
+{
+    struct fixture f;
+    fx_start(&f, "late.db");
+    struct stat st;
+    g_autofree char *p = g_build_filename(tmpdir, "late", NULL);
+    int fd = write_file("late", "", &st);
+    close(fd);
+    int64_t file_id = rec_file_id(f.rec, "/x/late");
+    int64_t v1 = 0, v2 = 0;
+    struct vers_writer *a = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, true, &v1, NULL);
+    int wfd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    vers_write_opened(f.v, a, wfd);
+    vers_write_dirty(a);
+    g_assert_cmpint(write(wfd, "first\n", 6), ==, 6);
+    vers_write_flushed(f.v, a); /* closed; RELEASE still in flight */
+    bool need;
+    g_assert_cmpint(vers_read(f.v, st.st_dev, st.st_ino, file_id, &need), ==, v1); /* a reader */
+    struct vers_writer *b = vers_write_begin(f.v, st.st_dev, st.st_ino, file_id, true, &v2, NULL);
+    g_assert_cmpint(v2, >, v1); /* a new version, not joined to the finished one */
+    int wfd2 = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    vers_write_opened(f.v, b, wfd2);
+    g_assert_cmpint(write(wfd2, "second\n", 7), ==, 7);
+    vers_write_end(f.v, a, -EBADF); /* the late release */
+    vers_write_end(f.v, b, open(p, O_RDONLY | O_CLOEXEC));
+    close(wfd);
+    close(wfd2);
+    fx_stop(&f);
+    g_autofree char *q2 = g_strdup_printf("SELECT size FROM versions WHERE id=%" G_GINT64_FORMAT, v1);
+    g_assert_cmpint(one(f.db, q2), ==, 6);
+    g_autofree char *q3 = g_strdup_printf("SELECT size FROM versions WHERE id=%" G_GINT64_FORMAT, v2);
+    g_assert_cmpint(one(f.db, q3), ==, 7);
     sqlite3_close(f.db);
 }
 
@@ -188,6 +235,7 @@ int main(int argc, char **argv)
     g_test_add_func("/versions/hash-known", test_hash_known);
     g_test_add_func("/versions/state-machine", test_state_machine);
     g_test_add_func("/versions/writer-waits-for-hash", test_writer_waits_for_hash);
+    g_test_add_func("/versions/late-release", test_late_release);
     int r = g_test_run();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -19,19 +19,91 @@ static const struct {
     {F_DELETED, 'd', "deleted"}, {F_MISSING, 'm', "missing"},
 };
 
-/* One row per file: what was done to it (successful reads/execs; changes as who-wrote counts
- * them; creations; removals; lookups or opens that found nothing). */
-static const char files_sql[] =
-    "SELECT f.path,"
-    " MAX(a.kind IN (1,5) AND a.result = 0),"
-    " MAX(a.kind IN (2,3,4,7,10,11,12) AND a.result = 0 AND (a.kind != 2 OR a.bytes > 0)),"
-    " MAX(a.kind IN (3,7,11,12) AND a.result = 0),"
-    " MAX(a.kind IN (6,8) AND a.result = 0),"
-    " MAX(a.kind IN (1,5,15) AND a.result IN (2,20))"
-    "   AND NOT MAX(a.kind IN (1,2,3,4,5,10,11,12) AND a.result = 0)"
-    " FROM accesses a JOIN files f ON f.id = a.file_id"
-    " WHERE (?1 = 0 OR a.process_id = ?1)"
-    " GROUP BY a.file_id ORDER BY f.path";
+/* What was done to each file: successful reads/execs; changes as who-wrote counts them;
+ * creations; removals; lookups or opens that found nothing (kept only if the build never made
+ * or read the file).  One sequential pass over the accesses (an index walk would fetch every
+ * row at random), then the paths of the files that have a mark. */
+static const char marks_sql[] =
+    "SELECT file_id, kind, result, bytes FROM accesses NOT INDEXED"
+    " WHERE ?1 = 0 OR process_id = ?1";
+
+enum { F_FOUND_OK = 32 }; /* internal: read or made successfully (cancels 'missing') */
+
+static int marks_of(int kind, int result, int64_t bytes)
+{
+    int m = 0;
+    if (result == 0) {
+        if (kind == 1 || kind == 5)
+            m |= F_READ;
+        if (kind == 3 || kind == 4 || kind == 7 || kind == 10 || kind == 11 || kind == 12 ||
+            (kind == 2 && bytes > 0))
+            m |= F_WRITTEN;
+        if (kind == 3 || kind == 7 || kind == 11 || kind == 12)
+            m |= F_CREATED;
+        if (kind == 6 || kind == 8)
+            m |= F_DELETED;
+        if (kind == 1 || kind == 2 || kind == 3 || kind == 4 || kind == 5 || kind == 10 ||
+            kind == 11 || kind == 12)
+            m |= F_FOUND_OK;
+    } else if ((result == 2 || result == 20) && (kind == 1 || kind == 5 || kind == 15)) {
+        m |= F_MISSING;
+    }
+    return m;
+}
+
+struct file_marks {
+    char *path;
+    int marks;
+};
+
+static gint by_path(gconstpointer a, gconstpointer b)
+{
+    return strcmp(((const struct file_marks *)a)->path, ((const struct file_marks *)b)->path);
+}
+
+/* Every file with a mark, sorted by path; NULL on a database error. */
+static GArray *collect(struct qdb *q, int64_t process)
+{
+    GHashTable *marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(q->db, marks_sql, -1, &st, NULL) != SQLITE_OK) {
+        g_hash_table_destroy(marks);
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, process);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t file_id = sqlite3_column_int64(st, 0);
+        int m = marks_of(sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
+                         sqlite3_column_int64(st, 3));
+        if (!m)
+            continue;
+        gpointer old = g_hash_table_lookup(marks, &file_id);
+        int now = GPOINTER_TO_INT(old) | m;
+        if (now != GPOINTER_TO_INT(old)) {
+            int64_t *k = g_new(int64_t, 1);
+            *k = file_id;
+            g_hash_table_replace(marks, k, GINT_TO_POINTER(now));
+        }
+    }
+    sqlite3_finalize(st);
+    GArray *files = g_array_new(FALSE, FALSE, sizeof(struct file_marks));
+    if (sqlite3_prepare_v2(q->db, "SELECT id, path FROM files", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            int m = GPOINTER_TO_INT(g_hash_table_lookup(marks, &id));
+            if (m & F_FOUND_OK)
+                m &= ~(F_MISSING | F_FOUND_OK);
+            if (!m)
+                continue;
+            struct file_marks f = {g_strdup((const char *)sqlite3_column_text(st, 1)), m};
+            g_array_append_val(files, f);
+        }
+    }
+    sqlite3_finalize(st);
+    g_hash_table_destroy(marks);
+    g_array_sort(files, by_path);
+    return files;
+}
 
 int query_files_main(int argc, char **argv)
 {
@@ -113,32 +185,27 @@ int query_files_main(int argc, char **argv)
         g_ptr_array_free(under, TRUE);
         return 1;
     }
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, files_sql, -1, &st, NULL) != SQLITE_OK) {
+    GArray *files = collect(q, process);
+    if (!files) {
         fprintf(stderr, "buildtrail files: cannot query the trace: %s\n", sqlite3_errmsg(q->db));
         qdb_close(q);
         g_ptr_array_free(under, TRUE);
         return 1;
     }
-    sqlite3_bind_int64(st, 1, process);
     GString *out = g_string_new(o.json ? "[" : NULL);
     bool first = true;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
-        int len = sqlite3_column_bytes(st, 0);
-        int marks = 0;
-        for (int i = 0; i < 5; i++)
-            if (sqlite3_column_int(st, 1 + i))
-                marks |= flag_names[i].flag;
+    for (guint k = 0; k < files->len; k++) {
+        struct file_marks *f = &g_array_index(files, struct file_marks, k);
+        const char *path = f->path;
+        size_t len = strlen(path);
+        int marks = f->marks;
         if (want && !(marks & want))
             continue;
-        if (!marks)
-            continue; /* only listed or looked up successfully: not a file it used */
         if (under->len > 1 && !prov_path_under(path, (char *const *)under->pdata))
             continue;
         if (o.json) {
             g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
-            json_string(out, path, (size_t)len);
+            json_string(out, path, len);
             for (int i = 0; i < 5; i++)
                 g_string_append_printf(out, ",\"%s\":%s", flag_names[i].name,
                                        marks & flag_names[i].flag ? "true" : "false");
@@ -147,12 +214,14 @@ int query_files_main(int argc, char **argv)
             for (int i = 0; i < 5; i++)
                 g_string_append_c(out, marks & flag_names[i].flag ? flag_names[i].letter : '-');
             g_string_append_c(out, ' ');
-            text_escape(out, path, (size_t)len);
+            text_escape(out, path, len);
             g_string_append_c(out, '\n');
         }
         first = false;
     }
-    sqlite3_finalize(st);
+    for (guint k = 0; k < files->len; k++)
+        g_free(g_array_index(files, struct file_marks, k).path);
+    g_array_free(files, TRUE);
     if (o.json)
         g_string_append(out, "]\n");
     if (query_emit(out))

@@ -8,10 +8,136 @@
 #define READ_KINDS "(1,5)"     /* read, exec */
 #define WRITE_KINDS "(2,3,4)"  /* write, create, truncate: they make the version */
 
+/* A map from ids (positive integers) to pointer-sized values (NULL: absent): a hash table, or
+ * a dense array once the largest id is known (the in-memory graph). */
+struct idmap {
+    GHashTable *h;
+    gpointer *dense;
+    int64_t max;
+    guint size;
+    GDestroyNotify free_value;
+};
+
+G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(int64_t)); /* walk bounds are stored as values */
+
+static void idmap_init(struct idmap *m, int64_t dense_max, GDestroyNotify free_value)
+{
+    memset(m, 0, sizeof *m);
+    m->free_value = free_value;
+    if (dense_max > 0) {
+        m->max = dense_max;
+        m->dense = g_new0(gpointer, (size_t)dense_max + 1);
+    } else {
+        m->h = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_value);
+    }
+}
+
+static gpointer idmap_get(const struct idmap *m, int64_t id)
+{
+    if (m->dense)
+        return id > 0 && id <= m->max ? m->dense[id] : NULL;
+    return g_hash_table_lookup(m->h, &id);
+}
+
+static void idmap_set(struct idmap *m, int64_t id, gpointer v)
+{
+    if (m->dense) {
+        if (id <= 0 || id > m->max)
+            return;
+        if (m->dense[id] && m->free_value)
+            m->free_value(m->dense[id]);
+        else if (!m->dense[id])
+            m->size++;
+        m->dense[id] = v;
+        return;
+    }
+    int64_t *k = g_new(int64_t, 1);
+    *k = id;
+    g_hash_table_replace(m->h, k, v);
+    m->size = g_hash_table_size(m->h);
+}
+
+static void idmap_clear(struct idmap *m)
+{
+    if (m->dense) {
+        for (int64_t i = 0; m->free_value && i <= m->max; i++)
+            if (m->dense[i])
+                m->free_value(m->dense[i]);
+        g_free(m->dense);
+    } else {
+        g_hash_table_destroy(m->h);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+/* Switch a hash map to a dense array for ids 1..max, keeping its values. */
+static void idmap_make_dense(struct idmap *m, int64_t max)
+{
+    if (m->dense || max <= 0)
+        return;
+    struct idmap d;
+    idmap_init(&d, max, m->free_value);
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, m->h);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        int64_t id = *(int64_t *)k;
+        if (id > 0 && id <= max) {
+            d.dense[id] = v;
+            d.size++;
+            g_hash_table_iter_steal(&it);
+            g_free(k);
+        }
+    }
+    idmap_clear(m);
+    *m = d;
+}
+
+static char no_version;
+#define NO_VERSION ((gpointer)&no_version) /* cached: no such version */
+
+static void free_version(gpointer v)
+{
+    if (v != NO_VERSION)
+        g_free(v);
+}
+
+/* One edge of the graph: a version or process id, a time, and for reads the file and kind. */
+struct edge {
+    int64_t id, t, file_id;
+    int kind;
+};
+
+/* Edges grouped by key (a version or process id; ids are dense, 1..max): the edges of key k
+ * are e[start[k] .. start[k+1]). */
+struct csr {
+    int64_t max_key;
+    uint32_t *start;
+    struct edge *e;
+};
+
+/* The whole graph in memory, for walks too big to do one lookup at a time (PROV_SQL_NODES). */
+struct graph {
+    int64_t max_process;
+    struct csr writers; /* version -> {process, last_ns} */
+    struct csr reads;   /* process -> {version, first_ns, file_id, kind} */
+    struct csr readers; /* version -> {process, first_ns} */
+    struct csr writes;  /* process -> {version, last_ns} */
+    struct csr based;   /* version -> {version based on it} */
+};
+
+/* A walk that reaches more versions than this is redone on the in-memory graph: one pass over
+ * the trace (~0.5 s per million accesses) beats a lookup per node from here on. */
+#define PROV_SQL_NODES 600
+
+static void graph_free(struct graph *g);
+
 struct prov {
     struct qdb *q;
-    GHashTable *versions;   /* id -> struct prov_version* (NULL value: no such version) */
-    GHashTable *paths;      /* file id -> char* */
+    struct graph *graph;    /* NULL until a walk needs it */
+    struct idmap versions;  /* id -> struct prov_version* (or NO_VERSION) */
+    struct idmap paths;     /* file id -> char* */
+    struct idmap name_kinds; /* file id -> enum name_kind + 1 */
     GHashTable *successors; /* process id -> GArray of ids (children, exec successors); lazy */
     sqlite3_stmt *st_version, *st_path, *st_writers, *st_reads, *st_readers, *st_writes,
         *st_based;
@@ -53,10 +179,11 @@ struct prov *prov_new(struct qdb *q)
         return NULL;
     struct prov *p = g_new0(struct prov, 1);
     p->q = q;
-    p->versions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-    p->paths = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    idmap_init(&p->versions, 0, free_version);
+    idmap_init(&p->paths, 0, g_free);
+    idmap_init(&p->name_kinds, 0, NULL);
     p->st_version = prepare(p,
-        "SELECT v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), hex(v.git_sha1), "
+        "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), hex(v.git_sha1), "
         "  v.hash_error, (SELECT a.file_id FROM accesses a WHERE a.version_id = v.id AND "
         "  a.kind IN (10,11) AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
         "FROM versions v WHERE v.id = ?");
@@ -64,15 +191,17 @@ struct prov *prov_new(struct qdb *q)
     p->st_writers = prepare(p,
         "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
         WRITE_KINDS " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id");
+    /* (version, first_ns, file, kind) read with a start in [?2, ?3] */
     p->st_reads = prepare(p,
-        "SELECT version_id, kind, file_id FROM accesses WHERE process_id = ? AND kind IN "
-        READ_KINDS " AND result = 0 AND version_id IS NOT NULL AND first_ns > ? AND first_ns <= ?");
+        "SELECT version_id, first_ns, file_id, kind FROM accesses WHERE process_id = ? AND kind IN "
+        READ_KINDS " AND result = 0 AND version_id IS NOT NULL AND first_ns >= ? AND first_ns <= ?");
     p->st_readers = prepare(p,
         "SELECT process_id, MIN(first_ns) FROM accesses WHERE version_id = ? AND kind IN "
         READ_KINDS " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id");
     p->st_writes = prepare(p,
-        "SELECT DISTINCT version_id FROM accesses WHERE process_id = ? AND kind IN " WRITE_KINDS
-        " AND result = 0 AND version_id IS NOT NULL AND last_ns >= ? AND last_ns < ?");
+        "SELECT version_id, MAX(last_ns) FROM accesses WHERE process_id = ? AND kind IN "
+        WRITE_KINDS " AND result = 0 AND version_id IS NOT NULL AND last_ns >= ? AND "
+        "last_ns <= ? GROUP BY version_id");
     p->st_based = prepare(p, "SELECT id FROM versions WHERE base_id = ?");
     if (!p->st_version || !p->st_path || !p->st_writers || !p->st_reads || !p->st_readers ||
         !p->st_writes || !p->st_based) {
@@ -93,10 +222,12 @@ void prov_free(struct prov *p)
     sqlite3_finalize(p->st_readers);
     sqlite3_finalize(p->st_writes);
     sqlite3_finalize(p->st_based);
-    g_hash_table_destroy(p->versions);
-    g_hash_table_destroy(p->paths);
+    idmap_clear(&p->versions);
+    idmap_clear(&p->paths);
+    idmap_clear(&p->name_kinds);
     if (p->successors)
         g_hash_table_destroy(p->successors);
+    graph_free(p->graph);
     g_free(p);
 }
 
@@ -109,7 +240,7 @@ static int64_t *id_key(int64_t id)
 
 static const char *file_path(struct prov *p, int64_t file_id)
 {
-    const char *path = g_hash_table_lookup(p->paths, &file_id);
+    const char *path = idmap_get(&p->paths, file_id);
     if (path)
         return path;
     sqlite3_stmt *st = p->st_path;
@@ -120,7 +251,7 @@ static const char *file_path(struct prov *p, int64_t file_id)
     sqlite3_reset(st);
     if (!s)
         s = g_strdup("?");
-    g_hash_table_insert(p->paths, id_key(file_id), s);
+    idmap_set(&p->paths, file_id, s);
     return s;
 }
 
@@ -135,29 +266,36 @@ static void copy_hex(char *dst, size_t cap, const unsigned char *hex)
         *c = g_ascii_tolower(*c);
 }
 
+/* A version from a row of (id, file_id, origin, base_id, size, hex sha256, hex git_sha1,
+ * hash_error) — columns 1..7 — last moved to `moved_to` (0: never moved). */
+static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int64_t id,
+                                           int64_t moved_to)
+{
+    struct prov_version *v = g_new0(struct prov_version, 1);
+    v->id = id;
+    v->file_id = sqlite3_column_int64(st, 1);
+    v->origin = sqlite3_column_int(st, 2);
+    v->base_id = sqlite3_column_int64(st, 3);
+    v->size = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+    copy_hex(v->sha256, sizeof v->sha256, sqlite3_column_text(st, 5));
+    copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, 6));
+    v->hash_error = sqlite3_column_int(st, 7);
+    v->path = file_path(p, moved_to ? moved_to : v->file_id);
+    return v;
+}
+
 const struct prov_version *prov_version(struct prov *p, int64_t id)
 {
-    gpointer value;
-    if (g_hash_table_lookup_extended(p->versions, &id, NULL, &value))
-        return value;
+    gpointer value = idmap_get(&p->versions, id);
+    if (value || p->graph)
+        return value == NO_VERSION ? NULL : value;
     sqlite3_stmt *st = p->st_version;
     sqlite3_bind_int64(st, 1, id);
     struct prov_version *v = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        v = g_new0(struct prov_version, 1);
-        v->id = id;
-        v->file_id = sqlite3_column_int64(st, 0);
-        v->origin = sqlite3_column_int(st, 1);
-        v->base_id = sqlite3_column_int64(st, 2);
-        v->size = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-        copy_hex(v->sha256, sizeof v->sha256, sqlite3_column_text(st, 4));
-        copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, 5));
-        v->hash_error = sqlite3_column_int(st, 6);
-        int64_t moved_to = sqlite3_column_int64(st, 7);
-        v->path = file_path(p, moved_to ? moved_to : v->file_id);
-    }
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = row_to_version(p, st, id, sqlite3_column_int64(st, 8));
     sqlite3_reset(st);
-    g_hash_table_insert(p->versions, id_key(id), v);
+    idmap_set(&p->versions, id, v ? (gpointer)v : NO_VERSION);
     return v;
 }
 
@@ -227,8 +365,11 @@ static bool argv_names(const struct qdb_process *pr, const char *base)
     return false;
 }
 
-static enum prov_role classify(const char *path, int kind, const struct qdb_process *reader,
-                               bool script)
+/* What a file's name says it is. */
+enum name_kind { NAME_OTHER, NAME_SOURCE, NAME_HEADER, NAME_OBJECT, NAME_SHLIB, NAME_SCRIPT,
+                 NAME_NO_EXT };
+
+static enum name_kind name_kind_of(const char *path)
 {
     static const char *const sources[] = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m",
                                           ".mm", ".s", ".S", ".sx", ".f", ".f90", ".F",
@@ -241,31 +382,304 @@ static enum prov_role classify(const char *path, int kind, const struct qdb_proc
     static const char *const script_names[] = {"Makefile", "makefile", "GNUmakefile",
                                                "configure", "CMakeLists.txt", "meson.build",
                                                "build.ninja", NULL};
-    if (kind == TRACEDB_EXEC)
-        return PROV_ROLE_TOOL;
-    if (script)
-        return PROV_ROLE_SCRIPT;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
     const char *ext = dot && dot != base ? dot : "";
     if (ext_in(ext, sources))
-        return argv_names(reader, base) ? PROV_ROLE_SOURCE : PROV_ROLE_HEADER;
+        return NAME_SOURCE;
     if (ext_in(ext, headers))
-        return PROV_ROLE_HEADER;
+        return NAME_HEADER;
     if (ext_in(ext, objects))
-        return PROV_ROLE_OBJECT;
+        return NAME_OBJECT;
     if (!strcmp(ext, ".so") || strstr(base, ".so."))
-        return PROV_ROLE_SHLIB;
+        return NAME_SHLIB;
     if (ext_in(ext, scripts) || ext_in(base, script_names))
+        return NAME_SCRIPT;
+    return *ext ? NAME_OTHER : NAME_NO_EXT;
+}
+
+/* name_kind_of(), remembered per file id. */
+static enum name_kind file_name_kind(struct prov *p, int64_t file_id, const char *path)
+{
+    gpointer v = idmap_get(&p->name_kinds, file_id);
+    if (v)
+        return (enum name_kind)(GPOINTER_TO_INT(v) - 1);
+    enum name_kind k = name_kind_of(path);
+    idmap_set(&p->name_kinds, file_id, GINT_TO_POINTER(k + 1));
+    return k;
+}
+
+static enum prov_role classify(enum name_kind name, const char *path, int kind,
+                               const struct qdb_process *reader, bool script)
+{
+    if (kind == TRACEDB_EXEC)
+        return PROV_ROLE_TOOL;
+    if (script)
         return PROV_ROLE_SCRIPT;
-    if (!*ext && reader) {
-        /* C++ standard headers have no extension; the compiler proper reads them. */
-        const char *prog = qdb_process_program(reader);
-        if (!strcmp(prog, "cc1plus") || !strcmp(prog, "cc1") || !strncmp(prog, "clang", 5))
-            return PROV_ROLE_HEADER;
+    switch (name) {
+    case NAME_SOURCE: {
+        const char *base = strrchr(path, '/');
+        return argv_names(reader, base ? base + 1 : path) ? PROV_ROLE_SOURCE : PROV_ROLE_HEADER;
+    }
+    case NAME_HEADER:
+        return PROV_ROLE_HEADER;
+    case NAME_OBJECT:
+        return PROV_ROLE_OBJECT;
+    case NAME_SHLIB:
+        return PROV_ROLE_SHLIB;
+    case NAME_SCRIPT:
+        return PROV_ROLE_SCRIPT;
+    case NAME_NO_EXT:
+        if (reader) {
+            /* C++ standard headers have no extension; the compiler proper reads them. */
+            const char *prog = qdb_process_program(reader);
+            if (!strcmp(prog, "cc1plus") || !strcmp(prog, "cc1") || !strncmp(prog, "clang", 5))
+                return PROV_ROLE_HEADER;
+        }
+        return PROV_ROLE_OTHER;
+    case NAME_OTHER:
+        break;
     }
     return PROV_ROLE_OTHER;
+}
+
+/* ---- edges: from SQL one node at a time, or from the graph ------------------------------- */
+
+static GHashTable *edge_table(void)
+{
+    return g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                 (GDestroyNotify)g_array_unref);
+}
+
+static void edge_push(GHashTable *t, int64_t key, struct edge e)
+{
+    GArray *list = g_hash_table_lookup(t, &key);
+    if (!list) {
+        list = g_array_new(FALSE, FALSE, sizeof(struct edge));
+        g_hash_table_insert(t, id_key(key), list);
+    }
+    g_array_append_val(list, e);
+}
+
+/* A key's edges: a slice of the graph, or rows of a statement (owned). */
+struct edges {
+    const struct edge *e;
+    guint n;
+    GArray *owned;
+};
+
+static void edges_done(struct edges *x)
+{
+    if (x->owned)
+        g_array_unref(x->owned);
+}
+
+/* Build a csr from `n` (key, edge) pairs. */
+struct keyed {
+    int64_t key;
+    struct edge e;
+};
+
+static void csr_build(struct csr *c, int64_t max_key, const struct keyed *pairs, size_t n)
+{
+    c->max_key = max_key;
+    c->start = g_new0(uint32_t, (size_t)max_key + 2);
+    c->e = g_new(struct edge, n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        c->start[pairs[i].key + 1]++;
+    for (int64_t k = 1; k <= max_key + 1; k++)
+        c->start[k] += c->start[k - 1];
+    uint32_t *fill = g_memdup2(c->start, sizeof(uint32_t) * ((size_t)max_key + 2));
+    for (size_t i = 0; i < n; i++)
+        c->e[fill[pairs[i].key]++] = pairs[i].e;
+    g_free(fill);
+}
+
+static struct edges csr_get(const struct csr *c, int64_t key)
+{
+    struct edges x = {0};
+    if (key > 0 && key <= c->max_key) {
+        x.e = c->e + c->start[key];
+        x.n = c->start[key + 1] - c->start[key];
+    }
+    return x;
+}
+
+static void csr_free(struct csr *c)
+{
+    g_free(c->start);
+    g_free(c->e);
+}
+
+static void graph_free(struct graph *g)
+{
+    if (!g)
+        return;
+    csr_free(&g->writers);
+    csr_free(&g->reads);
+    csr_free(&g->readers);
+    csr_free(&g->writes);
+    csr_free(&g->based);
+    g_free(g);
+}
+
+static int64_t max_id(sqlite3 *db, const char *table)
+{
+    g_autofree char *sql = g_strdup_printf("SELECT COALESCE(MAX(id), 0) FROM %s", table);
+    sqlite3_stmt *st = NULL;
+    int64_t n = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* Load every file path, version and versioned access in three scans. */
+static void load_graph(struct prov *p)
+{
+    struct graph *g = g_new0(struct graph, 1);
+    sqlite3 *db = p->q->db;
+    int64_t max_version = max_id(db, "versions"), max_process = max_id(db, "processes");
+    int64_t max_file = max_id(db, "files");
+    idmap_make_dense(&p->paths, max_file);
+    idmap_make_dense(&p->name_kinds, max_file);
+    idmap_make_dense(&p->versions, max_version);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, path FROM files", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            if (!idmap_get(&p->paths, id))
+                idmap_set(&p->paths, id, g_strdup((const char *)sqlite3_column_text(st, 1)));
+        }
+    }
+    sqlite3_finalize(st);
+    /* Where each version was last moved to (rename_to, link): [version] = {time, file}. */
+    struct moved {
+        int64_t t, file_id;
+    } *moved = g_new0(struct moved, (size_t)max_version + 1);
+    GArray *rd = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by process */
+    GArray *wr = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by version */
+    if (sqlite3_prepare_v2(db, "SELECT process_id, version_id, kind, first_ns, last_ns, file_id "
+                               "FROM accesses NOT INDEXED WHERE version_id IS NOT NULL AND "
+                               "result = 0 AND kind IN (1,2,3,4,5,10,11)", -1, &st, NULL) ==
+        SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
+            if (vid < 1 || vid > max_version || pid < 0 || pid > max_process)
+                continue; /* not a version or process of this trace */
+            int kind = sqlite3_column_int(st, 2);
+            int64_t first = sqlite3_column_int64(st, 3), last = sqlite3_column_int64(st, 4);
+            int64_t file_id = sqlite3_column_int64(st, 5);
+            if (kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) {
+                if (!moved[vid].file_id || first >= moved[vid].t)
+                    moved[vid] = (struct moved){first, file_id};
+            } else if (!pid) {
+                continue;
+            } else if (kind == TRACEDB_READ || kind == TRACEDB_EXEC) {
+                struct keyed k = {pid, {vid, first, file_id, kind}};
+                g_array_append_val(rd, k);
+            } else {
+                struct keyed k = {vid, {pid, last, 0, kind}};
+                g_array_append_val(wr, k);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    csr_build(&g->reads, max_process, (struct keyed *)rd->data, rd->len);
+    csr_build(&g->writers, max_version, (struct keyed *)wr->data, wr->len);
+    /* The mirror images: readers by version, writes by process. */
+    for (guint i = 0; i < rd->len; i++) {
+        struct keyed *k = &g_array_index(rd, struct keyed, i);
+        int64_t pid = k->key;
+        k->key = k->e.id;
+        k->e.id = pid;
+    }
+    for (guint i = 0; i < wr->len; i++) {
+        struct keyed *k = &g_array_index(wr, struct keyed, i);
+        int64_t vid = k->key;
+        k->key = k->e.id;
+        k->e.id = vid;
+    }
+    csr_build(&g->readers, max_version, (struct keyed *)rd->data, rd->len);
+    csr_build(&g->writes, max_process, (struct keyed *)wr->data, wr->len);
+    g_array_set_size(rd, 0);
+    if (sqlite3_prepare_v2(db, "SELECT id, file_id, origin, base_id, size, hex(sha256), "
+                               "hex(git_sha1), hash_error FROM versions", -1, &st, NULL) ==
+        SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
+            if (id < 1 || id > max_version)
+                continue;
+            if (base > 0 && base <= max_version) {
+                struct keyed k = {base, {id, 0, 0, 0}};
+                g_array_append_val(rd, k);
+            }
+            if (idmap_get(&p->versions, id))
+                continue;
+            idmap_set(&p->versions, id, row_to_version(p, st, id, moved[id].file_id));
+        }
+    }
+    sqlite3_finalize(st);
+    csr_build(&g->based, max_version, (struct keyed *)rd->data, rd->len);
+    g_array_free(rd, TRUE);
+    g_array_free(wr, TRUE);
+    g_free(moved);
+    qdb_load_all(p->q);
+    g->max_process = max_process;
+    p->graph = g;
+}
+
+static struct edges sql_edges(sqlite3_stmt *st, int64_t key, int n_range, int64_t from,
+                              int64_t until)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(struct edge));
+    sqlite3_bind_int64(st, 1, key);
+    if (n_range) {
+        sqlite3_bind_int64(st, 2, from);
+        sqlite3_bind_int64(st, 3, until);
+    }
+    int cols = sqlite3_column_count(st);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct edge e = {sqlite3_column_int64(st, 0), cols > 1 ? sqlite3_column_int64(st, 1) : 0,
+                         cols > 2 ? sqlite3_column_int64(st, 2) : 0,
+                         cols > 3 ? sqlite3_column_int(st, 3) : 0};
+        g_array_append_val(out, e);
+    }
+    sqlite3_reset(st);
+    return (struct edges){(const struct edge *)out->data, out->len, out};
+}
+
+/* The processes that made version `v`: {process, its last write of v}. */
+static struct edges writers_of(struct prov *p, int64_t v)
+{
+    return p->graph ? csr_get(&p->graph->writers, v) : sql_edges(p->st_writers, v, 0, 0, 0);
+}
+
+/* What process `pid` read: {version, first_ns, file, kind}; a superset of those with a start
+ * in [from, until] (the caller filters). */
+static struct edges reads_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
+{
+    return p->graph ? csr_get(&p->graph->reads, pid) : sql_edges(p->st_reads, pid, 1, from, until);
+}
+
+/* The processes that read version `v`: {process, its first read}. */
+static struct edges readers_of(struct prov *p, int64_t v)
+{
+    return p->graph ? csr_get(&p->graph->readers, v) : sql_edges(p->st_readers, v, 0, 0, 0);
+}
+
+/* The versions process `pid` wrote: {version, last write}; a superset of those with a last
+ * write in [from, until] (the caller filters). */
+static struct edges writes_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
+{
+    return p->graph ? csr_get(&p->graph->writes, pid) : sql_edges(p->st_writes, pid, 1, from, until);
+}
+
+/* The versions written on top of `v`. */
+static struct edges based_on(struct prov *p, int64_t v)
+{
+    return p->graph ? csr_get(&p->graph->based, v) : sql_edges(p->st_based, v, 0, 0, 0);
 }
 
 /* ---- walks ------------------------------------------------------------------------------- */
@@ -273,20 +687,28 @@ static enum prov_role classify(const char *path, int kind, const struct qdb_proc
 struct walk {
     struct prov *p;
     const struct prov_walk_opts *o;
-    GHashTable *nodes;     /* version id -> struct prov_node* */
+    struct idmap nodes;    /* version id -> struct prov_node* */
     GQueue queue;          /* struct prov_node* to visit */
-    GHashTable *done_data; /* process id -> int64 bound already expanded (as a data writer) */
-    GHashTable *done_script; /* the same, as an ancestor */
+    struct idmap done_data; /* process id -> bound already expanded (as a data writer), +1 */
+    struct idmap done_script; /* the same, as an ancestor */
+    GPtrArray *all;        /* every node, in the order found */
+    unsigned limit;        /* give up past this many nodes (0: none) */
+    bool gave_up;
 };
 
-static void walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o)
+static void walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
+                      unsigned limit)
 {
     w->p = p;
     w->o = o;
-    w->nodes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    int64_t max_v = p->graph ? p->versions.max : 0, max_p = p->graph ? p->graph->max_process : 0;
+    idmap_init(&w->nodes, max_v, NULL);
     g_queue_init(&w->queue);
-    w->done_data = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-    w->done_script = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    idmap_init(&w->done_data, max_p, NULL);
+    idmap_init(&w->done_script, max_p, NULL);
+    w->all = g_ptr_array_new_with_free_func(g_free);
+    w->limit = limit;
+    w->gave_up = false;
 }
 
 static gint node_cmp(gconstpointer a, gconstpointer b)
@@ -296,60 +718,68 @@ static gint node_cmp(gconstpointer a, gconstpointer b)
     return c ? c : (x->v->id > y->v->id) - (x->v->id < y->v->id);
 }
 
-/* The nodes (minus `skip`), sorted; frees the walk. */
-static GArray *walk_finish(struct walk *w, int64_t skip)
+/* The nodes that pass `keep` (all when NULL), sorted; frees the walk.  NULL if it gave up. */
+static GArray *walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, void *),
+                           void *data)
 {
-    GArray *out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
-    GHashTableIter it;
-    gpointer value;
-    g_hash_table_iter_init(&it, w->nodes);
-    while (g_hash_table_iter_next(&it, NULL, &value)) {
-        struct prov_node *n = value;
-        if (n->v->id != skip)
-            g_array_append_val(out, *n);
+    GArray *out = NULL;
+    if (!w->gave_up) {
+        out = g_array_sized_new(FALSE, FALSE, sizeof(struct prov_node), w->all->len);
+        for (guint i = 0; i < w->all->len; i++) {
+            struct prov_node *n = w->all->pdata[i];
+            if (!keep || keep(n, data))
+                g_array_append_val(out, *n);
+        }
+        g_array_sort(out, node_cmp);
     }
-    g_array_sort(out, node_cmp);
-    g_hash_table_destroy(w->nodes);
-    g_hash_table_destroy(w->done_data);
-    g_hash_table_destroy(w->done_script);
+    idmap_clear(&w->nodes);
+    idmap_clear(&w->done_data);
+    idmap_clear(&w->done_script);
+    g_ptr_array_free(w->all, TRUE);
     g_queue_clear(&w->queue);
     return out;
 }
 
-static void walk_add(struct walk *w, int64_t id, enum prov_role role, int depth)
+static void walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, bool prune)
 {
-    struct prov_node *n = g_hash_table_lookup(w->nodes, &id);
+    struct prov_node *n = idmap_get(&w->nodes, id);
     if (n) {
         if (role < n->role)
             n->role = role; /* the most specific use wins */
         return;
     }
+    if (w->gave_up || (w->limit && w->all->len >= w->limit)) {
+        w->gave_up = true;
+        return;
+    }
     const struct prov_version *v = prov_version(w->p, id);
-    if (!v || prov_path_under(v->path, w->o->prune))
+    if (!v || (prune && prov_path_under(v->path, w->o->prune)))
         return;
     n = g_new(struct prov_node, 1);
     n->v = v;
     n->role = role;
     n->depth = depth;
-    g_hash_table_insert(w->nodes, id_key(id), n);
+    idmap_set(&w->nodes, id, n);
+    g_ptr_array_add(w->all, n);
     g_queue_push_tail(&w->queue, n);
 }
 
-/* Mark process `id` as expanded up to `bound` in `done`; returns the earlier bound (or
- * INT64_MIN), or INT64_MAX when nothing new is left to expand. */
-static int64_t advance(GHashTable *done, int64_t id, int64_t bound, bool upward)
+/* Mark process `id` as expanded up to `bound` in `done`.  Going up (inputs: reads before a
+ * time) returns the earlier bound (INT64_MIN the first time), or INT64_MAX when nothing new is
+ * left; going down (outputs: writes after a time) the mirror image. */
+static int64_t advance(struct idmap *done, int64_t id, int64_t bound, bool upward)
 {
-    int64_t *b = g_hash_table_lookup(done, &id);
-    if (!b) {
-        b = g_new(int64_t, 1);
-        *b = bound;
-        g_hash_table_insert(done, id_key(id), b);
+    /* Stored as (bound - INT64_MIN + 1) so that no bound is NULL (absent). */
+    gpointer v = idmap_get(done, id);
+    uint64_t enc = (uint64_t)bound - (uint64_t)INT64_MIN + 1;
+    if (!v) {
+        idmap_set(done, id, (gpointer)(uintptr_t)enc);
         return upward ? INT64_MIN : INT64_MAX;
     }
-    if (upward ? bound <= *b : bound >= *b)
+    int64_t old = (int64_t)((uint64_t)(uintptr_t)v - 1 + (uint64_t)INT64_MIN);
+    if (upward ? bound <= old : bound >= old)
         return upward ? INT64_MAX : INT64_MIN;
-    int64_t old = *b;
-    *b = bound;
+    idmap_set(done, id, (gpointer)(uintptr_t)enc);
     return old;
 }
 
@@ -359,28 +789,25 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
 {
     struct prov *p = w->p;
     const struct qdb_process *reader = qdb_process(p->q, pid);
-    GArray *found = g_array_new(FALSE, FALSE, sizeof(int64_t) * 3);
-    sqlite3_stmt *st = p->st_reads;
-    sqlite3_bind_int64(st, 1, pid);
-    sqlite3_bind_int64(st, 2, after);
-    sqlite3_bind_int64(st, 3, bound);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t row[3] = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                          sqlite3_column_int64(st, 2)};
-        g_array_append_val(found, row);
+    int64_t from = after == INT64_MIN ? INT64_MIN : after + 1;
+    struct edges found = reads_of(p, pid, from, bound);
+    for (guint i = 0; i < found.n && !w->gave_up; i++) {
+        const struct edge *e = &found.e[i];
+        if (e->t < from || e->t > bound)
+            continue;
+        const struct prov_node *have = idmap_get(&w->nodes, e->id);
+        if (have && have->role == PROV_ROLE_SOURCE)
+            continue; /* seen, and no use is more specific */
+        const char *path = file_path(p, e->file_id);
+        enum name_kind name = file_name_kind(p, e->file_id, path);
+        walk_add(w, e->id, classify(name, path, e->kind, reader, script), depth, true);
     }
-    sqlite3_reset(st);
-    for (guint i = 0; i < found->len; i++) {
-        int64_t *row = &g_array_index(found, int64_t, i * 3);
-        const char *path = file_path(p, row[2]);
-        walk_add(w, row[0], classify(path, (int)row[1], reader, script), depth);
-    }
-    g_array_free(found, TRUE);
+    edges_done(&found);
 }
 
 static void expand_writer(struct walk *w, int64_t pid, int64_t bound, int depth)
 {
-    int64_t after = advance(w->done_data, pid, bound, true);
+    int64_t after = advance(&w->done_data, pid, bound, true);
     if (after != INT64_MAX)
         add_reads(w, pid, after, bound, false, depth);
     if (!w->o->scripts)
@@ -392,7 +819,7 @@ static void expand_writer(struct walk *w, int64_t pid, int64_t bound, int depth)
         int64_t up = pr->prev_image_id ? pr->prev_image_id : pr->parent_id;
         if (!up)
             break;
-        int64_t a_after = advance(w->done_script, up, bound, true);
+        int64_t a_after = advance(&w->done_script, up, bound, true);
         if (a_after == INT64_MAX)
             break; /* it and everything above were expanded up to this bound already */
         add_reads(w, up, a_after, bound, true, depth);
@@ -400,36 +827,40 @@ static void expand_writer(struct walk *w, int64_t pid, int64_t bound, int depth)
     }
 }
 
-GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o)
+static bool not_start(const struct prov_node *n, void *data)
+{
+    return n->v->id != *(int64_t *)data;
+}
+
+static GArray *walk_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o,
+                           unsigned limit)
 {
     struct walk w;
-    walk_init(&w, p, o);
-    static const struct prov_walk_opts none = {0};
-    const struct prov_walk_opts *keep = o;
-    w.o = &none; /* the start itself is never pruned */
-    walk_add(&w, start, PROV_ROLE_OTHER, 0);
-    w.o = keep;
+    walk_init(&w, p, o, limit);
+    walk_add(&w, start, PROV_ROLE_OTHER, 0, false); /* the start itself is never pruned */
     struct prov_node *n;
-    while ((n = g_queue_pop_head(&w.queue))) {
-        int64_t id = n->v->id;
+    while (!w.gave_up && (n = g_queue_pop_head(&w.queue))) {
         int depth = n->depth + 1;
         if (n->v->base_id)
-            walk_add(&w, n->v->base_id, classify(n->v->path, TRACEDB_READ, NULL, false), depth);
-        GArray *writers = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2);
-        sqlite3_stmt *st = p->st_writers;
-        sqlite3_bind_int64(st, 1, id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t row[2] = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
-            g_array_append_val(writers, row);
-        }
-        sqlite3_reset(st);
-        for (guint i = 0; i < writers->len; i++) {
-            int64_t *row = &g_array_index(writers, int64_t, i * 2);
-            expand_writer(&w, row[0], row[1], depth);
-        }
-        g_array_free(writers, TRUE);
+            walk_add(&w, n->v->base_id,
+                     classify(name_kind_of(n->v->path), n->v->path, TRACEDB_READ, NULL, false),
+                     depth, true);
+        struct edges writers = writers_of(p, n->v->id);
+        for (guint i = 0; i < writers.n && !w.gave_up; i++)
+            expand_writer(&w, writers.e[i].id, writers.e[i].t, depth);
+        edges_done(&writers);
     }
-    return walk_finish(&w, start);
+    return walk_finish(&w, not_start, &start);
+}
+
+GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o)
+{
+    GArray *r = p->graph ? NULL : walk_inputs(p, start, o, PROV_SQL_NODES);
+    if (r)
+        return r;
+    if (!p->graph)
+        load_graph(p);
+    return walk_inputs(p, start, o, 0);
 }
 
 /* ---- outputs ----------------------------------------------------------------------------- */
@@ -438,8 +869,7 @@ static void load_successors(struct prov *p)
 {
     if (p->successors)
         return;
-    p->successors = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                          (GDestroyNotify)g_array_unref);
+    p->successors = edge_table();
     qdb_load_all(p->q);
     GHashTableIter it;
     gpointer value;
@@ -447,39 +877,25 @@ static void load_successors(struct prov *p)
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         const struct qdb_process *c = value;
         int64_t up = c->prev_image_id ? c->prev_image_id : c->parent_id;
-        if (!up)
-            continue;
-        GArray *list = g_hash_table_lookup(p->successors, &up);
-        if (!list) {
-            list = g_array_new(FALSE, FALSE, sizeof(int64_t));
-            g_hash_table_insert(p->successors, id_key(up), list);
-        }
-        g_array_append_val(list, c->id);
+        if (up)
+            edge_push(p->successors, up, (struct edge){c->id, 0, 0, 0});
     }
 }
 
 /* Add the versions process `pid` wrote at or after `from` (and before `until`). */
 static void add_writes(struct walk *w, int64_t pid, int64_t from, int64_t until, int depth)
 {
-    struct prov *p = w->p;
-    GArray *found = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    sqlite3_stmt *st = p->st_writes;
-    sqlite3_bind_int64(st, 1, pid);
-    sqlite3_bind_int64(st, 2, from);
-    sqlite3_bind_int64(st, 3, until);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        g_array_append_val(found, id);
-    }
-    sqlite3_reset(st);
-    for (guint i = 0; i < found->len; i++)
-        walk_add(w, g_array_index(found, int64_t, i), PROV_ROLE_OTHER, depth);
-    g_array_free(found, TRUE);
+    int64_t last = until == INT64_MAX ? INT64_MAX : until - 1;
+    struct edges found = writes_of(w->p, pid, from, last);
+    for (guint i = 0; i < found.n; i++)
+        if (found.e[i].t >= from && found.e[i].t <= last)
+            walk_add(w, found.e[i].id, PROV_ROLE_OTHER, depth, true);
+    edges_done(&found);
 }
 
 static void expand_reader(struct walk *w, int64_t pid, int64_t since, int depth)
 {
-    int64_t until = advance(w->done_data, pid, since, false);
+    int64_t until = advance(&w->done_data, pid, since, false);
     if (until != INT64_MIN)
         add_writes(w, pid, since, until, depth);
     if (!w->o->scripts)
@@ -491,8 +907,8 @@ static void expand_reader(struct walk *w, int64_t pid, int64_t since, int depth)
         int64_t id = g_array_index(todo, int64_t, i);
         GArray *succ = g_hash_table_lookup(w->p->successors, &id);
         for (guint k = 0; succ && k < succ->len; k++) {
-            int64_t d = g_array_index(succ, int64_t, k);
-            int64_t d_until = advance(w->done_script, d, since, false);
+            int64_t d = g_array_index(succ, struct edge, k).id;
+            int64_t d_until = advance(&w->done_script, d, since, false);
             if (d_until == INT64_MIN)
                 continue; /* it and its descendants were expanded from an earlier read */
             add_writes(w, d, since, d_until, depth);
@@ -502,51 +918,45 @@ static void expand_reader(struct walk *w, int64_t pid, int64_t since, int depth)
     g_array_free(todo, TRUE);
 }
 
-GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o)
+static bool not_a_start(const struct prov_node *n, void *data)
+{
+    return n->depth > 0 || !g_hash_table_contains(data, &n->v->id);
+}
+
+static GArray *walk_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o,
+                            unsigned limit)
 {
     struct walk w;
-    walk_init(&w, p, o);
-    static const struct prov_walk_opts none = {0};
-    w.o = &none;
+    walk_init(&w, p, o, limit);
     for (guint i = 0; i < starts->len; i++)
-        walk_add(&w, g_array_index(starts, int64_t, i), PROV_ROLE_OTHER, 0);
-    w.o = o;
+        walk_add(&w, g_array_index(starts, int64_t, i), PROV_ROLE_OTHER, 0, false);
+    struct prov_node *n;
+    while (!w.gave_up && (n = g_queue_pop_head(&w.queue))) {
+        int depth = n->depth + 1;
+        struct edges based = based_on(p, n->v->id);
+        for (guint i = 0; i < based.n; i++)
+            walk_add(&w, based.e[i].id, PROV_ROLE_OTHER, depth, true);
+        edges_done(&based);
+        struct edges readers = readers_of(p, n->v->id);
+        for (guint i = 0; i < readers.n && !w.gave_up; i++)
+            expand_reader(&w, readers.e[i].id, readers.e[i].t, depth);
+        edges_done(&readers);
+    }
+    /* The starts themselves are not outputs (unless made from another start). */
     GHashTable *start_ids = g_hash_table_new(g_int64_hash, g_int64_equal);
     for (guint i = 0; i < starts->len; i++)
         g_hash_table_add(start_ids, &g_array_index(starts, int64_t, i));
-    struct prov_node *n;
-    while ((n = g_queue_pop_head(&w.queue))) {
-        int64_t id = n->v->id;
-        int depth = n->depth + 1;
-        GArray *found = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2);
-        sqlite3_stmt *st = p->st_based;
-        sqlite3_bind_int64(st, 1, id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            walk_add(&w, sqlite3_column_int64(st, 0), PROV_ROLE_OTHER, depth);
-        }
-        sqlite3_reset(st);
-        st = p->st_readers;
-        sqlite3_bind_int64(st, 1, id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t row[2] = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
-            g_array_append_val(found, row);
-        }
-        sqlite3_reset(st);
-        for (guint i = 0; i < found->len; i++) {
-            int64_t *row = &g_array_index(found, int64_t, i * 2);
-            expand_reader(&w, row[0], row[1], depth);
-        }
-        g_array_free(found, TRUE);
-    }
-    /* The starts themselves are not outputs (unless made from another start). */
-    GArray *out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
-    GArray *all = walk_finish(&w, 0);
-    for (guint i = 0; i < all->len; i++) {
-        struct prov_node *x = &g_array_index(all, struct prov_node, i);
-        if (x->depth > 0 || !g_hash_table_contains(start_ids, &x->v->id))
-            g_array_append_val(out, *x);
-    }
-    g_array_unref(all);
+    GArray *out = walk_finish(&w, not_a_start, start_ids);
     g_hash_table_destroy(start_ids);
     return out;
+}
+
+GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o)
+{
+    GArray *r = p->graph ? NULL : walk_outputs(p, starts, o, PROV_SQL_NODES);
+    if (r)
+        return r;
+    if (!p->graph)
+        load_graph(p);
+    return walk_outputs(p, starts, o, 0);
 }

@@ -31,6 +31,11 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
         q->schema_version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     q->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_process);
+    /* Queries walk large traces with many small lookups: read through a memory map (no copy
+     * per page), keep a large page cache, and hold one read transaction for the whole
+     * command (one consistent snapshot, no lock and unlock around every statement). */
+    sqlite3_exec(db, "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN", NULL, NULL,
+                 NULL);
     *out = q;
     return 0;
 }
@@ -40,6 +45,7 @@ void qdb_close(struct qdb *q)
     if (!q)
         return;
     g_hash_table_destroy(q->processes);
+    sqlite3_finalize(q->st_process);
     sqlite3_close(q->db);
     g_free(q);
 }
@@ -118,16 +124,18 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
     struct qdb_process *p = g_hash_table_lookup(q->processes, &id);
     if (p || q->all_loaded)
         return p;
-    sqlite3_stmt *st = NULL;
-    g_autofree char *sql = process_query(q, "WHERE p.id=?");
-    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            p = row_to_process(st);
-            g_hash_table_insert(q->processes, &p->id, p);
-        }
+    if (!q->st_process) {
+        g_autofree char *sql = process_query(q, "WHERE p.id=?");
+        if (sqlite3_prepare_v2(q->db, sql, -1, &q->st_process, NULL) != SQLITE_OK)
+            return NULL;
     }
-    sqlite3_finalize(st);
+    sqlite3_stmt *st = q->st_process;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        p = row_to_process(st);
+        g_hash_table_insert(q->processes, &p->id, p);
+    }
+    sqlite3_reset(st);
     return p;
 }
 

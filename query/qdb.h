@@ -34,6 +34,7 @@ struct qdb {
     int schema_version;
     GHashTable *processes; /* id -> struct qdb_process* */
     bool all_loaded;
+    sqlite3_stmt *st_process; /* one process by id, prepared on first use */
 };
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail);

@@ -138,7 +138,7 @@ static const struct {
      "CREATE INDEX versions_base ON versions(base_id) WHERE base_id IS NOT NULL;"
      /* The version an access read, produced, moved or removed (NULL: none applies). */
      "ALTER TABLE accesses ADD COLUMN version_id INTEGER REFERENCES versions(id);"
-     "CREATE INDEX accesses_version ON accesses(version_id) WHERE version_id IS NOT NULL;"},
+     "CREATE INDEX accesses_version ON accesses(version_id, kind) WHERE version_id IS NOT NULL;"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))
@@ -305,7 +305,8 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return -EINVAL;
     }
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    /* One thread per handle (see the contract): no SQLite mutexes. */
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         if (err_detail)
             *err_detail = g_strdup(db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);

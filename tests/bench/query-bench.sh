@@ -2,7 +2,8 @@
 # query-bench.sh — how fast are the queries on a large trace?  Makes a synthetic trace shaped
 # like a big C build (25 000 compile jobs: make → sh → gcc → cc1 + as, one final link reading
 # every object: 100 000 processes, ~1 000 000 accesses, 100 000 output chunks), then times
-# who-wrote, who-read, tree and log on it (median of 5).
+# who-wrote, who-read, tree, log, inputs of the final binary (its whole closure: every object,
+# assembler file, source and header) and outputs of a header on it (median of 5).
 #
 # Usage: tests/bench/query-bench.sh [--build DIR] [--jobs N] [--out FILE]
 set -euo pipefail
@@ -23,7 +24,7 @@ done
 bt="$build/launcher/buildtrail"
 [ -x "$bt" ] || { echo "query-bench.sh: no buildtrail at $bt" >&2; exit 2; }
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bt-qbench.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$scratch"' EXIT
 db="$scratch/synth.db"
 
 # The schema comes from buildtrail itself: record an empty build, then fill it.
@@ -35,9 +36,19 @@ jobs = int(sys.argv[2])
 random.seed(1)
 db.execute("PRAGMA synchronous=OFF")
 db.execute("DELETE FROM processes"); db.execute("DELETE FROM accesses")
-db.execute("DELETE FROM files"); db.execute("DELETE FROM output")
+db.execute("DELETE FROM files"); db.execute("DELETE FROM output"); db.execute("DELETE FROM versions")
 W = "/work/big"
-files, procs, acc, out = {}, [], [], []
+files, procs, acc, out, versions = {}, [], [], [], []
+current = {}  # file id -> its current version id
+def found(f, t):
+    if f not in current:
+        versions.append((len(versions) + 1, f, 1, t))
+        current[f] = len(versions)
+    return current[f]
+def written(f, t):
+    versions.append((len(versions) + 1, f, 2, t))
+    current[f] = len(versions)
+    return current[f]
 def fid(path):
     if path not in files:
         files[path] = len(files) + 1
@@ -57,15 +68,17 @@ for j in range(jobs):
     gcc = proc(sh, ["gcc", "-c", "-o", obj, src], t + 10)
     cc1 = proc(gcc, ["/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "-quiet", src, "-o", asm], t + 20)
     as_ = proc(gcc, ["as", "--64", "-o", obj, asm], t + 500)
-    acc.append((cc1, fid(src), 1, 0, 4000, t + 21))
+    acc.append((cc1, fid(src), 1, 0, 4000, t + 21, found(fid(src), t)))
     for h in random.sample(headers, 30):
-        acc.append((cc1, fid(h), 1, 0, 2000, t + 22))
-    acc.append((cc1, fid(asm), 3, 577, 0, t + 400))
-    acc.append((cc1, fid(asm), 2, 577, 9000, t + 401))
-    acc.append((as_, fid(asm), 1, 0, 9000, t + 501))
-    acc.append((as_, fid(obj), 3, 577, 0, t + 502))
-    acc.append((as_, fid(obj), 2, 577, 5000, t + 503))
-    acc.append((gcc, fid(asm), 6, None, None, t + 600))
+        acc.append((cc1, fid(h), 1, 0, 2000, t + 22, found(fid(h), t)))
+    va = written(fid(asm), t + 400)
+    acc.append((cc1, fid(asm), 3, 577, 0, t + 400, va))
+    acc.append((cc1, fid(asm), 2, 577, 9000, t + 401, va))
+    acc.append((as_, fid(asm), 1, 0, 9000, t + 501, va))
+    vo = written(fid(obj), t + 502)
+    acc.append((as_, fid(obj), 3, 577, 0, t + 502, vo))
+    acc.append((as_, fid(obj), 2, 577, 5000, t + 503, vo))
+    acc.append((gcc, fid(asm), 6, None, None, t + 600, va))
     out.append((sh, 1, t + 1, ("gcc -c -o %s %s\n" % (obj, src)).encode()))
     out.append((cc1, 2, t + 300, ("%s: warning: unused variable\n" % src).encode()))
     objects.append(obj)
@@ -74,15 +87,39 @@ sh = proc(make, ["/bin/sh", "-c", "gcc -o app obj/*.o"], t)
 gcc = proc(sh, ["gcc", "-o", "app"], t + 10)
 ld = proc(gcc, ["/usr/bin/ld", "-o", W + "/app"], t + 20)
 for o in objects:
-    acc.append((ld, fid(o), 1, 0, 5000, t + 30))
-acc.append((ld, fid(W + "/app"), 3, 577, 0, t + 40))
-acc.append((ld, fid(W + "/app"), 2, 577, 10_000_000, t + 41))
+    acc.append((ld, fid(o), 1, 0, 5000, t + 30, current[fid(o)]))
+vapp = written(fid(W + "/app"), t + 40)
+acc.append((ld, fid(W + "/app"), 3, 577, 0, t + 40, vapp))
+acc.append((ld, fid(W + "/app"), 2, 577, 10_000_000, t + 41, vapp))
+# A deep binary: a 40-step chain of generators (each reads the previous step's output and a few
+# headers, and writes the next), then a compile and link of the last step's output.
+prev = "%s/chain/step00.c" % W
+for k in range(40):
+    t += 1000
+    gen = proc(make, ["./gen%02d" % k, prev], t)
+    acc.append((gen, fid(prev), 1, 0, 3000, t + 1, current.get(fid(prev)) or found(fid(prev), t)))
+    for h in headers[k:k + 5]:
+        acc.append((gen, fid(h), 1, 0, 2000, t + 2, found(fid(h), t)))
+    out_c = "%s/chain/step%02d.c" % (W, k + 1)
+    v = written(fid(out_c), t + 3)
+    acc.append((gen, fid(out_c), 3, 577, 0, t + 3, v))
+    acc.append((gen, fid(out_c), 2, 577, 3000, t + 4, v))
+    prev = out_c
+t += 1000
+ld = proc(make, ["cc", "-o", "deep", prev], t)
+acc.append((ld, fid(prev), 1, 0, 3000, t + 1, current[fid(prev)]))
+vd = written(fid(W + "/deep"), t + 2)
+acc.append((ld, fid(W + "/deep"), 3, 577, 0, t + 2, vd))
+acc.append((ld, fid(W + "/deep"), 2, 577, 50000, t + 3, vd))
 db.executemany("INSERT INTO files (id, path) VALUES (?, ?)", ((i, p) for p, i in files.items()))
 db.executemany("INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
                "first_seen_ns, argv, cwd) VALUES (?,?,0,0,?,?,?,?,?)",
                ((p[0], p[1], p[3], p[2], p[2], p[4], p[5]) for p in procs))
 db.executemany("INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, first_ns, "
-               "last_ns) VALUES (?,?,?,?,?,?,?)", ((a[0], a[1], a[2], a[3], a[4], a[5], a[5]) for a in acc))
+               "last_ns, version_id) VALUES (?,?,?,?,?,?,?,?)",
+               ((a[0], a[1], a[2], a[3], a[4], a[5], a[5], a[6]) for a in acc))
+db.executemany("INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, size, sha256) "
+               "VALUES (?,?,?,?,?,100,randomblob(32))", ((v[0], v[1], v[2], v[3], v[3]) for v in versions))
 db.executemany("INSERT INTO output (process_id, stream, time_ns, data) VALUES (?,?,?,?)", out)
 db.commit()
 db.execute("VACUUM")
@@ -109,5 +146,10 @@ timeit() { # NAME COMMAND... — median of 5 runs, in ms
     timeit "tree (100k processes)" "$bt" tree -d "$db"
     timeit "log (50k chunks, grouped)" "$bt" log -d "$db"
     timeit "log --raw" "$bt" log --raw -d "$db"
+    timeit "inputs deep (40-step generator chain)" "$bt" inputs -d "$db" /work/big/deep
+    timeit "inputs app (links all: whole build)" "$bt" inputs -d "$db" /work/big/app
+    timeit "inputs --leaves obj/f12345.o" "$bt" inputs --leaves -d "$db" /work/big/obj/f12345.o
+    timeit "outputs include/h0042.h" "$bt" outputs -d "$db" /work/big/include/h0042.h
+    timeit "files --missing" "$bt" files --missing -d "$db"
 } | tee "$out"
 echo "query-bench: results also in $out" >&2

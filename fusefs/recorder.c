@@ -273,6 +273,7 @@ static int write_event(struct rec *r, const struct rec_event *ev)
         if (v->hashed) {
             sqlite3_bind_blob(st, 8, v->sha256, sizeof v->sha256, SQLITE_STATIC);
             sqlite3_bind_blob(st, 9, v->git_sha1, sizeof v->git_sha1, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 11, v->sha1, sizeof v->sha1, SQLITE_STATIC);
         }
         if (v->hash_error)
             sqlite3_bind_int(st, 10, v->hash_error);
@@ -380,7 +381,7 @@ int rec_start(struct rec **out, sqlite3 *db)
         {&r->ins_access, "INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, "
                          "first_ns, last_ns, result, version_id) VALUES (?,?,?,?,?,?,?,?,?)"},
         {&r->ins_version, "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, "
-                          "size, sha256, git_sha1, hash_error) VALUES (?,?,?,?,?,?,?,?,?,?)"},
+                          "size, sha256, git_sha1, hash_error, sha1) VALUES (?,?,?,?,?,?,?,?,?,?,?)"},
         {&r->ins_output, "INSERT INTO output (process_id, stream, time_ns, data) "
                          "VALUES (?,?,?,?)"},
         {&r->ins_exit, "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) "

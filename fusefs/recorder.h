@@ -67,6 +67,7 @@ struct rec_version {
     int64_t size;       /* -1: unknown */
     bool hashed;
     uint8_t sha256[32];
+    uint8_t sha1[20];
     uint8_t git_sha1[20];
     int hash_error;     /* 0, or the errno that stopped hashing */
 };

@@ -75,7 +75,8 @@ static int64_t now_ns(void)
     return rec_now_ns();
 }
 
-int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size)
+int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t sha1[20],
+                 uint8_t git_sha1[20], int64_t *size)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
@@ -86,6 +87,7 @@ int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20]
     }
     GChecksum *s256 = g_checksum_new(G_CHECKSUM_SHA256);
     GChecksum *s1 = g_checksum_new(G_CHECKSUM_SHA1);
+    GChecksum *plain1 = g_checksum_new(G_CHECKSUM_SHA1);
     char header[32];
     int hl = snprintf(header, sizeof header, "blob %lld", (long long)st.st_size);
     g_checksum_update(s1, (const guchar *)header, hl + 1); /* with its NUL */
@@ -105,6 +107,7 @@ int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20]
             break;
         g_checksum_update(s256, buf, n);
         g_checksum_update(s1, buf, n);
+        g_checksum_update(plain1, buf, n);
         total += n;
     }
     g_free(buf);
@@ -114,10 +117,13 @@ int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20]
         gsize l32 = 32, l20 = 20;
         g_checksum_get_digest(s256, sha256, &l32);
         g_checksum_get_digest(s1, git_sha1, &l20);
+        l20 = 20;
+        g_checksum_get_digest(plain1, sha1, &l20);
         *size = total;
     }
     g_checksum_free(s256);
     g_checksum_free(s1);
+    g_checksum_free(plain1);
     return r;
 }
 
@@ -130,7 +136,8 @@ static void hash_job(gpointer data, gpointer user_data)
     if (job->fd < 0) {
         rv->hash_error = -job->fd;
     } else {
-        int r = vers_hash_fd(job->fd, v->hash_limit, rv->sha256, rv->git_sha1, &rv->size);
+        int r = vers_hash_fd(job->fd, v->hash_limit, rv->sha256, rv->sha1, rv->git_sha1,
+                             &rv->size);
         close(job->fd);
         if (r < 0)
             rv->hash_error = -r;

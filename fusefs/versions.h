@@ -92,7 +92,8 @@ void vers_hash_found(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
 int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
 
 /* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id
- * (SHA-1 of "blob SIZE\0" + content).  Returns 0, -errno, -ESTALE when the size changed
+ * (SHA-1 of "blob SIZE\0" + content), and plain SHA-1 (SPDX 2 requires it).  Returns 0, -errno, -ESTALE when the size changed
  * while reading, or -EFBIG when the file is larger than `limit` (0: none); *size gets its
  * size.  Exposed for tests. */
-int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t git_sha1[20], int64_t *size);
+int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t sha1[20],
+                 uint8_t git_sha1[20], int64_t *size);

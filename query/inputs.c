@@ -22,8 +22,8 @@ void query_json_version(GString *out, const struct prov_version *v)
     if (v->size >= 0)
         g_string_append_printf(out, ",\"size\":%" G_GINT64_FORMAT, v->size);
     if (v->sha256[0])
-        g_string_append_printf(out, ",\"sha256\":\"%s\",\"git_sha1\":\"%s\"", v->sha256,
-                               v->git_sha1);
+        g_string_append_printf(out, ",\"sha256\":\"%s\",\"sha1\":\"%s\",\"git_sha1\":\"%s\"",
+                               v->sha256, v->sha1, v->git_sha1);
     if (v->hash_error)
         g_string_append_printf(out, ",\"hash_error\":\"%s\"", g_strerror(v->hash_error));
     if (v->base_id)

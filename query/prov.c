@@ -185,7 +185,7 @@ struct prov *prov_new(struct qdb *q)
     idmap_init(&p->name_kinds, 0, NULL);
     p->st_version = prepare(p,
         "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), hex(v.git_sha1), "
-        "  v.hash_error, (SELECT a.file_id FROM accesses a WHERE a.version_id = v.id AND "
+        "  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a WHERE a.version_id = v.id AND "
         "  a.kind IN (10,11) AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
         "FROM versions v WHERE v.id = ?");
     p->st_path = prepare(p, "SELECT path FROM files WHERE id = ?");
@@ -268,7 +268,7 @@ static void copy_hex(char *dst, size_t cap, const unsigned char *hex)
 }
 
 /* A version from a row of (id, file_id, origin, base_id, size, hex sha256, hex git_sha1,
- * hash_error) — columns 1..7 — last moved to `moved_to` (0: never moved). */
+ * hash_error, hex sha1) — columns 1..8 — last moved to `moved_to` (0: never moved). */
 static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int64_t id,
                                            int64_t moved_to)
 {
@@ -281,6 +281,7 @@ static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int
     copy_hex(v->sha256, sizeof v->sha256, sqlite3_column_text(st, 5));
     copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, 6));
     v->hash_error = sqlite3_column_int(st, 7);
+    copy_hex(v->sha1, sizeof v->sha1, sqlite3_column_text(st, 8));
     v->path = file_path(p, moved_to ? moved_to : v->file_id);
     return v;
 }
@@ -294,7 +295,7 @@ const struct prov_version *prov_version(struct prov *p, int64_t id)
     sqlite3_bind_int64(st, 1, id);
     struct prov_version *v = NULL;
     if (sqlite3_step(st) == SQLITE_ROW)
-        v = row_to_version(p, st, id, sqlite3_column_int64(st, 8));
+        v = row_to_version(p, st, id, sqlite3_column_int64(st, 9));
     sqlite3_reset(st);
     idmap_set(&p->versions, id, v ? (gpointer)v : NO_VERSION);
     return v;
@@ -606,7 +607,8 @@ static void load_graph(struct prov *p)
     csr_build(&g->writes, max_process, (struct keyed *)wr->data, wr->len);
     g_array_set_size(rd, 0);
     if (sqlite3_prepare_v2(db, "SELECT id, file_id, origin, base_id, size, hex(sha256), "
-                               "hex(git_sha1), hash_error FROM versions", -1, &st, NULL) ==
+                               "hex(git_sha1), hash_error, hex(sha1) FROM versions", -1, &st,
+                           NULL) ==
         SQLITE_OK) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);

@@ -44,6 +44,7 @@ struct prov_version {
     int64_t base_id;
     int64_t size;        /* -1 unknown */
     char sha256[65];     /* hex, "" if not hashed */
+    char sha1[41];
     char git_sha1[41];
     int hash_error;
 };

@@ -131,6 +131,7 @@ static const struct {
      "  end_ns INTEGER NOT NULL,"          /* last writer closed, or when it was hashed */
      "  size INTEGER,"
      "  sha256 BLOB,"                      /* 32 bytes */
+     "  sha1 BLOB,"                        /* 20 bytes: SHA-1 of the data (SPDX 2 needs it) */
      "  git_sha1 BLOB,"                    /* 20 bytes: SHA-1 of "blob SIZE\0" + data (git, SWHID) */
      "  hash_error INTEGER"                /* errno when the content could not be read */
      ");"

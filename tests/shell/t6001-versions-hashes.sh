@@ -31,12 +31,13 @@ db = sqlite3.connect(sys.argv[1]); ws = sys.argv[2]
 def path(fid): return db.execute("SELECT path FROM files WHERE id=?", (fid,)).fetchone()[0]
 def fid(p): return db.execute("SELECT id FROM files WHERE path=?", (ws + "/" + p,)).fetchone()[0]
 versions = {r[0]: r[1:] for r in db.execute(
-    "SELECT id, file_id, origin, base_id, size, sha256, git_sha1, hash_error FROM versions")}
+    "SELECT id, file_id, origin, base_id, size, sha256, git_sha1, hash_error, sha1 FROM versions")}
 def check_hash(vid, data, what):
-    _, _, _, size, sha, git, err = versions[vid]
+    _, _, _, size, sha, git, err, sha1 = versions[vid]
     assert err is None, (what, err)
     assert size == len(data), (what, size, len(data))
     assert sha == hashlib.sha256(data).digest(), what
+    assert sha1 == hashlib.sha1(data).digest(), what
     assert git == hashlib.sha1(b"blob %d\0" % len(data) + data).digest(), what
 # f: 200 versions, each read by one cat whose copy holds exactly those bytes.
 fvers = set()

@@ -35,26 +35,27 @@ static int write_file(const char *name, const char *content, struct stat *st)
 
 static void test_hash_known(void)
 {
-    uint8_t sha[32], git[20];
+    uint8_t sha[32], sha1[20], git[20];
     int64_t size = -1;
     int fd = write_file("empty", "", NULL);
-    g_assert_cmpint(vers_hash_fd(fd, 0, sha, git, &size), ==, 0);
+    g_assert_cmpint(vers_hash_fd(fd, 0, sha, sha1, git, &size), ==, 0);
     close(fd);
     g_assert_cmpint(size, ==, 0);
     g_autofree char *s1 = hex(sha, 32), *g1 = hex(git, 20);
     g_assert_cmpstr(s1, ==, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     g_assert_cmpstr(g1, ==, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"); /* git's empty blob */
     fd = write_file("hello", "hello\n", NULL);
-    g_assert_cmpint(vers_hash_fd(fd, 0, sha, git, &size), ==, 0);
+    g_assert_cmpint(vers_hash_fd(fd, 0, sha, sha1, git, &size), ==, 0);
     close(fd);
-    g_autofree char *s2 = hex(sha, 32), *g2 = hex(git, 20);
+    g_autofree char *s2 = hex(sha, 32), *g2 = hex(git, 20), *p2 = hex(sha1, 20);
+    g_assert_cmpstr(p2, ==, "f572d396fae9206628714fb2ce00f72e94f2258f"); /* sha1sum */
     g_assert_cmpstr(s2, ==, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03");
     g_assert_cmpstr(g2, ==, "ce013625030ba8dba906f756967f9e9ca394464a"); /* git hash-object */
     /* Over the limit: not hashed, but its size is known. */
     fd = write_file("big", "0123456789", NULL);
-    g_assert_cmpint(vers_hash_fd(fd, 9, sha, git, &size), ==, -EFBIG);
+    g_assert_cmpint(vers_hash_fd(fd, 9, sha, sha1, git, &size), ==, -EFBIG);
     g_assert_cmpint(size, ==, 10);
-    g_assert_cmpint(vers_hash_fd(fd, 10, sha, git, &size), ==, 0);
+    g_assert_cmpint(vers_hash_fd(fd, 10, sha, sha1, git, &size), ==, 0);
     close(fd);
 }
 

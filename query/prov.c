@@ -885,6 +885,14 @@ static void load_successors(struct prov *p)
     }
 }
 
+void prov_successors(struct prov *p, int64_t id, GArray *out)
+{
+    load_successors(p);
+    GArray *list = g_hash_table_lookup(p->successors, &id);
+    for (guint i = 0; list && i < list->len; i++)
+        g_array_append_val(out, g_array_index(list, struct edge, i).id);
+}
+
 /* Add the versions process `pid` wrote at or after `from` (and before `until`). */
 static void add_writes(struct walk *w, int64_t pid, int64_t from, int64_t until, int depth)
 {

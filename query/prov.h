@@ -81,5 +81,8 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
 /* The reverse: every version made from any of `starts` (int64_t ids), recursively. */
 GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
 
+/* Append to `out` (int64_t) the processes `id` started: its children and its exec successor. */
+void prov_successors(struct prov *p, int64_t id, GArray *out);
+
 /* Is `path` under one of the NULL-terminated directories? */
 bool prov_path_under(const char *path, char *const *dirs);

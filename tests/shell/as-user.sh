@@ -21,6 +21,10 @@ if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
     mkdir "$stage/workloads"
     cp "$WORKLOADS"/*.tar.* "$stage/workloads/" 2>/dev/null || true
 fi
+if [ -n "${SCHEMAS:-}" ] && [ -d "$SCHEMAS" ]; then
+    mkdir "$stage/schemas"
+    cp "$SCHEMAS"/*.json "$stage/schemas/" 2>/dev/null || true
+fi
 # The sanitizer build's options go along; a suppression file is copied where the user can read it.
 lsan=${LSAN_OPTIONS:-}
 supp=$(printf '%s' "$lsan" | sed -n 's/.*suppressions=\([^:]*\).*/\1/p')
@@ -35,4 +39,5 @@ exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${lsan:+LSAN_OPTIONS=$lsan} \
     BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
+    SCHEMAS="$stage/schemas" \
     sh "$stage/$(basename "$test_file")"

@@ -1,0 +1,1304 @@
+/* export: the trace in the formats other tools read (see docs/exports.md for each mapping). */
+#include "common.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- what every format needs ------------------------------------------------------------- */
+
+struct run_info {
+    char *argv;          /* NUL-separated */
+    size_t argv_len;
+    char *cwd, *hostname, *version, *state;
+    int64_t start_realtime_ns, start_ns, end_ns;
+    int exit_status;     /* -1 unknown */
+    char *tmp_tree;      /* the build's private /tmp, or NULL */
+    GPtrArray *other_trees; /* the other traced trees (a workspace may lie under /tmp) */
+};
+
+struct export_ctx {
+    struct qdb *q;
+    struct prov *p;
+    struct run_info run;
+    GString *out;
+    /* options */
+    bool with_links;
+    const char *closure_of;
+    int depth;           /* 0: unlimited */
+    char **collapse;     /* NULL-terminated dirs shown as one node each (dot) */
+};
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? g_strdup((const char *)t) : NULL;
+}
+
+static void load_run(struct export_ctx *x)
+{
+    struct run_info *r = &x->run;
+    r->exit_status = -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(x->q->db, "SELECT argv, cwd, hostname, version, state, "
+                                     "start_realtime_ns, start_ns, end_ns, exit_status "
+                                     "FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
+        r->argv = g_memdup2(sqlite3_column_blob(st, 0), r->argv_len + 1);
+        r->cwd = col_dup(st, 1);
+        r->hostname = col_dup(st, 2);
+        r->version = col_dup(st, 3);
+        r->state = col_dup(st, 4);
+        r->start_realtime_ns = sqlite3_column_int64(st, 5);
+        r->start_ns = sqlite3_column_int64(st, 6);
+        r->end_ns = sqlite3_column_int64(st, 7);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            r->exit_status = sqlite3_column_int(st, 8);
+    }
+    sqlite3_finalize(st);
+    r->other_trees = g_ptr_array_new_with_free_func(g_free);
+    if (sqlite3_prepare_v2(x->q->db, "SELECT path, role FROM trees", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *role = (const char *)sqlite3_column_text(st, 1);
+            if (role && !strcmp(role, "tmp") && !r->tmp_tree)
+                r->tmp_tree = col_dup(st, 0);
+            else
+                g_ptr_array_add(r->other_trees, col_dup(st, 0));
+        }
+    }
+    sqlite3_finalize(st);
+    if (!r->cwd)
+        r->cwd = g_strdup("/");
+}
+
+static void free_run(struct run_info *r)
+{
+    g_free(r->argv);
+    g_free(r->cwd);
+    g_free(r->hostname);
+    g_free(r->version);
+    g_free(r->state);
+    g_free(r->tmp_tree);
+    if (r->other_trees)
+        g_ptr_array_free(r->other_trees, TRUE);
+}
+
+/* Build-relative time in microseconds (Trace Event format) and ISO 8601 wall-clock time. */
+static void iso_time(struct export_ctx *x, int64_t boot_ns, char buf[32])
+{
+    int64_t real = x->run.start_realtime_ns + (boot_ns - x->run.start_ns);
+    time_t secs = (time_t)(real / 1000000000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* `id` and every process below it (forks and execs), breadth first. */
+static GArray *subtree(struct export_ctx *x, int64_t id)
+{
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_array_append_val(all, id);
+    for (guint i = 0; i < all->len; i++)
+        prov_successors(x->p, g_array_index(all, int64_t, i), all);
+    return all;
+}
+
+/* Does the path (file id) exist at the end of the build, as far as the trace knows? */
+static bool exists_at_end(struct export_ctx *x, int64_t file_id)
+{
+    sqlite3_stmt *st = NULL;
+    bool exists = true;
+    if (sqlite3_prepare_v2(x->q->db, "SELECT kind FROM accesses WHERE file_id = ? AND result = 0 "
+                                     "AND kind IN (1,2,3,4,5,6,9,10,11,12) "
+                                     "ORDER BY first_ns DESC, id DESC LIMIT 1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, file_id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            int k = sqlite3_column_int(st, 0);
+            exists = k != TRACEDB_UNLINK && k != TRACEDB_RENAME_FROM;
+        }
+    }
+    sqlite3_finalize(st);
+    return exists;
+}
+
+/* Is `path` in the build's private /tmp (and not in a traced tree mounted inside it)? */
+static bool in_tmp(struct export_ctx *x, const char *path)
+{
+    char *dirs[] = {x->run.tmp_tree, NULL};
+    if (!x->run.tmp_tree || !prov_path_under(path, dirs))
+        return false;
+    size_t tmp_len = strlen(x->run.tmp_tree);
+    for (guint i = 0; i < x->run.other_trees->len; i++) {
+        char *t = x->run.other_trees->pdata[i];
+        char *one[] = {t, NULL};
+        if (strlen(t) > tmp_len && prov_path_under(path, one))
+            return false;
+    }
+    return true;
+}
+
+/* The build's products: for every path it wrote that still exists at the end (outside its
+ * private /tmp), the version there.  Sorted by path. */
+static GArray *products(struct export_ctx *x)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(x->q->db, "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON "
+                                     "f.id = a.file_id WHERE a.kind IN (2,3,4,10,11) AND a.result = 0 "
+                                     "AND a.version_id IS NOT NULL ORDER BY f.path", -1, &st,
+                           NULL) != SQLITE_OK)
+        return out;
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t file_id = sqlite3_column_int64(st, 0);
+        if (!exists_at_end(x, file_id))
+            continue;
+        const struct prov_version *v = prov_version(x->p, prov_version_at(x->p, file_id));
+        if (!v || v->origin != TRACEDB_VERSION_WRITTEN || in_tmp(x, v->path) ||
+            g_hash_table_contains(seen, &v->id))
+            continue;
+        g_hash_table_add(seen, (gpointer)&v->id);
+        g_array_append_val(out, v);
+    }
+    sqlite3_finalize(st);
+    g_hash_table_destroy(seen);
+    return out;
+}
+
+/* Every found version the build read (its materials), sorted by path. */
+static GArray *materials(struct export_ctx *x)
+{
+    GArray *ids = qdb_ids(x->q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
+                                "v.id = a.version_id WHERE a.kind IN (1,5) AND a.result = 0 AND "
+                                "v.origin = 1 AND ?1 = ?1", 0);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
+    for (guint i = 0; i < ids->len; i++) {
+        const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, i));
+        if (v)
+            g_array_append_val(out, v);
+    }
+    g_array_unref(ids);
+    return out;
+}
+
+static gint version_path_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct prov_version *x = *(const struct prov_version *const *)a;
+    const struct prov_version *y = *(const struct prov_version *const *)b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static void json_key_string(GString *out, const char *key, const char *s)
+{
+    g_string_append_printf(out, "\"%s\":", key);
+    json_string(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* ---- compile-commands -------------------------------------------------------------------- */
+
+static bool is_compiler(const char *prog)
+{
+    static const char *const names[] = {"cc", "c++", "gcc", "g++", "clang", "clang++", "c89",
+                                        "c99", "cpp", NULL};
+    for (const char *const *n = names; *n; n++)
+        if (!strcmp(prog, *n))
+            return strcmp(prog, "cpp") != 0;
+    /* gcc-12, x86_64-linux-gnu-gcc-12, clang-14, arm-none-eabi-g++ ... */
+    static const char *const stems[] = {"gcc", "g++", "clang", "clang++", "cc", "c++", NULL};
+    for (const char *const *s = stems; *s; s++) {
+        const char *at = strstr(prog, *s);
+        while (at) {
+            size_t l = strlen(*s);
+            bool left = at == prog || at[-1] == '-';
+            bool right = at[l] == '\0' || (at[l] == '-' && g_ascii_isdigit(at[l + 1]));
+            if (left && right)
+                return true;
+            at = strstr(at + 1, *s);
+        }
+    }
+    return false;
+}
+
+static bool has_source_ext(const char *w)
+{
+    static const char *const exts[] = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm",
+                                       ".s", ".S", ".sx", NULL};
+    const char *dot = strrchr(w, '.');
+    if (!dot || w[0] == '-')
+        return false;
+    for (const char *const *e = exts; *e; e++)
+        if (!strcmp(dot, *e))
+            return true;
+    return false;
+}
+
+static bool has_object_ext(const char *w)
+{
+    const char *dot = strrchr(w, '.');
+    return dot && (!strcmp(dot, ".o") || !strcmp(dot, ".obj") || !strcmp(dot, ".lo"));
+}
+
+/* Files written (and not removed again) by a process subtree: absolute paths. */
+static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
+{
+    GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *order = g_ptr_array_new();
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(x->q->db, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
+                                     "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND "
+                                     "a.kind IN (2,3,4,6,9,10) ORDER BY a.first_ns", -1, &st,
+                           NULL) != SQLITE_OK) {
+        g_hash_table_destroy(state);
+        return g_ptr_array_new_with_free_func(g_free);
+    }
+    for (guint i = 0; i < procs->len; i++) {
+        sqlite3_bind_int64(st, 1, g_array_index(procs, int64_t, i));
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *path = (const char *)sqlite3_column_text(st, 0);
+            int kind = sqlite3_column_int(st, 1);
+            bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
+            if (!g_hash_table_contains(state, path)) {
+                char *k = g_strdup(path);
+                g_hash_table_insert(state, k, GINT_TO_POINTER(gone ? 1 : 2));
+                g_ptr_array_add(order, k);
+            } else {
+                g_hash_table_insert(state, g_strdup(path), GINT_TO_POINTER(gone ? 1 : 2));
+            }
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < order->len; i++) {
+        const char *path = order->pdata[i];
+        if (GPOINTER_TO_INT(g_hash_table_lookup(state, path)) == 2)
+            g_ptr_array_add(out, g_strdup(path));
+    }
+    g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(state);
+    return out;
+}
+
+static gint proc_id_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct qdb_process *x = *(const struct qdb_process *const *)a;
+    const struct qdb_process *y = *(const struct qdb_process *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static GPtrArray *split_argv(const struct qdb_process *p)
+{
+    GPtrArray *words = g_ptr_array_new();
+    for (size_t i = 0; p->argv && i < p->argv_len;) {
+        const char *w = p->argv + i;
+        size_t l = strnlen(w, p->argv_len - i);
+        g_ptr_array_add(words, (gpointer)w);
+        i += l + 1;
+    }
+    return words;
+}
+
+static int fmt_compile_commands(struct export_ctx *x)
+{
+    qdb_load_all(x->q);
+    GPtrArray *procs = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, x->q->processes);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const struct qdb_process *p = v;
+        if (!p->argv || !p->argv_len)
+            continue;
+        const char *slash = strrchr(p->argv, '/');
+        const char *prog = slash ? slash + 1 : p->argv;
+        if (is_compiler(prog))
+            g_ptr_array_add(procs, v);
+    }
+    g_ptr_array_sort(procs, proc_id_cmp);
+    g_string_append(x->out, "[");
+    bool first = true;
+    for (guint i = 0; i < procs->len; i++) {
+        const struct qdb_process *p = procs->pdata[i];
+        /* A compiler started by a compiler (a driver re-running itself) is the same command. */
+        const struct qdb_process *parent = p->parent_id ? qdb_process(x->q, p->parent_id) : NULL;
+        if (parent && parent->argv && p->argv_len == parent->argv_len &&
+            !memcmp(parent->argv, p->argv, p->argv_len))
+            continue;
+        GPtrArray *words = split_argv(p);
+        bool compile = false, preprocess_only = false;
+        GPtrArray *sources = g_ptr_array_new_with_free_func(g_free);
+        for (guint k = 1; k < words->len; k++) {
+            const char *w = words->pdata[k];
+            if (!strcmp(w, "-c") || !strcmp(w, "-S"))
+                compile = true;
+            else if (!strcmp(w, "-E") || !strcmp(w, "-M") || !strcmp(w, "-MM"))
+                preprocess_only = true;
+            else if (!strcmp(w, "-o") || !strcmp(w, "-x") || !strcmp(w, "-MF") ||
+                     !strcmp(w, "-MT") || !strcmp(w, "-MQ") || !strcmp(w, "-include") ||
+                     !strcmp(w, "-I") || !strcmp(w, "-D") || !strcmp(w, "-U"))
+                k++; /* its argument is not a source */
+            else if (has_source_ext(w))
+                g_ptr_array_add(sources, qdb_absolute_path_in(p->cwd ? p->cwd : "/", w));
+        }
+        bool link = !compile && !preprocess_only;
+        if (preprocess_only || (!compile && !x->with_links) || (compile && !sources->len)) {
+            g_ptr_array_free(sources, TRUE);
+            g_ptr_array_free(words, TRUE);
+            continue;
+        }
+        GArray *tree = subtree(x, p->id);
+        GPtrArray *written = subtree_outputs(x, tree);
+        g_array_unref(tree);
+        /* One entry per translation unit (a link: one entry, for its output). */
+        guint n_entries = link ? 1 : sources->len;
+        for (guint s = 0; s < n_entries; s++) {
+            const char *src = link ? NULL : sources->pdata[s];
+            if (src) {
+                int64_t fid = qdb_file_id(x->q, src);
+                if (fid && !exists_at_end(x, fid))
+                    continue; /* a configure test's source, deleted since (as Bear does) */
+            }
+            /* The output: what the compile actually wrote; for several sources, the object
+             * with the source's stem. */
+            const char *output = NULL;
+            for (guint k = 0; k < written->len && !output; k++) {
+                const char *w = written->pdata[k];
+                if (link ? !has_object_ext(w) && !g_str_has_suffix(w, ".d")
+                         : has_object_ext(w) || (!has_source_ext(w) && !g_str_has_suffix(w, ".d"))) {
+                    if (!link && sources->len > 1) {
+                        g_autofree char *sb = g_path_get_basename(src);
+                        g_autofree char *wb = g_path_get_basename(w);
+                        char *d1 = strrchr(sb, '.'), *d2 = strrchr(wb, '.');
+                        if (d1)
+                            *d1 = '\0';
+                        if (d2)
+                            *d2 = '\0';
+                        if (strcmp(sb, wb))
+                            continue;
+                    }
+                    output = w;
+                }
+            }
+            if (link && !output)
+                continue;
+            g_string_append(x->out, first ? "\n  {" : ",\n  {");
+            first = false;
+            g_string_append(x->out, "\"arguments\":[");
+            for (guint k = 0; k < words->len; k++) {
+                const char *w = k == 0 && p->exe ? p->exe : words->pdata[k];
+                if (k)
+                    g_string_append_c(x->out, ',');
+                json_string(x->out, w, strlen(w));
+            }
+            g_string_append(x->out, "],");
+            json_key_string(x->out, "directory", p->cwd ? p->cwd : x->run.cwd);
+            g_string_append_c(x->out, ',');
+            json_key_string(x->out, "file", link ? output : src);
+            if (output) {
+                g_string_append_c(x->out, ',');
+                json_key_string(x->out, "output", output);
+            }
+            g_string_append(x->out, "}");
+        }
+        g_ptr_array_free(written, TRUE);
+        g_ptr_array_free(sources, TRUE);
+        g_ptr_array_free(words, TRUE);
+    }
+    g_string_append(x->out, first ? "]\n" : "\n]\n");
+    g_ptr_array_free(procs, TRUE);
+    return 0;
+}
+
+/* ---- chrome-trace ------------------------------------------------------------------------ */
+
+/* A task (one pid's life): its first image and every image it exec'd. */
+struct task {
+    const struct qdb_process *first, *last;
+    int64_t start_ns, end_ns;
+    int lane;
+};
+
+static gint task_start_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct task *x = a, *y = b;
+    if (x->start_ns != y->start_ns)
+        return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+    return (x->first->id > y->first->id) - (x->first->id < y->first->id);
+}
+
+/* The last time the trace saw `id` do anything (accesses, output). */
+static int64_t last_activity(struct export_ctx *x, int64_t id)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t t = 0;
+    if (sqlite3_prepare_v2(x->q->db, "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses "
+                                     "WHERE process_id = ?1 UNION ALL SELECT MAX(time_ns) FROM output "
+                                     "WHERE process_id = ?1)", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            t = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return t;
+}
+
+static int fmt_chrome_trace(struct export_ctx *x)
+{
+    qdb_load_all(x->q);
+    /* Tasks: images that are not an exec of another, followed along their exec chain. */
+    GArray *tasks = g_array_new(FALSE, FALSE, sizeof(struct task));
+    GHashTable *next_image = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, x->q->processes);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const struct qdb_process *p = v;
+        if (p->prev_image_id)
+            g_hash_table_insert(next_image, (gpointer)&p->prev_image_id, v);
+    }
+    g_hash_table_iter_init(&it, x->q->processes);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const struct qdb_process *p = v;
+        if (p->prev_image_id)
+            continue;
+        struct task t = {.first = p, .last = p, .start_ns = p->start_ns};
+        const struct qdb_process *n;
+        while ((n = g_hash_table_lookup(next_image, &t.last->id)))
+            t.last = n;
+        int64_t end = t.last->exited ? t.last->end_ns : 0;
+        for (const struct qdb_process *i = t.last; !end && i; i = i->prev_image_id ? qdb_process(x->q, i->prev_image_id) : NULL)
+            end = last_activity(x, i->id);
+        t.end_ns = end > t.start_ns ? end : t.start_ns + 1000;
+        g_array_append_val(tasks, t);
+    }
+    g_hash_table_destroy(next_image);
+    g_array_sort(tasks, task_start_cmp);
+    /* Lanes: the first lane free at a task's start, so slices on one lane never overlap. */
+    GArray *lane_end = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (guint i = 0; i < tasks->len; i++) {
+        struct task *t = &g_array_index(tasks, struct task, i);
+        guint l = 0;
+        while (l < lane_end->len && g_array_index(lane_end, int64_t, l) > t->start_ns)
+            l++;
+        if (l == lane_end->len)
+            g_array_append_val(lane_end, t->end_ns);
+        else
+            g_array_index(lane_end, int64_t, l) = t->end_ns;
+        t->lane = (int)l + 1;
+    }
+    GString *o = x->out;
+    g_string_append(o, "{\"displayTimeUnit\":\"ms\",\"otherData\":{");
+    json_key_string(o, "tool", "buildtrail");
+    g_string_append(o, ",\"command\":");
+    json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
+    g_string_append(o, "},\"traceEvents\":[\n");
+    g_string_append(o, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":");
+    GString *cmd = g_string_new(NULL);
+    text_argv(cmd, x->run.argv ? x->run.argv : "", x->run.argv_len);
+    json_string(o, cmd->str, cmd->len);
+    g_string_free(cmd, TRUE);
+    g_string_append(o, "}}");
+    for (guint l = 0; l < lane_end->len; l++)
+        g_string_append_printf(o, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+                                  "\"args\":{\"name\":\"lane %u\"}}", l + 1, l + 1);
+    for (guint i = 0; i < tasks->len; i++) {
+        const struct task *t = &g_array_index(tasks, struct task, i);
+        const struct qdb_process *p = t->last;
+        GString *name = g_string_new(NULL);
+        if (p->argv && p->argv_len)
+            text_argv(name, p->argv, p->argv_len);
+        else
+            g_string_append(name, p->comm ? p->comm : "?");
+        if (name->len > 160) {
+            g_string_truncate(name, 157);
+            g_string_append(name, "...");
+        }
+        g_string_append(o, ",\n{\"name\":");
+        json_string(o, name->str, name->len);
+        g_string_free(name, TRUE);
+        g_string_append_printf(o, ",\"cat\":\"process\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+                                  "\"pid\":1,\"tid\":%d,\"args\":{\"id\":%" PRId64 ",\"pid\":%d",
+                               (double)(t->start_ns - x->run.start_ns) / 1e3,
+                               (double)(t->end_ns - t->start_ns) / 1e3, t->lane, p->id, p->pid);
+        if (p->parent_id)
+            g_string_append_printf(o, ",\"parent\":%" PRId64, p->parent_id);
+        g_string_append(o, ",\"argv\":");
+        if (p->argv)
+            json_argv(o, p->argv, p->argv_len);
+        else
+            g_string_append(o, "[]");
+        if (p->cwd) {
+            g_string_append_c(o, ',');
+            json_key_string(o, "cwd", p->cwd);
+        }
+        if (p->exited) {
+            if (p->exit_signal)
+                g_string_append_printf(o, ",\"signal\":%d", p->exit_signal);
+            else
+                g_string_append_printf(o, ",\"exit\":%d", p->exit_code);
+        }
+        if (t->first != t->last)
+            g_string_append_printf(o, ",\"images\":%d", t->last->exec_seq - t->first->exec_seq + 1);
+        /* Files it touched: counts, and the paths it wrote. */
+        GArray *ids = qdb_ids(x->q, "SELECT COUNT(*) FROM accesses WHERE process_id = ?1 AND "
+                                    "kind IN (1,5) AND result = 0", p->id);
+        g_string_append_printf(o, ",\"files_read\":%" PRId64,
+                               ids->len ? g_array_index(ids, int64_t, 0) : 0);
+        g_array_unref(ids);
+        sqlite3_stmt *st = NULL;
+        g_string_append(o, ",\"files_written\":[");
+        if (sqlite3_prepare_v2(x->q->db, "SELECT DISTINCT f.path FROM accesses a JOIN files f ON "
+                                         "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 "
+                                         "AND a.kind IN (2,3,4,10) AND (a.kind != 2 OR a.bytes > 0)",
+                               -1, &st, NULL) == SQLITE_OK) {
+            bool f1 = true;
+            for (const struct qdb_process *img = t->last; img;
+                 img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)
+                                                             : NULL) {
+                sqlite3_bind_int64(st, 1, img->id);
+                while (sqlite3_step(st) == SQLITE_ROW) {
+                    if (!f1)
+                        g_string_append_c(o, ',');
+                    f1 = false;
+                    const char *path = (const char *)sqlite3_column_text(st, 0);
+                    json_string(o, path, strlen(path));
+                }
+                sqlite3_reset(st);
+            }
+        }
+        sqlite3_finalize(st);
+        g_string_append(o, "]}}");
+    }
+    g_string_append(o, "\n]}\n");
+    g_array_free(lane_end, TRUE);
+    g_array_free(tasks, TRUE);
+    return 0;
+}
+
+/* ---- dot --------------------------------------------------------------------------------- */
+
+static void dot_id(GString *o, const char *s)
+{
+    /* A DOT quoted ID: backslash and quote escaped; bytes kept (Graphviz reads UTF-8). */
+    g_string_append_c(o, '"');
+    for (const char *c = s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            g_string_append_c(o, '\\');
+        if (*c == '\n')
+            g_string_append(o, "\\n");
+        else
+            g_string_append_c(o, *c);
+    }
+    g_string_append_c(o, '"');
+}
+
+/* A version's node name: its path, or the collapsed directory it is under. */
+static char *dot_file_node(struct export_ctx *x, const struct prov_version *v, bool *collapsed)
+{
+    for (char **d = x->collapse; d && *d; d++) {
+        char *one[] = {*d, NULL};
+        if (prov_path_under(v->path, one)) {
+            *collapsed = true;
+            return g_strdup_printf("%s/…", *d);
+        }
+    }
+    *collapsed = false;
+    return g_strdup_printf("v%" PRId64, v->id);
+}
+
+static int fmt_dot(struct export_ctx *x)
+{
+    GArray *nodes = NULL; /* struct prov_node */
+    int64_t start = 0;
+    static const struct prov_walk_opts walk = {.scripts = false};
+    if (x->closure_of) {
+        g_autofree char *abs = qdb_absolute_path(x->closure_of);
+        int64_t fid = qdb_file_id(x->q, abs);
+        start = fid ? prov_version_at(x->p, fid) : 0;
+        if (!start) {
+            fprintf(stderr, "buildtrail export: %s: the build never read or wrote it; check the "
+                            "path given to --closure-of\n", x->closure_of);
+            return 1;
+        }
+        nodes = prov_inputs(x->p, start, &walk);
+        struct prov_node self = {prov_version(x->p, start), PROV_ROLE_OTHER, 0};
+        g_array_append_val(nodes, self);
+    } else {
+        /* The whole build: every version that was read or written. */
+        GArray *ids = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE version_id "
+                                    "IS NOT NULL AND result = 0 AND ?1 = ?1", 0);
+        nodes = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
+        for (guint i = 0; i < ids->len; i++) {
+            struct prov_node n = {prov_version(x->p, g_array_index(ids, int64_t, i)),
+                                  PROV_ROLE_OTHER, 0};
+            if (n.v)
+                g_array_append_val(nodes, n);
+        }
+        g_array_unref(ids);
+    }
+    GHashTable *in_graph = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < nodes->len; i++) {
+        struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (!x->depth || n->depth <= x->depth)
+            g_hash_table_add(in_graph, (gpointer)&n->v->id);
+    }
+    GString *o = x->out;
+    g_string_append(o, "digraph buildtrail {\n  rankdir=LR;\n  node [fontsize=10];\n");
+    GHashTable *emitted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *procs = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    sqlite3_stmt *acc = NULL;
+    sqlite3_prepare_v2(x->q->db, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "
+                                 "result = 0 AND process_id IS NOT NULL AND kind IN (1,2,3,4,5)",
+                       -1, &acc, NULL);
+    for (guint i = 0; i < nodes->len; i++) {
+        struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (!g_hash_table_contains(in_graph, &n->v->id))
+            continue;
+        bool collapsed;
+        char *name = dot_file_node(x, n->v, &collapsed);
+        if (!g_hash_table_contains(emitted, name)) {
+            g_string_append(o, "  ");
+            dot_id(o, name);
+            g_string_append(o, " [shape=ellipse");
+            if (collapsed) {
+                g_string_append(o, ",style=dashed,label=");
+                dot_id(o, name);
+            } else {
+                g_autofree char *label = g_strdup_printf("%s\nv%" PRId64 " %.12s", n->v->path,
+                                                         n->v->id, n->v->sha256);
+                g_string_append(o, ",label=");
+                dot_id(o, label);
+                if (n->v->origin == TRACEDB_VERSION_FOUND)
+                    g_string_append(o, ",style=filled,fillcolor=\"#e8f0ff\"");
+                if (n->v->id == start)
+                    g_string_append(o, ",penwidth=2");
+            }
+            g_string_append(o, "];\n");
+            g_hash_table_add(emitted, g_strdup(name));
+        }
+        /* Edges to the processes that read or wrote this version (only the writers of
+         * versions in the graph, and those writers' reads of versions in the graph). */
+        sqlite3_bind_int64(acc, 1, n->v->id);
+        while (acc && sqlite3_step(acc) == SQLITE_ROW) {
+            int64_t pid = sqlite3_column_int64(acc, 0);
+            int kind = sqlite3_column_int(acc, 1);
+            bool wrote = kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE;
+            g_autofree char *pnode = g_strdup_printf("p%" PRId64, pid);
+            g_autofree char *edge = wrote ? g_strdup_printf("%s->%s", pnode, name)
+                                          : g_strdup_printf("%s->%s", name, pnode);
+            if (!wrote && !g_hash_table_contains(procs, &pid)) {
+                /* Only readers that wrote something in the graph are drawn. */
+                bool writes_in_graph = false;
+                GArray *w = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE "
+                                          "process_id = ?1 AND kind IN (2,3,4) AND result = 0 AND "
+                                          "version_id IS NOT NULL", pid);
+                for (guint k = 0; k < w->len && !writes_in_graph; k++)
+                    writes_in_graph = g_hash_table_contains(in_graph, &g_array_index(w, int64_t, k));
+                g_array_unref(w);
+                if (!writes_in_graph)
+                    continue;
+            }
+            if (!g_hash_table_contains(procs, &pid)) {
+                const struct qdb_process *p = qdb_process(x->q, pid);
+                int64_t *k = g_new(int64_t, 1);
+                *k = pid;
+                g_hash_table_add(procs, k);
+                GString *label = g_string_new(NULL);
+                g_string_append_printf(label, "[%" PRId64 "] ", pid);
+                if (p && p->argv && p->argv_len)
+                    text_argv(label, p->argv, p->argv_len);
+                if (label->len > 80) {
+                    g_string_truncate(label, 77);
+                    g_string_append(label, "...");
+                }
+                g_string_append(o, "  ");
+                dot_id(o, pnode);
+                g_string_append(o, " [shape=box,label=");
+                dot_id(o, label->str);
+                g_string_append(o, "];\n");
+                g_string_free(label, TRUE);
+            }
+            if (g_hash_table_contains(edges, edge))
+                continue;
+            g_hash_table_add(edges, g_strdup(edge));
+            g_string_append(o, "  ");
+            dot_id(o, wrote ? pnode : name);
+            g_string_append(o, " -> ");
+            dot_id(o, wrote ? name : pnode);
+            g_string_append(o, wrote ? " [label=wrote];\n" : " [label=read,color=gray40];\n");
+        }
+        if (acc)
+            sqlite3_reset(acc);
+        g_free(name);
+    }
+    sqlite3_finalize(acc);
+    /* spawned: between drawn processes, along the parent chain. */
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, procs);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+        const struct qdb_process *p = qdb_process(x->q, *(int64_t *)key);
+        for (const struct qdb_process *a = p; a;) {
+            int64_t up = a->prev_image_id ? a->prev_image_id : a->parent_id;
+            if (!up)
+                break;
+            if (g_hash_table_contains(procs, &up)) {
+                g_string_append_printf(o, "  \"p%" PRId64 "\" -> \"p%" PRId64 "\" [label=spawned,"
+                                          "style=dotted];\n", up, p->id);
+                break;
+            }
+            a = qdb_process(x->q, up);
+        }
+    }
+    g_string_append(o, "}\n");
+    g_hash_table_destroy(edges);
+    g_hash_table_destroy(procs);
+    g_hash_table_destroy(emitted);
+    g_hash_table_destroy(in_graph);
+    g_array_unref(nodes);
+    return 0;
+}
+
+/* ---- SBOMs and provenance statements ----------------------------------------------------- */
+
+/* The leaf inputs and the tools of one product. */
+static void product_inputs(struct export_ctx *x, const struct prov_version *v, GArray **leaves,
+                           GArray **tools)
+{
+    static const struct prov_walk_opts walk = {.scripts = true};
+    GArray *nodes = prov_inputs(x->p, v->id, &walk);
+    *leaves = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
+    *tools = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
+    for (guint i = 0; i < nodes->len; i++) {
+        struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (n->role == PROV_ROLE_TOOL)
+            g_array_append_val(*tools, n->v);
+        else if (n->v->origin == TRACEDB_VERSION_FOUND)
+            g_array_append_val(*leaves, n->v);
+    }
+    g_array_unref(nodes);
+}
+
+static char *doc_name(struct export_ctx *x)
+{
+    GString *s = g_string_new("buildtrail: ");
+    text_argv(s, x->run.argv ? x->run.argv : "", x->run.argv_len);
+    return g_string_free(s, FALSE);
+}
+
+/* A stable identifier for this trace: SHA-256 of the run's start time, host and command. */
+static char *trace_uid(struct export_ctx *x)
+{
+    GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+    char t[32];
+    snprintf(t, sizeof t, "%" PRId64, x->run.start_realtime_ns);
+    g_checksum_update(c, (const guchar *)t, -1);
+    if (x->run.hostname)
+        g_checksum_update(c, (const guchar *)x->run.hostname, -1);
+    if (x->run.argv)
+        g_checksum_update(c, (const guchar *)x->run.argv, (gssize)x->run.argv_len);
+    char *r = g_strndup(g_checksum_get_string(c), 32);
+    g_checksum_free(c);
+    return r;
+}
+
+static const char *rel_or_abs(struct export_ctx *x, const char *path, char *buf, size_t cap)
+{
+    size_t l = strlen(x->run.cwd);
+    if (!strncmp(path, x->run.cwd, l) && path[l] == '/') {
+        snprintf(buf, cap, ".%s", path + l);
+        return buf;
+    }
+    return path;
+}
+
+static void spdx_file_id(GString *o, const struct prov_version *v)
+{
+    g_string_append_printf(o, "\"SPDXRef-File-v%" PRId64 "\"", v->id);
+}
+
+static void spdx_add_file(struct export_ctx *x, GHashTable *files, GString *fo,
+                          const struct prov_version *v)
+{
+    if (g_hash_table_contains(files, &v->id) || !v->sha1[0])
+        return;
+    g_hash_table_add(files, (gpointer)&v->id);
+    char buf[4096];
+    g_string_append(fo, fo->len ? ",\n    {\"SPDXID\":" : "\n    {\"SPDXID\":");
+    spdx_file_id(fo, v);
+    g_string_append(fo, ",\"fileName\":");
+    const char *name = rel_or_abs(x, v->path, buf, sizeof buf);
+    json_string(fo, name, strlen(name));
+    g_string_append_printf(fo, ",\"checksums\":[{\"algorithm\":\"SHA1\",\"checksumValue\":\"%s\"},"
+                               "{\"algorithm\":\"SHA256\",\"checksumValue\":\"%s\"}]",
+                           v->sha1, v->sha256);
+    g_string_append_printf(fo, ",\"fileTypes\":[\"%s\"]",
+                           v->origin == TRACEDB_VERSION_FOUND ? "SOURCE" : "OTHER");
+    g_string_append(fo, ",\"licenseConcluded\":\"NOASSERTION\",\"copyrightText\":\"NOASSERTION\"");
+    g_string_append_printf(fo, ",\"comment\":\"buildtrail version %" PRId64 "; %s by the build\"}",
+                           v->id, v->origin == TRACEDB_VERSION_FOUND ? "read" : "made");
+}
+
+static void spdx_rel(GString *ro, const char *a, const char *type, const char *b)
+{
+    g_string_append_printf(ro, "%s\n    {\"spdxElementId\":%s,\"relationshipType\":\"%s\","
+                               "\"relatedSpdxElement\":%s}", ro->len ? "," : "", a, type, b);
+}
+
+static int fmt_spdx(struct export_ctx *x)
+{
+    GArray *prods = products(x);
+    GHashTable *files = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GString *fo = g_string_new(NULL), *ro = g_string_new(NULL);
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        if (!v->sha1[0])
+            continue;
+        spdx_add_file(x, files, fo, v);
+        GString *pid = g_string_new(NULL);
+        spdx_file_id(pid, v);
+        spdx_rel(ro, "\"SPDXRef-DOCUMENT\"", "DESCRIBES", pid->str);
+        GArray *leaves, *tools;
+        product_inputs(x, v, &leaves, &tools);
+        for (guint k = 0; k < leaves->len; k++) {
+            const struct prov_version *in = g_array_index(leaves, const struct prov_version *, k);
+            if (!in->sha1[0])
+                continue;
+            spdx_add_file(x, files, fo, in);
+            GString *iid = g_string_new(NULL);
+            spdx_file_id(iid, in);
+            spdx_rel(ro, pid->str, "GENERATED_FROM", iid->str);
+            g_string_free(iid, TRUE);
+        }
+        for (guint k = 0; k < tools->len; k++) {
+            const struct prov_version *t = g_array_index(tools, const struct prov_version *, k);
+            if (!t->sha1[0])
+                continue;
+            spdx_add_file(x, files, fo, t);
+            GString *tid = g_string_new(NULL);
+            spdx_file_id(tid, t);
+            spdx_rel(ro, tid->str, "BUILD_TOOL_OF", pid->str);
+            g_string_free(tid, TRUE);
+        }
+        g_array_unref(leaves);
+        g_array_unref(tools);
+        g_string_free(pid, TRUE);
+    }
+    char created[32];
+    iso_time(x, x->run.start_ns, created);
+    g_autofree char *name = doc_name(x);
+    g_autofree char *uid = trace_uid(x);
+    GString *o = x->out;
+    g_string_append(o, "{\n  \"spdxVersion\":\"SPDX-2.3\",\"dataLicense\":\"CC0-1.0\","
+                       "\"SPDXID\":\"SPDXRef-DOCUMENT\",\n  ");
+    json_key_string(o, "name", name);
+    g_string_append_printf(o, ",\n  \"documentNamespace\":\"https://buildtrail.invalid/spdx/%s\","
+                              "\n  \"creationInfo\":{\"created\":\"%s\",\"creators\":"
+                              "[\"Tool: buildtrail-%s\"]},\n  \"files\":[%s\n  ],"
+                              "\n  \"relationships\":[%s\n  ]\n}\n",
+                           uid, created, x->run.version ? x->run.version : BT_VERSION, fo->str,
+                           ro->str);
+    g_string_free(fo, TRUE);
+    g_string_free(ro, TRUE);
+    g_hash_table_destroy(files);
+    g_array_unref(prods);
+    return 0;
+}
+
+static void cdx_component_ref(GString *o, const struct prov_version *v)
+{
+    g_string_append_printf(o, "\"file-v%" PRId64 "\"", v->id);
+}
+
+static void cdx_add_component(struct export_ctx *x, GHashTable *seen, GString *co,
+                              const struct prov_version *v)
+{
+    if (g_hash_table_contains(seen, &v->id))
+        return;
+    g_hash_table_add(seen, (gpointer)&v->id);
+    char buf[4096];
+    g_string_append(co, co->len ? ",\n    {\"type\":\"file\",\"bom-ref\":"
+                                : "\n    {\"type\":\"file\",\"bom-ref\":");
+    cdx_component_ref(co, v);
+    g_string_append(co, ",\"name\":");
+    const char *name = rel_or_abs(x, v->path, buf, sizeof buf);
+    json_string(co, name, strlen(name));
+    if (v->sha256[0])
+        g_string_append_printf(co, ",\"hashes\":[{\"alg\":\"SHA-256\",\"content\":\"%s\"},"
+                                   "{\"alg\":\"SHA-1\",\"content\":\"%s\"}]",
+                               v->sha256, v->sha1);
+    g_string_append_printf(co, ",\"properties\":[{\"name\":\"buildtrail:origin\",\"value\":\"%s\"},"
+                               "{\"name\":\"buildtrail:gitoid\",\"value\":\"%s\"}]}",
+                           v->origin == TRACEDB_VERSION_FOUND ? "found" : "built", v->git_sha1);
+}
+
+/* A task's inputs (the versions process `pid` read) or outputs (those it wrote), as
+ * resource references; each becomes a component too. */
+static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, GString *tasks,
+                          int64_t pid, bool inputs)
+{
+    GArray *ids = qdb_ids(x->q, inputs ? "SELECT DISTINCT version_id FROM accesses WHERE "
+                                         "process_id = ?1 AND kind IN (1,5) AND result = 0 AND "
+                                         "version_id IS NOT NULL"
+                                       : "SELECT DISTINCT version_id FROM accesses WHERE "
+                                         "process_id = ?1 AND kind IN (2,3,4) AND result = 0 AND "
+                                         "version_id IS NOT NULL", pid);
+    bool first = true;
+    for (guint m = 0; m < ids->len; m++) {
+        const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, m));
+        if (!v)
+            continue;
+        cdx_add_component(x, seen, co, v);
+        g_string_append(tasks, first ? "{\"resource\":{\"ref\":" : ",{\"resource\":{\"ref\":");
+        cdx_component_ref(tasks, v);
+        g_string_append(tasks, "}}");
+        first = false;
+    }
+    g_array_unref(ids);
+}
+
+/* The processes that wrote a version (its tasks in a formulation). */
+static GArray *writers(struct export_ctx *x, const struct prov_version *v)
+{
+    return qdb_ids(x->q, "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND "
+                         "kind IN (2,3,4) AND result = 0 AND process_id IS NOT NULL", v->id);
+}
+
+static int fmt_cyclonedx(struct export_ctx *x)
+{
+    GArray *prods = products(x);
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GString *co = g_string_new(NULL), *tasks = g_string_new(NULL);
+    GHashTable *task_done = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        cdx_add_component(x, seen, co, v);
+        GArray *leaves, *tools;
+        product_inputs(x, v, &leaves, &tools);
+        for (guint k = 0; k < leaves->len; k++)
+            cdx_add_component(x, seen, co, g_array_index(leaves, const struct prov_version *, k));
+        GArray *w = writers(x, v);
+        for (guint k = 0; k < w->len; k++) {
+            int64_t pid = g_array_index(w, int64_t, k);
+            if (g_hash_table_contains(task_done, &pid))
+                continue;
+            int64_t *key = g_new(int64_t, 1);
+            *key = pid;
+            g_hash_table_add(task_done, key);
+            const struct qdb_process *p = qdb_process(x->q, pid);
+            g_string_append(tasks, tasks->len ? ",\n      {" : "\n      {");
+            g_string_append_printf(tasks, "\"bom-ref\":\"task-p%" PRId64 "\",\"uid\":\"p%" PRId64 "\","
+                                          "\"name\":", pid, pid);
+            GString *nm = g_string_new(NULL);
+            if (p && p->argv)
+                text_argv(nm, p->argv, p->argv_len);
+            else
+                g_string_append(nm, "?");
+            json_string(tasks, nm->str, nm->len);
+            g_string_free(nm, TRUE);
+            g_string_append(tasks, ",\"taskTypes\":[\"build\"],\"inputs\":[");
+            cdx_resources(x, seen, co, tasks, pid, true);
+            g_string_append(tasks, "],\"outputs\":[");
+            cdx_resources(x, seen, co, tasks, pid, false);
+            g_string_append(tasks, "]}");
+        }
+        g_array_unref(w);
+        g_array_unref(leaves);
+        g_array_unref(tools);
+    }
+    char created[32];
+    iso_time(x, x->run.start_ns, created);
+    g_autofree char *uid = trace_uid(x);
+    g_autofree char *name = doc_name(x);
+    GString *o = x->out;
+    g_string_append_printf(o, "{\n  \"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\","
+                              "\"serialNumber\":\"urn:uuid:%.8s-%.4s-4%.3s-8%.3s-%.12s\","
+                              "\"version\":1,\n  \"metadata\":{\"timestamp\":\"%s\","
+                              "\"tools\":{\"components\":[{\"type\":\"application\","
+                              "\"name\":\"buildtrail\",\"version\":\"%s\"}]},\"component\":"
+                              "{\"type\":\"application\",\"bom-ref\":\"build\",\"name\":",
+                           uid, uid + 8, uid + 12, uid + 15, uid + 18, created,
+                           x->run.version ? x->run.version : BT_VERSION);
+    json_string(o, name, strlen(name));
+    g_string_append_printf(o, "}},\n  \"components\":[%s\n  ],\n  \"formulation\":[{\"bom-ref\":"
+                              "\"formula-1\",\"workflows\":[{\"bom-ref\":\"workflow-1\","
+                              "\"uid\":\"%s\",\"name\":", co->str, uid);
+    json_string(o, name, strlen(name));
+    g_string_append_printf(o, ",\"taskTypes\":[\"build\"],\"tasks\":[%s\n    ]}]}]\n}\n",
+                           tasks->str);
+    g_string_free(co, TRUE);
+    g_string_free(tasks, TRUE);
+    g_hash_table_destroy(task_done);
+    g_hash_table_destroy(seen);
+    g_array_unref(prods);
+    return 0;
+}
+
+static void intoto_descriptor(struct export_ctx *x, GString *o, const struct prov_version *v)
+{
+    char buf[4096];
+    const char *name = rel_or_abs(x, v->path, buf, sizeof buf);
+    g_string_append(o, "{\"name\":");
+    json_string(o, name, strlen(name));
+    g_string_append(o, ",\"digest\":{");
+    if (v->sha256[0])
+        g_string_append_printf(o, "\"sha256\":\"%s\",\"gitBlob\":\"%s\"", v->sha256, v->git_sha1);
+    g_string_append(o, "}}");
+}
+
+/* in-toto Statement v1 with SLSA Provenance v1 (slsa) or the runtime-trace predicate (intoto). */
+static int fmt_statement(struct export_ctx *x, bool slsa)
+{
+    GArray *prods = products(x);
+    GArray *mats = materials(x);
+    g_array_sort(mats, version_path_cmp);
+    GString *o = x->out;
+    g_string_append(o, "{\n  \"_type\":\"https://in-toto.io/Statement/v1\",\n  \"subject\":[");
+    bool first = true;
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        if (!v->sha256[0])
+            continue;
+        g_string_append(o, first ? "\n    " : ",\n    ");
+        intoto_descriptor(x, o, v);
+        first = false;
+    }
+    char started[32], finished[32];
+    iso_time(x, x->run.start_ns, started);
+    iso_time(x, x->run.end_ns ? x->run.end_ns : x->run.start_ns, finished);
+    g_autofree char *uid = trace_uid(x);
+    if (slsa) {
+        g_string_append(o, "\n  ],\n  \"predicateType\":\"https://slsa.dev/provenance/v1\",\n"
+                           "  \"predicate\":{\n    \"buildDefinition\":{\"buildType\":"
+                           "\"https://buildtrail.invalid/buildtypes/traced-command/v1\","
+                           "\"externalParameters\":{\"command\":");
+        json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
+        g_string_append(o, ",");
+        json_key_string(o, "workingDirectory", x->run.cwd);
+        g_string_append(o, "},\"resolvedDependencies\":[");
+        for (guint i = 0; i < mats->len; i++) {
+            g_string_append(o, i ? ",\n      " : "\n      ");
+            intoto_descriptor(x, o, g_array_index(mats, const struct prov_version *, i));
+        }
+        g_string_append_printf(o, "]},\n    \"runDetails\":{\"builder\":{\"id\":"
+                                  "\"https://buildtrail.invalid/builder/%s\"},\"metadata\":"
+                                  "{\"invocationId\":\"%s\",\"startedOn\":\"%s\","
+                                  "\"finishedOn\":\"%s\"},\"byproducts\":["
+                                  "{\"name\":\"build log\",\"mediaType\":\"text/plain\"},"
+                                  "{\"name\":\"buildtrail trace\",\"mediaType\":"
+                                  "\"application/vnd.sqlite3\"}]}\n  }\n}\n",
+                               x->run.hostname ? x->run.hostname : "unknown", uid, started,
+                               finished);
+    } else {
+        g_string_append(o, "\n  ],\n  \"predicateType\":\"https://in-toto.io/attestation/"
+                           "runtime-trace/v0.1\",\n  \"predicate\":{\n    \"monitor\":{\"type\":"
+                           "\"https://buildtrail.invalid/monitor/fuse/v1\"},\n    "
+                           "\"monitoredProcess\":{");
+        json_key_string(o, "hostID", x->run.hostname);
+        g_string_append(o, ",\"type\":\"https://buildtrail.invalid/process/v1\",\"command\":");
+        json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
+        g_string_append(o, "},\n    \"monitorLog\":{\"process\":[");
+        qdb_load_all(x->q);
+        GPtrArray *all = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, x->q->processes);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+            g_ptr_array_add(all, v);
+        g_ptr_array_sort(all, proc_id_cmp);
+        for (guint i = 0; i < all->len; i++) {
+            g_string_append(o, i ? ",\n      " : "\n      ");
+            query_json_process(o, all->pdata[i]);
+        }
+        g_ptr_array_free(all, TRUE);
+        g_string_append(o, "],\n      \"fileAccess\":[");
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(x->q->db, "SELECT a.process_id, a.kind, f.path, a.version_id, "
+                                         "a.result FROM accesses a JOIN files f ON f.id = "
+                                         "a.file_id ORDER BY a.first_ns, a.id", -1, &st, NULL) ==
+            SQLITE_OK) {
+            bool f1 = true;
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                g_string_append(o, f1 ? "\n      {" : ",\n      {");
+                f1 = false;
+                g_string_append_printf(o, "\"process\":%" PRId64 ",\"access\":\"%s\",\"path\":",
+                                       (int64_t)sqlite3_column_int64(st, 0),
+                                       tracedb_access_kind_name(sqlite3_column_int(st, 1)));
+                const char *path = (const char *)sqlite3_column_text(st, 2);
+                json_string(o, path, strlen(path));
+                const struct prov_version *ver =
+                    sqlite3_column_int64(st, 3) ? prov_version(x->p, sqlite3_column_int64(st, 3))
+                                                : NULL;
+                if (ver && ver->sha256[0])
+                    g_string_append_printf(o, ",\"digest\":{\"sha256\":\"%s\",\"gitBlob\":\"%s\"}",
+                                           ver->sha256, ver->git_sha1);
+                if (sqlite3_column_int(st, 4))
+                    g_string_append_printf(o, ",\"errno\":%d", sqlite3_column_int(st, 4));
+                g_string_append_c(o, '}');
+            }
+        }
+        sqlite3_finalize(st);
+        g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\",\"monitorEndTime\":"
+                                  "\"%s\"\n  }\n}\n", started, finished);
+    }
+    g_array_unref(prods);
+    g_array_unref(mats);
+    return 0;
+}
+
+static int fmt_intoto(struct export_ctx *x)
+{
+    return fmt_statement(x, false);
+}
+
+static int fmt_slsa(struct export_ctx *x)
+{
+    return fmt_statement(x, true);
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+static const struct format {
+    const char *name;
+    int (*write)(struct export_ctx *x);
+    const char *what;
+} formats[] = {
+    {"compile-commands", fmt_compile_commands,
+     "clang's JSON compilation database (like Bear's): one entry per compiled file"},
+    {"dot", fmt_dot, "the provenance graph for Graphviz (processes, file versions, read/wrote)"},
+    {"chrome-trace", fmt_chrome_trace,
+     "the build timeline (Trace Event JSON, for Perfetto / chrome://tracing)"},
+    {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources, with hashes"},
+    {"cyclonedx", fmt_cyclonedx, "CycloneDX 1.6 JSON with the build as a formulation"},
+    {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every file access)"},
+    {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate (unsigned)"},
+};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: buildtrail export [-d TRACE] --format FORMAT [-o FILE] [OPTION]...\n"
+          "Write the trace in a format other tools read (docs/exports.md has each mapping).\n"
+          "\nFormats:\n", f);
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+        fprintf(f, "  %-17s %s\n", formats[i].name, formats[i].what);
+    fputs("\nOptions:\n"
+          "  -f, --format FORMAT   one of the above\n"
+          "  -o, --output FILE     write to FILE (default: standard output)\n"
+          "      --with-links      compile-commands: add link steps too\n"
+          "      --closure-of PATH dot: only PATH and what it was made from\n"
+          "      --depth N         dot: with --closure-of, at most N steps back\n"
+          "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
+          "                        e.g. --collapse /usr for system headers and toolchain\n"
+          "  -d, --db FILE         read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n", f);
+}
+
+int query_export_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"with-links", no_argument, NULL, 'L'},
+        {"closure-of", required_argument, NULL, 'C'},
+        {"depth", required_argument, NULL, 'D'},
+        {"collapse", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {0}};
+    const char *db_path = NULL, *format = NULL, *output = NULL;
+    struct export_ctx x = {0};
+    GPtrArray *collapse = g_ptr_array_new_with_free_func(g_free);
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "d:f:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db_path = optarg; break;
+        case 'f': format = optarg; break;
+        case 'o': output = optarg; break;
+        case 'L': x.with_links = true; break;
+        case 'C': x.closure_of = optarg; break;
+        case 'D': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 1000000) {
+                fprintf(stderr, "buildtrail export: --depth '%s' is not a positive number\n",
+                        optarg);
+                g_ptr_array_free(collapse, TRUE);
+                return 2;
+            }
+            x.depth = (int)n;
+            break;
+        }
+        case 'c':
+            g_ptr_array_add(collapse, qdb_absolute_path(optarg));
+            break;
+        case 'h':
+            usage(stdout);
+            g_ptr_array_free(collapse, TRUE);
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail export --help'.\n");
+            g_ptr_array_free(collapse, TRUE);
+            return 2;
+        }
+    }
+    const struct format *fmt = NULL;
+    for (size_t i = 0; format && i < G_N_ELEMENTS(formats); i++)
+        if (!strcmp(format, formats[i].name))
+            fmt = &formats[i];
+    if (!fmt || optind < argc) {
+        if (optind < argc)
+            fprintf(stderr, "buildtrail export: unexpected argument '%s'; see 'buildtrail export "
+                            "--help'\n", argv[optind]);
+        else
+            fprintf(stderr, "buildtrail export: %s%s%s; choose one with --format (see 'buildtrail "
+                            "export --help' for the list)\n",
+                    format ? "'" : "no format given", format ? format : "",
+                    format ? "' is not a format" : "");
+        g_ptr_array_free(collapse, TRUE);
+        return 2;
+    }
+    g_ptr_array_add(collapse, NULL);
+    x.collapse = (char **)collapse->pdata;
+    x.q = query_open("export", db_path);
+    if (!x.q) {
+        g_ptr_array_free(collapse, TRUE);
+        return 1;
+    }
+    x.p = query_open_prov("export", x.q);
+    if (!x.p) {
+        qdb_close(x.q);
+        g_ptr_array_free(collapse, TRUE);
+        return 1;
+    }
+    load_run(&x);
+    x.out = g_string_new(NULL);
+    int status = fmt->write(&x);
+    if (status == 0) {
+        if (output) {
+            g_autoptr(GError) err = NULL;
+            if (!g_file_set_contents(output, x.out->str, (gssize)x.out->len, &err)) {
+                fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path "
+                                "to -o\n", output, err->message);
+                status = 1;
+            }
+        } else if (query_emit(x.out)) {
+            status = 1;
+        }
+    }
+    g_string_free(x.out, TRUE);
+    free_run(&x.run);
+    prov_free(x.p);
+    qdb_close(x.q);
+    g_ptr_array_free(collapse, TRUE);
+    return status;
+}

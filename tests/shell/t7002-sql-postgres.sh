@@ -1,0 +1,44 @@
+#!/bin/sh
+# export --format sql loads into PostgreSQL; two traces share one database (every row keyed by
+# its trace), loading a trace again replaces it, and an archive-wide question works: which
+# file contents (by SHA-256) did both builds read?
+. "$(dirname "$0")/lib.sh"
+require_fuse
+initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n 1)
+[ -n "$initdb" ] || skip "PostgreSQL is not installed (apt-get install postgresql)"
+bin=$(dirname "$initdb")
+mkdir "$T/a" "$T/b"
+printf 'shared input\n' > "$T/a/common.txt"
+cp "$T/a/common.txt" "$T/b/common.txt"
+printf 'only in a\n' > "$T/a/own.txt"
+(cd "$T/a" && bt run -o "$T/a.db" -- sh -c 'cat common.txt own.txt > out.txt')
+(cd "$T/b" && bt run -o "$T/b.db" -- sh -c "cat common.txt > out.txt; printf 'it'\\''s \\\\ odd\\n' > \"we'ird\"")
+bt export -d "$T/a.db" --format sql -o "$T/a.sql"
+bt export -d "$T/b.db" --format sql -o "$T/b.sql"
+
+# A private PostgreSQL cluster (as the postgres user when we are root: initdb refuses root).
+pg=$T/pg
+mkdir "$pg"
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" = 0 ] && { chown postgres "$pg"; chmod 755 "$T"; chmod a+r "$T"/*.sql; }
+as_pg "$bin/initdb" -D "$pg/data" -A trust -U bt > "$T/initdb.log" 2>&1 || fail "initdb: $(tail -3 "$T/initdb.log")"
+as_pg "$bin/pg_ctl" -D "$pg/data" -o "-k $pg -c listen_addresses=''" -l "$pg/log" -w start > /dev/null || fail "postgres did not start: $(tail -5 "$pg/log")"
+on_cleanup "as_pg '$bin/pg_ctl' -D '$pg/data' -m immediate stop >/dev/null 2>&1"
+psql() { as_pg "$bin/psql" -h "$pg" -U bt -d postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+psql -f "$T/a.sql" > /dev/null || fail "a.sql did not load"
+psql -f "$T/b.sql" > /dev/null || fail "b.sql did not load"
+psql -f "$T/a.sql" > /dev/null || fail "a.sql did not load again"
+assert_eq "$(psql -c 'SELECT count(*) FROM bt_traces')" 2 "two traces"
+n_a=$(sqlite3 -readonly "$T/a.db" 'SELECT count(*) FROM accesses')
+assert_eq "$(psql -c "SELECT count(*) FROM bt_accesses a JOIN bt_traces t USING (trace) WHERE convert_from(t.cwd, 'UTF8') = '$T/a'")" "$n_a" "a's accesses, once"
+# Which contents did both builds read?  (Joins across traces by hash.)
+both=$(psql -c "SELECT DISTINCT encode(v1.sha256, 'hex') FROM bt_accesses a1
+    JOIN bt_versions v1 ON v1.trace = a1.trace AND v1.id = a1.version_id
+    JOIN bt_versions v2 ON v2.sha256 = v1.sha256 AND v2.trace <> v1.trace
+    JOIN bt_accesses a2 ON a2.trace = v2.trace AND a2.version_id = v2.id
+    WHERE a1.kind = 'read' AND a2.kind = 'read' AND v1.origin = 1 AND v2.origin = 1")
+assert_eq "$both" "$(sha256sum "$T/a/common.txt" | cut -d' ' -f1)" "the shared input, by hash"
+# Raw bytes survive: the odd file name comes back exactly.
+name=$(psql -c "SELECT convert_from(path, 'UTF8') FROM bt_files WHERE convert_from(path, 'UTF8') LIKE '%ird'")
+assert_eq "$name" "$T/b/we'ird" "a quote in a path"
+assert_no_leftovers

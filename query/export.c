@@ -295,6 +295,12 @@ static gint proc_id_cmp(gconstpointer a, gconstpointer b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+static gint proc_id_cmp_int64(gconstpointer a, gconstpointer b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static GPtrArray *split_argv(const struct qdb_process *p)
 {
     GPtrArray *words = g_ptr_array_new();
@@ -584,6 +590,21 @@ static int fmt_chrome_trace(struct export_ctx *x)
     return 0;
 }
 
+/* The nearest ancestor of process `id` (exec predecessors, then parents) that is in `set`
+ * (int64 ids), or 0. */
+static int64_t nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set)
+{
+    for (const struct qdb_process *a = qdb_process(x->q, id); a;) {
+        int64_t up = a->prev_image_id ? a->prev_image_id : a->parent_id;
+        if (!up)
+            return 0;
+        if (g_hash_table_contains(set, &up))
+            return up;
+        a = qdb_process(x->q, up);
+    }
+    return 0;
+}
+
 /* ---- dot --------------------------------------------------------------------------------- */
 
 static void dot_id(GString *o, const char *s)
@@ -747,18 +768,10 @@ static int fmt_dot(struct export_ctx *x)
     gpointer key;
     g_hash_table_iter_init(&it, procs);
     while (g_hash_table_iter_next(&it, &key, NULL)) {
-        const struct qdb_process *p = qdb_process(x->q, *(int64_t *)key);
-        for (const struct qdb_process *a = p; a;) {
-            int64_t up = a->prev_image_id ? a->prev_image_id : a->parent_id;
-            if (!up)
-                break;
-            if (g_hash_table_contains(procs, &up)) {
-                g_string_append_printf(o, "  \"p%" PRId64 "\" -> \"p%" PRId64 "\" [label=spawned,"
-                                          "style=dotted];\n", up, p->id);
-                break;
-            }
-            a = qdb_process(x->q, up);
-        }
+        int64_t id = *(int64_t *)key, up = nearest_ancestor_in(x, id, procs);
+        if (up)
+            g_string_append_printf(o, "  \"p%" PRId64 "\" -> \"p%" PRId64 "\" [label=spawned,"
+                                      "style=dotted];\n", up, id);
     }
     g_string_append(o, "}\n");
     g_hash_table_destroy(edges);
@@ -1166,6 +1179,303 @@ static int fmt_slsa(struct export_ctx *x)
     return fmt_statement(x, true);
 }
 
+/* ---- spdx3 (SPDX 3.0.1 JSON-LD, Core + Software + Build) --------------------------------- */
+
+struct spdx3 {
+    struct export_ctx *x;
+    const char *base;       /* IRI prefix of this document's elements */
+    GString *graph;         /* the elements, comma-separated */
+    GString *ids;           /* every element's IRI, for SpdxDocument.element */
+    GHashTable *files;      /* version ids already written */
+    int n_rel;
+};
+
+static void s3_begin(struct spdx3 *d, const char *type, const char *iri)
+{
+    g_string_append(d->graph, ",\n  {\"type\":\"");
+    g_string_append(d->graph, type);
+    g_string_append(d->graph, "\",\"spdxId\":");
+    json_string(d->graph, iri, strlen(iri));
+    g_string_append(d->graph, ",\"creationInfo\":\"_:creation\"");
+    g_string_append(d->ids, d->ids->len ? "," : "");
+    json_string(d->ids, iri, strlen(iri));
+}
+
+static char *s3_file_iri(struct spdx3 *d, const struct prov_version *v)
+{
+    return g_strdup_printf("%sfile/v%" PRId64, d->base, v->id);
+}
+
+static void s3_file(struct spdx3 *d, const struct prov_version *v)
+{
+    if (g_hash_table_contains(d->files, &v->id))
+        return;
+    g_hash_table_add(d->files, (gpointer)&v->id);
+    g_autofree char *iri = s3_file_iri(d, v);
+    s3_begin(d, "software_File", iri);
+    char buf[4096];
+    const char *name = rel_or_abs(d->x, v->path, buf, sizeof buf);
+    g_string_append(d->graph, ",\"name\":");
+    json_string(d->graph, name, strlen(name));
+    g_string_append(d->graph, ",\"software_fileKind\":\"file\"");
+    if (v->sha256[0])
+        g_string_append_printf(d->graph, ",\"verifiedUsing\":[{\"type\":\"Hash\",\"algorithm\":"
+                                         "\"sha256\",\"hashValue\":\"%s\"},{\"type\":\"Hash\","
+                                         "\"algorithm\":\"sha1\",\"hashValue\":\"%s\"}],"
+                                         "\"software_contentIdentifier\":[{\"type\":"
+                                         "\"software_ContentIdentifier\",\"software_contentIdentifierType\":"
+                                         "\"swhid\",\"software_contentIdentifierValue\":"
+                                         "\"swh:1:cnt:%s\"}]",
+                               v->sha256, v->sha1, v->git_sha1);
+    g_string_append(d->graph, "}");
+}
+
+static void s3_rel(struct spdx3 *d, const char *from, const char *type, GPtrArray *to)
+{
+    if (!to->len)
+        return;
+    g_autofree char *iri = g_strdup_printf("%srelationship/%d", d->base, ++d->n_rel);
+    s3_begin(d, "Relationship", iri);
+    g_string_append(d->graph, ",\"from\":");
+    json_string(d->graph, from, strlen(from));
+    g_string_append_printf(d->graph, ",\"relationshipType\":\"%s\",\"to\":[", type);
+    for (guint i = 0; i < to->len; i++) {
+        if (i)
+            g_string_append_c(d->graph, ',');
+        json_string(d->graph, to->pdata[i], strlen(to->pdata[i]));
+    }
+    g_string_append(d->graph, "]}");
+}
+
+/* The versions a process read (kinds 1) or wrote (2,3,4) or executed (5), as file IRIs. */
+static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, const char *kinds)
+{
+    g_autofree char *sql = g_strdup_printf("SELECT DISTINCT version_id FROM accesses WHERE "
+                                           "process_id = ?1 AND kind IN %s AND result = 0 AND "
+                                           "version_id IS NOT NULL", kinds);
+    GArray *ids = qdb_ids(d->x->q, sql, pid);
+    GPtrArray *iris = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < ids->len; i++) {
+        const struct prov_version *v = prov_version(d->x->p, g_array_index(ids, int64_t, i));
+        if (!v)
+            continue;
+        s3_file(d, v);
+        g_ptr_array_add(iris, s3_file_iri(d, v));
+    }
+    g_array_unref(ids);
+    return iris;
+}
+
+static int fmt_spdx3(struct export_ctx *x)
+{
+    g_autofree char *uid = trace_uid(x);
+    g_autofree char *base = g_strdup_printf("https://buildtrail.invalid/spdx3/%s/", uid);
+    struct spdx3 d = {x, base, g_string_new(NULL), g_string_new(NULL),
+                      g_hash_table_new(g_int64_hash, g_int64_equal), 0};
+    char created[32];
+    iso_time(x, x->run.start_ns, created);
+    g_autofree char *agent = g_strdup_printf("%sagent", base);
+    g_autofree char *tool = g_strdup_printf("%stool/buildtrail", base);
+    s3_begin(&d, "SoftwareAgent", agent);
+    g_string_append(d.graph, ",\"name\":");
+    g_autofree char *who = g_strdup_printf("the user who ran buildtrail on %s",
+                                           x->run.hostname ? x->run.hostname : "unknown");
+    json_string(d.graph, who, strlen(who));
+    g_string_append(d.graph, "}");
+    s3_begin(&d, "Tool", tool);
+    g_string_append_printf(d.graph, ",\"name\":\"buildtrail %s\"}",
+                           x->run.version ? x->run.version : BT_VERSION);
+    /* The builds: every process that wrote a product or a version in a product's closure. */
+    GArray *prods = products(x);
+    GHashTable *builds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GPtrArray *roots = g_ptr_array_new_with_free_func(g_free);
+    static const struct prov_walk_opts walk = {.scripts = false};
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        GArray *nodes = prov_inputs(x->p, v->id, &walk);
+        struct prov_node self = {v, PROV_ROLE_OTHER, 0};
+        g_array_append_val(nodes, self);
+        for (guint k = 0; k < nodes->len; k++) {
+            GArray *w = writers(x, g_array_index(nodes, struct prov_node, k).v);
+            for (guint m = 0; m < w->len; m++) {
+                int64_t pid = g_array_index(w, int64_t, m);
+                if (g_hash_table_contains(builds, &pid))
+                    continue;
+                int64_t *key = g_new(int64_t, 1);
+                *key = pid;
+                g_hash_table_add(builds, key);
+            }
+            g_array_unref(w);
+        }
+        g_array_unref(nodes);
+    }
+    GList *pids = g_list_sort(g_hash_table_get_keys(builds), (GCompareFunc)proc_id_cmp_int64);
+    for (GList *l = pids; l; l = l->next) {
+        int64_t pid = *(int64_t *)l->data;
+        const struct qdb_process *p = qdb_process(x->q, pid);
+        if (!p)
+            continue;
+        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base, pid);
+        s3_begin(&d, "build_Build", iri);
+        g_string_append(d.graph, ",\"name\":");
+        GString *nm = g_string_new(NULL);
+        if (p->argv)
+            text_argv(nm, p->argv, p->argv_len);
+        json_string(d.graph, nm->str, nm->len);
+        g_string_free(nm, TRUE);
+        char start[32];
+        iso_time(x, p->start_ns, start);
+        g_string_append_printf(d.graph, ",\"build_buildType\":\"https://buildtrail.invalid/"
+                                        "buildtypes/process/v1\",\"build_buildId\":\"p%" PRId64 "\","
+                                        "\"build_buildStartTime\":\"%s\"", pid, start);
+        if (p->exited) {
+            char end[32];
+            iso_time(x, p->end_ns, end);
+            g_string_append_printf(d.graph, ",\"build_buildEndTime\":\"%s\"", end);
+        }
+        g_string_append(d.graph, "}");
+        g_ptr_array_add(roots, g_strdup(iri));
+        GPtrArray *in = s3_files_of(&d, pid, "(1)"), *out = s3_files_of(&d, pid, "(2,3,4)"),
+                  *tools = s3_files_of(&d, pid, "(5)");
+        s3_rel(&d, iri, "hasInput", in);
+        s3_rel(&d, iri, "hasOutput", out);
+        s3_rel(&d, iri, "usesTool", tools);
+        GPtrArray *by = g_ptr_array_new();
+        g_ptr_array_add(by, agent);
+        s3_rel(&d, iri, "invokedBy", by);
+        g_ptr_array_free(by, TRUE);
+        g_ptr_array_free(in, TRUE);
+        g_ptr_array_free(out, TRUE);
+        g_ptr_array_free(tools, TRUE);
+    }
+    g_list_free(pids);
+    g_autofree char *doc = g_strdup_printf("%sdocument", base);
+    g_autofree char *name = doc_name(x);
+    GString *o = x->out;
+    g_string_append(o, "{\"@context\":\"https://spdx.org/rdf/3.0.1/spdx-context.jsonld\",\n"
+                       "\"@graph\":[\n  {\"type\":\"CreationInfo\",\"@id\":\"_:creation\","
+                       "\"specVersion\":\"3.0.1\",");
+    g_string_append_printf(o, "\"created\":\"%s\",\"createdBy\":[", created);
+    json_string(o, agent, strlen(agent));
+    g_string_append(o, "],\"createdUsing\":[");
+    json_string(o, tool, strlen(tool));
+    g_string_append(o, "]},\n  {\"type\":\"SpdxDocument\",\"spdxId\":");
+    json_string(o, doc, strlen(doc));
+    g_string_append(o, ",\"creationInfo\":\"_:creation\",\"name\":");
+    json_string(o, name, strlen(name));
+    g_string_append(o, ",\"profileConformance\":[\"core\",\"software\",\"build\"],"
+                       "\"rootElement\":[");
+    for (guint i = 0; i < roots->len; i++) {
+        if (i)
+            g_string_append_c(o, ',');
+        json_string(o, roots->pdata[i], strlen(roots->pdata[i]));
+    }
+    g_string_append_printf(o, "],\"element\":[%s]}%s\n]}\n", d.ids->str, d.graph->str);
+    g_ptr_array_free(roots, TRUE);
+    g_hash_table_destroy(builds);
+    g_array_unref(prods);
+    g_hash_table_destroy(d.files);
+    g_string_free(d.graph, TRUE);
+    g_string_free(d.ids, TRUE);
+    return 0;
+}
+
+/* ---- prov (W3C PROV-JSON) ---------------------------------------------------------------- */
+
+static int fmt_prov(struct export_ctx *x)
+{
+    GString *ent = g_string_new(NULL), *act = g_string_new(NULL), *used = g_string_new(NULL),
+            *gen = g_string_new(NULL), *inf = g_string_new(NULL);
+    GHashTable *ents = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTable *acts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    sqlite3_stmt *st = NULL;
+    int n = 0;
+    if (sqlite3_prepare_v2(x->q->db, "SELECT process_id, version_id, kind, MIN(first_ns), "
+                                     "MAX(last_ns) FROM accesses WHERE version_id IS NOT NULL AND "
+                                     "process_id IS NOT NULL AND result = 0 AND kind IN "
+                                     "(1,2,3,4,5) GROUP BY process_id, version_id, kind = 1 OR "
+                                     "kind = 5 ORDER BY 4", -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "buildtrail export: cannot read the trace: %s\n", sqlite3_errmsg(x->q->db));
+        return 1;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
+        int kind = sqlite3_column_int(st, 2);
+        const struct prov_version *v = prov_version(x->p, vid);
+        const struct qdb_process *p = qdb_process(x->q, pid);
+        if (!v || !p)
+            continue;
+        if (!g_hash_table_contains(ents, &v->id)) {
+            g_hash_table_add(ents, (gpointer)&v->id);
+            g_string_append_printf(ent, "%s\n    \"file:v%" PRId64 "\":{\"prov:label\":",
+                                   ent->len ? "," : "", v->id);
+            json_string(ent, v->path, strlen(v->path));
+            g_string_append_printf(ent, ",\"bt:origin\":\"%s\"",
+                                   v->origin == TRACEDB_VERSION_FOUND ? "found" : "built");
+            if (v->sha256[0])
+                g_string_append_printf(ent, ",\"bt:sha256\":\"%s\",\"bt:gitBlob\":\"%s\"",
+                                       v->sha256, v->git_sha1);
+            g_string_append_c(ent, '}');
+        }
+        if (!g_hash_table_contains(acts, &pid)) {
+            int64_t *k = g_new(int64_t, 1);
+            *k = pid;
+            g_hash_table_add(acts, k);
+            char start[32];
+            iso_time(x, p->start_ns, start);
+            g_string_append_printf(act, "%s\n    \"proc:p%" PRId64 "\":{\"prov:label\":",
+                                   act->len ? "," : "", pid);
+            GString *nm = g_string_new(NULL);
+            if (p->argv)
+                text_argv(nm, p->argv, p->argv_len);
+            json_string(act, nm->str, nm->len);
+            g_string_free(nm, TRUE);
+            g_string_append_printf(act, ",\"prov:startTime\":\"%s\"", start);
+            if (p->exited) {
+                char end[32];
+                iso_time(x, p->end_ns, end);
+                g_string_append_printf(act, ",\"prov:endTime\":\"%s\"", end);
+            }
+            g_string_append_printf(act, ",\"bt:pid\":%d}", p->pid);
+        }
+        char when[32];
+        bool read = kind == TRACEDB_READ || kind == TRACEDB_EXEC;
+        iso_time(x, sqlite3_column_int64(st, read ? 3 : 4), when);
+        GString *rel = read ? used : gen;
+        g_string_append_printf(rel, "%s\n    \"_:%s%d\":{\"prov:%s\":\"proc:p%" PRId64 "\","
+                                    "\"prov:entity\":\"file:v%" PRId64 "\",\"prov:time\":\"%s\"}",
+                               rel->len ? "," : "", read ? "u" : "g", ++n,
+                               "activity", pid, v->id, when);
+    }
+    sqlite3_finalize(st);
+    /* Process tree among the activities: a child was informed by the process that started it. */
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, acts);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+        int64_t id = *(int64_t *)key, up = nearest_ancestor_in(x, id, acts);
+        if (up)
+            g_string_append_printf(inf, "%s\n    \"_:i%d\":{\"prov:informed\":\"proc:p%" PRId64
+                                        "\",\"prov:informant\":\"proc:p%" PRId64 "\"}",
+                                   inf->len ? "," : "", ++n, id, up);
+    }
+    g_autofree char *uid = trace_uid(x);
+    g_string_append_printf(x->out, "{\n  \"prefix\":{\"bt\":\"https://buildtrail.invalid/ns#\","
+                                   "\"file\":\"https://buildtrail.invalid/trace/%s/version/\","
+                                   "\"proc\":\"https://buildtrail.invalid/trace/%s/process/\"},\n"
+                                   "  \"entity\":{%s},\n  \"activity\":{%s},\n  \"used\":{%s},\n"
+                                   "  \"wasGeneratedBy\":{%s},\n  \"wasInformedBy\":{%s}\n}\n",
+                           uid, uid, ent->str, act->str, used->str, gen->str, inf->str);
+    g_hash_table_destroy(ents);
+    g_hash_table_destroy(acts);
+    g_string_free(ent, TRUE);
+    g_string_free(act, TRUE);
+    g_string_free(used, TRUE);
+    g_string_free(gen, TRUE);
+    g_string_free(inf, TRUE);
+    return 0;
+}
+
 /* ---- sql (PostgreSQL) -------------------------------------------------------------------- */
 
 /* One table of the dump: the SQLite query (its first column is always the trace key, added
@@ -1320,9 +1630,11 @@ static const struct format {
     {"compile-commands", fmt_compile_commands,
      "clang's JSON compilation database (like Bear's): one entry per compiled file"},
     {"dot", fmt_dot, "the provenance graph for Graphviz (processes, file versions, read/wrote)"},
+    {"prov", fmt_prov, "W3C PROV-JSON: file versions as entities, processes as activities"},
     {"chrome-trace", fmt_chrome_trace,
      "the build timeline (Trace Event JSON, for Perfetto / chrome://tracing)"},
     {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources, with hashes"},
+    {"spdx3", fmt_spdx3, "SPDX 3.0.1 JSON-LD, Build profile: a build_Build per writing process"},
     {"cyclonedx", fmt_cyclonedx, "CycloneDX 1.6 JSON with the build as a formulation"},
     {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every file access)"},
     {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate (unsigned)"},

@@ -288,6 +288,16 @@ static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
     return out;
 }
 
+/* A forked child still running its parent's program (same argv and executable), as a
+ * compiler driver's children are between fork and exec. */
+static bool is_fork_copy(struct export_ctx *x, const struct qdb_process *p)
+{
+    const struct qdb_process *parent = p->parent_id ? qdb_process(x->q, p->parent_id) : NULL;
+    return !p->prev_image_id && parent && parent->argv && p->argv &&
+           parent->argv_len == p->argv_len && !memcmp(parent->argv, p->argv, p->argv_len) &&
+           !g_strcmp0(parent->exe, p->exe);
+}
+
 static gint proc_id_cmp(gconstpointer a, gconstpointer b)
 {
     const struct qdb_process *x = *(const struct qdb_process *const *)a;
@@ -334,11 +344,26 @@ static int fmt_compile_commands(struct export_ctx *x)
     bool first = true;
     for (guint i = 0; i < procs->len; i++) {
         const struct qdb_process *p = procs->pdata[i];
-        /* A compiler started by a compiler (a driver re-running itself) is the same command. */
-        const struct qdb_process *parent = p->parent_id ? qdb_process(x->q, p->parent_id) : NULL;
-        if (parent && parent->argv && p->argv_len == parent->argv_len &&
-            !memcmp(parent->argv, p->argv, p->argv_len))
+        if (is_fork_copy(x, p))
             continue;
+        /* A wrapper that poses as the compiler (ccache's gcc symlink) starts the real one with
+         * the same arguments: the entry is the real compiler's, the innermost. */
+        GArray *tree = subtree(x, p->id);
+        bool wrapped = false;
+        size_t tail = strlen(p->argv) + 1;
+        for (guint k = 1; k < tree->len && !wrapped; k++) {
+            const struct qdb_process *d = qdb_process(x->q, g_array_index(tree, int64_t, k));
+            if (!d || !d->argv || !d->argv_len || is_fork_copy(x, d))
+                continue;
+            const char *ds = strrchr(d->argv, '/');
+            size_t dtail = strlen(d->argv) + 1;
+            wrapped = is_compiler(ds ? ds + 1 : d->argv) && d->argv_len - dtail == p->argv_len - tail &&
+                      !memcmp(d->argv + dtail, p->argv + tail, p->argv_len - tail);
+        }
+        if (wrapped) {
+            g_array_unref(tree);
+            continue;
+        }
         GPtrArray *words = split_argv(p);
         bool compile = false, preprocess_only = false;
         GPtrArray *sources = g_ptr_array_new_with_free_func(g_free);
@@ -359,9 +384,9 @@ static int fmt_compile_commands(struct export_ctx *x)
         if (preprocess_only || (!compile && !x->with_links) || (compile && !sources->len)) {
             g_ptr_array_free(sources, TRUE);
             g_ptr_array_free(words, TRUE);
+            g_array_unref(tree);
             continue;
         }
-        GArray *tree = subtree(x, p->id);
         GPtrArray *written = subtree_outputs(x, tree);
         g_array_unref(tree);
         /* One entry per translation unit (a link: one entry, for its output). */

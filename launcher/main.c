@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"inputs", query_inputs_main, "everything a file was made from (its source closure)"},
     {"outputs", query_outputs_main, "everything the build made from a file"},
     {"verify", query_verify_main, "check the build read only its declared inputs"},
+    {"licenses", query_licenses_main, "the licenses of what a built file incorporates"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX, ..."},
 };
 

@@ -116,3 +116,15 @@ int query_emit(GString *out)
     }
     return 0;
 }
+
+char *query_run_cwd(struct qdb *q)
+{
+    sqlite3_stmt *st = NULL;
+    char *cwd = NULL;
+    if (sqlite3_prepare_v2(q->db, "SELECT cwd FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        cwd = g_strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return cwd ? cwd : g_get_current_dir();
+}

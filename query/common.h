@@ -53,3 +53,7 @@ int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char
 void query_json_version(GString *out, const struct prov_version *v);
 /* "version N (made by the build, S bytes, sha256 H)" */
 void query_text_version(GString *out, const struct prov_version *v);
+
+/* The directory the (first) run of the trace was started in (g_free it); the current
+ * directory if the trace does not say. */
+char *query_run_cwd(struct qdb *q);

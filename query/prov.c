@@ -844,6 +844,8 @@ static GArray *walk_inputs(struct prov *p, int64_t start, const struct prov_walk
     struct prov_node *n;
     while (!w.gave_up && (n = g_queue_pop_head(&w.queue))) {
         int depth = n->depth + 1;
+        if (o->stop_at_shlibs && n->depth > 0 && n->role == PROV_ROLE_SHLIB)
+            continue;
         if (n->v->base_id)
             walk_add(&w, n->v->base_id,
                      classify(name_kind_of(n->v->path), n->v->path, TRACEDB_READ, NULL, false),

@@ -71,6 +71,8 @@ GArray *prov_versions_at(struct prov *p, int64_t file_id); /* int64_t ids; g_arr
 struct prov_walk_opts {
     bool scripts;        /* follow ancestors of writers / descendants of readers */
     char **prune;        /* NULL-terminated absolute directories not shown nor followed */
+    bool stop_at_shlibs; /* inputs: list shared libraries but not what they were made from
+                          * (dynamically linked, not incorporated) */
 };
 
 /* The closure of inputs of `start`: every version it was made from, recursively, with the

@@ -17,18 +17,6 @@ static const char inputs_sql[] =
     " JOIN versions v ON v.id = a.version_id JOIN files f ON f.id = a.file_id"
     " WHERE a.kind IN (1,5) AND a.result = 0 AND v.origin = 1 ORDER BY f.path";
 
-static char *run_cwd(struct qdb *q)
-{
-    sqlite3_stmt *st = NULL;
-    char *cwd = NULL;
-    if (sqlite3_prepare_v2(q->db, "SELECT cwd FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) ==
-            SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        cwd = g_strdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return cwd ? cwd : g_get_current_dir();
-}
-
 static void report(GString *out, bool json, bool *first, const char *what, const char *path,
                    const char *expected, const char *actual)
 {
@@ -126,7 +114,7 @@ int query_verify_main(int argc, char **argv)
         return 1;
     }
     prov_free(p);
-    g_autofree char *root = root_arg ? qdb_absolute_path(root_arg) : run_cwd(q);
+    g_autofree char *root = root_arg ? qdb_absolute_path(root_arg) : query_run_cwd(q);
     GPtrArray *entries = g_ptr_array_new_with_free_func(manifest_entry_free);
     g_autofree char *perr = NULL;
     if (manifest_parse(text, len, root, entries, &perr) < 0) {

@@ -1,0 +1,456 @@
+/* licenses: the licenses of what a built file incorporates, from its traced closure. */
+#include "common.h"
+#include "licdetect.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* How a file of the closure relates to the built file. */
+enum lic_category {
+    CAT_INCORPORATED, /* compiled source, or a header of the project (not a system header) */
+    CAT_RUNTIME,      /* toolchain runtime objects, under their known exceptions */
+    CAT_OBJECT,       /* a prebuilt object or archive linked in (its text is not a notice) */
+    CAT_SYSTEM_HEADER,
+    CAT_DYNAMIC,      /* a shared library: linked dynamically, not incorporated */
+    CAT_TOOL,         /* executed during the build */
+    CAT_SCRIPT,       /* build scripts (part of the corresponding source) */
+    CAT_OTHER,
+    CAT_COUNT
+};
+
+static const char *const cat_titles[CAT_COUNT] = {
+    "incorporated (compiled sources and project headers)",
+    "toolchain runtime (linked under its license exception)",
+    "prebuilt objects and archives linked in",
+    "system headers (interfaces, not counted)",
+    "shared libraries (linked dynamically, not incorporated)",
+    "executed tools",
+    "build scripts",
+    "other inputs",
+};
+static const char *const cat_names[CAT_COUNT] = {
+    "incorporated", "toolchain-runtime", "prebuilt-object", "system-header", "dynamic",
+    "tool", "script", "other",
+};
+
+struct lic_file {
+    const struct prov_version *v;
+    enum prov_role role;
+    enum lic_category cat;
+    char *license; /* SPDX expression, or NULL: unknown */
+    char *via;     /* the file whose notice it points to, or NULL */
+    char *problem; /* why it is unknown (content changed, unreadable), or NULL */
+};
+
+static bool is_system(const char *path)
+{
+    static char usr[] = "/usr", etc[] = "/etc", opt[] = "/opt", lib[] = "/lib", lib64[] = "/lib64";
+    char *const sys[] = {usr, etc, opt, lib, lib64, NULL};
+    return prov_path_under(path, sys);
+}
+
+/* Objects the compiler driver links into every program, each under a license exception. */
+static const char *runtime_exception(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (g_str_has_prefix(base, "crt") && g_str_has_suffix(base, ".o"))
+        return g_str_has_prefix(base, "crtbegin") || g_str_has_prefix(base, "crtend")
+                   ? "GPL-3.0-or-later WITH GCC-exception-3.1"
+                   : "LGPL-2.1-or-later WITH GCC-exception-2.0";
+    if (g_str_has_prefix(base, "libgcc") || g_str_has_prefix(base, "libssp_nonshared"))
+        return "GPL-3.0-or-later WITH GCC-exception-3.1";
+    if (!strcmp(base, "libc_nonshared.a"))
+        return "LGPL-2.1-or-later WITH GCC-exception-2.0";
+    return NULL;
+}
+
+static enum lic_category categorise(const struct prov_node *n)
+{
+    const char *path = n->v->path;
+    switch (n->role) {
+    case PROV_ROLE_SOURCE:
+        return CAT_INCORPORATED;
+    case PROV_ROLE_HEADER:
+        return is_system(path) ? CAT_SYSTEM_HEADER : CAT_INCORPORATED;
+    case PROV_ROLE_OBJECT:
+        return runtime_exception(path) ? CAT_RUNTIME : CAT_OBJECT;
+    case PROV_ROLE_SHLIB:
+        return CAT_DYNAMIC;
+    case PROV_ROLE_TOOL:
+        return CAT_TOOL;
+    case PROV_ROLE_SCRIPT:
+        return CAT_SCRIPT;
+    default:
+        return CAT_OTHER;
+    }
+}
+
+/* The content of version `v` as it is on disk now, if it still is that version. */
+static char *read_version(const struct prov_version *v, gsize *len, char **problem)
+{
+    char *data = NULL;
+    if (!g_file_get_contents(v->path, &data, len, NULL)) {
+        *problem = g_strdup("no longer readable");
+        return NULL;
+    }
+    g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, *len);
+    if (!v->sha256[0] || strcmp(sha, v->sha256) != 0) {
+        *problem = g_strdup(v->sha256[0] ? "changed since the build" : "not hashed in the trace");
+        g_free(data);
+        return NULL;
+    }
+    return data;
+}
+
+static void detect(struct lic_file *f, GPtrArray *all)
+{
+    gsize len = 0;
+    g_autofree char *text = read_version(f->v, &len, &f->problem);
+    if (!text)
+        return;
+    f->license = lic_detect(text, len);
+    if (f->license)
+        return;
+    g_autofree char *ref = lic_reference(text, len);
+    if (!ref)
+        return;
+    /* The referenced file: in the closure (same directory first), else beside this one. */
+    g_autofree char *dir = g_path_get_dirname(f->v->path);
+    g_autofree char *beside = g_build_filename(dir, ref, NULL);
+    char *target = NULL;
+    for (guint i = 0; i < all->len && !target; i++) {
+        const struct lic_file *o = all->pdata[i];
+        if (!g_ascii_strcasecmp(o->v->path, beside))
+            target = g_strdup(o->v->path);
+    }
+    for (guint i = 0; i < all->len && !target; i++) {
+        const struct lic_file *o = all->pdata[i];
+        g_autofree char *b = g_path_get_basename(o->v->path);
+        if (!g_ascii_strcasecmp(b, ref))
+            target = g_strdup(o->v->path);
+    }
+    if (!target)
+        target = g_strdup(beside);
+    char *other = NULL;
+    gsize olen = 0;
+    if (g_file_get_contents(target, &other, &olen, NULL)) {
+        f->license = lic_detect(other, olen);
+        g_free(other);
+    }
+    if (f->license)
+        f->via = target;
+    else
+        g_free(target);
+}
+
+static void free_file(gpointer p)
+{
+    struct lic_file *f = p;
+    g_free(f->license);
+    g_free(f->via);
+    g_free(f->problem);
+    g_free(f);
+}
+
+/* Does any license id in `expr` match one of the patterns (fnmatch)? */
+static const char *denied_by(const char *expr, char **patterns)
+{
+    g_auto(GStrv) words = g_strsplit_set(expr, " ()", -1);
+    for (char **w = words; *w; w++) {
+        if (!**w || !strcmp(*w, "AND") || !strcmp(*w, "OR") || !strcmp(*w, "WITH"))
+            continue;
+        for (char **p = patterns; p && *p; p++)
+            if (fnmatch(*p, *w, 0) == 0)
+                return *p;
+    }
+    return NULL;
+}
+
+static gint str_cmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The AND of the distinct licenses of the incorporated files (NULL: none known). */
+static char *rollup(GPtrArray *files)
+{
+    GPtrArray *ids = g_ptr_array_new();
+    for (guint i = 0; i < files->len; i++) {
+        const struct lic_file *f = files->pdata[i];
+        if (f->cat != CAT_INCORPORATED || !f->license)
+            continue;
+        bool dup = false;
+        for (guint k = 0; k < ids->len && !dup; k++)
+            dup = !strcmp(ids->pdata[k], f->license);
+        if (!dup)
+            g_ptr_array_add(ids, f->license);
+    }
+    g_ptr_array_sort(ids, str_cmp);
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < ids->len; k++) {
+        const char *e = ids->pdata[k];
+        bool compound = strchr(e, ' ') != NULL;
+        g_string_append_printf(s, "%s%s%s%s", k ? " AND " : "", compound && ids->len > 1 ? "(" : "",
+                               e, compound && ids->len > 1 ? ")" : "");
+    }
+    g_ptr_array_free(ids, TRUE);
+    return s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+}
+
+/* Copy the corresponding source (incorporated files and build scripts, as they were built)
+ * under `dest`, relative to the build's directory.  Returns 0 or prints why not and 1. */
+static int write_source(GPtrArray *files, const char *cwd, const char *dest)
+{
+    bool tarball = g_str_has_suffix(dest, ".tar.gz") || g_str_has_suffix(dest, ".tgz") ||
+                   g_str_has_suffix(dest, ".tar");
+    g_autofree char *dir = tarball ? g_dir_make_tmp("buildtrail-source-XXXXXX", NULL)
+                                   : g_strdup(dest);
+    if (!dir || (g_mkdir_with_parents(dir, 0755) < 0)) {
+        fprintf(stderr, "buildtrail licenses: cannot create %s: %s; give a writable directory to "
+                        "--corresponding-source\n", dir ? dir : dest, g_strerror(errno));
+        return 1;
+    }
+    int status = 0;
+    size_t cl = strlen(cwd);
+    for (guint i = 0; i < files->len && !status; i++) {
+        const struct lic_file *f = files->pdata[i];
+        if ((f->cat != CAT_INCORPORATED && f->cat != CAT_SCRIPT) ||
+            f->v->origin != TRACEDB_VERSION_FOUND)
+            continue;
+        const char *path = f->v->path;
+        g_autofree char *rel = !strncmp(path, cwd, cl) && path[cl] == '/'
+                                   ? g_strdup(path + cl + 1)
+                                   : g_strconcat("_external", path, NULL);
+        g_autofree char *out = g_build_filename(dir, rel, NULL);
+        g_autofree char *parent = g_path_get_dirname(out);
+        gsize len;
+        char *problem = NULL;
+        g_autofree char *data = read_version(f->v, &len, &problem);
+        if (!data) {
+            fprintf(stderr, "buildtrail licenses: %s: %s, so it is not the source that was "
+                            "built; rebuild before collecting the source\n", path, problem);
+            g_free(problem);
+            status = 1;
+        } else if (g_mkdir_with_parents(parent, 0755) < 0 ||
+                   !g_file_set_contents(out, data, (gssize)len, NULL)) {
+            fprintf(stderr, "buildtrail licenses: cannot write %s; check the destination\n", out);
+            status = 1;
+        } else {
+            struct stat st;
+            if (stat(path, &st) == 0)
+                chmod(out, st.st_mode & 0777);
+        }
+    }
+    if (tarball && !status) {
+        g_autofree char *abs = qdb_absolute_path(dest);
+        const char *argv[] = {"tar", "-C", dir, g_str_has_suffix(dest, ".tar") ? "-cf" : "-czf",
+                              abs, ".", NULL};
+        gint wait = 0;
+        g_autoptr(GError) err = NULL;
+        if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                          &wait, &err) || !g_spawn_check_wait_status(wait, NULL)) {
+            fprintf(stderr, "buildtrail licenses: tar could not write %s%s%s; check the "
+                            "destination\n", dest, err ? ": " : "", err ? err->message : "");
+            status = 1;
+        }
+    }
+    if (tarball) {
+        const char *rm[] = {"rm", "-rf", dir, NULL};
+        g_spawn_sync(NULL, (char **)rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
+                     NULL);
+    }
+    return status;
+}
+
+int query_licenses_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        QUERY_COMMON_LONGOPTS,
+        {"deny", required_argument, NULL, 'D'},
+        {"corresponding-source", required_argument, NULL, 'S'},
+        {0}};
+    struct query_opts o = {0};
+    const char *deny = NULL, *source_dest = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
+        switch (c) {
+        case 'D':
+            deny = optarg;
+            break;
+        case 'S':
+            source_dest = optarg;
+            break;
+        case 'h':
+            printf("Usage: buildtrail licenses [-d TRACE] [--json] [--deny PATTERNS]\n"
+                   "                           [--corresponding-source DIR|FILE.tar.gz] PATH\n"
+                   "The licenses of what PATH was built from, from its traced closure: each file\n"
+                   "with the license it declares (SPDX-License-Identifier tags, else the notice of a\n"
+                   "common license in its header, else one it points to: \"see copyright notice in\n"
+                   "zlib.h\"), grouped by license, and a roll-up for PATH.  Only incorporated files\n"
+                   "count: compiled sources and project headers.  System headers, shared libraries\n"
+                   "(dynamic), executed tools and build scripts are listed apart; toolchain runtime\n"
+                   "objects (crt*.o, libgcc, libc_nonshared) under their license exceptions.  The\n"
+                   "content read is checked against the trace's hash (a file changed since the\n"
+                   "build is reported unknown).\n"
+                   "\n"
+                   "      --deny PATTERNS  exit 1 if an incorporated file's license matches one of\n"
+                   "                       the comma-separated patterns (e.g. 'GPL-*,AGPL-*')\n"
+                   "      --corresponding-source DEST\n"
+                   "                       write the incorporated sources and build scripts, as\n"
+                   "                       built, to directory DEST (or a .tar.gz / .tar file)\n"
+                   "  -d, --db FILE        read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                   "      --json           print JSON\n");
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail licenses --help'.\n");
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "buildtrail licenses: %s; usage: buildtrail licenses [OPTION]... PATH\n",
+                optind >= argc ? "no PATH given" : "give exactly one PATH");
+        return 2;
+    }
+    struct qdb *q = query_open("licenses", o.db_path);
+    struct prov *p = q ? query_open_prov("licenses", q) : NULL;
+    g_autofree char *path = NULL;
+    int64_t file_id = p ? query_path_file_id("licenses", q, argv[optind], &path) : 0;
+    int64_t vid = file_id ? prov_version_at(p, file_id) : 0;
+    const struct prov_version *target = vid ? prov_version(p, vid) : NULL;
+    if (!target) {
+        if (file_id)
+            fprintf(stderr, "buildtrail licenses: %s: the build never read or wrote its content; "
+                            "see 'buildtrail files'\n", path);
+        prov_free(p);
+        qdb_close(q);
+        return 1;
+    }
+    g_autofree char *cwd = query_run_cwd(q);
+    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
+    GArray *nodes = prov_inputs(p, vid, &walk);
+    GPtrArray *files = g_ptr_array_new_with_free_func(free_file);
+    for (guint i = 0; i < nodes->len; i++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        /* What the build made is not a source: its own inputs are in the closure.  Shared
+         * libraries are listed whoever made them: the closure stops at them. */
+        if (n->v->origin != TRACEDB_VERSION_FOUND && n->role != PROV_ROLE_SHLIB)
+            continue;
+        struct lic_file *f = g_new0(struct lic_file, 1);
+        f->v = n->v;
+        f->role = n->role;
+        f->cat = categorise(n);
+        if (f->cat == CAT_RUNTIME)
+            f->license = g_strdup(runtime_exception(n->v->path));
+        g_ptr_array_add(files, f);
+    }
+    for (guint i = 0; i < files->len; i++) {
+        struct lic_file *f = files->pdata[i];
+        if (f->cat == CAT_INCORPORATED || f->cat == CAT_SYSTEM_HEADER || f->cat == CAT_SCRIPT)
+            detect(f, files);
+    }
+    g_autofree char *roll = rollup(files);
+    g_auto(GStrv) patterns = deny ? g_strsplit(deny, ",", -1) : NULL;
+    unsigned n_unknown = 0, n_denied = 0;
+    GString *out = g_string_new(NULL), *denials = g_string_new(NULL);
+    if (o.json) {
+        g_string_append(out, "{\"target\":");
+        query_json_version(out, target);
+        g_string_append(out, "},\"rollup\":");
+        if (roll)
+            json_string(out, roll, strlen(roll));
+        else
+            g_string_append(out, "null");
+        g_string_append(out, ",\"files\":[");
+    } else {
+        text_escape(out, path, strlen(path));
+        g_string_append(out, ": ");
+        query_text_version(out, target);
+        g_string_append_c(out, '\n');
+    }
+    bool first = true;
+    for (int cat = 0; cat < CAT_COUNT; cat++) {
+        bool heading = false;
+        for (guint i = 0; i < files->len; i++) {
+            const struct lic_file *f = files->pdata[i];
+            if ((int)f->cat != cat)
+                continue;
+            if (cat == CAT_INCORPORATED && !f->license)
+                n_unknown++;
+            const char *hit = cat == CAT_INCORPORATED && f->license && patterns
+                                  ? denied_by(f->license, patterns) : NULL;
+            if (hit) {
+                n_denied++;
+                g_string_append_printf(denials, "buildtrail licenses: denied: %s is %s (matches "
+                                                "'%s')\n", f->v->path, f->license, hit);
+            }
+            if (o.json) {
+                g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
+                json_string(out, f->v->path, strlen(f->v->path));
+                g_string_append_printf(out, ",\"category\":\"%s\",\"role\":\"%s\",\"license\":",
+                                       cat_names[cat], prov_role_name(f->role));
+                if (f->license)
+                    json_string(out, f->license, strlen(f->license));
+                else
+                    g_string_append(out, "null");
+                if (f->via) {
+                    g_string_append(out, ",\"via\":");
+                    json_string(out, f->via, strlen(f->via));
+                }
+                if (f->problem)
+                    g_string_append_printf(out, ",\"problem\":\"%s\"", f->problem);
+                g_string_append_printf(out, ",\"sha256\":\"%s\"}", f->v->sha256);
+                first = false;
+                continue;
+            }
+            if (!heading)
+                g_string_append_printf(out, "  %s:\n", cat_titles[cat]);
+            heading = true;
+            g_string_append_printf(out, "    %-28s ", f->license ? f->license
+                                                      : cat == CAT_DYNAMIC || cat == CAT_TOOL ? "-"
+                                                                                             : "unknown");
+            text_escape(out, f->v->path, strlen(f->v->path));
+            if (f->via) {
+                g_string_append(out, "  (notice in ");
+                text_escape(out, f->via, strlen(f->via));
+                g_string_append_c(out, ')');
+            }
+            if (f->problem)
+                g_string_append_printf(out, "  (%s)", f->problem);
+            g_string_append_c(out, '\n');
+        }
+    }
+    if (o.json) {
+        g_string_append_printf(out, "],\"unknown\":%u,\"denied\":%u}\n", n_unknown, n_denied);
+    } else {
+        g_string_append_printf(out, "  roll-up: %s", roll ? roll : "NOASSERTION");
+        if (n_unknown)
+            g_string_append_printf(out, " (and %u incorporated file%s of unknown license)",
+                                   n_unknown, n_unknown == 1 ? "" : "s");
+        g_string_append_c(out, '\n');
+    }
+    int status = query_emit(out) ? 1 : 0;
+    if (n_denied) {
+        fputs(denials->str, stderr);
+        status = 1;
+    }
+    if (source_dest && write_source(files, cwd, source_dest))
+        status = 1;
+    g_string_free(out, TRUE);
+    g_string_free(denials, TRUE);
+    g_ptr_array_free(files, TRUE);
+    g_array_unref(nodes);
+    prov_free(p);
+    qdb_close(q);
+    return status;
+}

@@ -1,0 +1,190 @@
+/* dpkgdb — see dpkgdb.h for the contract. */
+#include "dpkgdb.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+struct dpkgdb {
+    GPtrArray *pkgs;     /* struct dpkg_pkg* (owned) */
+    GHashTable *by_name; /* "name" and "name:arch" -> struct dpkg_pkg* */
+    GHashTable *owner;   /* path -> struct dpkg_pkg* */
+};
+
+void dpkg_pkg_free(gpointer p)
+{
+    struct dpkg_pkg *k = p;
+    if (!k)
+        return;
+    g_free(k->name);
+    g_free(k->arch);
+    g_free(k->version);
+    g_free(k->source);
+    g_free(k->source_version);
+    g_free(k);
+}
+
+/* One field's value (a single line; continuation lines are not needed for these fields). */
+static char *field(const char *line, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    if (len <= n || g_ascii_strncasecmp(line, name, n) || line[n] != ':')
+        return NULL;
+    size_t i = n + 1;
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    size_t end = len;
+    while (end > i && (line[end - 1] == ' ' || line[end - 1] == '\r'))
+        end--;
+    return g_strndup(line + i, end - i);
+}
+
+static void finish(struct dpkg_pkg *k, bool installed, GPtrArray *pkgs)
+{
+    if (!k->name || !*k->name || !installed) {
+        dpkg_pkg_free(k);
+        return;
+    }
+    if (!k->version)
+        k->version = g_strdup("");
+    if (!k->arch)
+        k->arch = g_strdup("");
+    if (k->source) {
+        /* "name" or "name (version)" */
+        char *paren = strchr(k->source, '(');
+        if (paren) {
+            char *close = strchr(paren, ')');
+            k->source_version = g_strndup(paren + 1, close ? (size_t)(close - paren - 1)
+                                                           : strlen(paren + 1));
+            *paren = '\0';
+            g_strstrip(k->source);
+        }
+        if (!*k->source) {
+            g_free(k->source);
+            k->source = NULL;
+        }
+    }
+    if (!k->source)
+        k->source = g_strdup(k->name);
+    if (!k->source_version)
+        k->source_version = g_strdup(k->version);
+    g_ptr_array_add(pkgs, k);
+}
+
+void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
+{
+    struct dpkg_pkg *k = g_new0(struct dpkg_pkg, 1);
+    bool installed = false;
+    size_t at = 0;
+    while (at < len) {
+        const char *line = text + at;
+        const char *nl = memchr(line, '\n', len - at);
+        size_t l = nl ? (size_t)(nl - line) : len - at;
+        at += l + (nl ? 1 : 0);
+        if (l == 0 || (l == 1 && line[0] == '\r')) {
+            /* A blank line ends a stanza. */
+            finish(k, installed, pkgs);
+            k = g_new0(struct dpkg_pkg, 1);
+            installed = false;
+            continue;
+        }
+        if (memchr(line, '\0', l))
+            continue; /* not text */
+        char *v;
+        if ((v = field(line, l, "Package"))) {
+            g_free(k->name);
+            k->name = v;
+        } else if ((v = field(line, l, "Architecture"))) {
+            g_free(k->arch);
+            k->arch = v;
+        } else if ((v = field(line, l, "Version"))) {
+            g_free(k->version);
+            k->version = v;
+        } else if ((v = field(line, l, "Source"))) {
+            g_free(k->source);
+            k->source = v;
+        } else if ((v = field(line, l, "Status"))) {
+            installed = g_str_has_prefix(v, "install ") && g_str_has_suffix(v, " installed");
+            g_free(v);
+        }
+    }
+    finish(k, installed, pkgs);
+}
+
+int dpkgdb_load(const char *admindir, struct dpkgdb **out)
+{
+    g_autofree char *status = g_build_filename(admindir, "status", NULL);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(status, &text, &len, NULL))
+        return -ENOENT;
+    struct dpkgdb *db = g_new0(struct dpkgdb, 1);
+    db->pkgs = g_ptr_array_new_with_free_func(dpkg_pkg_free);
+    db->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    db->owner = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    dpkg_parse_status(text, len, db->pkgs);
+    for (guint i = 0; i < db->pkgs->len; i++) {
+        struct dpkg_pkg *k = db->pkgs->pdata[i];
+        g_hash_table_insert(db->by_name, g_strdup_printf("%s:%s", k->name, k->arch), k);
+        if (!g_hash_table_contains(db->by_name, k->name))
+            g_hash_table_insert(db->by_name, g_strdup(k->name), k);
+    }
+    g_autofree char *info = g_build_filename(admindir, "info", NULL);
+    GDir *dir = g_dir_open(info, 0, NULL);
+    const char *name;
+    while (dir && (name = g_dir_read_name(dir))) {
+        if (!g_str_has_suffix(name, ".list"))
+            continue;
+        g_autofree char *pkgname = g_strndup(name, strlen(name) - 5);
+        struct dpkg_pkg *k = g_hash_table_lookup(db->by_name, pkgname);
+        if (!k)
+            continue;
+        g_autofree char *listpath = g_build_filename(info, name, NULL);
+        g_autofree char *list = NULL;
+        gsize ll = 0;
+        if (!g_file_get_contents(listpath, &list, &ll, NULL))
+            continue;
+        char *save = NULL;
+        for (char *p = strtok_r(list, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
+            if (p[0] == '/' && !g_hash_table_contains(db->owner, p))
+                g_hash_table_insert(db->owner, g_strdup(p), k);
+    }
+    if (dir)
+        g_dir_close(dir);
+    *out = db;
+    return 0;
+}
+
+const struct dpkg_pkg *dpkgdb_owner(struct dpkgdb *db, const char *path)
+{
+    const struct dpkg_pkg *k = g_hash_table_lookup(db->owner, path);
+    if (k)
+        return k;
+    /* Merged /usr: /bin, /sbin and /lib* are links into /usr, and dpkg lists either form. */
+    static const char *const merged[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/",
+                                         "/libx32/", NULL};
+    for (const char *const *m = merged; *m; m++) {
+        if (g_str_has_prefix(path, "/usr") && g_str_has_prefix(path + 4, *m))
+            return g_hash_table_lookup(db->owner, path + 4);
+        if (g_str_has_prefix(path, *m)) {
+            g_autofree char *u = g_strconcat("/usr", path, NULL);
+            return g_hash_table_lookup(db->owner, u);
+        }
+    }
+    return NULL;
+}
+
+const struct dpkg_pkg *dpkgdb_package(struct dpkgdb *db, const char *name)
+{
+    return g_hash_table_lookup(db->by_name, name);
+}
+
+void dpkgdb_free(struct dpkgdb *db)
+{
+    if (!db)
+        return;
+    g_hash_table_destroy(db->owner);
+    g_hash_table_destroy(db->by_name);
+    g_ptr_array_free(db->pkgs, TRUE);
+    g_free(db);
+}

@@ -1,0 +1,61 @@
+/* Unit tests: dpkg's status file (installed packages, source and version) and ownership. */
+#include "dpkgdb.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char status[] =
+    "Package: zlib1g-dev\nStatus: install ok installed\nArchitecture: amd64\n"
+    "Source: zlib\nVersion: 1:1.2.13.dfsg-1\nDescription: x\n continued line\n\n"
+    "Package: libfoo1\nStatus: deinstall ok config-files\nVersion: 1.0\n\n"
+    "Package: gcc-12\nStatus: install ok installed\nArchitecture: amd64\n"
+    "Source: gcc-12 (12.2.0-14)\nVersion: 12.2.0-14+b1\n\n"
+    "Package: dash\nStatus: install ok installed\nArchitecture: amd64\nVersion: 0.5.12-2";
+
+static void test_parse(void)
+{
+    GPtrArray *pkgs = g_ptr_array_new_with_free_func(dpkg_pkg_free);
+    dpkg_parse_status(status, strlen(status), pkgs);
+    g_assert_cmpuint(pkgs->len, ==, 3); /* libfoo1 is not installed */
+    const struct dpkg_pkg *z = pkgs->pdata[0], *g = pkgs->pdata[1], *d = pkgs->pdata[2];
+    g_assert_cmpstr(z->name, ==, "zlib1g-dev");
+    g_assert_cmpstr(z->source, ==, "zlib");
+    g_assert_cmpstr(z->source_version, ==, "1:1.2.13.dfsg-1");
+    g_assert_cmpstr(g->source, ==, "gcc-12");
+    g_assert_cmpstr(g->source_version, ==, "12.2.0-14"); /* binNMU: the source's own version */
+    g_assert_cmpstr(g->version, ==, "12.2.0-14+b1");
+    g_assert_cmpstr(d->source, ==, "dash"); /* no Source: the package itself */
+    g_ptr_array_free(pkgs, TRUE);
+}
+
+static void test_owner(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("bt-dpkg-XXXXXX", NULL);
+    g_autofree char *info = g_build_filename(dir, "info", NULL);
+    g_mkdir(info, 0755);
+    g_autofree char *st = g_build_filename(dir, "status", NULL);
+    g_assert_true(g_file_set_contents(st, status, -1, NULL));
+    g_autofree char *l1 = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
+    g_assert_true(g_file_set_contents(l1, "/.\n/usr/include/zlib.h\n", -1, NULL));
+    g_autofree char *l2 = g_build_filename(info, "dash.list", NULL);
+    g_assert_true(g_file_set_contents(l2, "/bin/dash\n", -1, NULL));
+    struct dpkgdb *db = NULL;
+    g_assert_cmpint(dpkgdb_load(dir, &db), ==, 0);
+    g_assert_cmpstr(dpkgdb_owner(db, "/usr/include/zlib.h")->name, ==, "zlib1g-dev");
+    g_assert_cmpstr(dpkgdb_owner(db, "/usr/bin/dash")->name, ==, "dash"); /* merged /usr */
+    g_assert_null(dpkgdb_owner(db, "/etc/ld.so.cache"));
+    g_assert_nonnull(dpkgdb_package(db, "gcc-12"));
+    dpkgdb_free(db);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    g_assert_cmpint(system(cmd), ==, 0);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/dpkgdb/parse", test_parse);
+    g_test_add_func("/dpkgdb/owner", test_owner);
+    return g_test_run();
+}

@@ -339,19 +339,14 @@ static int64_t version_at(struct fs *fs, struct fs_inode *dir, const char *name)
     return vers_current(fs->vers, st.st_dev, st.st_ino);
 }
 
-/* A read-only fd of the file open as `fd` with `flags`, to hash it from (or -errno).  A
- * reader's fd is shared; a writer's is reopened read-only, since an fd open for writing would
- * make an exec of the file fail with ETXTBSY while it is hashed. */
-static int hash_fd_of(int fd, int flags)
+/* A read-only fd of the file open as `fd`, to hash it from (or -errno): a new open file
+ * description (never a dup: its flags and offset are the build's, and a writer's fd would make
+ * an exec of the file fail with ETXTBSY while it is hashed), without updating the access time. */
+static int hash_fd_of(int fd)
 {
-    if ((flags & O_ACCMODE) == O_RDONLY && !(flags & O_DIRECT)) {
-        int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        return d < 0 ? -errno : d;
-    }
     char p[64];
     snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-    int r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    return r < 0 ? -errno : r;
+    return vers_open_for_hash(p);
 }
 
 static bool is_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
@@ -661,8 +656,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
                 r = -errno;
                 vers_write_abort(fs->vers, vw);
             } else {
-                int hfd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-                vers_write_end(fs->vers, vw, hfd < 0 ? -errno : hfd);
+                vers_write_end(fs->vers, vw, vers_open_for_hash(l.path));
             }
         }
     }
@@ -1053,7 +1047,7 @@ static void handle_release(struct fs *fs, struct fs_handle *h)
         acct_flush(fs, h, &h->acct[i], i == 0);
     pthread_mutex_unlock(&h->acct_lock);
     if (h->vw)
-        vers_write_end(fs->vers, h->vw, hash_fd_of(h->fd, h->open_flags));
+        vers_write_end(fs->vers, h->vw, hash_fd_of(h->fd));
     if (h->dir)
         closedir(h->dir);
     else if (h->fd >= 0 && h->type != HANDLE_OUTPUT)
@@ -1138,7 +1132,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         bool hash_needed;
         version_id = read_version_id = vers_read(fs->vers, in->dev, in->ino, file_id, &hash_needed);
         if (hash_needed)
-            vers_hash_found(fs->vers, in->dev, in->ino, hash_fd_of(fd, flags));
+            vers_hash_found(fs->vers, in->dev, in->ino, hash_fd_of(fd));
     }
 
     if (r < 0 || (fi->flags & O_TRUNC))
@@ -1230,7 +1224,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         r = do_lookup(fs, dir, name, &e);
     if (r < 0) {
         if (fd >= 0) {
-            vers_write_end(fs->vers, vw, hash_fd_of(fd, fi->flags));
+            vers_write_end(fs->vers, vw, hash_fd_of(fd));
             close(fd);
         }
         fuse_reply_err(req, -r);

@@ -75,6 +75,14 @@ static int64_t now_ns(void)
     return rec_now_ns();
 }
 
+int vers_open_for_hash(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == EPERM) /* O_NOATIME needs the file's owner (or CAP_FOWNER) */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    return fd < 0 ? -errno : fd;
+}
+
 int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t sha1[20],
                  uint8_t git_sha1[20], int64_t *size)
 {
@@ -274,9 +282,7 @@ static void supersede_locked(struct vers *v, struct vers_entry *e)
         if (w->fd >= 0) {
             char p[64];
             snprintf(p, sizeof p, "/proc/self/fd/%d", w->fd);
-            fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-            if (fd < 0)
-                fd = -errno;
+            fd = vers_open_for_hash(p);
         }
     }
     for (guint i = 0; i < e->writers->len; i++)

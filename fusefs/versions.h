@@ -91,6 +91,10 @@ void vers_hash_found(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
 /* The current version of (dev, ino), 0 if the build never read or wrote it. */
 int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
 
+/* Open `path` read-only to hash it, without touching its access time (O_NOATIME, where the
+ * file's owner allows it): a hash must not change what the build sees.  fd or -errno. */
+int vers_open_for_hash(const char *path);
+
 /* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id
  * (SHA-1 of "blob SIZE\0" + content), and plain SHA-1 (SPDX 2 requires it).  Returns 0, -errno, -ESTALE when the size changed
  * while reading, or -EFBIG when the file is larger than `limit` (0: none); *size gets its

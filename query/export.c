@@ -700,7 +700,7 @@ static int fmt_dot(struct export_ctx *x)
     GString *o = x->out;
     g_string_append(o, "digraph buildtrail {\n  rankdir=LR;\n  node [fontsize=10];\n");
     GHashTable *emitted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GHashTable *procs = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     sqlite3_stmt *acc = NULL;
     sqlite3_prepare_v2(x->q->db, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "

@@ -7,8 +7,13 @@ require_fuse
 require_cmd python3
 mkdir "$T/ws" && cd "$T/ws"
 echo source > src.txt
+echo untouched > opened-only.txt
+touch -a -d '2001-01-01 00:00:00 UTC' opened-only.txt
 cat > build.sh <<'B'
 set -e
+# Opened and never read: hashing it (a found version) must not update its access time.
+exec 3< opened-only.txt
+exec 3<&-
 # Rewritten at once, many times: each reader copies what it saw.
 i=0
 while [ $i -lt 200 ]; do
@@ -80,6 +85,7 @@ assert rv == tmpv, "the reader of out read the renamed version"
 check_hash(tmpv, b"source\n", "out")
 print("ok", len(versions), "versions")
 PY
+[ "$(stat -c %X "$T/ws/opened-only.txt")" = 978307200 ] || fail "hashing changed the access time of a file the build only opened"
 # The query side agrees: inputs of final reach src.txt through the rename.
 out=$(bt inputs -d "$T/trace.db" --leaves final)
 assert_contains "$out" "$T/ws/src.txt" "src.txt is a leaf input of final"

@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"outputs", query_outputs_main, "everything the build made from a file"},
     {"verify", query_verify_main, "check the build read only its declared inputs"},
     {"licenses", query_licenses_main, "the licenses of what a built file incorporates"},
+    {"copies", query_copies_main, "embedded copies of code, exact or edited, and where they shipped"},
     {"packages", query_packages_main, "the Debian packages the build used and incorporated"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX, ..."},
 };

@@ -110,25 +110,6 @@ static GArray *subtree(struct export_ctx *x, int64_t id)
     return all;
 }
 
-/* Does the path (file id) exist at the end of the build, as far as the trace knows? */
-static bool exists_at_end(struct export_ctx *x, int64_t file_id)
-{
-    sqlite3_stmt *st = NULL;
-    bool exists = true;
-    if (sqlite3_prepare_v2(x->q->db, "SELECT kind FROM accesses WHERE file_id = ? AND result = 0 "
-                                     "AND kind IN (1,2,3,4,5,6,9,10,11,12) "
-                                     "ORDER BY first_ns DESC, id DESC LIMIT 1", -1, &st, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, file_id);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            int k = sqlite3_column_int(st, 0);
-            exists = k != TRACEDB_UNLINK && k != TRACEDB_RENAME_FROM;
-        }
-    }
-    sqlite3_finalize(st);
-    return exists;
-}
-
 /* Is `path` in the build's private /tmp (and not in a traced tree mounted inside it)? */
 static bool in_tmp(struct export_ctx *x, const char *path)
 {
@@ -159,7 +140,7 @@ static GArray *products(struct export_ctx *x)
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t file_id = sqlite3_column_int64(st, 0);
-        if (!exists_at_end(x, file_id))
+        if (!prov_exists_at_end(x->p, file_id))
             continue;
         const struct prov_version *v = prov_version(x->p, prov_version_at(x->p, file_id));
         if (!v || v->origin != TRACEDB_VERSION_WRITTEN || in_tmp(x, v->path) ||
@@ -395,7 +376,7 @@ static int fmt_compile_commands(struct export_ctx *x)
             const char *src = link ? NULL : sources->pdata[s];
             if (src) {
                 int64_t fid = qdb_file_id(x->q, src);
-                if (fid && !exists_at_end(x, fid))
+                if (fid && !prov_exists_at_end(x->p, fid))
                     continue; /* a configure test's source, deleted since (as Bear does) */
             }
             /* The output: what the compile actually wrote; for several sources, the object

@@ -320,6 +320,17 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
     return id;
 }
 
+bool prov_exists_at_end(struct prov *p, int64_t file_id)
+{
+    GArray *kinds = qdb_ids(p->q, "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 "
+                                  "AND kind IN (1,2,3,4,5,6,9,10,11,12) "
+                                  "ORDER BY first_ns DESC, id DESC LIMIT 1", file_id);
+    bool exists = !kinds->len || (g_array_index(kinds, int64_t, 0) != TRACEDB_UNLINK &&
+                                  g_array_index(kinds, int64_t, 0) != TRACEDB_RENAME_FROM);
+    g_array_unref(kinds);
+    return exists;
+}
+
 GArray *prov_versions_at(struct prov *p, int64_t file_id)
 {
     return qdb_ids(p->q, "SELECT version_id FROM accesses WHERE file_id = ?1 AND version_id IS "

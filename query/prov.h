@@ -65,6 +65,8 @@ const struct prov_version *prov_version(struct prov *p, int64_t id);
 
 /* The version last seen at `file_id` (written, moved there, or read there); 0 if none. */
 int64_t prov_version_at(struct prov *p, int64_t file_id);
+/* Does the path still exist when the build ends (its last event is not a removal)? */
+bool prov_exists_at_end(struct prov *p, int64_t file_id);
 /* Every version ever at file_id, oldest first. */
 GArray *prov_versions_at(struct prov *p, int64_t file_id); /* int64_t ids; g_array_unref */
 

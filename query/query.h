@@ -1,5 +1,5 @@
 /* query — the read-only subcommands over a trace: who-wrote, who-read, tree, log,
- * show, files, inputs, outputs, verify, export, licenses, packages.
+ * show, files, inputs, outputs, verify, export, licenses, packages, copies.
  *
  * Each *_main is main-level code: it parses its options (getopt_long; --help to stdout and
  * exit 0; usage errors to stderr and exit 2), reports errors as one line on stderr, and
@@ -20,3 +20,4 @@ int query_show_main(int argc, char **argv);
 int query_export_main(int argc, char **argv);
 int query_licenses_main(int argc, char **argv);
 int query_packages_main(int argc, char **argv);
+int query_copies_main(int argc, char **argv);

@@ -1,0 +1,417 @@
+/* copies: embedded copies of code among what the build compiled, and what they shipped in. */
+#include "common.h"
+#include "query.h"
+#include "textout.h"
+#include "tracedb.h"
+#include "winnow.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool code_name(const char *path)
+{
+    static const char *const exts[] = {".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx",
+                                       ".inc", ".inl", ".s", ".S", ".m", ".mm", NULL};
+    const char *dot = strrchr(path, '.');
+    for (const char *const *e = exts; dot && *e; e++)
+        if (!strcmp(dot, *e))
+            return true;
+    return false;
+}
+
+/* Similarity needs this many fingerprints (a few hundred bytes of code): below it, any two
+ * small files of one project share most of what little they have. */
+#define MIN_FINGERPRINTS 64
+
+/* Headers are compared with headers, sources with sources: a header shares its declarations
+ * with its own implementation. */
+static bool header_name(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") ||
+                   !strcmp(dot, ".hxx") || !strcmp(dot, ".inc") || !strcmp(dot, ".inl"));
+}
+
+/* ---- --index DIR ------------------------------------------------------------------------- */
+
+static void index_dir(GString *out, const char *root, const char *rel, unsigned *n)
+{
+    g_autofree char *dir = rel[0] ? g_build_filename(root, rel, NULL) : g_strdup(root);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    if (!d)
+        return;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    const char *name;
+    while ((name = g_dir_read_name(d)))
+        g_ptr_array_add(names, g_strdup(name));
+    g_dir_close(d);
+    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    for (guint i = 0; i < names->len; i++) {
+        const char *nm = *(char **)&names->pdata[i];
+        g_autofree char *r = rel[0] ? g_build_filename(rel, nm, NULL) : g_strdup(nm);
+        g_autofree char *full = g_build_filename(root, r, NULL);
+        struct stat st;
+        if (lstat(full, &st) < 0 || strchr(r, '\n'))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            index_dir(out, root, r, n);
+        } else if (S_ISREG(st.st_mode)) {
+            g_autofree char *data = NULL;
+            gsize len = 0;
+            if (!g_file_get_contents(full, &data, &len, NULL))
+                continue;
+            g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (guchar *)data, len);
+            g_autofree char *base = g_path_get_basename(root);
+            g_autofree char *label = g_build_filename(base, r, NULL);
+            GArray *fp = code_name(r) ? winnow_fingerprints(data, len) : NULL;
+            copyindex_write(out, label, sha, fp);
+            if (fp)
+                g_array_free(fp, TRUE);
+            (*n)++;
+        }
+    }
+    g_ptr_array_free(names, TRUE);
+}
+
+/* ---- matching ---------------------------------------------------------------------------- */
+
+struct candidate {
+    const struct prov_version *v;
+    GArray *fp;              /* NULL when its content could not be read as built */
+};
+
+struct match {
+    const char *what;        /* "same" or "similar" */
+    const char *where;       /* "build" or "known" */
+    char *name;
+    double score;
+};
+
+static int cmp_match(gconstpointer a, gconstpointer b)
+{
+    const struct match *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score < y->score ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The built files a version went into, leaving out the build's temporary files (in its
+ * private /tmp, unless that is where the build's own directory is). */
+static GPtrArray *shipped_in(struct qdb *q, struct prov *p, int64_t vid, const char *tmp_tree,
+                             const char *cwd)
+{
+    GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_array_append_val(starts, vid);
+    static const struct prov_walk_opts walk = {.scripts = false};
+    GArray *outs = prov_outputs(p, starts, &walk);
+    GPtrArray *paths = g_ptr_array_new();
+    char *tmp[] = {(char *)tmp_tree, NULL}, *ws[] = {(char *)cwd, NULL};
+    for (guint i = 0; i < outs->len; i++) {
+        const struct prov_node *n = &g_array_index(outs, struct prov_node, i);
+        if (tmp_tree && prov_path_under(n->v->path, tmp) && !prov_path_under(n->v->path, ws))
+            continue;
+        /* only what is still there at the end, as it was left */
+        int64_t fid = qdb_file_id(q, n->v->path);
+        if (!fid || !prov_exists_at_end(p, fid) || prov_version_at(p, fid) != n->v->id)
+            continue;
+        g_ptr_array_add(paths, (gpointer)n->v->path);
+    }
+    g_array_unref(outs);
+    g_array_unref(starts);
+    return paths;
+}
+
+int query_copies_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        QUERY_COMMON_LONGOPTS,
+        {"known", required_argument, NULL, 'K'},
+        {"index", required_argument, NULL, 'I'},
+        {"output", required_argument, NULL, 'o'},
+        {"threshold", required_argument, NULL, 'T'},
+        {0}};
+    struct query_opts o = {0};
+    const char *known_path = NULL, *index_root = NULL, *output = NULL;
+    double threshold = 0.6;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
+        if (query_common_option(c, optarg, &o))
+            continue;
+        switch (c) {
+        case 'K': known_path = optarg; break;
+        case 'I': index_root = optarg; break;
+        case 'o': output = optarg; break;
+        case 'T': {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (*end || t <= 0 || t > 100) {
+                fprintf(stderr, "buildtrail copies: --threshold '%s' is not a percentage "
+                                "between 1 and 100\n", optarg);
+                return 2;
+            }
+            threshold = t / 100;
+            break;
+        }
+        case 'h':
+            printf("Usage: buildtrail copies [-d TRACE] [--known INDEX] [--threshold PCT] [--json]\n"
+                   "       buildtrail copies --index DIR [-o INDEX]\n"
+                   "Embedded code copies among the source files the build compiled or included:\n"
+                   "files with the same content as another file the build read, or as a file of\n"
+                   "a known-copies index (--known), and files similar to one (an older or patched\n"
+                   "copy: the share of the file's winnowed fingerprints found in the other, at\n"
+                   "least --threshold percent, default 60).  Each is shown with the built files\n"
+                   "it went into (none: vendored but unused), then a score per directory.\n"
+                   "--index DIR writes an index of DIR's files (sha256sum lines, plus\n"
+                   "fingerprints of source files) to INDEX or standard output.\n"
+                   "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
+                   "      --json      print JSON\n");
+            return 0;
+        default:
+            fprintf(stderr, "Try 'buildtrail copies --help'.\n");
+            return 2;
+        }
+    }
+    int r = query_no_operands("copies", argc, argv);
+    if (r)
+        return r;
+    if (index_root) {
+        GString *out = g_string_new(NULL);
+        unsigned n = 0;
+        struct stat st;
+        if (stat(index_root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "buildtrail copies: --index %s: not a directory; give the tree of "
+                            "known code to index\n", index_root);
+            g_string_free(out, TRUE);
+            return 2;
+        }
+        index_dir(out, index_root, "", &n);
+        int status = 0;
+        if (output) {
+            if (!g_file_set_contents(output, out->str, (gssize)out->len, NULL)) {
+                fprintf(stderr, "buildtrail copies: cannot write %s; give a writable path to -o\n",
+                        output);
+                status = 1;
+            }
+        } else if (query_emit(out)) {
+            status = 1;
+        }
+        g_string_free(out, TRUE);
+        return status;
+    }
+    GPtrArray *known = g_ptr_array_new_with_free_func(copyindex_entry_free);
+    if (known_path) {
+        g_autofree char *text = NULL;
+        gsize len = 0;
+        if (!g_file_get_contents(known_path, &text, &len, NULL)) {
+            fprintf(stderr, "buildtrail copies: cannot read %s; make an index with 'buildtrail "
+                            "copies --index DIR -o FILE'\n", known_path);
+            g_ptr_array_free(known, TRUE);
+            return 2;
+        }
+        copyindex_parse(text, len, known);
+    }
+    struct qdb *q = query_open("copies", o.db_path);
+    struct prov *p = q ? query_open_prov("copies", q) : NULL;
+    if (!p) {
+        qdb_close(q);
+        g_ptr_array_free(known, TRUE);
+        return 1;
+    }
+    g_autofree char *cwd = query_run_cwd(q);
+    g_autofree char *tmp_tree = NULL;
+    {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(q->db, "SELECT path FROM trees WHERE role = 'tmp'", -1, &st, NULL) ==
+                SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            tmp_tree = g_strdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    /* The candidates: source files the build read and did not make. */
+    GArray *ids = qdb_ids(q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
+                             "v.id = a.version_id WHERE a.kind = 1 AND a.result = 0 AND "
+                             "v.origin = 1 AND ?1 = ?1", 0);
+    GArray *cands = g_array_new(FALSE, TRUE, sizeof(struct candidate));
+    for (guint i = 0; i < ids->len; i++) {
+        const struct prov_version *v = prov_version(p, g_array_index(ids, int64_t, i));
+        if (!v || !code_name(v->path) || !v->sha256[0])
+            continue;
+        struct candidate cd = {v, NULL};
+        g_autofree char *data = NULL;
+        gsize len = 0;
+        if (g_file_get_contents(v->path, &data, &len, NULL)) {
+            g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (guchar *)data, len);
+            if (!strcmp(sha, v->sha256))
+                cd.fp = winnow_fingerprints(data, len);
+        }
+        g_array_append_val(cands, cd);
+    }
+    g_array_unref(ids);
+    GString *out = g_string_new(o.json ? "{\"files\":[" : NULL);
+    bool first = true;
+    unsigned reported = 0;
+    /* Per directory: its files' fingerprints, and how many each known directory shares. */
+    GHashTable *dir_total = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *dir_shared = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < cands->len; i++) {
+        const struct candidate *cd = &g_array_index(cands, struct candidate, i);
+        GArray *matches = g_array_new(FALSE, TRUE, sizeof(struct match));
+        for (guint k = 0; k < cands->len; k++) {
+            const struct candidate *o2 = &g_array_index(cands, struct candidate, k);
+            if (k == i || !strcmp(o2->v->path, cd->v->path))
+                continue;
+            if (!strcmp(o2->v->sha256, cd->v->sha256)) {
+                struct match m = {"same", "build", g_strdup(o2->v->path), 1.0};
+                g_array_append_val(matches, m);
+            } else if (cd->fp && o2->fp && cd->fp->len >= MIN_FINGERPRINTS &&
+                       header_name(cd->v->path) == header_name(o2->v->path)) {
+                double s = winnow_containment(cd->fp, o2->fp);
+                if (s >= threshold) {
+                    struct match m = {"similar", "build", g_strdup(o2->v->path), s};
+                    g_array_append_val(matches, m);
+                }
+            }
+        }
+        g_autofree char *dir = g_path_get_dirname(cd->v->path);
+        if (cd->fp) {
+            guint *t = g_hash_table_lookup(dir_total, dir);
+            g_hash_table_insert(dir_total, g_strdup(dir),
+                                GUINT_TO_POINTER(GPOINTER_TO_UINT(t) + cd->fp->len));
+        }
+        for (guint k = 0; k < known->len; k++) {
+            const struct copyindex_entry *e = known->pdata[k];
+            double s = 0;
+            if (!strcmp(e->sha256, cd->v->sha256))
+                s = 1.0;
+            else if (cd->fp && e->fp && cd->fp->len >= MIN_FINGERPRINTS &&
+                     header_name(cd->v->path) == header_name(e->name))
+                s = winnow_containment(cd->fp, e->fp);
+            if (s <= 0)
+                continue;
+            if (cd->fp && e->fp) {
+                /* for the directory score: the known file's directory */
+                g_autofree char *kdir = g_path_get_dirname(e->name);
+                g_autofree char *key = g_strdup_printf("%s\n%s", dir, kdir);
+                guint shared = (guint)(s * cd->fp->len + 0.5);
+                guint *old = g_hash_table_lookup(dir_shared, key);
+                g_hash_table_insert(dir_shared, g_strdup(key),
+                                    GUINT_TO_POINTER(GPOINTER_TO_UINT(old) + shared));
+            }
+            if (s >= threshold || s == 1.0) {
+                bool same = !strcmp(e->sha256, cd->v->sha256);
+                struct match m = {same ? "same" : "similar", "known", g_strdup(e->name), s};
+                g_array_append_val(matches, m);
+            }
+        }
+        if (!matches->len) {
+            g_array_free(matches, TRUE);
+            continue;
+        }
+        g_array_sort(matches, cmp_match);
+        reported++;
+        GPtrArray *into = shipped_in(q, p, cd->v->id, tmp_tree, cwd);
+        if (o.json) {
+            g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
+            json_string(out, cd->v->path, strlen(cd->v->path));
+            g_string_append_printf(out, ",\"sha256\":\"%s\",\"matches\":[", cd->v->sha256);
+            for (guint k = 0; k < matches->len; k++) {
+                const struct match *m = &g_array_index(matches, struct match, k);
+                g_string_append_printf(out, "%s{\"kind\":\"%s\",\"in\":\"%s\",\"score\":%.3f,\"name\":",
+                                       k ? "," : "", m->what, m->where, m->score);
+                json_string(out, m->name, strlen(m->name));
+                g_string_append_c(out, '}');
+            }
+            g_string_append(out, "],\"shipped_in\":[");
+            for (guint k = 0; k < into->len; k++) {
+                if (k)
+                    g_string_append_c(out, ',');
+                json_string(out, into->pdata[k], strlen(into->pdata[k]));
+            }
+            g_string_append(out, "]}");
+        } else {
+            text_escape(out, cd->v->path, strlen(cd->v->path));
+            g_string_append_c(out, '\n');
+            for (guint k = 0; k < matches->len; k++) {
+                const struct match *m = &g_array_index(matches, struct match, k);
+                if (!strcmp(m->what, "same"))
+                    g_string_append_printf(out, "  same content as   (%s) ", m->where);
+                else
+                    g_string_append_printf(out, "  similar (%3.0f%%) to (%s) ", m->score * 100,
+                                           m->where);
+                text_escape(out, m->name, strlen(m->name));
+                g_string_append_c(out, '\n');
+            }
+            if (!into->len)
+                g_string_append(out, "  shipped in nothing (vendored but unused)\n");
+            for (guint k = 0; k < into->len; k++) {
+                g_string_append(out, k ? "              " : "  shipped in   ");
+                text_escape(out, into->pdata[k], strlen(into->pdata[k]));
+                g_string_append_c(out, '\n');
+            }
+        }
+        first = false;
+        g_ptr_array_free(into, TRUE);
+        for (guint k = 0; k < matches->len; k++)
+            g_free(g_array_index(matches, struct match, k).name);
+        g_array_free(matches, TRUE);
+    }
+    /* Directories: the share of a directory's fingerprints found in one known directory. */
+    GPtrArray *dir_lines = g_ptr_array_new_with_free_func(g_free);
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, dir_shared);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        const char *k = key;
+        const char *nl = strchr(k, '\n');
+        g_autofree char *dir = g_strndup(k, (size_t)(nl - k));
+        guint total = GPOINTER_TO_UINT(g_hash_table_lookup(dir_total, dir));
+        double s = total ? (double)GPOINTER_TO_UINT(value) / total : 0;
+        if (s >= threshold)
+            g_ptr_array_add(dir_lines, g_strdup_printf("%s\n%s\n%.3f", dir, nl + 1, s));
+    }
+    g_ptr_array_sort(dir_lines, (GCompareFunc)g_strcmp0);
+    if (o.json) {
+        g_string_append(out, "],\"directories\":[");
+    } else if (dir_lines->len) {
+        g_string_append(out, "directories:\n");
+    } else if (!reported) {
+        g_string_append(out, "no copies found\n");
+    }
+    for (guint i = 0; i < dir_lines->len; i++) {
+        g_auto(GStrv) f = g_strsplit(dir_lines->pdata[i], "\n", 3);
+        double s = g_ascii_strtod(f[2], NULL);
+        if (o.json) {
+            g_string_append(out, i ? ",{\"directory\":" : "{\"directory\":");
+            json_string(out, f[0], strlen(f[0]));
+            g_string_append(out, ",\"known\":");
+            json_string(out, f[1], strlen(f[1]));
+            g_string_append_printf(out, ",\"score\":%.3f}", s);
+        } else {
+            g_string_append(out, "  ");
+            text_escape(out, f[0], strlen(f[0]));
+            g_string_append_printf(out, "  %3.0f%% like (known) ", s * 100);
+            text_escape(out, f[1], strlen(f[1]));
+            g_string_append_c(out, '\n');
+        }
+    }
+    if (o.json)
+        g_string_append(out, "]}\n");
+    int status = query_emit(out) ? 1 : 0;
+    g_string_free(out, TRUE);
+    g_ptr_array_free(dir_lines, TRUE);
+    g_hash_table_destroy(dir_total);
+    g_hash_table_destroy(dir_shared);
+    for (guint i = 0; i < cands->len; i++) {
+        struct candidate *cd = &g_array_index(cands, struct candidate, i);
+        if (cd->fp)
+            g_array_free(cd->fp, TRUE);
+    }
+    g_array_free(cands, TRUE);
+    g_ptr_array_free(known, TRUE);
+    prov_free(p);
+    qdb_close(q);
+    return status;
+}

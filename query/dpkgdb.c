@@ -1,6 +1,8 @@
 /* dpkgdb — see dpkgdb.h for the contract. */
 #include "dpkgdb.h"
 
+#include "lines.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -75,12 +77,10 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
 {
     struct dpkg_pkg *k = g_new0(struct dpkg_pkg, 1);
     bool installed = false;
-    size_t at = 0;
-    while (at < len) {
-        const char *line = text + at;
-        const char *nl = memchr(line, '\n', len - at);
-        size_t l = nl ? (size_t)(nl - line) : len - at;
-        at += l + (nl ? 1 : 0);
+    struct lines it = {text, len, 0};
+    const char *line;
+    size_t l;
+    while (lines_next(&it, &line, &l)) {
         if (l == 0 || (l == 1 && line[0] == '\r')) {
             /* A blank line ends a stanza. */
             finish(k, installed, pkgs);

@@ -1,6 +1,7 @@
 /* manifest — see manifest.h for the format and the contract. */
 #include "manifest.h"
 
+#include "lines.h"
 #include "qdb.h"
 
 #include <errno.h>
@@ -87,14 +88,13 @@ int manifest_parse(const char *text, size_t len, const char *root, GPtrArray *en
                    char **err)
 {
     int lineno = 0;
-    size_t at = 0;
-    while (at < len) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t l = nl ? (size_t)(nl - (text + at)) : len - at;
-        int r = parse_line(text + at, l, ++lineno, root, entries, err);
+    struct lines it = {text, len, 0};
+    const char *line;
+    size_t l;
+    while (lines_next(&it, &line, &l)) {
+        int r = parse_line(line, l, ++lineno, root, entries, err);
         if (r < 0)
             return r;
-        at += l + 1;
     }
     return 0;
 }

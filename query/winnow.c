@@ -1,6 +1,8 @@
 /* winnow — see winnow.h for the contract. */
 #include "winnow.h"
 
+#include "lines.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +150,10 @@ static bool hex64(const char *s, size_t n)
 void copyindex_parse(const char *text, size_t len, GPtrArray *entries)
 {
     struct copyindex_entry *last = NULL;
-    size_t at = 0;
-    while (at < len) {
-        const char *line = text + at;
-        const char *nl = memchr(line, '\n', len - at);
-        size_t l = nl ? (size_t)(nl - line) : len - at;
-        at += l + (nl ? 1 : 0);
+    struct lines it = {text, len, 0};
+    const char *line;
+    size_t l;
+    while (lines_next(&it, &line, &l)) {
         if (l && line[l - 1] == '\r')
             l--;
         if (!l || memchr(line, '\0', l))

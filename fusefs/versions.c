@@ -70,11 +70,6 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
     return x->dev == y->dev && x->ino == y->ino;
 }
 
-static int64_t now_ns(void)
-{
-    return rec_now_ns();
-}
-
 int vers_open_for_hash(const char *path)
 {
     int fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOCTTY);
@@ -153,7 +148,7 @@ static void hash_job(gpointer data, gpointer user_data)
             rv->hashed = true;
     }
     if (rv->origin == TRACEDB_VERSION_FOUND)
-        rv->end_ns = now_ns();
+        rv->end_ns = rec_now_ns();
     rec_add_version(v->rec, rv);
 
     pthread_mutex_lock(&v->lock);
@@ -259,7 +254,7 @@ static void finish_locked(struct vers *v, struct vers_entry *e, int fd)
         .origin = TRACEDB_VERSION_WRITTEN,
         .base_id = e->base_id,
         .begin_ns = e->begin_ns,
-        .end_ns = now_ns(),
+        .end_ns = rec_now_ns(),
     };
     if (e->spare_fd >= 0) {
         if (fd < 0)
@@ -308,7 +303,7 @@ struct vers_writer *vers_write_begin(struct vers *v, dev_t dev, ino_t ino, int64
         e->current = v->next_id++;
         e->file_id = file_id;
         e->base_id = fresh ? 0 : e->previous;
-        e->begin_ns = now_ns();
+        e->begin_ns = rec_now_ns();
         e->began_alone = true;
         if (reads)
             *reads = e->base_id;
@@ -399,7 +394,7 @@ int64_t vers_read(struct vers *v, dev_t dev, ino_t ino, int64_t file_id, bool *h
     if (!e->current) {
         e->current = v->next_id++;
         e->file_id = file_id;
-        e->begin_ns = now_ns();
+        e->begin_ns = rec_now_ns();
         e->hashing = true; /* writers wait from now on, until vers_hash_found() */
         v->in_progress++;
         *hash_needed = true;

@@ -121,7 +121,6 @@ int query_packages_main(int argc, char **argv)
                                  "(2,3,4) AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1", 0);
     static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true};
     GHashTable *done = g_hash_table_new(g_int64_hash, g_int64_equal);
-    GArray *closure_nodes = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
     for (guint i = 0; i < written->len; i++) {
         int64_t vid = g_array_index(written, int64_t, i);
         if (g_hash_table_contains(done, &vid))
@@ -134,7 +133,6 @@ int query_packages_main(int argc, char **argv)
                 n->role == PROV_ROLE_OBJECT)
                 g_hash_table_add(incorporated, (gpointer)&n->v->id);
         }
-        g_array_append_vals(closure_nodes, nodes->data, nodes->len);
         g_array_unref(nodes);
     }
     g_array_unref(written);
@@ -280,7 +278,6 @@ int query_packages_main(int argc, char **argv)
     g_ptr_array_free(list, TRUE);
     g_ptr_array_free(unowned, TRUE);
     g_hash_table_destroy(uses);
-    g_array_unref(closure_nodes);
     g_hash_table_destroy(done);
     g_hash_table_destroy(incorporated);
     prov_free(p);

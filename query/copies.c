@@ -240,13 +240,11 @@ int query_copies_main(int argc, char **argv)
         if (!v || !code_name(v->path) || !v->sha256[0])
             continue;
         struct candidate cd = {v, NULL};
-        g_autofree char *data = NULL;
         gsize len = 0;
-        if (g_file_get_contents(v->path, &data, &len, NULL)) {
-            g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (guchar *)data, len);
-            if (!strcmp(sha, v->sha256))
-                cd.fp = winnow_fingerprints(data, len);
-        }
+        const char *problem;
+        g_autofree char *data = prov_read_version(v, &len, &problem);
+        if (data)
+            cd.fp = winnow_fingerprints(data, len);
         g_array_append_val(cands, cd);
     }
     g_array_unref(ids);

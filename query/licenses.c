@@ -46,7 +46,7 @@ struct lic_file {
     enum lic_category cat;
     char *license; /* SPDX expression, or NULL: unknown */
     char *via;     /* the file whose notice it points to, or NULL */
-    char *problem; /* why it is unknown (content changed, unreadable), or NULL */
+    const char *problem; /* why it is unknown (content changed, unreadable), or NULL */
 };
 
 static bool is_system(const char *path)
@@ -93,27 +93,10 @@ static enum lic_category categorise(const struct prov_node *n)
     }
 }
 
-/* The content of version `v` as it is on disk now, if it still is that version. */
-static char *read_version(const struct prov_version *v, gsize *len, char **problem)
-{
-    char *data = NULL;
-    if (!g_file_get_contents(v->path, &data, len, NULL)) {
-        *problem = g_strdup("no longer readable");
-        return NULL;
-    }
-    g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, *len);
-    if (!v->sha256[0] || strcmp(sha, v->sha256) != 0) {
-        *problem = g_strdup(v->sha256[0] ? "changed since the build" : "not hashed in the trace");
-        g_free(data);
-        return NULL;
-    }
-    return data;
-}
-
 static void detect(struct lic_file *f, GPtrArray *all)
 {
     gsize len = 0;
-    g_autofree char *text = read_version(f->v, &len, &f->problem);
+    g_autofree char *text = prov_read_version(f->v, &len, &f->problem);
     if (!text)
         return;
     f->license = lic_detect(text, len);
@@ -156,7 +139,6 @@ static void free_file(gpointer p)
     struct lic_file *f = p;
     g_free(f->license);
     g_free(f->via);
-    g_free(f->problem);
     g_free(f);
 }
 
@@ -232,12 +214,11 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
         g_autofree char *out = g_build_filename(dir, rel, NULL);
         g_autofree char *parent = g_path_get_dirname(out);
         gsize len;
-        char *problem = NULL;
-        g_autofree char *data = read_version(f->v, &len, &problem);
+        const char *problem = NULL;
+        g_autofree char *data = prov_read_version(f->v, &len, &problem);
         if (!data) {
             fprintf(stderr, "buildtrail licenses: %s: %s, so it is not the source that was "
                             "built; rebuild before collecting the source\n", path, problem);
-            g_free(problem);
             status = 1;
         } else if (g_mkdir_with_parents(parent, 0755) < 0 ||
                    !g_file_set_contents(out, data, (gssize)len, NULL)) {

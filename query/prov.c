@@ -338,6 +338,22 @@ GArray *prov_versions_at(struct prov *p, int64_t file_id)
                          "file_id = ?1 ORDER BY 1", file_id);
 }
 
+char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem)
+{
+    char *data = NULL;
+    if (!g_file_get_contents(v->path, &data, len, NULL)) {
+        *problem = "no longer readable";
+        return NULL;
+    }
+    g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, *len);
+    if (!v->sha256[0] || strcmp(sha, v->sha256) != 0) {
+        *problem = v->sha256[0] ? "changed since the build" : "not hashed in the trace";
+        g_free(data);
+        return NULL;
+    }
+    return data;
+}
+
 bool prov_path_under(const char *path, char *const *dirs)
 {
     for (char *const *d = dirs; d && *d; d++) {

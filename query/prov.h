@@ -88,5 +88,10 @@ GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts
 /* Append to `out` (int64_t) the processes `id` started: its children and its exec successor. */
 void prov_successors(struct prov *p, int64_t id, GArray *out);
 
+/* The content of version `v` as it is on disk now, if it still is that version (its SHA-256
+ * matches the trace's): g_free it.  Otherwise NULL, and *problem says why (a static string:
+ * "no longer readable", "changed since the build", "not hashed in the trace"). */
+char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem);
+
 /* Is `path` under one of the NULL-terminated directories? */
 bool prov_path_under(const char *path, char *const *dirs);

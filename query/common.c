@@ -102,6 +102,33 @@ void query_json_process(GString *out, const struct qdb_process *p)
     g_string_append_c(out, '}');
 }
 
+void query_text_ancestors(GString *out, struct qdb *q, const struct qdb_process *p,
+                          const char *first, const char *rest)
+{
+    bool at_first = true;
+    for (const struct qdb_process *a = p && p->parent_id ? qdb_process(q, p->parent_id) : NULL; a;
+         a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
+        g_string_append(out, at_first ? first : rest);
+        query_text_process(out, a);
+        g_string_append_c(out, '\n');
+        at_first = false;
+    }
+}
+
+void query_json_ancestors(GString *out, struct qdb *q, const struct qdb_process *p)
+{
+    g_string_append_c(out, '[');
+    bool at_first = true;
+    for (const struct qdb_process *a = p && p->parent_id ? qdb_process(q, p->parent_id) : NULL; a;
+         a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
+        if (!at_first)
+            g_string_append_c(out, ',');
+        query_json_process(out, a);
+        at_first = false;
+    }
+    g_string_append_c(out, ']');
+}
+
 int query_emit(GString *out)
 {
     size_t done = 0;

@@ -37,6 +37,12 @@ struct qdb *query_open(const char *cmd, const char *db_path);
 void query_text_process(GString *out, const struct qdb_process *p);
 /* "  [exit N]" / "  [killed by signal N]" when the process failed (nothing for exit 0). */
 void query_text_exit(GString *out, const struct qdb_process *p);
+/* p's ancestors (parent, its parent, ... up to the build's root), one "[ID] argv" line each:
+ * the first after `first`, the others after `rest`. */
+void query_text_ancestors(GString *out, struct qdb *q, const struct qdb_process *p,
+                          const char *first, const char *rest);
+/* The same as a JSON array of processes (query_json_process). */
+void query_json_ancestors(GString *out, struct qdb *q, const struct qdb_process *p);
 /* {"id":…, "pid":…, "exe":…, "argv":[…], "cwd":…, "parent":…} */
 void query_json_process(GString *out, const struct qdb_process *p);
 

@@ -186,14 +186,7 @@ static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *p
     if (pr->exited && pr->end_ns > pr->start_ns)
         g_string_append_printf(out, " after %.3f s", (double)(pr->end_ns - pr->start_ns) / 1e9);
     g_string_append_c(out, '\n');
-    bool first = true;
-    for (const struct qdb_process *a = pr->parent_id ? qdb_process(q, pr->parent_id) : NULL; a;
-         a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
-        g_string_append(out, first ? "  parents:   " : "             ");
-        query_text_process(out, a);
-        g_string_append_c(out, '\n');
-        first = false;
-    }
+    query_text_ancestors(out, q, pr, "  parents:   ", "             ");
     GArray *kids = children_of(q, pr->id);
     for (guint i = 0; i < kids->len; i++) {
         const struct qdb_process *k = qdb_process(q, g_array_index(kids, int64_t, i));
@@ -234,16 +227,9 @@ static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *p
 {
     g_string_append(out, "{\"process\":");
     query_json_process(out, pr);
-    g_string_append(out, ",\"ancestors\":[");
-    bool first = true;
-    for (const struct qdb_process *a = pr->parent_id ? qdb_process(q, pr->parent_id) : NULL; a;
-         a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
-        if (!first)
-            g_string_append_c(out, ',');
-        query_json_process(out, a);
-        first = false;
-    }
-    g_string_append(out, "],\"children\":[");
+    g_string_append(out, ",\"ancestors\":");
+    query_json_ancestors(out, q, pr);
+    g_string_append(out, ",\"children\":[");
     GArray *kids = children_of(q, pr->id);
     for (guint i = 0; i < kids->len; i++)
         g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",

@@ -104,14 +104,7 @@ static void text_block(struct qdb *q, GString *out, const char *path, GPtrArray 
         g_string_append(out, "\n    did:  ");
         describe_accesses(out, wp->accesses);
         g_string_append_c(out, '\n');
-        bool first = true;
-        for (const struct qdb_process *a = p->parent_id ? qdb_process(q, p->parent_id) : NULL; a;
-             a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
-            g_string_append(out, first ? "    from: " : "          ");
-            query_text_process(out, a);
-            g_string_append_c(out, '\n');
-            first = false;
-        }
+        query_text_ancestors(out, q, p, "    from: ", "          ");
     }
 }
 
@@ -138,16 +131,9 @@ static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray 
                                    k ? "," : "", tracedb_access_kind_name(a->kind), a->bytes,
                                    a->count);
         }
-        g_string_append(out, "],\"ancestors\":[");
-        bool first = true;
-        for (const struct qdb_process *a = p && p->parent_id ? qdb_process(q, p->parent_id) : NULL;
-             a; a = a->parent_id ? qdb_process(q, a->parent_id) : NULL) {
-            if (!first)
-                g_string_append_c(out, ',');
-            query_json_process(out, a);
-            first = false;
-        }
-        g_string_append(out, "]}");
+        g_string_append(out, "],\"ancestors\":");
+        query_json_ancestors(out, q, p);
+        g_string_append(out, "}");
     }
     g_string_append(out, "]}");
 }

@@ -961,29 +961,40 @@ static void cdx_add_component(struct export_ctx *x, GHashTable *seen, GString *c
                            v->origin == TRACEDB_VERSION_FOUND ? "found" : "built", v->git_sha1);
 }
 
+/* The versions process `pid` touched with one of `kinds` (an SQL list such as "(1,5)"),
+ * successfully, as struct prov_version pointers (owned by the prov). */
+static GPtrArray *versions_of(struct export_ctx *x, int64_t pid, const char *kinds)
+{
+    g_autofree char *sql = g_strdup_printf("SELECT DISTINCT version_id FROM accesses WHERE "
+                                           "process_id = ?1 AND kind IN %s AND result = 0 AND "
+                                           "version_id IS NOT NULL", kinds);
+    GArray *ids = qdb_ids(x->q, sql, pid);
+    GPtrArray *out = g_ptr_array_new();
+    for (guint i = 0; i < ids->len; i++) {
+        const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, i));
+        if (v)
+            g_ptr_array_add(out, (gpointer)v);
+    }
+    g_array_unref(ids);
+    return out;
+}
+
 /* A task's inputs (the versions process `pid` read) or outputs (those it wrote), as
  * resource references; each becomes a component too. */
 static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, GString *tasks,
                           int64_t pid, bool inputs)
 {
-    GArray *ids = qdb_ids(x->q, inputs ? "SELECT DISTINCT version_id FROM accesses WHERE "
-                                         "process_id = ?1 AND kind IN (1,5) AND result = 0 AND "
-                                         "version_id IS NOT NULL"
-                                       : "SELECT DISTINCT version_id FROM accesses WHERE "
-                                         "process_id = ?1 AND kind IN (2,3,4) AND result = 0 AND "
-                                         "version_id IS NOT NULL", pid);
+    GPtrArray *versions = versions_of(x, pid, inputs ? "(1,5)" : "(2,3,4)");
     bool first = true;
-    for (guint m = 0; m < ids->len; m++) {
-        const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, m));
-        if (!v)
-            continue;
+    for (guint m = 0; m < versions->len; m++) {
+        const struct prov_version *v = versions->pdata[m];
         cdx_add_component(x, seen, co, v);
         g_string_append(tasks, first ? "{\"resource\":{\"ref\":" : ",{\"resource\":{\"ref\":");
         cdx_component_ref(tasks, v);
         g_string_append(tasks, "}}");
         first = false;
     }
-    g_array_unref(ids);
+    g_ptr_array_free(versions, TRUE);
 }
 
 /* The processes that wrote a version (its tasks in a formulation). */
@@ -1256,19 +1267,13 @@ static void s3_rel(struct spdx3 *d, const char *from, const char *type, GPtrArra
 /* The versions a process read (kinds 1) or wrote (2,3,4) or executed (5), as file IRIs. */
 static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, const char *kinds)
 {
-    g_autofree char *sql = g_strdup_printf("SELECT DISTINCT version_id FROM accesses WHERE "
-                                           "process_id = ?1 AND kind IN %s AND result = 0 AND "
-                                           "version_id IS NOT NULL", kinds);
-    GArray *ids = qdb_ids(d->x->q, sql, pid);
+    GPtrArray *versions = versions_of(d->x, pid, kinds);
     GPtrArray *iris = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < ids->len; i++) {
-        const struct prov_version *v = prov_version(d->x->p, g_array_index(ids, int64_t, i));
-        if (!v)
-            continue;
-        s3_file(d, v);
-        g_ptr_array_add(iris, s3_file_iri(d, v));
+    for (guint i = 0; i < versions->len; i++) {
+        s3_file(d, versions->pdata[i]);
+        g_ptr_array_add(iris, s3_file_iri(d, versions->pdata[i]));
     }
-    g_array_unref(ids);
+    g_ptr_array_free(versions, TRUE);
     return iris;
 }
 

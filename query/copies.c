@@ -98,26 +98,18 @@ static int cmp_match(gconstpointer a, gconstpointer b)
     return strcmp(x->name, y->name);
 }
 
-/* The built files a version went into, leaving out the build's temporary files (in its
- * private /tmp, unless that is where the build's own directory is). */
-static GPtrArray *shipped_in(struct qdb *q, struct prov *p, int64_t vid, const char *tmp_tree,
-                             const char *cwd)
+/* The build's products (prov_is_product) a version went into. */
+static GPtrArray *shipped_in(struct prov *p, int64_t vid)
 {
     GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_array_append_val(starts, vid);
     static const struct prov_walk_opts walk = {.scripts = false};
     GArray *outs = prov_outputs(p, starts, &walk);
     GPtrArray *paths = g_ptr_array_new();
-    char *tmp[] = {(char *)tmp_tree, NULL}, *ws[] = {(char *)cwd, NULL};
     for (guint i = 0; i < outs->len; i++) {
         const struct prov_node *n = &g_array_index(outs, struct prov_node, i);
-        if (tmp_tree && prov_path_under(n->v->path, tmp) && !prov_path_under(n->v->path, ws))
-            continue;
-        /* only what is still there at the end, as it was left */
-        int64_t fid = qdb_file_id(q, n->v->path);
-        if (!fid || !prov_exists_at_end(p, fid) || prov_version_at(p, fid) != n->v->id)
-            continue;
-        g_ptr_array_add(paths, (gpointer)n->v->path);
+        if (prov_is_product(p, n->v))
+            g_ptr_array_add(paths, (gpointer)n->v->path);
     }
     g_array_unref(outs);
     g_array_unref(starts);
@@ -221,15 +213,6 @@ int query_copies_main(int argc, char **argv)
         g_ptr_array_free(known, TRUE);
         return 1;
     }
-    g_autofree char *cwd = query_run_cwd(q);
-    g_autofree char *tmp_tree = NULL;
-    {
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(q->db, "SELECT path FROM trees WHERE role = 'tmp'", -1, &st, NULL) ==
-                SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-            tmp_tree = g_strdup((const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-    }
     /* The candidates: source files the build read and did not make. */
     GArray *ids = qdb_ids(q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
                              "v.id = a.version_id WHERE a.kind = 1 AND a.result = 0 AND "
@@ -310,7 +293,7 @@ int query_copies_main(int argc, char **argv)
         }
         g_array_sort(matches, cmp_match);
         reported++;
-        GPtrArray *into = shipped_in(q, p, cd->v->id, tmp_tree, cwd);
+        GPtrArray *into = shipped_in(p, cd->v->id);
         if (o.json) {
             g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
             json_string(out, cd->v->path, strlen(cd->v->path));

@@ -19,8 +19,6 @@ struct run_info {
     char *cwd, *hostname, *version, *state;
     int64_t start_realtime_ns, start_ns, end_ns;
     int exit_status;     /* -1 unknown */
-    char *tmp_tree;      /* the build's private /tmp, or NULL */
-    GPtrArray *other_trees; /* the other traced trees (a workspace may lie under /tmp) */
 };
 
 struct export_ctx {
@@ -63,17 +61,6 @@ static void load_run(struct export_ctx *x)
             r->exit_status = sqlite3_column_int(st, 8);
     }
     sqlite3_finalize(st);
-    r->other_trees = g_ptr_array_new_with_free_func(g_free);
-    if (sqlite3_prepare_v2(x->q->db, "SELECT path, role FROM trees", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *role = (const char *)sqlite3_column_text(st, 1);
-            if (role && !strcmp(role, "tmp") && !r->tmp_tree)
-                r->tmp_tree = col_dup(st, 0);
-            else
-                g_ptr_array_add(r->other_trees, col_dup(st, 0));
-        }
-    }
-    sqlite3_finalize(st);
     if (!r->cwd)
         r->cwd = g_strdup("/");
 }
@@ -85,9 +72,6 @@ static void free_run(struct run_info *r)
     g_free(r->hostname);
     g_free(r->version);
     g_free(r->state);
-    g_free(r->tmp_tree);
-    if (r->other_trees)
-        g_ptr_array_free(r->other_trees, TRUE);
 }
 
 /* Build-relative time in microseconds (Trace Event format) and ISO 8601 wall-clock time. */
@@ -110,22 +94,6 @@ static GArray *subtree(struct export_ctx *x, int64_t id)
     return all;
 }
 
-/* Is `path` in the build's private /tmp (and not in a traced tree mounted inside it)? */
-static bool in_tmp(struct export_ctx *x, const char *path)
-{
-    char *dirs[] = {x->run.tmp_tree, NULL};
-    if (!x->run.tmp_tree || !prov_path_under(path, dirs))
-        return false;
-    size_t tmp_len = strlen(x->run.tmp_tree);
-    for (guint i = 0; i < x->run.other_trees->len; i++) {
-        char *t = x->run.other_trees->pdata[i];
-        char *one[] = {t, NULL};
-        if (strlen(t) > tmp_len && prov_path_under(path, one))
-            return false;
-    }
-    return true;
-}
-
 /* The build's products: for every path it wrote that still exists at the end (outside its
  * private /tmp), the version there.  Sorted by path. */
 static GArray *products(struct export_ctx *x)
@@ -143,7 +111,7 @@ static GArray *products(struct export_ctx *x)
         if (!prov_exists_at_end(x->p, file_id))
             continue;
         const struct prov_version *v = prov_version(x->p, prov_version_at(x->p, file_id));
-        if (!v || v->origin != TRACEDB_VERSION_WRITTEN || in_tmp(x, v->path) ||
+        if (!v || v->origin != TRACEDB_VERSION_WRITTEN || prov_in_private_tmp(x->p, v->path) ||
             g_hash_table_contains(seen, &v->id))
             continue;
         g_hash_table_add(seen, (gpointer)&v->id);

@@ -140,6 +140,9 @@ struct prov {
     struct idmap paths;     /* file id -> char* */
     struct idmap name_kinds; /* file id -> enum name_kind + 1 */
     GHashTable *successors; /* process id -> GArray of ids (children, exec successors); lazy */
+    bool trees_loaded;
+    char *tmp_tree;         /* the build's private /tmp (trees.role 'tmp'), or NULL */
+    GPtrArray *other_trees; /* the other traced trees */
     sqlite3_stmt *st_version, *st_path, *st_writers, *st_reads, *st_readers, *st_writes,
         *st_based;
 };
@@ -229,6 +232,9 @@ void prov_free(struct prov *p)
     if (p->successors)
         g_hash_table_destroy(p->successors);
     graph_free(p->graph);
+    g_free(p->tmp_tree);
+    if (p->other_trees)
+        g_ptr_array_free(p->other_trees, TRUE);
     g_free(p);
 }
 
@@ -329,6 +335,47 @@ bool prov_exists_at_end(struct prov *p, int64_t file_id)
                                   g_array_index(kinds, int64_t, 0) != TRACEDB_RENAME_FROM);
     g_array_unref(kinds);
     return exists;
+}
+
+bool prov_in_private_tmp(struct prov *p, const char *path)
+{
+    if (!p->trees_loaded) {
+        p->trees_loaded = true;
+        p->other_trees = g_ptr_array_new_with_free_func(g_free);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(p->q->db, "SELECT path, role FROM trees", -1, &st, NULL) ==
+            SQLITE_OK) {
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                const char *tree = (const char *)sqlite3_column_text(st, 0);
+                const char *role = (const char *)sqlite3_column_text(st, 1);
+                if (!tree)
+                    continue;
+                if (role && !strcmp(role, "tmp") && !p->tmp_tree)
+                    p->tmp_tree = g_strdup(tree);
+                else
+                    g_ptr_array_add(p->other_trees, g_strdup(tree));
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    char *tmp[] = {p->tmp_tree, NULL};
+    if (!p->tmp_tree || !prov_path_under(path, tmp))
+        return false;
+    size_t tmp_len = strlen(p->tmp_tree);
+    for (guint i = 0; i < p->other_trees->len; i++) {
+        char *one[] = {p->other_trees->pdata[i], NULL};
+        if (strlen(one[0]) > tmp_len && prov_path_under(path, one))
+            return false;
+    }
+    return true;
+}
+
+bool prov_is_product(struct prov *p, const struct prov_version *v)
+{
+    if (v->origin != TRACEDB_VERSION_WRITTEN || prov_in_private_tmp(p, v->path))
+        return false;
+    int64_t file_id = qdb_file_id(p->q, v->path);
+    return file_id && prov_exists_at_end(p, file_id) && prov_version_at(p, file_id) == v->id;
 }
 
 GArray *prov_versions_at(struct prov *p, int64_t file_id)

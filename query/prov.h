@@ -67,6 +67,13 @@ const struct prov_version *prov_version(struct prov *p, int64_t id);
 int64_t prov_version_at(struct prov *p, int64_t file_id);
 /* Does the path still exist when the build ends (its last event is not a removal)? */
 bool prov_exists_at_end(struct prov *p, int64_t file_id);
+/* Is `path` in the build's private /tmp, and not in a traced tree mounted inside it (as a
+ * workspace under /tmp is)? */
+bool prov_in_private_tmp(struct prov *p, const char *path);
+/* Is `v` one of the build's products: made by it, still at its path when the build ended
+ * (not removed, not replaced), and not in the build's private /tmp (unless in a traced tree
+ * mounted inside it, as a workspace under /tmp is)? */
+bool prov_is_product(struct prov *p, const struct prov_version *v);
 /* Every version ever at file_id, oldest first. */
 GArray *prov_versions_at(struct prov *p, int64_t file_id); /* int64_t ids; g_array_unref */
 

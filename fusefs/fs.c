@@ -1,6 +1,7 @@
 /* fs — see fs.h for the contract. */
 #include "fs.h"
 
+#include "inokey.h"
 #include "tracedb.h"
 #include "versions.h"
 
@@ -138,23 +139,6 @@ static void count_op(struct fs *fs, enum fs_op op)
 
 /* ---- inodes ------------------------------------------------------------------------------ */
 
-struct inode_key {
-    dev_t dev;
-    ino_t ino;
-};
-
-static guint key_hash(gconstpointer p)
-{
-    const struct inode_key *k = p;
-    return (guint)(k->ino ^ (k->ino >> 32) ^ (k->dev * 0x9e3779b9u));
-}
-
-static gboolean key_equal(gconstpointer a, gconstpointer b)
-{
-    const struct inode_key *x = a, *y = b;
-    return x->dev == y->dev && x->ino == y->ino;
-}
-
 static struct fs_inode *get_inode(fuse_req_t req, fuse_ino_t ino)
 {
     (void)req;
@@ -173,7 +157,7 @@ static void inode_unref_locked(struct fs *fs, struct fs_inode *in, uint64_t look
         }
         if (in->nlookup || in->child_refs || in->tree_root || in->type != NODE_REAL)
             return;
-        struct inode_key k = {in->dev, in->ino};
+        struct ino_key k = {in->dev, in->ino};
         g_hash_table_remove(fs->inodes, &k);
         struct fs_inode *parent = in->parent;
         if (in->fd >= 0)
@@ -433,7 +417,7 @@ static int do_getattr(struct fs *fs, struct fs_inode *in, struct stat *st)
 static struct fs_inode *inode_for_stat(struct fs *fs, int fd, const struct stat *st,
                                        struct fs_inode *parent, const char *name)
 {
-    struct inode_key k = {st->st_dev, st->st_ino};
+    struct ino_key k = {st->st_dev, st->st_ino};
     pthread_mutex_lock(&fs->lock);
     struct fs_inode *in = g_hash_table_lookup(fs->inodes, &k);
     if (in) {
@@ -447,7 +431,7 @@ static struct fs_inode *inode_for_stat(struct fs *fs, int fd, const struct stat 
         in->fd = fd;
         in->dev = st->st_dev;
         in->ino = st->st_ino;
-        struct inode_key *kk = g_new(struct inode_key, 1);
+        struct ino_key *kk = g_new(struct ino_key, 1);
         *kk = k;
         g_hash_table_insert(fs->inodes, kk, in);
     }
@@ -825,7 +809,7 @@ static void pin_before_name_goes(struct fs *fs, struct fs_inode *dir, const char
     struct stat st;
     if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
         return;
-    struct inode_key k = {st.st_dev, st.st_ino};
+    struct ino_key k = {st.st_dev, st.st_ino};
     pthread_mutex_lock(&fs->lock);
     struct fs_inode *in = g_hash_table_lookup(fs->inodes, &k);
     bool needed = in && in->fd < 0 && in->parent == dir && in->name && !strcmp(in->name, name);
@@ -916,7 +900,7 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
             const char *n = i ? name : newname;
             if (fstatat(d->fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 continue;
-            struct inode_key k = {st.st_dev, st.st_ino};
+            struct ino_key k = {st.st_dev, st.st_ino};
             pthread_mutex_lock(&fs->lock);
             struct fs_inode *moved = g_hash_table_lookup(fs->inodes, &k);
             if (moved)
@@ -1764,7 +1748,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     struct fs *fs = g_new0(struct fs, 1);
     pthread_mutex_init(&fs->lock, NULL);
     pthread_mutex_init(&fs->output_lock, NULL);
-    fs->inodes = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+    fs->inodes = g_hash_table_new_full(ino_key_hash, ino_key_equal, g_free, NULL);
     fs->out_fd = cfg->out_fd;
     fs->err_fd = cfg->err_fd;
     fs->rec = cfg->rec;

@@ -1,6 +1,7 @@
 /* versions — see versions.h for the contract. */
 #include "versions.h"
 
+#include "inokey.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -12,14 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct vers_key {
-    dev_t dev;
-    ino_t ino;
-};
-
 /* One file's state.  All fields protected by vers.lock. */
 struct vers_entry {
-    struct vers_key key;
+    struct ino_key key;
     int64_t current;   /* the version readers get now (0: none yet) */
     GPtrArray *writers; /* struct vers_writer*: write-opens of `current` begun, not yet ended */
     bool hashing;      /* `current` is final and being hashed: writers wait */
@@ -45,7 +41,7 @@ struct vers {
     struct rec *rec;
     pthread_mutex_t lock;
     pthread_cond_t hashed;   /* broadcast when a hash finishes */
-    GHashTable *entries;     /* struct vers_key -> struct vers_entry; protected by lock */
+    GHashTable *entries;     /* struct ino_key -> struct vers_entry; protected by lock */
     int64_t next_id;         /* protected by lock */
     int in_progress;         /* hashes queued or running; protected by lock */
     int64_t hash_limit;      /* fixed */
@@ -53,22 +49,10 @@ struct vers {
 };
 
 struct vers_job {
-    struct vers_key key;
+    struct ino_key key;
     int fd;                  /* <0: -errno, nothing to hash */
     struct rec_version version;
 };
-
-static guint key_hash(gconstpointer p)
-{
-    const struct vers_key *k = p;
-    return (guint)(k->ino ^ (k->ino >> 32) ^ (k->dev * 0x9e3779b9u));
-}
-
-static gboolean key_equal(gconstpointer a, gconstpointer b)
-{
-    const struct vers_key *x = a, *y = b;
-    return x->dev == y->dev && x->ino == y->ino;
-}
 
 int vers_open_for_hash(const char *path)
 {
@@ -168,7 +152,7 @@ struct vers *vers_new(struct rec *rec, int hash_threads, int64_t hash_limit)
     v->rec = rec;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->hashed, NULL);
-    v->entries = g_hash_table_new_full(key_hash, key_equal, NULL, g_free);
+    v->entries = g_hash_table_new_full(ino_key_hash, ino_key_equal, NULL, g_free);
     v->next_id = 1;
     if (hash_threads <= 0)
         hash_threads = (int)g_get_num_processors();
@@ -208,7 +192,7 @@ void vers_free(struct vers *v)
 /* Called with lock held. */
 static struct vers_entry *entry_get(struct vers *v, dev_t dev, ino_t ino, bool create)
 {
-    struct vers_key k = {dev, ino};
+    struct ino_key k = {dev, ino};
     struct vers_entry *e = g_hash_table_lookup(v->entries, &k);
     if (!e && create) {
         e = g_new0(struct vers_entry, 1);

@@ -4,6 +4,7 @@
 #include "inokey.h"
 #include "tracedb.h"
 #include "versions.h"
+#include "wire.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -119,6 +120,7 @@ struct fs {
     uid_t uid;
     gid_t gid;
     uint64_t op_count[OP_COUNT]; /* atomic */
+    struct wire wire;            /* see wire.h */
 };
 
 #define FS_DEBUG(fs, ...)                                                                          \
@@ -262,6 +264,36 @@ static bool loc_self(const struct fs_loc *l)
 static int loc_flags(const struct fs_loc *l, int flags)
 {
     return loc_self(l) ? flags | AT_EMPTY_PATH : flags;
+}
+
+/* ---- set-user-ID / set-group-ID bits (FUSE_HANDLE_KILLPRIV_V2, see wire.h) ----------------- */
+
+/* The bits a write or truncate by a caller without CAP_FSETID drops: set-user-ID, and
+ * set-group-ID when the group may execute (without it the bit marks mandatory locking). */
+static mode_t suidgid_to_kill(const struct stat *st)
+{
+    if (!S_ISREG(st->st_mode))
+        return 0;
+    mode_t kill = st->st_mode & S_ISUID;
+    if ((st->st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+        kill |= S_ISGID;
+    return kill;
+}
+
+/* Drop them when the kernel flagged this request: from the file open as `fd`, or (fd < 0) the
+ * file named `path` (truncate(2); never a symlink here).  Returns 0 or -errno. */
+static int kill_suidgid(int fd, const char *path)
+{
+    if (!wire_request_kills_suidgid())
+        return 0;
+    struct stat st;
+    if (fd >= 0 ? fstat(fd, &st) : stat(path, &st))
+        return -errno;
+    mode_t kill = suidgid_to_kill(&st);
+    if (!kill)
+        return 0;
+    mode_t mode = st.st_mode & 07777 & ~kill;
+    return (fd >= 0 ? fchmod(fd, mode) : chmod(path, mode)) ? -errno : 0;
 }
 
 /* ---- recording --------------------------------------------------------------------------- */
@@ -632,12 +664,17 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
                 vers_write_dirty(h->vw);
             if (ftruncate(fd, attr->st_size))
                 r = -errno;
+            else
+                r = kill_suidgid(fd, NULL);
         } else {
             /* truncate(2) by name: a whole write-open ... close in one step. */
             struct vers_writer *vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id,
                                                       attr->st_size == 0, &version_id, NULL);
-            if (truncate(l.path, attr->st_size)) {
+            if (truncate(l.path, attr->st_size) < 0)
                 r = -errno;
+            else
+                r = kill_suidgid(-1, l.path);
+            if (r < 0) {
                 vers_write_abort(fs->vers, vw);
             } else {
                 vers_write_end(fs->vers, vw, vers_open_for_hash(l.path));
@@ -1105,6 +1142,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
             fd = -1;
             r = -ESTALE;
         }
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fd, NULL)) < 0) {
+            close(fd);
+            fd = -1;
+        }
     }
     if (vw && r < 0) {
         vers_write_abort(fs->vers, vw);
@@ -1185,6 +1226,10 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, mode);
         r = fd < 0 ? -errno : 0;
         creds_leave(&c);
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fd, NULL)) < 0) {
+            close(fd);
+            fd = -1;
+        }
         if (fd >= 0 && fstat(fd, &st) < 0) {
             r = -errno;
             close(fd);
@@ -1331,6 +1376,11 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
     count_op(fs, OP_WRITE);
     if (h->vw)
         vers_write_dirty(h->vw);
+    int k = kill_suidgid(h->fd, NULL);
+    if (k < 0) {
+        fuse_reply_err(req, -k);
+        return;
+    }
     struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
     dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
     dst.buf[0].fd = h->fd;
@@ -1743,6 +1793,36 @@ const struct fuse_lowlevel_ops *fs_operations(void)
     return &fs_ops;
 }
 
+/* ---- the session's I/O (wire.h) ---------------------------------------------------------- */
+
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
+{
+    struct fs *fs = userdata;
+    ssize_t n = read(fd, buf, len);
+    if (n > 0)
+        wire_note_request(&fs->wire, buf, (size_t)n);
+    return n;
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+    struct fs *fs = userdata;
+    char scratch[WIRE_SCRATCH];
+    wire_amend_reply(&fs->wire, iov, count, scratch);
+    return writev(fd, iov, count);
+}
+
+int fs_session_attach(struct fs *fs, struct fuse_session *se, int fuse_fd)
+{
+    static const struct fuse_custom_io io = {.read = io_read, .writev = io_writev};
+    return fuse_session_custom_io(se, &io, fuse_fd);
+}
+
+bool fs_killpriv_v2(struct fs *fs)
+{
+    return wire_killpriv_v2(&fs->wire);
+}
+
 struct fs *fs_new(const struct fs_config *cfg)
 {
     struct fs *fs = g_new0(struct fs, 1);
@@ -1763,6 +1843,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->gid = getegid();
     fs->is_root = fs->uid == 0;
     fs->present_ids_as_own = cfg->present_ids_as_own;
+    fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
     fs->out_node.type = NODE_STDOUT;
     fs->out_node.ino = 2;
     fs->err_node.type = NODE_STDERR;

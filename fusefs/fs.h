@@ -62,6 +62,7 @@ struct fs_config {
      * rather than by the kernel's default_permissions. */
     bool present_ids_as_own;
     int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
+    bool no_killpriv_v2;   /* do not take over set-user-ID clearing from the kernel (wire.h) */
     bool debug;
 };
 
@@ -69,6 +70,14 @@ struct fs *fs_new(const struct fs_config *cfg);
 
 /* The low-level operations table, with `fs` as userdata for fuse_session_new(). */
 const struct fuse_lowlevel_ops *fs_operations(void);
+
+/* Serve the session on `fuse_fd` (an open, mounted /dev/fuse), in place of
+ * fuse_session_mount(): requests and replies pass through wire.h.  The session owns the fd.
+ * Returns 0 or a negative errno. */
+int fs_session_attach(struct fs *fs, struct fuse_session *se, int fuse_fd);
+
+/* The connection negotiated FUSE_HANDLE_KILLPRIV_V2 (known once INIT has been answered). */
+bool fs_killpriv_v2(struct fs *fs);
 
 /* Record the reads and writes of handles the kernel never released (the build was killed, or
  * the connection ended first).  Call once, after the session loop has returned. */

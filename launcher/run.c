@@ -613,6 +613,8 @@ int run_main(int argc, char **argv)
         .present_ids_as_own = user_ns,
         .hash_limit = o.hash_limit,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
+        /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
+        .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
     };
     fs = fs_new(&fcfg);
 
@@ -652,9 +654,7 @@ int run_main(int argc, char **argv)
         fuse_opt_add_arg(&args, "buildtrail");
         se = fuse_session_new(&args, fs_operations(), sizeof(struct fuse_lowlevel_ops), fs);
         fuse_opt_free_args(&args);
-        char fdpath[32];
-        snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", fuse_fd);
-        if (!se || fuse_session_mount(se, fdpath) != 0) {
+        if (!se || fs_session_attach(fs, se, fuse_fd) != 0) {
             fputs("buildtrail: cannot serve the FUSE connection (libfuse refused it)\n", stderr);
             kill(setup, SIGKILL);
         } else {
@@ -759,8 +759,9 @@ int run_main(int argc, char **argv)
                                       : TRACEDB_RUN_FINISHED;
     struct rusage self_usage;
     getrusage(RUSAGE_SELF, &self_usage);
-    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; requests: %s%s",
-                            (unsigned long long)events, self_usage.ru_maxrss, stats,
+    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; requests: %s%s",
+                            (unsigned long long)events, self_usage.ru_maxrss,
+                            fs ? fs_killpriv_v2(fs) : 0, stats,
                         rec_err ? "; the recorder failed: events after the failure are missing"
                                 : "");
     if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes,

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -406,6 +408,88 @@ static void check_metadata(void)
         const char *get = res(getxattr("f", "user.bt", v, sizeof v));
         say("xattr-remove", "%s then-get=%s", rm, get);
         say("xattr-size-query", "%s", res(getxattr("f", "user.none", NULL, 0)));
+    }
+    if (chdir("..") < 0)
+        die("chdir ..");
+}
+
+/* ---- set-user-ID / set-group-ID bits ------------------------------------------------------- */
+
+/* Drop CAP_FSETID (root only; an ordinary user never has it), as a build step run by a
+ * non-root user would lack it. */
+static void drop_fsetid(void)
+{
+    struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) < 0)
+        die("capget");
+    data[CAP_FSETID / 32].effective &= ~(1u << (CAP_FSETID % 32));
+    data[CAP_FSETID / 32].permitted &= ~(1u << (CAP_FSETID % 32));
+    if (syscall(SYS_capset, &hdr, data) < 0)
+        die("capset");
+}
+
+/* What a write, ftruncate, truncate or O_TRUNC open leaves of the set-ID bits, for a writer
+ * with and (as root) without CAP_FSETID.  Run in a child, which may drop the capability. */
+static void check_setid_as(bool without_fsetid)
+{
+    if (without_fsetid)
+        drop_fsetid();
+    static const mode_t modes[] = {04755, 02755, 02745, 06750, 0755};
+    static const char *const ops[] = {"write", "ftruncate", "truncate", "open-trunc"};
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+            write_file("s", "0123456789");
+            if (chmod("s", modes[m]) < 0)
+                die("chmod s");
+            struct stat st;
+            stat("s", &st);
+            mode_t before = st.st_mode & 07777;
+            long r = 0;
+            int fd;
+            switch (o) {
+            case 0:
+                fd = open("s", O_WRONLY);
+                r = fd < 0 ? -1 : write(fd, "x", 1);
+                close(fd);
+                break;
+            case 1:
+                fd = open("s", O_WRONLY);
+                r = fd < 0 ? -1 : ftruncate(fd, 3);
+                close(fd);
+                break;
+            case 2:
+                r = truncate("s", 3);
+                break;
+            case 3:
+                fd = open("s", O_WRONLY | O_TRUNC);
+                r = fd;
+                close(fd);
+                break;
+            }
+            stat("s", &st);
+            say("setid", "%s %s %o: %s -> %o", without_fsetid ? "no-fsetid" : "as-is", ops[o],
+                before, res(r), st.st_mode & 07777);
+        }
+    }
+}
+
+static void check_setid(void)
+{
+    fresh_dir("setid");
+    for (int pass = 0; pass < (geteuid() == 0 ? 2 : 1); pass++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0)
+            die("fork");
+        if (pid == 0) {
+            check_setid_as(pass == 0 && geteuid() == 0);
+            fflush(stdout);
+            _exit(0);
+        }
+        int status;
+        if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            die("setid child");
     }
     if (chdir("..") < 0)
         die("chdir ..");
@@ -890,7 +974,7 @@ static const struct {
     void (*fn)(void);
 } checks[] = {
     {"open", check_open_flags}, {"append", check_append}, {"names", check_names},
-    {"metadata", check_metadata}, {"data", check_data}, {"locks", check_locks},
+    {"metadata", check_metadata}, {"setid", check_setid}, {"data", check_data}, {"locks", check_locks},
     {"directories", check_directories}, {"permissions", check_permissions},
     {"exec", check_exec}, {"fsx", check_fsx},
 };

@@ -1096,6 +1096,9 @@ static void set_open_reply_flags(struct fs *fs, struct fs_inode *in, struct fuse
     if (in->type != NODE_REAL) {
         fi->direct_io = 1;
         fi->nonseekable = 1;
+        /* Every write reaches the daemon before it returns: a close has nothing to push (and
+         * each process of the build that exits would otherwise send a FLUSH for fd 1 and 2). */
+        fi->noflush = 1;
     }
 }
 

@@ -1183,10 +1183,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         h->exec_tid = fuse_req_ctx(req)->pid;
     fi->fh = (uint64_t)(uintptr_t)h;
     /* Keep the kernel's page cache across opens: every change to a traced file goes through
-     * this mount (the kernel updates or drops its pages), and FUSE_CAP_AUTO_INVAL_DATA drops
-     * them when a getattr shows another mtime or size.  Reads served from the cache are not
-     * seen, so a read row's bytes count what came through the daemon; who read is recorded at
-     * open either way. */
+     * this mount, and the kernel updates or drops its pages for each (see op_init).  Reads
+     * served from the cache are not seen, so a read row's bytes count what came through the
+     * daemon; who read is recorded at open either way. */
     fi->keep_cache = 1;
     /* A read-only close needs no FLUSH: locks are kept by the kernel (op_init), and nothing
      * written needs pushing to the real filesystem. */
@@ -1752,6 +1751,12 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
     /* The kernel applies the caller's umask before sending a mode (the daemon's umask is 0). */
     conn->want &= ~FUSE_CAP_DONT_MASK;
+    /* Every change to a traced file goes through this mount, and the kernel keeps its page cache
+     * coherent with its own writes, truncates, copies and hole punches.  Dropping a file's pages
+     * whenever a getattr shows a new mtime (what auto_inval_data does) would drop every file
+     * the build just wrote (the kernel does not track mtime itself here), and the next reader
+     * would read it all through the daemon again.  A size change still drops the pages. */
+    conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 }
 
 static const struct fuse_lowlevel_ops fs_ops = {

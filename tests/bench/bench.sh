@@ -7,6 +7,7 @@
 # Usage: tests/bench/bench.sh [--reps N] [--workloads "zlib lua lz4 dash"]
 #                             [--modes "native buildtrail system strace bear bindfs"]
 #                             [--build DIR (containing launcher/buildtrail)] [--out FILE]
+#                             [--baseline DIR (another build: adds mode "baseline")]
 #                             [--custom NAME SRC_DIR 'BUILD COMMAND']...
 # Needs root for bindfs and to install the peers (strace, bear, bindfs) when missing.
 # Results go to the screen and to --out (default ./bench-results.txt).
@@ -20,6 +21,7 @@ modes="native buildtrail system strace bear bindfs"
 build="$top/build"
 out="$PWD/bench-results.txt"
 shared="$top/../shared/workloads"
+baseline=
 declare -A custom_src custom_cmd
 
 while [ $# -gt 0 ]; do
@@ -29,13 +31,16 @@ while [ $# -gt 0 ]; do
         --modes) modes=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
+        --baseline) baseline=$2; modes="$modes baseline"; shift 2 ;;
         --custom) custom_src[$2]=$3; custom_cmd[$2]=$4; workloads="$workloads $2"; shift 4 ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
     esac
 done
 
 bt="$build/launcher/buildtrail"
+[ -z "$baseline" ] || [ -x "$baseline/launcher/buildtrail" ] ||
+    { echo "bench.sh: no buildtrail at $baseline/launcher/buildtrail; build that commit there first" >&2; exit 2; }
 [ -x "$bt" ] || { echo "bench.sh: no buildtrail at $bt; build it (cmake --build build) or pass --build" >&2; exit 2; }
 need=()
 for m in $modes; do
@@ -92,6 +97,7 @@ run_one() {
     case $m in
         native) run=(sh -c "$cmd") ;;
         buildtrail) run=("$bt" run -o "$db" -- sh -c "$cmd") ;;
+        baseline) run=("$baseline/launcher/buildtrail" run -o "$db" -- sh -c "$cmd") ;;
         system) run=("$bt" run --system -o "$db" -- sh -c "$cmd") ;;
         strace) run=(strace -f -qq -o /dev/null -e trace=%file,%process,write sh -c "$cmd") ;;
         bear) run=(bear --output "$scratch/compile_commands.json" -- sh -c "$cmd") ;;
@@ -132,8 +138,9 @@ by = collections.defaultdict(list)
 for w, m, rep, wall, cpu, rss, size, acc, req in rows:
     by[(w, m)].append((float(wall), float(cpu), int(rss or 0), int(size or 0), int(acc or 0), req))
 lines = []
-hdr = "%-8s %-10s %9s %7s %9s %7s %9s %10s %8s" % ("workload", "mode", "wall(s)", "x", "cpu(s)", "x",
-                                                   "rss(MiB)", "trace(KB)", "B/access")
+hdr = "%-8s %-10s %9s %7s %7s %7s %9s %7s %9s %10s %8s %8s" % (
+    "workload", "mode", "wall(s)", "x", "x-pair", "x-min", "cpu(s)", "x", "rss(MiB)", "trace(KB)",
+    "B/access", "requests")
 lines += [hdr, "-" * len(hdr)]
 for w in dict.fromkeys(r[0] for r in rows):
     base = by.get((w, "native"))
@@ -146,15 +153,23 @@ for w in dict.fromkeys(r[0] for r in rows):
         rss = max(r[2] for r in v) / 1024
         size = statistics.median(r[3] for r in v)
         acc = statistics.median(r[4] for r in v)
-        lines.append("%-8s %-10s %9.2f %7s %9.2f %7s %9s %10s %8s" % (
-            w, m, wall, "%.3f" % (wall / bw) if bw else "-", cpu, "%.3f" % (cpu / bc) if bc else "-",
+        # x-pair: median over repetitions of (this mode / native in the same repetition), which
+        # cancels slow drifts of the machine; x-min: fastest run / fastest native run.
+        pair = [a[0] / b[0] for a, b in zip(v, base)] if base else []
+        nreq = sum(int(kv.split("=")[1]) for kv in v[-1][5].split(",") if "=" in kv) if v[-1][5] else 0
+        lines.append("%-8s %-10s %9.2f %7s %7s %7s %9.2f %7s %9s %10s %8s %8s" % (
+            w, m, wall, "%.3f" % (wall / bw) if bw else "-",
+            "%.3f" % statistics.median(pair) if pair else "-",
+            "%.3f" % (min(r[0] for r in v) / min(r[0] for r in base)) if base else "-",
+            cpu, "%.3f" % (cpu / bc) if bc else "-",
             "%.1f" % rss if rss else "-", "%d" % (size / 1024) if size else "-",
-            "%d" % (size / acc) if acc else "-"))
+            "%d" % (size / acc) if acc else "-", nreq or "-"))
     reqs = [r[5] for r in by.get((w, "buildtrail"), []) if r[5]]
     if reqs:
         lines.append("%-8s requests (buildtrail, last run): %s" % (w, reqs[-1].replace(",", " ")))
-lines.append("(median of %d interleaved runs per mode; x = ratio to native)" %
-             max(len(v) for v in by.values()))
+lines.append("(median of %d interleaved runs per mode; x = ratio of medians to native, x-pair = "
+             "median of per-repetition ratios, x-min = ratio of fastest runs; requests = FUSE "
+             "requests of the last run)" % max(len(v) for v in by.values()))
 text = "\n".join(lines)
 print(text)
 open(sys.argv[2], "w").write(text + "\n")

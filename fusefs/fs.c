@@ -117,6 +117,7 @@ struct fs {
     bool debug;
     bool is_root;
     bool present_ids_as_own;
+    bool cache_missing;
     uid_t uid;
     gid_t gid;
     uint64_t op_count[OP_COUNT]; /* atomic */
@@ -555,8 +556,11 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     FS_DEBUG(fs, "lookup(parent=%" PRIu64 ", name=%s) = %d\n", (uint64_t)parent, name, r);
     if (r < 0) {
         if (r == -ENOENT) {
-            /* Negative entry with no caching: every later probe reaches us too. */
+            /* A negative entry.  Not cached by default: every later probe reaches us too.
+             * With cache_missing the kernel remembers it until the name is made (through this
+             * mount: the kernel replaces the entry) or the timeout passes. */
             memset(&e, 0, sizeof e);
+            e.entry_timeout = fs->cache_missing ? fs->timeout : 0;
             fuse_reply_entry(req, &e);
         } else {
             fuse_reply_err(req, -r);
@@ -1852,6 +1856,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->is_root = fs->uid == 0;
     fs->present_ids_as_own = cfg->present_ids_as_own;
     fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
+    fs->cache_missing = cfg->cache_missing;
     fs->out_node.type = NODE_STDOUT;
     fs->out_node.ino = 2;
     fs->err_node.type = NODE_STDERR;

@@ -117,7 +117,7 @@ struct fs {
     bool debug;
     bool is_root;
     bool present_ids_as_own;
-    bool cache_missing;
+    bool cache_lookups;
     uid_t uid;
     gid_t gid;
     uint64_t op_count[OP_COUNT]; /* atomic */
@@ -557,10 +557,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     if (r < 0) {
         if (r == -ENOENT) {
             /* A negative entry.  Not cached by default: every later probe reaches us too.
-             * With cache_missing the kernel remembers it until the name is made (through this
+             * With cache_lookups the kernel remembers it until the name is made (through this
              * mount: the kernel replaces the entry) or the timeout passes. */
             memset(&e, 0, sizeof e);
-            e.entry_timeout = fs->cache_missing ? fs->timeout : 0;
+            e.entry_timeout = fs->cache_lookups ? fs->timeout : 0;
             fuse_reply_entry(req, &e);
         } else {
             fuse_reply_err(req, -r);
@@ -1744,6 +1744,14 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
+    struct fs *fs = userdata;
+    /* Symlink targets are read once per inode and kept in the page cache (a symlink never
+     * changes: a new target is a new inode); only with cache_lookups, since each READLINK
+     * request is a row naming the process that followed the link. */
+    if (fs->cache_lookups && (conn->capable & FUSE_CAP_CACHE_SYMLINKS))
+        conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+    else
+        conn->want &= ~FUSE_CAP_CACHE_SYMLINKS;
     /* No writeback cache: it would hide which process wrote.  No readdirplus: every entry the
      * build uses is then looked up by name (simple nlookup accounting). */
     conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
@@ -1856,7 +1864,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->is_root = fs->uid == 0;
     fs->present_ids_as_own = cfg->present_ids_as_own;
     fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
-    fs->cache_missing = cfg->cache_missing;
+    fs->cache_lookups = cfg->cache_lookups;
     fs->out_node.type = NODE_STDOUT;
     fs->out_node.ino = 2;
     fs->err_node.type = NODE_STDERR;

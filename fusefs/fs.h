@@ -63,9 +63,9 @@ struct fs_config {
     bool present_ids_as_own;
     int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
     bool no_killpriv_v2;   /* do not take over set-user-ID clearing from the kernel (wire.h) */
-    /* Let the kernel cache failed lookups (for `timeout`): a name found missing is then
-     * recorded once per cache lifetime, not for every process that looks. */
-    bool cache_missing;
+    /* Let the kernel cache failed lookups (for `timeout`) and symlink targets: a name found
+     * missing or a symlink followed is then recorded for the first process, not for every one. */
+    bool cache_lookups;
     bool debug;
 };
 

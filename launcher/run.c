@@ -43,7 +43,7 @@ struct run_opts {
     GPtrArray *trace_dirs; /* char* */
     bool no_tmp;
     bool system;
-    bool cache_missing;
+    bool cache_lookups;
     int64_t hash_limit;
     char **argv;
 };
@@ -65,10 +65,10 @@ static void usage(FILE *f)
           "                      which headers, libraries and tools the build used\n"
           "      --hash-limit SIZE  hash file contents up to SIZE bytes (K, M, G suffixes;\n"
           "                      default 1G; 0: no limit); larger ones are recorded unhashed\n"
-          "      --cache-missing let the kernel remember names found missing: faster for\n"
-          "                      configure scripts and include-path searches, but a missing\n"
-          "                      name is recorded for the first process that looked, not for\n"
-          "                      every one\n"
+          "      --cache-lookups let the kernel remember names found missing and symlink\n"
+          "                      targets: faster for configure scripts, include-path searches\n"
+          "                      and --system, but each missing name and each symlink followed\n"
+          "                      is recorded for the first process only, not for every one\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
@@ -85,7 +85,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"no-tmp", no_argument, NULL, 'N'},
         {"system", no_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
-        {"cache-missing", no_argument, NULL, 'M'},
+        {"cache-lookups", no_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -107,7 +107,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             o->system = true;
             break;
         case 'M':
-            o->cache_missing = true;
+            o->cache_lookups = true;
             break;
         case 'L': {
             char *end;
@@ -621,7 +621,7 @@ int run_main(int argc, char **argv)
         .timeout = 60.0,
         .present_ids_as_own = user_ns,
         .hash_limit = o.hash_limit,
-        .cache_missing = o.cache_missing,
+        .cache_lookups = o.cache_lookups,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
         /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
         .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
@@ -772,7 +772,7 @@ int run_main(int argc, char **argv)
     notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %srequests: %s%s",
                             (unsigned long long)events, self_usage.ru_maxrss,
                             fs ? fs_killpriv_v2(fs) : 0,
-                            o.cache_missing ? "cache_missing=1 (probes: first per name); " : "",
+                            o.cache_lookups ? "cache_lookups=1 (missing names, symlinks: first process only); " : "",
                             stats,
                         rec_err ? "; the recorder failed: events after the failure are missing"
                                 : "");

@@ -6,7 +6,7 @@
 #
 # Usage: tests/bench/bench.sh [--reps N] [--workloads "zlib lua lz4 dash"]
 #                             [--modes "native buildtrail system strace bear bindfs"]
-#                             (also: cache-missing = buildtrail run --cache-missing)
+#                             (also: cache-lookups, system-cache = with --cache-lookups)
 #                             [--build DIR (containing launcher/buildtrail)] [--out FILE]
 #                             [--baseline DIR (another build: adds mode "baseline")]
 #                             [--custom NAME SRC_DIR 'BUILD COMMAND']...
@@ -100,7 +100,8 @@ run_one() {
         buildtrail) run=("$bt" run -o "$db" -- sh -c "$cmd") ;;
         baseline) run=("$baseline/launcher/buildtrail" run -o "$db" -- sh -c "$cmd") ;;
         system) run=("$bt" run --system -o "$db" -- sh -c "$cmd") ;;
-        cache-missing) run=("$bt" run --cache-missing -o "$db" -- sh -c "$cmd") ;;
+        cache-lookups) run=("$bt" run --cache-lookups -o "$db" -- sh -c "$cmd") ;;
+        system-cache) run=("$bt" run --system --cache-lookups -o "$db" -- sh -c "$cmd") ;;
         strace) run=(strace -f -qq -o /dev/null -e trace=%file,%process,write sh -c "$cmd") ;;
         bear) run=(bear --output "$scratch/compile_commands.json" -- sh -c "$cmd") ;;
         bindfs) mkdir -p "$mnt"; bindfs --no-allow-other "$dir" "$mnt"; dir=$mnt; run=(sh -c "$cmd") ;;

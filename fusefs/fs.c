@@ -282,10 +282,13 @@ static mode_t suidgid_to_kill(const struct stat *st)
 }
 
 /* Drop them when the kernel flagged this request: from the file open as `fd`, or (fd < 0) the
- * file named `path` (truncate(2); never a symlink here).  Returns 0 or -errno. */
-static int kill_suidgid(int fd, const char *path)
+ * file named `path` (truncate(2); never a symlink here).  Only a root daemon has to: it holds
+ * CAP_FSETID, so the real filesystem keeps the bits for it; an unprivileged daemon's own write
+ * or truncate makes the real filesystem drop them (even on a file it does not own, where a
+ * chmod of ours would fail).  Returns 0 or -errno. */
+static int kill_suidgid(struct fs *fs, int fd, const char *path)
 {
-    if (!wire_request_kills_suidgid())
+    if (!fs->is_root || !wire_request_kills_suidgid())
         return 0;
     struct stat st;
     if (fd >= 0 ? fstat(fd, &st) : stat(path, &st))
@@ -669,7 +672,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
             if (ftruncate(fd, attr->st_size))
                 r = -errno;
             else
-                r = kill_suidgid(fd, NULL);
+                r = kill_suidgid(fs, fd, NULL);
         } else {
             /* truncate(2) by name: a whole write-open ... close in one step. */
             struct vers_writer *vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id,
@@ -677,7 +680,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
             if (truncate(l.path, attr->st_size) < 0)
                 r = -errno;
             else
-                r = kill_suidgid(-1, l.path);
+                r = kill_suidgid(fs, -1, l.path);
             if (r < 0) {
                 vers_write_abort(fs->vers, vw);
             } else {
@@ -1149,7 +1152,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
             fd = -1;
             r = -ESTALE;
         }
-        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fd, NULL)) < 0) {
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
             close(fd);
             fd = -1;
         }
@@ -1232,7 +1235,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, mode);
         r = fd < 0 ? -errno : 0;
         creds_leave(&c);
-        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fd, NULL)) < 0) {
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
             close(fd);
             fd = -1;
         }
@@ -1382,7 +1385,7 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_
     count_op(fs, OP_WRITE);
     if (h->vw)
         vers_write_dirty(h->vw);
-    int k = kill_suidgid(h->fd, NULL);
+    int k = kill_suidgid(fs, h->fd, NULL);
     if (k < 0) {
         fuse_reply_err(req, -k);
         return;

@@ -616,6 +616,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     } else {
         r = do_getattr(fs, get_inode(req, ino), &st);
     }
+    FS_DEBUG(fs, "getattr(ino=%" PRIu64 ", fh=%d, mode=%o) = %d\n", (uint64_t)ino, fi != NULL,
+             r < 0 ? 0 : st.st_mode, r);
     if (r < 0)
         fuse_reply_err(req, -r);
     else

@@ -1,6 +1,7 @@
 /* Unit tests: the schema (create, refuse, version) and the recorder (lossless under load). */
 #include "recorder.h"
 #include "tracedb.h"
+#include "unit-sql.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -16,25 +17,14 @@ static char *tmp_path(const char *name)
     return g_build_filename(tmpdir, name, NULL);
 }
 
-static int64_t count(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    int64_t n = -1;
-    g_assert_cmpint(sqlite3_prepare_v2(db, sql, -1, &st, NULL), ==, SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
 static void test_create_and_reopen(void)
 {
     g_autofree char *p = tmp_path("a.db");
     sqlite3 *db = NULL;
     g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
-    g_assert_cmpint(count(db, "SELECT value FROM meta WHERE key='schema_version'"), ==,
+    g_assert_cmpint(unit_sql_int(db, "SELECT value FROM meta WHERE key='schema_version'"), ==,
                     TRACEDB_SCHEMA_VERSION);
-    g_assert_cmpint(count(db, "SELECT count(*) FROM access_kinds"), ==, TRACEDB_ACCESS_KIND_MAX);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM access_kinds"), ==, TRACEDB_ACCESS_KIND_MAX);
     sqlite3_close(db);
     /* An existing trace is replaced, unless a running recorder holds it. */
     int lock = -1;
@@ -128,13 +118,14 @@ static void test_recorder_lossless(void)
     g_assert_cmpint(rec_stop(rec, &back), ==, 0);
     g_assert_true(back == db);
     rec_free(rec);
-    g_assert_cmpint(count(db, "SELECT count(*) FROM accesses"), ==, PRODUCERS * PER_PRODUCER);
-    g_assert_cmpint(count(db, "SELECT count(*) FROM files"), ==, PRODUCERS * 1000);
-    g_assert_cmpint(count(db, "SELECT count(*) FROM processes"), ==, PRODUCERS);
-    g_assert_cmpint(count(db, "SELECT length(argv) FROM processes WHERE id=1"), ==, 4);
-    g_assert_cmpint(count(db, "SELECT count(*) FROM output WHERE data=CAST('hello\n' AS BLOB)"), ==, 1);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM accesses"), ==, PRODUCERS * PER_PRODUCER);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM files"), ==, PRODUCERS * 1000);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM processes"), ==, PRODUCERS);
+    g_assert_cmpint(unit_sql_int(db, "SELECT length(argv) FROM processes WHERE id=1"), ==, 4);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM output "
+                                     "WHERE data=CAST('hello\n' AS BLOB)"), ==, 1);
     /* Each access points at a file of its own producer. */
-    g_assert_cmpint(count(db, "SELECT count(*) FROM accesses a JOIN files f ON f.id=a.file_id "
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM accesses a JOIN files f ON f.id=a.file_id "
                               "WHERE f.path NOT LIKE '/w/p' || (a.process_id-1) || '/%'"), ==, 0);
     sqlite3_close(db);
 }

@@ -2,6 +2,7 @@
  * and that a writer waits until the content it would change is hashed. */
 #include "recorder.h"
 #include "tracedb.h"
+#include "unit-sql.h"
 #include "versions.h"
 
 #include <errno.h>
@@ -80,17 +81,6 @@ static void fx_stop(struct fixture *f)
     rec_free(f->rec);
 }
 
-static int64_t one(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    int64_t n = -1;
-    g_assert_cmpint(sqlite3_prepare_v2(db, sql, -1, &st, NULL), ==, SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
 static void test_state_machine(void)
 {
     struct fixture f;
@@ -134,17 +124,17 @@ static void test_state_machine(void)
     close(fd);
     fx_stop(&f);
 
-    g_assert_cmpint(one(f.db, "SELECT count(*) FROM versions"), ==, 3);
+    g_assert_cmpint(unit_sql_int(f.db, "SELECT count(*) FROM versions"), ==, 3);
     g_autofree char *q1 = g_strdup_printf("SELECT origin FROM versions WHERE id=%" G_GINT64_FORMAT, v1);
-    g_assert_cmpint(one(f.db, q1), ==, TRACEDB_VERSION_FOUND);
+    g_assert_cmpint(unit_sql_int(f.db, q1), ==, TRACEDB_VERSION_FOUND);
     g_autofree char *q2 = g_strdup_printf("SELECT base_id FROM versions WHERE id=%" G_GINT64_FORMAT
                                           " AND origin=2 AND size=4", v2);
-    g_assert_cmpint(one(f.db, q2), ==, v1);
+    g_assert_cmpint(unit_sql_int(f.db, q2), ==, v1);
     g_autofree char *q3 = g_strdup_printf("SELECT count(*) FROM versions WHERE id=%" G_GINT64_FORMAT, v3);
-    g_assert_cmpint(one(f.db, q3), ==, 0);
+    g_assert_cmpint(unit_sql_int(f.db, q3), ==, 0);
     g_autofree char *q4 = g_strdup_printf("SELECT hash_error FROM versions WHERE id=%" G_GINT64_FORMAT
                                           " AND sha256 IS NULL", v4);
-    g_assert_cmpint(one(f.db, q4), ==, EACCES);
+    g_assert_cmpint(unit_sql_int(f.db, q4), ==, EACCES);
     sqlite3_close(f.db);
 }
 
@@ -187,7 +177,7 @@ static void test_writer_waits_for_hash(void)
     vers_write_end(f.v, begun, dup(fd));
     close(fd);
     fx_stop(&f);
-    g_assert_cmpint(one(f.db, "SELECT count(*) FROM versions WHERE sha256 IS NOT NULL"), ==, 2);
+    g_assert_cmpint(unit_sql_int(f.db, "SELECT count(*) FROM versions WHERE sha256 IS NOT NULL"), ==, 2);
     sqlite3_close(f.db);
 }
 
@@ -223,9 +213,9 @@ static void test_late_release(void)
     close(wfd2);
     fx_stop(&f);
     g_autofree char *q2 = g_strdup_printf("SELECT size FROM versions WHERE id=%" G_GINT64_FORMAT, v1);
-    g_assert_cmpint(one(f.db, q2), ==, 6);
+    g_assert_cmpint(unit_sql_int(f.db, q2), ==, 6);
     g_autofree char *q3 = g_strdup_printf("SELECT size FROM versions WHERE id=%" G_GINT64_FORMAT, v2);
-    g_assert_cmpint(one(f.db, q3), ==, 7);
+    g_assert_cmpint(unit_sql_int(f.db, q3), ==, 7);
     sqlite3_close(f.db);
 }
 

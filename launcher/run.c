@@ -772,7 +772,9 @@ int run_main(int argc, char **argv)
     notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %srequests: %s%s",
                             (unsigned long long)events, self_usage.ru_maxrss,
                             fs ? fs_killpriv_v2(fs) : 0,
-                            o.cache_lookups ? "cache_lookups=1 (missing names, symlinks: first process only); " : "",
+                            o.cache_lookups
+                                ? "cache_lookups=1 (missing names, symlinks: first process only); "
+                                : "",
                             stats,
                         rec_err ? "; the recorder failed: events after the failure are missing"
                                 : "");

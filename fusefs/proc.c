@@ -61,6 +61,13 @@ struct proc_table {
     bool events_lost;             /* protected by table_lock */
     GHashTable *live;             /* tgid -> current image of a live build process; table_lock */
     GHashTable *live_tasks;       /* tid -> tgid of live build tasks, threads too; table_lock */
+    /* The kernel reports an exit only after the parent could reap it (exit_notify() comes before
+     * proc_exit_connector() in do_exit()), so a fork that reuses a pid can be reported before
+     * the exit of the task that had it.  tid -> GQueue of what that earlier task was (its image,
+     * or NULL for a thread), oldest first: the next exits of this tid are theirs. */
+    GHashTable *exits_due;        /* table_lock */
+    unsigned due_images;          /* images (not threads) queued in exits_due; table_lock */
+    unsigned exits_missing;       /* exits still owed when events stopped; table_lock */
     pid_t pending_root;           /* forked by init, not exec'd yet; protected by table_lock */
     pthread_t event_thread;
     bool event_thread_started;    /* written once, before any reader */
@@ -73,6 +80,11 @@ static void free_image(gpointer p)
     g_free(img->exe);
     g_free(img->argv);
     g_free(img);
+}
+
+static void free_queue(gpointer q)
+{
+    g_queue_free(q); /* of borrowed images */
 }
 
 struct proc_table *proc_table_new(struct rec *rec)
@@ -90,6 +102,7 @@ struct proc_table *proc_table_new(struct rec *rec)
     t->exec_images = g_hash_table_new(g_direct_hash, g_direct_equal);
     t->live = g_hash_table_new(g_direct_hash, g_direct_equal);
     t->live_tasks = g_hash_table_new(g_direct_hash, g_direct_equal);
+    t->exits_due = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_queue);
     pthread_mutex_init(&t->events_lock, NULL);
     t->stop_pipe[0] = t->stop_pipe[1] = -1;
     return t;
@@ -99,11 +112,12 @@ void proc_table_free(struct proc_table *t)
 {
     if (!t)
         return;
-    proc_table_stop_events(t);
+    proc_table_stop_events(t, 0);
     procev_close(t->events);
     g_hash_table_destroy(t->exec_images);
     g_hash_table_destroy(t->live);
     g_hash_table_destroy(t->live_tasks);
+    g_hash_table_destroy(t->exits_due);
     pthread_mutex_destroy(&t->events_lock);
     g_hash_table_destroy(t->tasks);
     g_hash_table_destroy(t->images);
@@ -501,7 +515,6 @@ int proc_table_enable_events(struct proc_table *t)
     return procev_open(&t->events);
 }
 
-/* Make, record and register a new image (called with table_lock held). */
 /* Make, record and register the image an event announced (table_lock held). */
 static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
                                            unsigned long long start_ticks, int64_t parent_id,
@@ -526,9 +539,34 @@ static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
     return img;
 }
 
+/* A fork reports task `tid`, which the table still has as live: that earlier task has ended
+ * and been reaped, but its exit is not reported yet.  Set it aside so that its exit, when it
+ * comes, is credited to it and not to the new task (table_lock held). */
+static void settle_reused_tid(struct proc_table *t, pid_t tid)
+{
+    gpointer tg;
+    if (!g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg))
+        return;
+    struct proc_image *img = NULL;
+    if (GPOINTER_TO_INT(tg) == tid) {
+        img = g_hash_table_lookup(t->live, GINT_TO_POINTER(tid));
+        g_hash_table_remove(t->live, GINT_TO_POINTER(tid));
+    }
+    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(tid));
+    GQueue *q = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(tid));
+    if (!q) {
+        q = g_queue_new();
+        g_hash_table_insert(t->exits_due, GINT_TO_POINTER(tid), q);
+    }
+    g_queue_push_tail(q, img);
+    if (img)
+        t->due_images++;
+}
+
 static void apply_fork(struct proc_table *t, const struct procev_event *ev)
 {
     pthread_mutex_lock(&t->table_lock);
+    settle_reused_tid(t, ev->pid);
     if (ev->pid != ev->tgid) { /* a new thread (io_uring workers too): belongs to its process */
         if (g_hash_table_contains(t->live, GINT_TO_POINTER(ev->tgid)))
             g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(ev->pid), GINT_TO_POINTER(ev->tgid));
@@ -595,6 +633,16 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
     g_autofree char *cwd = read_link(ev->tgid, "cwd");
     pthread_mutex_lock(&t->table_lock);
     prev = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
+    if (prev && prev->start_ticks && si.start_ticks != prev->start_ticks) {
+        /* The task ended and its pid went to another before we read /proc: what we read is
+         * not this image's.  Record the exec without it rather than with another's argv. */
+        g_clear_pointer(&exe, g_free);
+        g_clear_pointer(&argv, g_free);
+        g_clear_pointer(&cwd, g_free);
+        argv_len = 0;
+        si.comm[0] = '\0';
+        si.start_ticks = prev->start_ticks;
+    }
     struct proc_image *img = emit_event_image(t, ev->tgid, si.start_ticks,
                                               prev ? prev->parent_id : 0, prev, si.comm, exe,
                                               argv, (size_t)argv_len, cwd, ev->time_ns);
@@ -611,6 +659,18 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
 static void apply_exit(struct proc_table *t, const struct procev_event *ev)
 {
     pthread_mutex_lock(&t->table_lock);
+    GQueue *due = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(ev->pid));
+    if (due) { /* the exit of an earlier task with this tid (settle_reused_tid) */
+        struct proc_image *img = g_queue_pop_head(due);
+        if (img) {
+            rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
+            t->due_images--;
+        }
+        if (g_queue_is_empty(due))
+            g_hash_table_remove(t->exits_due, GINT_TO_POINTER(ev->pid));
+        pthread_mutex_unlock(&t->table_lock);
+        return;
+    }
     if (ev->pid == ev->tgid) {
         struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
         if (img) {
@@ -624,9 +684,8 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
     pthread_mutex_unlock(&t->table_lock);
 }
 
-static void apply_event(void *ctx, const struct procev_event *ev)
+void proc_table_apply_event(struct proc_table *t, const struct procev_event *ev)
 {
-    struct proc_table *t = ctx;
     switch (ev->type) {
     case PROCEV_FORK:
         apply_fork(t, ev);
@@ -638,6 +697,11 @@ static void apply_event(void *ctx, const struct procev_event *ev)
         apply_exit(t, ev);
         break;
     }
+}
+
+static void apply_event(void *ctx, const struct procev_event *ev)
+{
+    proc_table_apply_event(ctx, ev);
 }
 
 /* Apply every event queued so far.  Called before attributing a request: whatever happened
@@ -669,26 +733,55 @@ static void *event_thread_main(void *arg)
     return NULL;
 }
 
-void proc_table_stop_events(struct proc_table *t)
+/* Exits still owed: build processes whose exit has not been reported (table_lock held). */
+static unsigned exits_owed(struct proc_table *t)
 {
-    if (t->event_thread_started) {
+    return g_hash_table_size(t->live) + t->due_images;
+}
+
+void proc_table_stop_events(struct proc_table *t, int grace_ms)
+{
+    bool started = t->event_thread_started;
+    if (started) {
         ssize_t n = write(t->stop_pipe[1], "x", 1);
         (void)n;
         pthread_join(t->event_thread, NULL);
         t->event_thread_started = false;
-        drain_events(t); /* the last exits */
     }
     for (int i = 0; i < 2; i++)
         if (t->stop_pipe[i] >= 0) {
             close(t->stop_pipe[i]);
             t->stop_pipe[i] = -1;
         }
+    if (!started)
+        return;
+    /* The last exits: a parent can reap a child (and so the build can end) before the kernel
+     * has reported the child's exit, so wait a little for any that are still owed. */
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        drain_events(t);
+        pthread_mutex_lock(&t->table_lock);
+        unsigned owed = t->events_lost ? 0 : exits_owed(t);
+        t->exits_missing = owed;
+        pthread_mutex_unlock(&t->table_lock);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int left = grace_ms - (int)((now.tv_sec - start.tv_sec) * 1000 +
+                                    (now.tv_nsec - start.tv_nsec) / 1000000);
+        if (!owed || left <= 0)
+            break;
+        struct pollfd pfd = {procev_fd(t->events), POLLIN, 0};
+        if (poll(&pfd, 1, left) < 0 && errno != EINTR)
+            break;
+    }
 }
 
 char *proc_table_tree_note(struct proc_table *t)
 {
     pthread_mutex_lock(&t->table_lock);
     bool lost = t->events_lost;
+    unsigned missing = t->exits_missing;
     pthread_mutex_unlock(&t->table_lock);
     if (!t->events)
         return g_strdup("partial: no process events (the connector needs root, or Linux 6.6+ "
@@ -697,6 +790,10 @@ char *proc_table_tree_note(struct proc_table *t)
     if (lost)
         return g_strdup("incomplete: the kernel dropped process events under load; processes "
                         "were completed from /proc where they touched traced files");
+    if (missing)
+        return g_strdup_printf("complete, except the exit%s of %u process%s: not reported by "
+                               "the end of the run", missing == 1 ? "" : "s", missing,
+                               missing == 1 ? "" : "es");
     return g_strdup("complete");
 }
 

@@ -23,6 +23,7 @@
  */
 #pragma once
 
+#include "procevents.h"
 #include "recorder.h"
 
 #include <stdint.h>
@@ -52,8 +53,16 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid);
  * processes that never touch a traced file are in the trace, and orphans keep their parent. */
 int proc_table_enable_events(struct proc_table *t);
 
-/* Stop the event thread after the build has ended (applies the last events). */
-void proc_table_stop_events(struct proc_table *t);
+/* Stop the event thread after the build has ended and apply the last events.  The kernel
+ * reports an exit only after the parent could reap the process, so the build can end before
+ * the last exits are reported: wait up to `grace_ms` for every exit still owed (a build
+ * process that left the build's namespaces may never send one; the tree note then says how
+ * many are missing). */
+void proc_table_stop_events(struct proc_table *t, int grace_ms);
+
+/* Apply one process event as the event thread would: for tests that script an event sequence
+ * (the event thread's own events must not concern the same pids). */
+void proc_table_apply_event(struct proc_table *t, const struct procev_event *ev);
 
 /* How complete the recorded process tree is, as a sentence for runs.process_tree. */
 char *proc_table_tree_note(struct proc_table *t);

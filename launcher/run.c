@@ -738,7 +738,7 @@ int run_main(int argc, char **argv)
         }
         fs_flush_open_handles(fs);
     }
-    proc_table_stop_events(procs);
+    proc_table_stop_events(procs, 5000);
     tree_note = proc_table_tree_note(procs);
 
     int exit_status = -1, term_signal = 0;

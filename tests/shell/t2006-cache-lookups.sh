@@ -3,6 +3,7 @@
 # a symlink is recorded; with --cache-lookups the kernel remembers missing names and symlink
 # targets (only the first process is recorded), and the build still sees a name as soon as it
 # makes it, by any route, and a symlink's new target as soon as it replaces the link.
+# resource-lock: kernel-caches (it counts what the kernel cached; t2100 drops the caches)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 mkdir "$T/ws" && cd "$T/ws"

@@ -3,6 +3,7 @@
 # runs every check natively and traced, and the two sets of observations must be identical.
 # Differences that cannot be removed are normalised in fsconform and listed in
 # docs/conformance.md.  FSCONFORM_DIR_ENTRIES sizes the large-directory check (default 100000).
+# resource-lock: kernel-caches (as root it drops the kernel's caches; see t2006)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 : "${FSCONFORM:?FSCONFORM must name the fsconform binary}"

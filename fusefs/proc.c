@@ -29,6 +29,11 @@ struct proc_image {
     char *exe;       /* owned */
     char *argv;      /* owned, argv_len bytes */
     size_t argv_len;
+    /* Events mode, while live: its other threads still live, and whether its leader thread has
+     * exited (pthread_exit() in main, or a non-leader thread's exec killing it): the process
+     * ends when both say so. */
+    unsigned threads;
+    bool leader_exited;
 };
 
 struct proc_task {
@@ -69,6 +74,7 @@ struct proc_table {
     unsigned due_images;          /* images (not threads) queued in exits_due; table_lock */
     unsigned exits_missing;       /* exits still owed when events stopped; table_lock */
     pid_t pending_root;           /* forked by init, not exec'd yet; protected by table_lock */
+    bool root_forked;             /* init has forked the build's command; table_lock */
     pthread_t event_thread;
     bool event_thread_started;    /* written once, before any reader */
     int stop_pipe[2];
@@ -225,11 +231,9 @@ int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out)
     return 0;
 }
 
-/* Read a whole /proc file; returns bytes read or -errno.  *out is g_malloc'd, NUL-terminated. */
-static ssize_t read_proc(pid_t pid, const char *name, char **out)
+/* Read a whole file; returns bytes read or -errno.  *out is g_malloc'd, NUL-terminated. */
+static ssize_t read_whole(const char *path, char **out)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
@@ -259,12 +263,56 @@ static ssize_t read_proc(pid_t pid, const char *name, char **out)
     return (ssize_t)len;
 }
 
-static char *read_link(pid_t pid, const char *name)
+/* A process whose main thread has exited (pthread_exit() in main) runs on in its other threads,
+ * but what /proc/PID shows through the main thread — cmdline, exe, cwd — is then empty.  Those
+ * belong to the process, so they are read through another of its threads: one of them, or 0. */
+static pid_t other_thread(pid_t pid)
 {
     char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    GDir *d = g_dir_open(path, 0, NULL);
+    if (!d)
+        return 0;
+    pid_t found = 0;
+    const char *name;
+    while (!found && (name = g_dir_read_name(d))) {
+        long tid = strtol(name, NULL, 10);
+        if (tid > 0 && tid != pid)
+            found = (pid_t)tid;
+    }
+    g_dir_close(d);
+    return found;
+}
+
+/* /proc/PID/NAME as read_whole() gives it; a process's own entry (cmdline) that its exited
+ * main thread shows empty is read through another thread. */
+static ssize_t read_proc(pid_t pid, const char *name, char **out)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    ssize_t n = read_whole(path, out);
+    pid_t tid;
+    if (n == 0 && !strcmp(name, "cmdline") && (tid = other_thread(pid)) > 0) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+        g_free(*out);
+        n = read_whole(path, out);
+    }
+    return n;
+}
+
+/* The target of the symlink /proc/PID/NAME (exe, cwd), through another thread if the main one
+ * has exited; NULL if unreadable. */
+static char *read_link(pid_t pid, const char *name)
+{
+    char path[96];
     snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
     char buf[4096];
     ssize_t n = readlink(path, buf, sizeof buf - 1);
+    pid_t tid;
+    if (n < 0 && errno == ENOENT && (tid = other_thread(pid)) > 0) {
+        snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+        n = readlink(path, buf, sizeof buf - 1);
+    }
     if (n < 0)
         return NULL;
     buf[n] = '\0';
@@ -532,11 +580,33 @@ static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
         .argv_len = argv_len,
     };
     struct proc_image *img = add_image(t, &rp, prev, start_ns, exe, argv);
+    if (prev && (prev->threads || prev->leader_exited)) {
+        /* An exec leaves one thread, with the process's pid (a non-leader thread that execs
+         * takes it over; the kernel reports no exit for its old tid). */
+        GHashTableIter it;
+        gpointer tid, tg;
+        g_hash_table_iter_init(&it, t->live_tasks);
+        while (g_hash_table_iter_next(&it, &tid, &tg))
+            if (GPOINTER_TO_INT(tg) == tgid && GPOINTER_TO_INT(tid) != tgid)
+                g_hash_table_iter_remove(&it);
+    }
     g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), img);
     g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tgid), GINT_TO_POINTER(tgid));
     if (start_ticks)
         g_hash_table_replace(t->images, image_key(tgid, start_ticks), img);
     return img;
+}
+
+/* Whether process `tgid` (whose main thread has exited) still runs as the image `img`: after a
+ * non-main thread's exec killed the main thread, the exec'ing thread carries on as the process
+ * (same pid, same start time, a memory map); when the main thread merely exited first, /proc
+ * shows it as a zombie without one.  Reads /proc/TGID/stat, which takes no lock of the target,
+ * under table_lock: only for this rare case. */
+static bool still_runs(pid_t tgid, const struct proc_image *img)
+{
+    struct stat_info si;
+    return read_stat(tgid, &si) == 0 && si.start_ticks == img->start_ticks &&
+           layout_known(si.layout);
 }
 
 /* A fork reports task `tid`, which the table still has as live: that earlier task has ended
@@ -547,12 +617,22 @@ static void settle_reused_tid(struct proc_table *t, pid_t tid)
     gpointer tg;
     if (!g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg))
         return;
-    struct proc_image *img = NULL;
-    if (GPOINTER_TO_INT(tg) == tid) {
-        img = g_hash_table_lookup(t->live, GINT_TO_POINTER(tid));
-        g_hash_table_remove(t->live, GINT_TO_POINTER(tid));
-    }
     g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(tid));
+    /* The image whose exit the late event completes: the process's, or, for a thread, the
+     * process's if that thread was the last one left of it; else nothing. */
+    struct proc_image *img = g_hash_table_lookup(t->live, tg);
+    if (img && GPOINTER_TO_INT(tg) != tid) { /* a thread */
+        if (img->threads)
+            img->threads--;
+        /* A thread that exec'd took over the process's pid and gave up its own tid without
+         * an exit: nothing is owed for it (the exec event is still to come). */
+        if (img->leader_exited && still_runs(GPOINTER_TO_INT(tg), img))
+            return;
+        if (!img->leader_exited || img->threads)
+            img = NULL;
+    }
+    if (img)
+        g_hash_table_remove(t->live, tg);
     GQueue *q = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(tid));
     if (!q) {
         q = g_queue_new();
@@ -568,8 +648,11 @@ static void apply_fork(struct proc_table *t, const struct procev_event *ev)
     pthread_mutex_lock(&t->table_lock);
     settle_reused_tid(t, ev->pid);
     if (ev->pid != ev->tgid) { /* a new thread (io_uring workers too): belongs to its process */
-        if (g_hash_table_contains(t->live, GINT_TO_POINTER(ev->tgid)))
+        struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
+        if (img) {
             g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(ev->pid), GINT_TO_POINTER(ev->tgid));
+            img->threads++;
+        }
         pthread_mutex_unlock(&t->table_lock);
         return;
     }
@@ -582,8 +665,13 @@ static void apply_fork(struct proc_table *t, const struct procev_event *ev)
         return;
     }
     if (t->init_pid && ev->parent_tgid == t->init_pid) {
-        /* The build's command, still the launcher's code until it execs: recorded at exec. */
-        t->pending_root = ev->tgid;
+        /* The build's command, still the launcher's code until it execs: recorded at exec.
+         * Init forks it and nothing else; a later fork "by init" is by another process that
+         * got init's pid after the build ended. */
+        if (!t->root_forked) {
+            t->pending_root = ev->tgid;
+            t->root_forked = true;
+        }
         pthread_mutex_unlock(&t->table_lock);
         return;
     }
@@ -671,16 +759,24 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
         pthread_mutex_unlock(&t->table_lock);
         return;
     }
+    gpointer tg;
+    bool was_live = g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(ev->pid), NULL, &tg);
+    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(ev->pid));
+    struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
     if (ev->pid == ev->tgid) {
-        struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
-        if (img) {
-            rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
-            g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid));
-        }
+        if (img)
+            img->leader_exited = true;
         if (t->pending_root == ev->tgid)
             t->pending_root = 0;
+    } else if (img && was_live && GPOINTER_TO_INT(tg) == ev->tgid && img->threads) {
+        img->threads--;
     }
-    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(ev->pid));
+    /* The process has ended when its leader and all its other threads have: its last exit
+     * (exit_group() gives every thread the same status) is the process's. */
+    if (img && img->leader_exited && !img->threads) {
+        rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
+        g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid));
+    }
     pthread_mutex_unlock(&t->table_lock);
 }
 
@@ -857,6 +953,10 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
     struct stat_info psi = tsi;
     if (tgid != tid && read_stat(tgid, &psi) < 0)
         return 0;
+    /* A main thread that has exited shows no memory layout; the process's other threads share
+     * it (one mm), so the caller's own stat tells which image the process is. */
+    if (!layout_known(psi.layout))
+        memcpy(psi.layout, tsi.layout, sizeof psi.layout);
     int64_t id = resolve_process(t, tgid, &psi, 0);
 
     pthread_mutex_lock(&t->table_lock);

@@ -6,7 +6,8 @@
  * be credited with any file access or output line can be read off its name.  The kinds of
  * process (chosen by number) are the hostile ones: exec after traced I/O, threads, a double-
  * forked daemon that writes after its parent exited, `sh -c 'cmd > f'` redirections, a
- * MAP_SHARED writer, vfork+exec, and an io_uring writer.  As root it also writes the build's
+ * MAP_SHARED writer, vfork+exec, an io_uring writer, an exec from a thread other than the main
+ * one, and a process whose main thread exits before its other thread.  As root it also writes the build's
  * /proc/sys/kernel/ns_last_pid so that pids are reused quickly.
  *
  * The manifest (manifest.txt: "MARKER KIND" per process) lets the checker know what to expect.
@@ -101,6 +102,47 @@ static void *thread_main(void *p)
     snprintf(name, sizeof name, "%s.t%d", a->m, a->k);
     own_output(name);
     return NULL;
+}
+
+/* Traced I/O, then a thread other than the main one execs: the process's pid stays, its old
+ * leader thread is killed (the kernel reports its exit before the exec). */
+static void *exec_thread_main(void *p)
+{
+    char next[128];
+    snprintf(next, sizeof next, "%sX", (const char *)p);
+    run_self("worker", next);
+    return NULL;
+}
+
+static void kind_thread_exec(const char *m)
+{
+    read_input(m);
+    own_output(m);
+    pthread_t t;
+    if (pthread_create(&t, NULL, exec_thread_main, (void *)m) != 0)
+        die("pthread_create");
+    pthread_join(t, NULL); /* never returns: the exec ends this thread */
+}
+
+/* The main thread exits first; another thread writes after it, and ends the process. */
+static void *late_thread_main(void *p)
+{
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+    char name[128];
+    snprintf(name, sizeof name, "%s.t0", (const char *)p);
+    own_output(name);
+    return NULL;
+}
+
+static void kind_leader_exit(const char *m)
+{
+    static char marker[64];
+    snprintf(marker, sizeof marker, "%s", m);
+    pthread_t t;
+    if (pthread_create(&t, NULL, late_thread_main, marker) != 0)
+        die("pthread_create");
+    pthread_exit(NULL);
 }
 
 static void kind_threads(const char *m)
@@ -251,7 +293,7 @@ static void kind_uring(const char *m)
 /* ---- the driver -------------------------------------------------------------------------- */
 
 static const char *const kinds[] = {"execer", "threads", "redirect", "mmap", "vfork", "uring",
-                                    "daemon", "worker"};
+                                    "daemon", "thread-exec", "leader-exit", "worker"};
 
 static void force_pid_reuse(void)
 {
@@ -272,7 +314,7 @@ static int run(int n)
         die("manifest.txt");
     int running = 0, daemons = 0, failed = 0;
     for (int i = 0; i < n; i++) {
-        const char *kind = kinds[i % 16 < 7 ? i % 16 : 7];
+        const char *kind = kinds[i % 16 < 9 ? i % 16 : 9];
         if (!strcmp(kind, "daemon") && ++daemons > 10)
             kind = "worker";
         char m[64], path[128];
@@ -281,7 +323,7 @@ static int run(int n)
         snprintf(path, sizeof path, "in/%s", m);
         write_file(path, "input\n");
         snprintf(path, sizeof path, "in/%sX", m);
-        if (!strcmp(kind, "execer"))
+        if (!strcmp(kind, "execer") || !strcmp(kind, "thread-exec"))
             write_file(path, "input\n");
         snprintf(path, sizeof path, "in/%sV", m);
         if (!strcmp(kind, "vfork"))
@@ -342,7 +384,7 @@ int main(int argc, char **argv)
         {"worker", kind_worker}, {"execer", kind_execer}, {"threads", kind_threads},
         {"daemon", kind_daemon}, {"daemon-late", kind_daemon_late}, {"redirect", kind_redirect},
         {"redirected", kind_redirected}, {"mmap", kind_mmap}, {"vfork", kind_vfork},
-        {"uring", kind_uring},
+        {"uring", kind_uring}, {"thread-exec", kind_thread_exec}, {"leader-exit", kind_leader_exit},
     };
     for (size_t i = 0; i < sizeof kinds_table / sizeof kinds_table[0]; i++) {
         if (!strcmp(argv[1], kinds_table[i].name)) {

@@ -43,8 +43,10 @@ for m, kind in manifest:
             lines[(name, "stderr")] += 1
     if kind == "worker":
         own(m); inputs.add(m)
-    elif kind == "execer":
+    elif kind in ("execer", "thread-exec"):
         own(m); own(m + "X"); inputs.update([m, m + "X"]); exec_links.append((m, m + "X"))
+    elif kind == "leader-exit":
+        own(m + ".t0")
     elif kind == "threads":
         for k in range(4):
             own("%s.t%d" % (m, k))

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Exact attribution under hostile process behaviour (tests/attribution/atgen.c): 2500 processes,
 # exec after traced I/O, threads, a double-forked daemon, redirections, a MAP_SHARED writer,
-# vfork+exec, an io_uring writer — every file access and output line must be credited to the
+# vfork+exec, an io_uring writer, an exec from a non-main thread, a main thread that exits before
+# its other thread — every file access and output line must be credited to the
 # process whose marker it carries: 0 wrong, 0 missing (tests/attribution/check.py).  Run with
 # process events and again in /proc-only mode.  As root, pids are also forced to be reused
 # quickly in the daemon's own pid namespace (the host's ns_last_pid is rewound continuously).

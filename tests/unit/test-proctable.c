@@ -19,6 +19,7 @@
 #define ROOT 5000003
 #define CHILD 5000010
 #define THREAD 5000020
+#define OTHER 5000030
 
 static char *tmpdir;
 
@@ -100,6 +101,13 @@ static void test_reuse_before_exit(void)
     ev_exit(&f, THREAD, ROOT, 0);        /* the thread's exit: not image 5's */
     ev_exit(&f, THREAD, THREAD, 3 << 8); /* image 5 exited 3 */
     ev_exit(&f, ROOT, ROOT, 0);
+    /* After the build: another process gets init's pid and forks and execs a child. */
+    ev_exit(&f, INIT, INIT, 0);
+    ev_fork(&f, INIT, INIT, 1);
+    ev_fork(&f, OTHER, OTHER, INIT);
+    ev_exec(&f, OTHER);
+    ev_exit(&f, OTHER, OTHER, 1 << 8);
+    g_assert_cmpint(proc_table_root_id(f.t), ==, 1);
     fx_stop(&f);
 
     g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 5);
@@ -111,6 +119,33 @@ static void test_reuse_before_exit(void)
     g_assert_cmpint(exit_code_of(f.db, 3), ==, -1); /* replaced by its exec: no exit of its own */
     g_assert_cmpint(exit_code_of(f.db, 4), ==, 2);
     g_assert_cmpint(exit_code_of(f.db, 5), ==, 3);
+    sqlite3_close(f.db);
+}
+
+/* Threads: a non-main thread's exec kills the main thread (whose exit the kernel reports) and
+ * takes over the pid; a main thread that exits first leaves the process running in the other. */
+static void test_thread_exec_and_leader_exit(void)
+{
+    struct fixture f;
+    fx_start(&f, "threads.db");
+    start_build(&f);
+    ev_fork(&f, CHILD, CHILD, ROOT);       /* image 2 */
+    ev_fork(&f, THREAD, CHILD, ROOT);      /* its second thread */
+    ev_exit(&f, CHILD, CHILD, 9);          /* the main thread, killed by the exec */
+    ev_exec(&f, CHILD);                    /* image 3: the thread's exec, same pid */
+    ev_exit(&f, CHILD, CHILD, 0);          /* image 3 exited 0 */
+    ev_fork(&f, OTHER, OTHER, ROOT);       /* image 4 */
+    ev_fork(&f, THREAD + 1, OTHER, ROOT);  /* its second thread */
+    ev_exit(&f, OTHER, OTHER, 0);          /* the main thread exits first: not yet the end */
+    ev_exit(&f, THREAD + 1, OTHER, 4 << 8); /* the last thread: image 4 exited 4 */
+    ev_exit(&f, ROOT, ROOT, 0);
+    fx_stop(&f);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 4);
+    g_assert_cmpint(unit_sql_int(f.db, "select prev_image_id from processes where id = 3"), ==, 2);
+    g_assert_cmpint(exit_code_of(f.db, 2), ==, -1); /* replaced by the exec */
+    g_assert_cmpint(exit_code_of(f.db, 3), ==, 0);
+    g_assert_cmpint(exit_code_of(f.db, 4), ==, 4);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from exits"), ==, 3);
     sqlite3_close(f.db);
 }
 
@@ -145,6 +180,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     tmpdir = g_dir_make_tmp("bt-unit-XXXXXX", NULL);
     g_test_add_func("/proctable/reuse-before-exit", test_reuse_before_exit);
+    g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
     int r = g_test_run();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);

@@ -990,13 +990,6 @@ static void acct_flush(struct fs *fs, struct fs_handle *h, const struct fs_acct 
     if (h->type != HANDLE_FILE)
         return;
     int64_t process_id = a->process_id;
-    if (opener && h->exec) {
-        /* An exec open belongs to the program it started, once the exec completed (the
-         * opener was still the old image, or the launcher for the build's own command). */
-        int64_t started = proc_image_after(fs->procs, h->exec_tid, h->open_ns);
-        if (started > 0)
-            process_id = started;
-    }
     if (process_id < 0)
         return;
     int acc = h->open_flags & O_ACCMODE;
@@ -1060,6 +1053,39 @@ static void acct_add(struct fs *fs, struct fs_handle *h, int64_t process_id, boo
     pthread_mutex_unlock(&h->acct_lock);
 }
 
+/* An exec open belongs to the program it started, once the exec completed: the opener was
+ * still the old image (or the launcher, for the build's own command).  What that program then
+ * read through the handle (page faults) is in its own slot: one row for both.  h->acct_lock
+ * held. */
+static void acct_merge_exec_opener(struct fs *fs, struct fs_handle *h)
+{
+    struct fs_acct *o = &h->acct[0];
+    int64_t started = proc_image_after(fs->procs, h->exec_tid, h->open_ns);
+    /* The launcher opened the build's command and the command has not shown itself yet
+     * (without process events it is seen only at its first request): look now. */
+    if (started <= 0 && o->process_id < 0) {
+        proc_resolve(fs->procs, h->exec_tid);
+        started = proc_image_after(fs->procs, h->exec_tid, h->open_ns);
+    }
+    if (started <= 0)
+        return;
+    o->process_id = started;
+    for (int i = 1; i < h->n_acct; i++) {
+        struct fs_acct *a = &h->acct[i];
+        if (a->process_id != started)
+            continue;
+        o->bytes_read += a->bytes_read;
+        o->bytes_written += a->bytes_written;
+        o->read |= a->read;
+        o->written |= a->written;
+        o->first_ns = MIN(o->first_ns, a->first_ns);
+        o->last_ns = MAX(o->last_ns, a->last_ns);
+        memmove(a, a + 1, sizeof *a * (size_t)(h->n_acct - i - 1));
+        h->n_acct--;
+        break; /* slots are per process: at most one */
+    }
+}
+
 /* Unlink from the open list, account, close, free. */
 static void handle_release(struct fs *fs, struct fs_handle *h)
 {
@@ -1073,6 +1099,8 @@ static void handle_release(struct fs *fs, struct fs_handle *h)
     pthread_mutex_unlock(&fs->lock);
 
     pthread_mutex_lock(&h->acct_lock);
+    if (h->exec && h->n_acct > 0)
+        acct_merge_exec_opener(fs, h);
     for (int i = 0; i < h->n_acct; i++)
         acct_flush(fs, h, &h->acct[i], i == 0);
     pthread_mutex_unlock(&h->acct_lock);

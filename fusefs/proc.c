@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_ANCESTRY 1024
@@ -34,6 +35,8 @@ struct proc_image {
      * ends when both say so. */
     unsigned threads;
     bool leader_exited;
+    /* The image the previous exec of this tid started (exec_images chain; borrowed). */
+    struct proc_image *earlier_exec;
 };
 
 struct proc_task {
@@ -56,7 +59,8 @@ struct proc_table {
     pthread_cond_t launcher_known; /* signalled when init_pid is set */
     pid_t root_pid;     /* protected by table_lock */
     int64_t root_id;    /* protected by table_lock */
-    GHashTable *exec_images; /* tid -> the image its last exec started (outlives the task, until the
+    GHashTable *exec_images; /* tid -> the image its last exec started, chained to the earlier
+                              * ones by earlier_exec (outlives the task, until the
                               * tid is reused); protected by table_lock */
 
     /* Process events (proc_table_enable_events): when on, they are the truth about fork, exec
@@ -424,6 +428,24 @@ static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp
 }
 
 
+/* `img` was started by an exec of task `tid` (table_lock held). */
+static void note_exec_image(struct proc_table *t, pid_t tid, struct proc_image *img)
+{
+    img->earlier_exec = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
+    g_hash_table_replace(t->exec_images, GINT_TO_POINTER(tid), img);
+}
+
+/* Whether process `pid` still runs this program (the launcher's, before the build's command
+ * replaced it): /proc/PID/exe is the file /proc/self/exe is. */
+static bool runs_launcher_code(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+    struct stat a, b;
+    return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 /* Record a new image of (pid, si) with the given parent/prev; returns its id.  `superseded`
  * is the image now current for this key that the new one replaces (prev for an exec, a stale
  * one for a reused pid, NULL for a first sighting); if another thread recorded the task
@@ -459,8 +481,8 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
     img->ppid = si->ppid;
     memcpy(img->layout, si->layout, sizeof img->layout);
     g_hash_table_replace(t->images, g_steal_pointer(&key), img);
-    if (prev)
-        g_hash_table_replace(t->exec_images, GINT_TO_POINTER(pid), img);
+    if (prev || is_root) /* the exec open (by the old image, or the launcher) is this one's */
+        note_exec_image(t, pid, img);
     if (is_root && !t->root_id) {
         t->root_id = img->id;
         t->root_pid = pid;
@@ -525,11 +547,17 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
     bool orphan = false, is_root = false;
     if (si->ppid == t->init_pid) {
         /* Children of the namespace init: the build's root (pid 2 inside, the init's first
-         * child) or orphans reparented to the init. */
+         * child) or orphans reparented to the init.  Until the root execs the build's command
+         * it runs the launcher's code (execvp searching PATH, opening the program): that is
+         * the launcher's, as with process events. */
         if (read_status_field(pid, "NSpid") == 2)
             is_root = true;
         else
             orphan = true;
+        if (is_root && runs_launcher_code(pid)) {
+            g_free(argv);
+            return PROC_LAUNCHER;
+        }
     } else if (si->ppid == t->setup_pid || si->ppid <= 1) {
         /* Not below the launcher's init: not part of the build. */
         g_free(argv);
@@ -538,6 +566,8 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
         struct stat_info psi;
         if (read_stat(si->ppid, &psi) == 0) {
             parent_id = resolve_process(t, si->ppid, &psi, depth + 1);
+            if (parent_id == PROC_LAUNCHER)
+                parent_id = 0; /* the root, forking before its exec: not the build's */
             if (parent_id == 0) {
                 /* The parent is not part of the build (or vanished): neither is this one,
                  * unless the parent vanished, which a blocked caller's parent can do. */
@@ -734,8 +764,7 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
     struct proc_image *img = emit_event_image(t, ev->tgid, si.start_ticks,
                                               prev ? prev->parent_id : 0, prev, si.comm, exe,
                                               argv, (size_t)argv_len, cwd, ev->time_ns);
-    g_hash_table_replace(t->exec_images, GINT_TO_POINTER(ev->pid), img);
-    g_hash_table_replace(t->exec_images, GINT_TO_POINTER(ev->tgid), img);
+    note_exec_image(t, ev->tgid, img); /* the exec'ing thread has the tgid now */
     if (is_root) {
         t->pending_root = 0;
         t->root_id = img->id;
@@ -895,9 +924,15 @@ char *proc_table_tree_note(struct proc_table *t)
 
 int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)
 {
+    if (t->events)
+        drain_events(t); /* the exec may have completed since the last request */
     pthread_mutex_lock(&t->table_lock);
-    struct proc_image *img = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
-    int64_t id = img && img->began_ns >= since_ns ? img->id : 0;
+    /* The first exec after the open used the file; later ones (sh -c 'exec cc', a wrapper)
+     * came after it. */
+    int64_t id = 0;
+    for (struct proc_image *img = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
+         img && img->began_ns >= since_ns; img = img->earlier_exec)
+        id = img->id;
     pthread_mutex_unlock(&t->table_lock);
     return id;
 }

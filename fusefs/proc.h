@@ -67,8 +67,8 @@ void proc_table_apply_event(struct proc_table *t, const struct procev_event *ev)
 /* How complete the recorded process tree is, as a sentence for runs.process_tree. */
 char *proc_table_tree_note(struct proc_table *t);
 
-/* The image that the last exec of task `tid` started (0 if none seen): an exec open is
- * attributed to the program it starts, once the exec has completed. */
+/* The image that the first exec of task `tid` at or after `since_ns` started (0 if none seen):
+ * an exec open is attributed to the program it starts, once the exec has completed. */
 int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns);
 
 /* The pid of the build's root process, once seen (0 before). */

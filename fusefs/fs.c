@@ -73,7 +73,7 @@ struct fs_handle {
                               * writer the one it writes on top of (0: none, it starts empty) */
     struct vers_writer *vw; /* HANDLE_FILE opened to write: its writer (ended at release) */
     bool exec;
-    pid_t exec_tid;      /* exec opens: the task that was exec'ing */
+    pid_t exec_pid;      /* exec opens: the process that was exec'ing */
     int64_t open_ns;
     pthread_mutex_t acct_lock;
     struct fs_acct acct[FS_ACCT_SLOTS]; /* protected by acct_lock; [0] is the opener */
@@ -1060,12 +1060,12 @@ static void acct_add(struct fs *fs, struct fs_handle *h, int64_t process_id, boo
 static void acct_merge_exec_opener(struct fs *fs, struct fs_handle *h)
 {
     struct fs_acct *o = &h->acct[0];
-    int64_t started = proc_image_after(fs->procs, h->exec_tid, h->open_ns);
+    int64_t started = proc_image_after(fs->procs, h->exec_pid, h->open_ns);
     /* The launcher opened the build's command and the command has not shown itself yet
      * (without process events it is seen only at its first request): look now. */
     if (started <= 0 && o->process_id < 0) {
-        proc_resolve(fs->procs, h->exec_tid);
-        started = proc_image_after(fs->procs, h->exec_tid, h->open_ns);
+        proc_resolve(fs->procs, h->exec_pid);
+        started = proc_image_after(fs->procs, h->exec_pid, h->open_ns);
     }
     if (started <= 0)
         return;
@@ -1216,8 +1216,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     h->version_id = version_id;
     h->read_version_id = read_version_id;
     h->vw = vw;
-    if (h->exec)
-        h->exec_tid = fuse_req_ctx(req)->pid;
+    if (h->exec) /* the process's pid: a non-main thread that execs takes it over */
+        h->exec_pid = proc_tgid_of(fs->procs, fuse_req_ctx(req)->pid);
     fi->fh = (uint64_t)(uintptr_t)h;
     /* Keep the kernel's page cache across opens: every change to a traced file goes through
      * this mount, and the kernel updates or drops its pages for each (see op_init).  Reads

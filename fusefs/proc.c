@@ -922,6 +922,20 @@ char *proc_table_tree_note(struct proc_table *t)
     return g_strdup("complete");
 }
 
+pid_t proc_tgid_of(struct proc_table *t, pid_t tid)
+{
+    if (t->events) {
+        pthread_mutex_lock(&t->table_lock);
+        gpointer tg;
+        bool known = g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg);
+        pthread_mutex_unlock(&t->table_lock);
+        if (known)
+            return GPOINTER_TO_INT(tg);
+    }
+    pid_t tgid = read_status_field(tid, "Tgid");
+    return tgid > 0 ? tgid : tid;
+}
+
 int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)
 {
     if (t->events)

@@ -110,6 +110,16 @@ for before, after in exec_links:
     elif procs[b[0]][0] != procs[procs[b[0]][2]][0]:
         wrong.append("%s and %s have different pids" % (before, after))
 
+# Every exec of atgen (here: the X images, started by an exec from the main thread or from
+# another thread) has its exec open of the atgen binary credited to the image it started.
+exec_opened = {pid_id for (pid_id,) in db.execute(
+    """select a.process_id from accesses a join files f on f.id = a.file_id
+       where a.kind = 5 and f.path = ?""", (workdir + "/atgen",))}
+for before, after in exec_links:
+    for pid_id in by_marker.get(after, []):
+        if pid_id not in exec_opened:
+            missing.append("exec open of atgen by %s (image %d)" % (after, pid_id))
+
 # With process events the tree is complete: a daemon stays under its real parent, and every
 # process's last image has its exit recorded.
 tree = db.execute("select process_tree from runs").fetchone()[0] or ""

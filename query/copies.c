@@ -1,5 +1,6 @@
 /* copies: embedded copies of code among what the build compiled, and what they shipped in. */
 #include "common.h"
+#include "filekind.h"
 #include "query.h"
 #include "textout.h"
 #include "tracedb.h"
@@ -11,17 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static bool code_name(const char *path)
-{
-    static const char *const exts[] = {".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx",
-                                       ".inc", ".inl", ".s", ".S", ".m", ".mm", NULL};
-    const char *dot = strrchr(path, '.');
-    for (const char *const *e = exts; dot && *e; e++)
-        if (!strcmp(dot, *e))
-            return true;
-    return false;
-}
-
 /* Similarity needs this many fingerprints (a few hundred bytes of code): below it, any two
  * small files of one project share most of what little they have. */
 #define MIN_FINGERPRINTS 64
@@ -30,9 +20,7 @@ static bool code_name(const char *path)
  * with its own implementation. */
 static bool header_name(const char *path)
 {
-    const char *dot = strrchr(path, '.');
-    return dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") ||
-                   !strcmp(dot, ".hxx") || !strcmp(dot, ".inc") || !strcmp(dot, ".inl"));
+    return filekind_of(path) == FILEKIND_HEADER;
 }
 
 /* ---- --index DIR ------------------------------------------------------------------------- */
@@ -66,7 +54,7 @@ static void index_dir(GString *out, const char *root, const char *rel, unsigned 
             g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (guchar *)data, len);
             g_autofree char *base = g_path_get_basename(root);
             g_autofree char *label = g_build_filename(base, r, NULL);
-            GArray *fp = code_name(r) ? winnow_fingerprints(data, len) : NULL;
+            GArray *fp = filekind_is_code(r) ? winnow_fingerprints(data, len) : NULL;
             copyindex_write(out, label, sha, fp);
             if (fp)
                 g_array_free(fp, TRUE);
@@ -220,7 +208,7 @@ int query_copies_main(int argc, char **argv)
     GArray *cands = g_array_new(FALSE, TRUE, sizeof(struct candidate));
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(p, g_array_index(ids, int64_t, i));
-        if (!v || !code_name(v->path) || !v->sha256[0])
+        if (!v || !filekind_is_code(v->path) || !v->sha256[0])
             continue;
         struct candidate cd = {v, NULL};
         gsize len = 0;

@@ -1,5 +1,6 @@
 /* export: the trace in the formats other tools read (see docs/exports.md for each mapping). */
 #include "common.h"
+#include "filekind.h"
 #include "query.h"
 #include "textout.h"
 #include "tracedb.h"
@@ -179,15 +180,7 @@ static bool is_compiler(const char *prog)
 
 static bool has_source_ext(const char *w)
 {
-    static const char *const exts[] = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m", ".mm",
-                                       ".s", ".S", ".sx", NULL};
-    const char *dot = strrchr(w, '.');
-    if (!dot || w[0] == '-')
-        return false;
-    for (const char *const *e = exts; *e; e++)
-        if (!strcmp(dot, *e))
-            return true;
-    return false;
+    return w[0] != '-' && filekind_cc_source(w);
 }
 
 static bool has_object_ext(const char *w)

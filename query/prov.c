@@ -1,6 +1,7 @@
 /* prov — see prov.h for the contract and the graph. */
 #include "prov.h"
 
+#include "filekind.h"
 #include "tracedb.h"
 
 #include <string.h>
@@ -138,7 +139,7 @@ struct prov {
     struct graph *graph;    /* NULL until a walk needs it */
     struct idmap versions;  /* id -> struct prov_version* (or NO_VERSION) */
     struct idmap paths;     /* file id -> char* */
-    struct idmap name_kinds; /* file id -> enum name_kind + 1 */
+    struct idmap name_kinds; /* file id -> enum filekind + 1 */
     GHashTable *successors; /* process id -> GArray of ids (children, exec successors); lazy */
     bool trees_loaded;
     char *tmp_tree;         /* the build's private /tmp (trees.role 'tmp'), or NULL */
@@ -417,14 +418,6 @@ bool prov_path_under(const char *path, char *const *dirs)
 
 /* ---- roles ------------------------------------------------------------------------------- */
 
-static bool ext_in(const char *ext, const char *const *list)
-{
-    for (; *list; list++)
-        if (!strcmp(ext, *list))
-            return true;
-    return false;
-}
-
 static bool argv_names(const struct qdb_process *pr, const char *base)
 {
     if (!pr || !pr->argv)
@@ -441,52 +434,18 @@ static bool argv_names(const struct qdb_process *pr, const char *base)
     return false;
 }
 
-/* What a file's name says it is. */
-enum name_kind { NAME_OTHER, NAME_SOURCE, NAME_HEADER, NAME_OBJECT, NAME_SHLIB, NAME_SCRIPT,
-                 NAME_NO_EXT };
-
-static enum name_kind name_kind_of(const char *path)
-{
-    static const char *const sources[] = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m",
-                                          ".mm", ".s", ".S", ".sx", ".f", ".f90", ".F",
-                                          ".F90", ".go", ".rs", ".d", ".adb", ".ads", NULL};
-    static const char *const headers[] = {".h", ".hh", ".hpp", ".hxx", ".h++", ".H", ".inc",
-                                          ".inl", ".ipp", ".tcc", ".def", ".modulemap", NULL};
-    static const char *const objects[] = {".o", ".obj", ".a", ".lo", ".lib", ".rlib", NULL};
-    static const char *const scripts[] = {".mk", ".cmake", ".sh", ".ninja", ".am", ".ac",
-                                          ".m4", ".in", ".pc", NULL};
-    static const char *const script_names[] = {"Makefile", "makefile", "GNUmakefile",
-                                               "configure", "CMakeLists.txt", "meson.build",
-                                               "build.ninja", NULL};
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    const char *ext = dot && dot != base ? dot : "";
-    if (ext_in(ext, sources))
-        return NAME_SOURCE;
-    if (ext_in(ext, headers))
-        return NAME_HEADER;
-    if (ext_in(ext, objects))
-        return NAME_OBJECT;
-    if (!strcmp(ext, ".so") || strstr(base, ".so."))
-        return NAME_SHLIB;
-    if (ext_in(ext, scripts) || ext_in(base, script_names))
-        return NAME_SCRIPT;
-    return *ext ? NAME_OTHER : NAME_NO_EXT;
-}
-
-/* name_kind_of(), remembered per file id. */
-static enum name_kind file_name_kind(struct prov *p, int64_t file_id, const char *path)
+/* filekind_of(), remembered per file id. */
+static enum filekind file_name_kind(struct prov *p, int64_t file_id, const char *path)
 {
     gpointer v = idmap_get(&p->name_kinds, file_id);
     if (v)
-        return (enum name_kind)(GPOINTER_TO_INT(v) - 1);
-    enum name_kind k = name_kind_of(path);
+        return (enum filekind)(GPOINTER_TO_INT(v) - 1);
+    enum filekind k = filekind_of(path);
     idmap_set(&p->name_kinds, file_id, GINT_TO_POINTER(k + 1));
     return k;
 }
 
-static enum prov_role classify(enum name_kind name, const char *path, int kind,
+static enum prov_role classify(enum filekind name, const char *path, int kind,
                                const struct qdb_process *reader, bool script)
 {
     if (kind == TRACEDB_EXEC)
@@ -494,19 +453,19 @@ static enum prov_role classify(enum name_kind name, const char *path, int kind,
     if (script)
         return PROV_ROLE_SCRIPT;
     switch (name) {
-    case NAME_SOURCE: {
+    case FILEKIND_SOURCE: {
         const char *base = strrchr(path, '/');
         return argv_names(reader, base ? base + 1 : path) ? PROV_ROLE_SOURCE : PROV_ROLE_HEADER;
     }
-    case NAME_HEADER:
+    case FILEKIND_HEADER:
         return PROV_ROLE_HEADER;
-    case NAME_OBJECT:
+    case FILEKIND_OBJECT:
         return PROV_ROLE_OBJECT;
-    case NAME_SHLIB:
+    case FILEKIND_SHLIB:
         return PROV_ROLE_SHLIB;
-    case NAME_SCRIPT:
+    case FILEKIND_SCRIPT:
         return PROV_ROLE_SCRIPT;
-    case NAME_NO_EXT:
+    case FILEKIND_NO_EXT:
         if (reader) {
             /* C++ standard headers have no extension; the compiler proper reads them. */
             const char *prog = qdb_process_program(reader);
@@ -514,7 +473,7 @@ static enum prov_role classify(enum name_kind name, const char *path, int kind,
                 return PROV_ROLE_HEADER;
         }
         return PROV_ROLE_OTHER;
-    case NAME_OTHER:
+    case FILEKIND_OTHER:
         break;
     }
     return PROV_ROLE_OTHER;
@@ -876,7 +835,7 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
         if (have && have->role == PROV_ROLE_SOURCE)
             continue; /* seen, and no use is more specific */
         const char *path = file_path(p, e->file_id);
-        enum name_kind name = file_name_kind(p, e->file_id, path);
+        enum filekind name = file_name_kind(p, e->file_id, path);
         walk_add(w, e->id, classify(name, path, e->kind, reader, script), depth, true);
     }
     edges_done(&found);
@@ -922,7 +881,7 @@ static GArray *walk_inputs(struct prov *p, int64_t start, const struct prov_walk
             continue;
         if (n->v->base_id)
             walk_add(&w, n->v->base_id,
-                     classify(name_kind_of(n->v->path), n->v->path, TRACEDB_READ, NULL, false),
+                     classify(filekind_of(n->v->path), n->v->path, TRACEDB_READ, NULL, false),
                      depth, true);
         struct edges writers = writers_of(p, n->v->id);
         for (guint i = 0; i < writers.n && !w.gave_up; i++)

@@ -1,0 +1,65 @@
+/* filekind — see filekind.h. */
+#include "filekind.h"
+
+#include <string.h>
+
+static const char *const cc_sources[] = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m",
+                                         ".mm", ".s", ".S", ".sx", NULL};
+static const char *const other_sources[] = {".f", ".f90", ".F", ".F90", ".go", ".rs", ".adb",
+                                            ".ads", NULL};
+static const char *const headers[] = {".h", ".hh", ".hpp", ".hxx", ".h++", ".H", ".inc", ".inl",
+                                      ".ipp", ".tcc", ".def", ".modulemap", NULL};
+static const char *const objects[] = {".o", ".obj", ".a", ".lo", ".lib", ".rlib", NULL};
+static const char *const scripts[] = {".mk", ".cmake", ".sh", ".ninja", ".am", ".ac", ".m4",
+                                      ".in", ".pc", NULL};
+static const char *const script_names[] = {"Makefile", "makefile", "GNUmakefile", "configure",
+                                           "CMakeLists.txt", "meson.build", "build.ninja",
+                                           NULL};
+
+static bool in(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(s, *list))
+            return true;
+    return false;
+}
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static const char *ext_of(const char *base)
+{
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? dot : "";
+}
+
+enum filekind filekind_of(const char *path)
+{
+    const char *base = base_of(path);
+    const char *ext = ext_of(base);
+    if (in(ext, cc_sources) || in(ext, other_sources))
+        return FILEKIND_SOURCE;
+    if (in(ext, headers))
+        return FILEKIND_HEADER;
+    if (in(ext, objects))
+        return FILEKIND_OBJECT;
+    if (!strcmp(ext, ".so") || strstr(base, ".so."))
+        return FILEKIND_SHLIB;
+    if (in(ext, scripts) || in(base, script_names))
+        return FILEKIND_SCRIPT;
+    return *ext ? FILEKIND_OTHER : FILEKIND_NO_EXT;
+}
+
+bool filekind_cc_source(const char *path)
+{
+    return in(ext_of(base_of(path)), cc_sources);
+}
+
+bool filekind_is_code(const char *path)
+{
+    enum filekind k = filekind_of(path);
+    return k == FILEKIND_SOURCE || k == FILEKIND_HEADER;
+}

@@ -1,0 +1,31 @@
+/* filekind — what a file's name says it is, for every part of the query side that sorts files
+ * by kind: provenance roles (prov), compile entries (export), copy candidates (copies).  One
+ * list, so that the three agree.
+ *
+ * Contract
+ *   - Pure functions of the name: no I/O.  Extensions are matched case-sensitively (".C" and
+ *     ".H" are C++); a leading dot is not an extension (".profile" has none).
+ *   - ".d" is not a source: in a build it is nearly always a dependency file (gcc -MD), rarely
+ *     D code.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+enum filekind {
+    FILEKIND_OTHER,   /* has an extension, none of the below */
+    FILEKIND_SOURCE,  /* a translation unit: C-family, assembler, Fortran, Go, Rust, Ada */
+    FILEKIND_HEADER,  /* included text: .h, .hpp, .inc, .def, ... */
+    FILEKIND_OBJECT,  /* .o, .a, .lo, ... */
+    FILEKIND_SHLIB,   /* .so, .so.N */
+    FILEKIND_SCRIPT,  /* build scripts and their inputs: Makefile, *.mk, configure, *.in, ... */
+    FILEKIND_NO_EXT,  /* no extension (C++ standard headers, programs) */
+};
+
+enum filekind filekind_of(const char *path);
+
+/* A source the C compiler driver (gcc, clang) compiles itself: C, C++, Objective-C, assembler. */
+bool filekind_cc_source(const char *path);
+
+/* Source or header text: what may carry a copy of someone's code. */
+bool filekind_is_code(const char *path);

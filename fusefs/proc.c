@@ -892,10 +892,11 @@ void proc_table_stop_events(struct proc_table *t, int grace_ms)
         pthread_mutex_unlock(&t->table_lock);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        int left = grace_ms - (int)((now.tv_sec - start.tv_sec) * 1000 +
-                                    (now.tv_nsec - start.tv_nsec) / 1000000);
-        if (!owed || left <= 0)
+        int64_t left_ns = (int64_t)grace_ms * 1000000 - ((int64_t)(now.tv_sec - start.tv_sec) *
+                                                         1000000000 + (now.tv_nsec - start.tv_nsec));
+        if (!owed || left_ns <= 0)
             break;
+        int left = (int)((left_ns + 999999) / 1000000); /* poll() rounds down: round up */
         struct pollfd pfd = {procev_fd(t->events), POLLIN, 0};
         if (poll(&pfd, 1, left) < 0 && errno != EINTR)
             break;

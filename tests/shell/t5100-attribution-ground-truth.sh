@@ -16,7 +16,10 @@ force_reuse() { # start rewinding the pid allocator; stop_forcing ends it
     [ "$(id -u)" = 0 ] && [ -w /proc/sys/kernel/ns_last_pid ] || return 0
     base=$(cat /proc/sys/kernel/ns_last_pid)
     touch "$T/forcing"
-    (while [ -e "$T/forcing" ]; do echo "$base" > /proc/sys/kernel/ns_last_pid; done) &
+    # (it also stops when the test's shell is gone: a killed test must not leave it spinning)
+    (while [ -e "$T/forcing" ] && kill -0 $$ 2>/dev/null; do
+        echo "$base" > /proc/sys/kernel/ns_last_pid
+    done) &
     forcer=$!
     on_cleanup "rm -f '$T/forcing'"
 }

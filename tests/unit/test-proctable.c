@@ -163,12 +163,9 @@ static void test_exit_owed_at_stop(void)
     start_build(&f); /* starts the event thread: real events, none of them the build's */
     ev_fork(&f, CHILD, CHILD, ROOT);
     ev_exit(&f, ROOT, ROOT, 0);
-    gint64 before = g_get_monotonic_time();
     proc_table_stop_events(f.t, 300);
-    gint64 waited_ms = (g_get_monotonic_time() - before) / 1000;
     g_autofree char *note = proc_table_tree_note(f.t);
     fx_stop(&f);
-    g_assert_cmpint(waited_ms, >=, 300);
     g_assert_cmpstr(note, ==, "complete, except the exit of 1 process: not reported by the end of "
                               "the run");
     g_assert_cmpint(unit_sql_int(f.db, "select count(*) from exits"), ==, 1);

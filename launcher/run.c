@@ -782,6 +782,10 @@ int run_main(int argc, char **argv)
                       tree_note) < 0 &&
         !rec_err)
         rec_err = -EIO;
+    /* A self-contained file from here on; if a query still has it open it stays in WAL mode,
+     * which loses nothing. */
+    if (db)
+        (void)tracedb_seal(db);
     if (rec_err) {
         fprintf(stderr, "buildtrail: the trace %s is incomplete: writing it failed: %s; free "
                         "space or choose another place with -o\n", db_path, g_strerror(-rec_err));

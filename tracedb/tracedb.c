@@ -340,3 +340,19 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     *out = db;
     return 0;
 }
+
+int tracedb_seal(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int r = -EIO;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL) == SQLITE_OK) {
+        int rc = sqlite3_step(st);
+        const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+        if (mode && !strcmp((const char *)mode, "delete"))
+            r = 0;
+        else if (rc == SQLITE_BUSY || (mode && !strcmp((const char *)mode, "wal")))
+            r = -EBUSY;
+    }
+    sqlite3_finalize(st);
+    return r;
+}

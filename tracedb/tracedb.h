@@ -5,7 +5,8 @@
  *     change to the schema appends a migration to tracedb.c; a database whose version is newer
  *     than this build knows is refused (-EPROTO), never guessed at.
  *   - tracedb_create() makes a fresh database at a path (replacing an earlier buildtrail trace
- *     there, refusing anything else) and returns it open read-write in WAL mode.
+ *     there, refusing anything else) and returns it open read-write in WAL mode (queries can
+ *     read while the build runs); tracedb_seal() ends WAL mode when the recording is over.
  *   - tracedb_open_readonly() opens an existing trace for queries; it never writes.
  *   - Functions return 0 or a negative errno and never log; `*err_detail` (when given) receives
  *     a newly allocated sentence for the caller to report, to be g_free()d.
@@ -79,3 +80,8 @@ int tracedb_is_trace(const char *path);
 
 /* Execute SQL that returns no rows.  Returns 0 or -EIO with *err_detail set. */
 int tracedb_exec(sqlite3 *db, const char *sql, char **err_detail);
+
+/* The recording is over: make the trace one self-contained file (rollback journal instead of
+ * WAL), so that readers need no -wal/-shm files beside it and can read it from read-only
+ * media.  -EBUSY (the trace stays in WAL mode, still complete) if a reader has it open. */
+int tracedb_seal(sqlite3 *db);

@@ -41,6 +41,29 @@ static void test_create_and_reopen(void)
     sqlite3_close(db);
 }
 
+/* Sealing ends WAL mode; while a reader has the trace open it cannot, and says so. */
+static void test_seal(void)
+{
+    g_autofree char *p = tmp_path("sealed.db");
+    sqlite3 *db = NULL, *reader = NULL;
+    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_open_readonly(p, &reader, NULL), ==, 0);
+    g_assert_cmpint(unit_sql_int(reader, "SELECT count(*) FROM access_kinds"), >, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, -EBUSY);
+    sqlite3_close(reader);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    g_autofree char *wal = g_strconcat(p, "-wal", NULL);
+    g_assert_false(g_file_test(wal, G_FILE_TEST_EXISTS));
+    g_assert_cmpint(tracedb_open_readonly(p, &reader, NULL), ==, 0);
+    sqlite3_stmt *st = NULL;
+    g_assert_cmpint(sqlite3_prepare_v2(reader, "PRAGMA journal_mode", -1, &st, NULL), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
+    g_assert_cmpstr((const char *)sqlite3_column_text(st, 0), ==, "delete");
+    sqlite3_finalize(st);
+    sqlite3_close(reader);
+}
+
 static void test_refuse_foreign(void)
 {
     g_autofree char *p = tmp_path("notes.txt");
@@ -135,6 +158,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     tmpdir = g_dir_make_tmp("bt-unit-XXXXXX", NULL);
     g_test_add_func("/tracedb/create", test_create_and_reopen);
+    g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
     g_test_add_func("/recorder/lossless", test_recorder_lossless);

@@ -102,9 +102,10 @@ cc = [t for t in tasks if t["name"].startswith("as ") and "adler32.o" in t["name
 assert cc and any(comps[i["resource"]["ref"]]["name"].startswith("/tmp/") for i in cc[0]["inputs"])
 PY
 
-# chrome-trace: Trace Event JSON; slices on one lane never overlap; every compile is there.
-python3 - "$T/out.chrome-trace" <<'PY'
-import json, sys
+# chrome-trace: Trace Event JSON; slices on one lane never overlap; every compile is there;
+# every task has one slice, from its fork to its last image's exit, named by that image's argv.
+python3 - "$T/out.chrome-trace" "$T/trace.db" <<'PY'
+import json, sqlite3, sys
 d = json.load(open(sys.argv[1]))
 ev = [e for e in d["traceEvents"] if e["ph"] == "X"]
 assert len(ev) > 100 and all(e["dur"] > 0 and e["ts"] >= 0 for e in ev)
@@ -115,6 +116,32 @@ for e in sorted(ev, key=lambda e: e["ts"]):
     lanes[e["tid"]] = e["ts"] + e["dur"]
 assert any(e["args"]["argv"][:1] == ["ar"] and any(p.endswith("/libz.a") for p in e["args"]["files_written"]) for e in ev)
 assert any(m["name"] == "thread_name" for m in d["traceEvents"] if m["ph"] == "M")
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[2], uri=True)
+run_start = db.execute("select start_ns from runs").fetchone()[0]
+procs = {i: (prev, start, parent, argv) for i, prev, start, parent, argv in
+         db.execute("select id, prev_image_id, start_ns, parent_id, argv from processes")}
+ends = dict(db.execute("select process_id, end_ns from exits"))
+def first(i):
+    while procs[i][0]:
+        i = procs[i][0]
+    return i
+by_task = {}
+for e in ev:
+    last = e["args"]["id"]
+    f = first(last)
+    assert f not in by_task, ("two slices for one task", f)
+    by_task[f] = e
+    assert abs(e["ts"] * 1000 + run_start - procs[f][1]) <= 2, ("start", e["ts"], procs[f][1])
+    if last in ends:
+        assert abs((e["ts"] + e["dur"]) * 1000 + run_start - ends[last]) <= 2, ("end", last)
+    argv = [a.decode() for a in (procs[last][3] or b"").split(b"\0")[:-1]]
+    assert e["args"]["argv"] == argv, (e["args"]["argv"], argv)
+assert len(by_task) == sum(1 for p in procs.values() if not p[0]), "every task has a slice"
+assert ends or db.execute("select process_tree from runs").fetchone()[0] != "complete"
+for f, e in by_task.items():  # a child starts after its parent did
+    parent = procs[f][2]
+    if parent:
+        assert by_task[first(parent)]["ts"] <= e["ts"], ("child before parent", f)
 PY
 
 # in-toto runtime trace and SLSA provenance: subjects with the digests of the files.

@@ -621,8 +621,8 @@ static void load_graph(struct prov *p)
         }
     }
     sqlite3_finalize(st);
-    csr_build(&g->reads, max_process, (struct keyed *)rd->data, rd->len);
-    csr_build(&g->writers, max_version, (struct keyed *)wr->data, wr->len);
+    csr_build(&g->reads, max_process, (struct keyed *)(void *)rd->data, rd->len);
+    csr_build(&g->writers, max_version, (struct keyed *)(void *)wr->data, wr->len);
     /* The mirror images: readers by version, writes by process. */
     for (guint i = 0; i < rd->len; i++) {
         struct keyed *k = &g_array_index(rd, struct keyed, i);
@@ -636,8 +636,8 @@ static void load_graph(struct prov *p)
         k->key = k->e.id;
         k->e.id = vid;
     }
-    csr_build(&g->readers, max_version, (struct keyed *)rd->data, rd->len);
-    csr_build(&g->writes, max_process, (struct keyed *)wr->data, wr->len);
+    csr_build(&g->readers, max_version, (struct keyed *)(void *)rd->data, rd->len);
+    csr_build(&g->writes, max_process, (struct keyed *)(void *)wr->data, wr->len);
     g_array_set_size(rd, 0);
     if (sqlite3_prepare_v2(db, "SELECT id, file_id, origin, base_id, size, hex(sha256), "
                                "hex(git_sha1), hash_error, hex(sha1) FROM versions", -1, &st,
@@ -657,7 +657,7 @@ static void load_graph(struct prov *p)
         }
     }
     sqlite3_finalize(st);
-    csr_build(&g->based, max_version, (struct keyed *)rd->data, rd->len);
+    csr_build(&g->based, max_version, (struct keyed *)(void *)rd->data, rd->len);
     g_array_free(rd, TRUE);
     g_array_free(wr, TRUE);
     g_free(moved);
@@ -683,7 +683,7 @@ static struct edges sql_edges(sqlite3_stmt *st, int64_t key, int n_range, int64_
         g_array_append_val(out, e);
     }
     sqlite3_reset(st);
-    return (struct edges){(const struct edge *)out->data, out->len, out};
+    return (struct edges){(const struct edge *)(void *)out->data, out->len, out};
 }
 
 /* The processes that made version `v`: {process, its last write of v}. */

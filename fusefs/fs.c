@@ -1216,8 +1216,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     h->version_id = version_id;
     h->read_version_id = read_version_id;
     h->vw = vw;
-    if (h->exec) /* the process's pid: a non-main thread that execs takes it over */
-        h->exec_pid = proc_tgid_of(fs->procs, fuse_req_ctx(req)->pid);
+    if (h->exec) {
+        /* The process's pid (a non-main thread that execs takes it over), known from the
+         * caller's image; the launcher, single-threaded, is its own request's pid. */
+        pid_t pid = proc_image_pid(fs->procs, caller);
+        h->exec_pid = pid > 0 ? pid : fuse_req_ctx(req)->pid;
+    }
     fi->fh = (uint64_t)(uintptr_t)h;
     /* Keep the kernel's page cache across opens: every change to a traced file goes through
      * this mount, and the kernel updates or drops its pages for each (see op_init).  Reads

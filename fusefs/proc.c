@@ -53,7 +53,7 @@ struct proc_table {
     pthread_mutex_t table_lock;
     GHashTable *tasks;  /* tid -> struct proc_task*; protected by table_lock */
     GHashTable *images; /* "pid:start" key -> current struct proc_image*; protected by table_lock */
-    GPtrArray *all_images; /* owns every image ever made; protected by table_lock */
+    GPtrArray *all_images; /* owns every image ever made, image id N at N - 1; table_lock */
     int64_t next_id;    /* protected by table_lock */
     pid_t setup_pid, init_pid; /* protected by table_lock; init_pid 0 until known */
     pthread_cond_t launcher_known; /* signalled when init_pid is set */
@@ -923,18 +923,16 @@ char *proc_table_tree_note(struct proc_table *t)
     return g_strdup("complete");
 }
 
-pid_t proc_tgid_of(struct proc_table *t, pid_t tid)
+pid_t proc_image_pid(struct proc_table *t, int64_t id)
 {
-    if (t->events) {
-        pthread_mutex_lock(&t->table_lock);
-        gpointer tg;
-        bool known = g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg);
-        pthread_mutex_unlock(&t->table_lock);
-        if (known)
-            return GPOINTER_TO_INT(tg);
+    pid_t pid = 0;
+    pthread_mutex_lock(&t->table_lock);
+    if (id > 0 && (guint64)id <= t->all_images->len) { /* ids are 1, 2, ... in add order */
+        const struct proc_image *img = g_ptr_array_index(t->all_images, id - 1);
+        pid = img->pid;
     }
-    pid_t tgid = read_status_field(tid, "Tgid");
-    return tgid > 0 ? tgid : tid;
+    pthread_mutex_unlock(&t->table_lock);
+    return pid;
 }
 
 int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)

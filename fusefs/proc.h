@@ -71,8 +71,9 @@ char *proc_table_tree_note(struct proc_table *t);
  * an exec open is attributed to the program it starts, once the exec has completed. */
 int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns);
 
-/* The process (thread group) that thread `tid` belongs to; `tid` itself if unknown. */
-pid_t proc_tgid_of(struct proc_table *t, pid_t tid);
+/* The pid of process image `id` (its thread group's, whichever thread made the request that
+ * resolved to it); 0 if `id` is not an image. */
+pid_t proc_image_pid(struct proc_table *t, int64_t id);
 
 /* The pid of the build's root process, once seen (0 before). */
 pid_t proc_table_root_pid(struct proc_table *t);

@@ -12,7 +12,6 @@
 #include "unit-sql.h"
 
 #include <glib.h>
-#include <stdlib.h>
 
 #define SETUP 5000001
 #define INIT 5000002
@@ -20,8 +19,6 @@
 #define CHILD 5000010
 #define THREAD 5000020
 #define OTHER 5000030
-
-static char *tmpdir;
 
 struct fixture {
     sqlite3 *db;
@@ -32,7 +29,7 @@ struct fixture {
 
 static void fx_start(struct fixture *f, const char *name)
 {
-    g_autofree char *p = g_build_filename(tmpdir, name, NULL);
+    g_autofree char *p = unit_path(name);
     g_assert_cmpint(tracedb_create(p, &f->db, NULL, NULL), ==, 0);
     g_assert_cmpint(rec_start(&f->rec, f->db), ==, 0);
     f->t = proc_table_new(f->rec);
@@ -175,13 +172,8 @@ static void test_exit_owed_at_stop(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    tmpdir = g_dir_make_tmp("bt-unit-XXXXXX", NULL);
     g_test_add_func("/proctable/reuse-before-exit", test_reuse_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
-    int r = g_test_run();
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        r = 1;
-    return r;
+    return unit_run();
 }

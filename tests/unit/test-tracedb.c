@@ -10,16 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *tmpdir;
-
-static char *tmp_path(const char *name)
-{
-    return g_build_filename(tmpdir, name, NULL);
-}
-
 static void test_create_and_reopen(void)
 {
-    g_autofree char *p = tmp_path("a.db");
+    g_autofree char *p = unit_path("a.db");
     sqlite3 *db = NULL;
     g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(unit_sql_int(db, "SELECT value FROM meta WHERE key='schema_version'"), ==,
@@ -44,7 +37,7 @@ static void test_create_and_reopen(void)
 /* Sealing ends WAL mode; while a reader has the trace open it cannot, and says so. */
 static void test_seal(void)
 {
-    g_autofree char *p = tmp_path("sealed.db");
+    g_autofree char *p = unit_path("sealed.db");
     sqlite3 *db = NULL, *reader = NULL;
     g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(tracedb_open_readonly(p, &reader, NULL), ==, 0);
@@ -66,7 +59,7 @@ static void test_seal(void)
 
 static void test_refuse_foreign(void)
 {
-    g_autofree char *p = tmp_path("notes.txt");
+    g_autofree char *p = unit_path("notes.txt");
     g_assert_true(g_file_set_contents(p, "precious", -1, NULL));
     sqlite3 *db = NULL;
     g_autofree char *err = NULL;
@@ -76,14 +69,14 @@ static void test_refuse_foreign(void)
     g_assert_cmpstr(content, ==, "precious");
     g_autofree char *err2 = NULL;
     g_assert_cmpint(tracedb_open_readonly(p, &db, &err2), ==, -EINVAL);
-    g_autofree char *missing = tmp_path("missing.db");
+    g_autofree char *missing = unit_path("missing.db");
     g_autofree char *err3 = NULL;
     g_assert_cmpint(tracedb_open_readonly(missing, &db, &err3), ==, -ENOENT);
 }
 
 static void test_refuse_newer(void)
 {
-    g_autofree char *p = tmp_path("newer.db");
+    g_autofree char *p = unit_path("newer.db");
     sqlite3 *db = NULL;
     g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(tracedb_exec(db, "UPDATE meta SET value='99' WHERE key='schema_version'",
@@ -118,7 +111,7 @@ static void *produce(void *arg)
 
 static void test_recorder_lossless(void)
 {
-    g_autofree char *p = tmp_path("rec.db");
+    g_autofree char *p = unit_path("rec.db");
     sqlite3 *db = NULL;
     g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
     struct rec *rec = NULL;
@@ -156,15 +149,10 @@ static void test_recorder_lossless(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    tmpdir = g_dir_make_tmp("bt-unit-XXXXXX", NULL);
     g_test_add_func("/tracedb/create", test_create_and_reopen);
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
     g_test_add_func("/recorder/lossless", test_recorder_lossless);
-    int r = g_test_run();
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        r = r ? r : 1;
-    return r;
+    return unit_run();
 }

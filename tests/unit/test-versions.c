@@ -13,8 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *tmpdir;
-
 static char *hex(const uint8_t *b, size_t n)
 {
     GString *s = g_string_new(NULL);
@@ -25,7 +23,7 @@ static char *hex(const uint8_t *b, size_t n)
 
 static int write_file(const char *name, const char *content, struct stat *st)
 {
-    g_autofree char *p = g_build_filename(tmpdir, name, NULL);
+    g_autofree char *p = unit_path(name);
     g_assert_true(g_file_set_contents(p, content, -1, NULL));
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     g_assert_cmpint(fd, >=, 0);
@@ -68,7 +66,7 @@ struct fixture {
 
 static void fx_start(struct fixture *f, const char *name)
 {
-    g_autofree char *p = g_build_filename(tmpdir, name, NULL);
+    g_autofree char *p = unit_path(name);
     g_assert_cmpint(tracedb_create(p, &f->db, NULL, NULL), ==, 0);
     g_assert_cmpint(rec_start(&f->rec, f->db), ==, 0);
     f->v = vers_new(f->rec, 2, 0);
@@ -189,7 +187,7 @@ static void test_late_release(void)
     struct fixture f;
     fx_start(&f, "late.db");
     struct stat st;
-    g_autofree char *p = g_build_filename(tmpdir, "late", NULL);
+    g_autofree char *p = unit_path("late");
     int fd = write_file("late", "", &st);
     close(fd);
     int64_t file_id = rec_file_id(f.rec, "/x/late");
@@ -222,14 +220,9 @@ static void test_late_release(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    tmpdir = g_dir_make_tmp("bt-unit-XXXXXX", NULL);
     g_test_add_func("/versions/hash-known", test_hash_known);
     g_test_add_func("/versions/state-machine", test_state_machine);
     g_test_add_func("/versions/writer-waits-for-hash", test_writer_waits_for_hash);
     g_test_add_func("/versions/late-release", test_late_release);
-    int r = g_test_run();
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        r = 1;
-    return r;
+    return unit_run();
 }

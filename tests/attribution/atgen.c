@@ -7,8 +7,8 @@
  * process (chosen by number) are the hostile ones: exec after traced I/O, threads, a double-
  * forked daemon that writes after its parent exited, `sh -c 'cmd > f'` redirections, a
  * MAP_SHARED writer, vfork+exec, an io_uring writer, an exec from a thread other than the main
- * one, and a process whose main thread exits before its other thread.  As root it also writes the build's
- * /proc/sys/kernel/ns_last_pid so that pids are reused quickly.
+ * one, and a process whose main thread exits before its other thread.  As root it also writes
+ * the build's /proc/sys/kernel/ns_last_pid so that pids are reused quickly.
  *
  * The manifest (manifest.txt: "MARKER KIND" per process) lets the checker know what to expect.
  */
@@ -81,13 +81,19 @@ static void kind_worker(const char *m)
 }
 
 /* Traced I/O, then exec (same pid): the new image is a new process record. */
+/* Exec a worker whose marker is this one's with an X: the image that replaces this one. */
+static void exec_successor(const char *m)
+{
+    char next[128];
+    snprintf(next, sizeof next, "%sX", m);
+    run_self("worker", next);
+}
+
 static void kind_execer(const char *m)
 {
     read_input(m);
     own_output(m);
-    char next[128];
-    snprintf(next, sizeof next, "%sX", m);
-    run_self("worker", next);
+    exec_successor(m);
 }
 
 struct thread_arg {
@@ -108,9 +114,7 @@ static void *thread_main(void *p)
  * leader thread is killed (the kernel reports its exit before the exec). */
 static void *exec_thread_main(void *p)
 {
-    char next[128];
-    snprintf(next, sizeof next, "%sX", (const char *)p);
-    run_self("worker", next);
+    exec_successor(p);
     return NULL;
 }
 

@@ -77,7 +77,7 @@ struct proc_table {
     GHashTable *exits_due;        /* table_lock */
     unsigned due_images;          /* images (not threads) queued in exits_due; table_lock */
     unsigned exits_missing;       /* exits still owed when events stopped; table_lock */
-    pid_t pending_root;           /* forked by init, not exec'd yet; protected by table_lock */
+    pid_t pending_root;           /* forked by setup, not exec'd yet; protected by table_lock */
     bool root_forked;             /* init has forked the build's command; table_lock */
     pthread_t event_thread;
     bool event_thread_started;    /* written once, before any reader */
@@ -546,20 +546,24 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
     int64_t parent_id = 0;
     bool orphan = false, is_root = false;
     if (si->ppid == t->init_pid) {
-        /* Children of the namespace init: the build's root (pid 2 inside, the init's first
-         * child) or orphans reparented to the init.  Until the root execs the build's command
-         * it runs the launcher's code (execvp searching PATH, opening the program): that is
-         * the launcher's, as with process events. */
-        if (read_status_field(pid, "NSpid") == 2)
-            is_root = true;
-        else
-            orphan = true;
-        if (is_root && runs_launcher_code(pid)) {
+        /* Children of the namespace init: orphans it adopted (it forks none itself). */
+        orphan = true;
+    } else if (si->ppid == t->setup_pid) {
+        /* Setup's children: its init (excluded above) and the build's root, pid 2 inside.
+         * Until the root execs the build's command it runs the launcher's code (execvp
+         * searching PATH, opening the program): that is the launcher's, as with process
+         * events. */
+        if (read_status_field(pid, "NSpid") != 2) {
+            g_free(argv);
+            return 0;
+        }
+        is_root = true;
+        if (runs_launcher_code(pid)) {
             g_free(argv);
             return PROC_LAUNCHER;
         }
-    } else if (si->ppid == t->setup_pid || si->ppid <= 1) {
-        /* Not below the launcher's init: not part of the build. */
+    } else if (si->ppid <= 1) {
+        /* Not below the launcher: not part of the build. */
         g_free(argv);
         return 0;
     } else {
@@ -686,22 +690,22 @@ static void apply_fork(struct proc_table *t, const struct procev_event *ev)
         pthread_mutex_unlock(&t->table_lock);
         return;
     }
-    if (ev->parent_tgid == t->setup_pid) { /* the namespace's init */
+    if (ev->parent_tgid == t->setup_pid) {
+        /* Setup forks twice: the namespace's init, then the build's command (still the
+         * launcher's code until it execs: recorded at exec).  A later fork "by setup" is by
+         * another process that got setup's pid after the build ended. */
         if (!t->init_pid) {
             t->init_pid = ev->pid;
             pthread_cond_broadcast(&t->launcher_known);
+        } else if (!t->root_forked) {
+            t->pending_root = ev->tgid;
+            t->root_forked = true;
         }
         pthread_mutex_unlock(&t->table_lock);
         return;
     }
     if (t->init_pid && ev->parent_tgid == t->init_pid) {
-        /* The build's command, still the launcher's code until it execs: recorded at exec.
-         * Init forks it and nothing else; a later fork "by init" is by another process that
-         * got init's pid after the build ended. */
-        if (!t->root_forked) {
-            t->pending_root = ev->tgid;
-            t->root_forked = true;
-        }
+        /* Init forks nothing: another process that got init's pid after the build ended. */
         pthread_mutex_unlock(&t->table_lock);
         return;
     }

@@ -11,7 +11,9 @@
  *     walking /proc up to the launcher's init.  The build's root command has no parent; a
  *     process reparented to the init before it was first seen is recorded as an orphan.
  *   - The launcher's own processes (the namespace-setup process and the pid-namespace init) are
- *     not part of the build: proc_resolve() returns 0 for them.
+ *     not part of the build: proc_resolve() returns PROC_LAUNCHER (-1) for them.  Setup forks
+ *     the init first and the build's root second (launcher/ns.h); processes the build leaves
+ *     behind are reparented to the init, and recorded as orphans if first seen there.
  *
  * Caller contract: call proc_resolve() while the caller of the FUSE request is blocked in it
  * (its /proc entries are then guaranteed to exist and be its own).
@@ -34,9 +36,9 @@ struct proc_table;
 struct proc_table *proc_table_new(struct rec *rec);
 void proc_table_free(struct proc_table *t);
 
-/* The launcher's processes, by pid in our namespace: `setup` (the namespace-setup process) and
- * `init` (pid 1 of the build's pid namespace).  Their children other than the build root are
- * orphans of the build. */
+/* The launcher's processes, by pid in our namespace: `setup` (the namespace-setup process, the
+ * parent of the build's root) and `init` (pid 1 of the build's pid namespace, the parent of
+ * the build's orphans).  `init` may be 0 while not yet known (events tell it too). */
 void proc_table_set_launcher(struct proc_table *t, pid_t setup, pid_t init);
 
 #define PROC_LAUNCHER (-1)

@@ -4,10 +4,14 @@
 #include "tracedb.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <glib.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -54,6 +58,9 @@ struct rec {
     uint64_t total;                /* protected by queue_lock */
     bool stopping;                 /* protected by queue_lock */
     int error;                     /* protected by queue_lock; first writer error */
+    bool abandon;                  /* protected by queue_lock: stop waiting for disk space */
+    struct rec_hooks hooks;        /* set before the first event; read by the writer only */
+    char *db_path;                 /* the trace's file (as SQLite names it), for diagnosis */
 
     pthread_mutex_t files_lock;
     GHashTable *file_ids;          /* char *path -> int64 id; protected by files_lock */
@@ -312,6 +319,81 @@ static void note_error(struct rec *r, int err)
     pthread_mutex_unlock(&r->queue_lock);
 }
 
+/* Write a batch in one transaction: SQLITE_OK, or the failing result (rolled back) with
+ * *sys_errno set to the system's errno behind it (0 if SQLite does not say). */
+static int write_batch(struct rec *r, const struct rec_event *batch, int *sys_errno)
+{
+    int rc = sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+    for (const struct rec_event *ev = batch; rc == SQLITE_OK && ev; ev = ev->next)
+        rc = write_event(r, ev);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        rc = sqlite3_extended_errcode(r->db);
+        *sys_errno = sqlite3_system_errno(r->db);
+        if (!sqlite3_get_autocommit(r->db))
+            sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return rc;
+}
+
+/* Does either of the trace's files reach the file-size limit? */
+static bool at_size_limit(const char *db_path)
+{
+    struct rlimit fsize;
+    if (!db_path || getrlimit(RLIMIT_FSIZE, &fsize) < 0 || fsize.rlim_cur == RLIM_INFINITY)
+        return false;
+    const char *suffixes[] = {"", "-wal"};
+    for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+        g_autofree char *p = g_strconcat(db_path, suffixes[i], NULL);
+        struct stat st;
+        if (stat(p, &st) == 0 && (rlim_t)st.st_size + 65536 >= fsize.rlim_cur)
+            return true;
+    }
+    return false;
+}
+
+/* The errno behind a failed write (ENOSPC and EDQUOT mean "wait for space").  SQLite does not
+ * keep it: a short write is SQLITE_FULL and a failed one SQLITE_IOERR_WRITE, whatever the
+ * cause, and sqlite3_system_errno() is often 0 by then.  So the cause is diagnosed from the
+ * trace's files: a file-size limit reached, a read-only or full filesystem. */
+static int failure_errno(struct rec *r, int rc, int sys)
+{
+    if (sys == ENOSPC || sys == EDQUOT || sys == EFBIG || sys == EROFS)
+        return sys;
+    if (at_size_limit(r->db_path))
+        return EFBIG;
+    if (r->db_path) {
+        g_autofree char *dir = g_path_get_dirname(r->db_path);
+        struct statvfs vfs;
+        if (statvfs(dir, &vfs) == 0) {
+            if (vfs.f_flag & ST_RDONLY)
+                return EROFS;
+            if (vfs.f_bavail * vfs.f_frsize < 65536)
+                return ENOSPC;
+        }
+    }
+    if ((rc & 0xff) == SQLITE_FULL)
+        return ENOSPC; /* out of space by a measure statvfs does not show (a quota) */
+    return sys ? sys : EIO;
+}
+
+static bool abandoned(struct rec *r)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    bool a = r->abandon;
+    pthread_mutex_unlock(&r->queue_lock);
+    return a;
+}
+
+static void free_batch(struct rec_event *batch)
+{
+    for (struct rec_event *ev = batch, *next; ev; ev = next) {
+        next = ev->next;
+        free_event(ev);
+    }
+}
+
 static void *writer_main(void *arg)
 {
     struct rec *r = arg;
@@ -340,28 +422,59 @@ static void *writer_main(void *arg)
         pthread_cond_broadcast(&r->queue_space);
         pthread_mutex_unlock(&r->queue_lock);
 
-        bool ok = !failed && sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-        for (struct rec_event *ev = batch, *next; ev; ev = next) {
-            next = ev->next;
-            if (ok && write_event(r, ev) != SQLITE_OK)
-                ok = false;
-            free_event(ev);
+        /* Out of space: keep the batch and try again until there is space (the queue fills
+         * meanwhile and the build waits, as when the writer is behind), or until told to
+         * give up.  Any other failure ends the recording at once and is reported. */
+        bool full = false;
+        while (!failed) {
+            int sys = 0;
+            int rc = write_batch(r, batch, &sys);
+            if (rc == SQLITE_OK)
+                break;
+            int e = failure_errno(r, rc, sys);
+            if (e != ENOSPC && e != EDQUOT) {
+                note_error(r, -e);
+                failed = true;
+                if (r->hooks.failed)
+                    r->hooks.failed(r->hooks.arg, e);
+                break;
+            }
+            if (!full && r->hooks.disk_full)
+                r->hooks.disk_full(r->hooks.arg, e, true);
+            full = true;
+            if (abandoned(r)) {
+                note_error(r, -e);
+                failed = true;
+                break;
+            }
+            struct timespec ts = {0, 500 * 1000000L};
+            nanosleep(&ts, NULL);
         }
-        if (ok && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-            ok = false;
-        if (!ok && !failed) {
-            int ext = sqlite3_extended_errcode(r->db);
-            note_error(r, (ext & 0xff) == SQLITE_FULL ? -ENOSPC : -EIO);
-            sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
-        }
+        if (full && !failed && r->hooks.disk_full)
+            r->hooks.disk_full(r->hooks.arg, 0, false);
+        free_batch(batch);
     }
     return NULL;
+}
+
+void rec_set_hooks(struct rec *r, const struct rec_hooks *hooks)
+{
+    r->hooks = *hooks;
+}
+
+void rec_abandon(struct rec *r)
+{
+    pthread_mutex_lock(&r->queue_lock);
+    r->abandon = true;
+    pthread_mutex_unlock(&r->queue_lock);
 }
 
 int rec_start(struct rec **out, sqlite3 *db)
 {
     struct rec *r = g_new0(struct rec, 1);
     r->db = db;
+    const char *name = sqlite3_db_filename(db, "main");
+    r->db_path = name && *name ? g_strdup(name) : NULL;
     pthread_mutex_init(&r->queue_lock, NULL);
     pthread_cond_init(&r->queue_nonempty, NULL);
     pthread_cond_init(&r->queue_space, NULL);
@@ -443,6 +556,7 @@ void rec_free(struct rec *r)
     sqlite3_finalize(r->ins_exit);
     sqlite3_finalize(r->ins_version);
     g_hash_table_destroy(r->file_ids);
+    g_free(r->db_path);
     pthread_mutex_destroy(&r->queue_lock);
     pthread_cond_destroy(&r->queue_nonempty);
     pthread_cond_destroy(&r->queue_space);

@@ -10,10 +10,16 @@
  *     REC_COMMIT_INTERVAL_MS after its first event was queued, so a trace being read during the
  *     build (WAL) is at most that far behind.
  *   - rec_stop() drains the queue, commits, and returns the writer's first error (0 or -errno).
- *     After it the handle belongs to the caller again (rec_finish_run() writes the run's end).
- *   - If SQLite fails (disk full), the writer remembers the first error, keeps taking events so
- *     that the build is not blocked forever, and rec_error() reports it; the run is then marked
+ *     After it the handle belongs to the caller again (the launcher writes the run's end).
+ *   - Out of space (ENOSPC, EDQUOT): the writer keeps the batch and retries it every 0.5 s; the
+ *     queue fills and producers wait, so the build pauses and nothing is lost.  hooks.disk_full
+ *     says when that starts and ends.  rec_abandon() makes it give up (the user stopped the
+ *     run): the error is then kept as for any other failure.
+ *   - Any other failure (EIO, EROFS, ...): the writer remembers the first error, calls
+ *     hooks.failed at once, and keeps taking events without writing them, so that the build
+ *     is not blocked while the launcher stops it; rec_error() reports it and the run is marked
  *     failed.  This is the only way events can be lost, and it is never silent.
+ *   - The hooks run on the writer thread with no lock held; they must not call back in.
  *
  * Locking: queue_lock protects the queue and its counters; files_lock protects the path→id
  * table.  They are never held together.  The writer holds neither while it talks to SQLite.
@@ -86,6 +92,18 @@ void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_
 
 /* A process image ended: `status` is the wait status (exit code or terminating signal). */
 void rec_add_exit(struct rec *r, int64_t process_id, int64_t end_ns, int status);
+
+struct rec_hooks {
+    void (*disk_full)(void *arg, int err, bool full); /* full=true: waiting for space (err) */
+    void (*failed)(void *arg, int err);                /* a write failed with errno err */
+    void *arg;
+};
+
+/* Set the hooks (before the first event is queued). */
+void rec_set_hooks(struct rec *r, const struct rec_hooks *hooks);
+
+/* Stop waiting for disk space: the events that could not be written are lost (and said). */
+void rec_abandon(struct rec *r);
 
 /* First error the writer met, 0 if none. */
 int rec_error(struct rec *r);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -33,6 +34,7 @@ const char *ns_step_describe(int step)
     case NS_STEP_FORK_BUILD: return "start the build";
     case NS_STEP_CHDIR: return "enter the working directory";
     case NS_STEP_EXEC: return "execute the build command";
+    case NS_STEP_INIT_DIED: return "keep the build's pid-namespace init running";
     default: return "set up the build";
     }
 }
@@ -134,19 +136,46 @@ int ns_recv_fd(int sock)
     return fd;
 }
 
-static void reset_signals(void)
+/* The signal state the caller of buildtrail gave us, as a native build would inherit it: the
+ * daemon changed only its mask and SIGPIPE's disposition (exec resets handlers to SIG_DFL but
+ * keeps SIG_IGN, so an ignored signal, as under nohup, stays ignored). */
+static void restore_signals(const struct ns_plan *p)
 {
-    sigset_t all;
-    sigemptyset(&all);
-    for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            signal(s, SIG_DFL);
-    sigprocmask(SIG_SETMASK, &all, NULL);
+    signal(SIGPIPE, p->sigpipe_ignored ? SIG_IGN : SIG_DFL);
+    sigprocmask(SIG_SETMASK, &p->sigmask, NULL);
 }
 
-static _Noreturn void run_build(const struct ns_plan *p)
+/* Close every descriptor from `from` up, except the `n` in `keep` (sorted, each >= from). */
+static void close_all_but(int from, const int *keep, int n)
 {
-    reset_signals();
+    int lo = from;
+    for (int i = 0; i < n; i++) {
+        if (keep[i] > lo)
+            syscall(SYS_close_range, (unsigned)lo, (unsigned)keep[i] - 1, 0u);
+        lo = keep[i] + 1;
+    }
+    syscall(SYS_close_range, (unsigned)lo, ~0u, 0u);
+}
+
+static void sort_fds(int *fds, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && fds[j - 1] > fds[j]; j--) {
+            int t = fds[j];
+            fds[j] = fds[j - 1];
+            fds[j - 1] = t;
+        }
+}
+
+static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd)
+{
+    restore_signals(p);
+    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
+        fail(p, NS_STEP_FORK_BUILD, -1);
+    /* The build holds stdin, the FUSE stdout and stderr, and the report pipe until its exec
+     * (close-on-exec): nothing else of the launcher's. */
+    int keep[] = {p->report_fd};
+    close_all_but(STDERR_FILENO + 1, keep, 1);
     if (chdir(p->cwd) < 0)
         fail(p, NS_STEP_CHDIR, -1);
     execvp(p->argv[0], p->argv);
@@ -154,35 +183,48 @@ static _Noreturn void run_build(const struct ns_plan *p)
     _exit(errno == ENOENT ? 127 : 126);
 }
 
-static _Noreturn void run_init(const struct ns_plan *p, int out_fd, int err_fd)
+/* pid 1 of the build's pid namespace: mounts the namespace's /proc, says so (or why not) on
+ * `ready_fd`, then holds nothing but that pipe (whose end tells setup that init died) and reaps
+ * the orphans the build leaves, until setup kills it when the build has ended. */
+static _Noreturn void run_init(int ready_fd)
 {
-    /* We are pid 1 of the build's pid namespace: a /proc that shows it. */
-    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-        fail(p, NS_STEP_MOUNT_PROC, -1);
-    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
-        fail(p, NS_STEP_FORK_BUILD, -1);
-    if (out_fd > STDERR_FILENO)
-        close(out_fd);
-    if (err_fd > STDERR_FILENO)
-        close(err_fd);
-
-    pid_t build = fork();
-    if (build < 0)
-        fail(p, NS_STEP_FORK_BUILD, -1);
-    if (build == 0)
-        run_build(p);
-
-    /* Reap everything; when the build itself exits, report and leave (the kernel then kills
-     * whatever is left in the namespace). */
+    int keep[] = {ready_fd};
+    close_all_but(0, keep, 1);
+    int err = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? errno
+                                                                                        : 0;
+    ssize_t n;
+    do
+        n = write(ready_fd, &err, sizeof err);
+    while (n < 0 && errno == EINTR);
+    if (err)
+        _exit(125);
+    /* SIGCHLD blocked, so that it stays pending between the reaping and the wait. */
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_SETMASK, &chld, NULL);
     for (;;) {
-        int status;
-        pid_t w = waitpid(-1, &status, 0);
-        if (w < 0 && errno == EINTR)
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        sigwaitinfo(&chld, NULL);
+    }
+}
+
+/* Has the write end of `fd` (a pipe init holds) closed?  Anything a build wrote into it
+ * through /proc/1/fd is drained and ignored. */
+static bool init_gone(int fd)
+{
+    if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+        return false;
+    char buf[256];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n == 0)
+            return true;
+        if (n < 0 && errno == EINTR)
             continue;
-        if (w == build || w < 0) {
-            report(p, NS_STEP_STATUS, w == build ? status : 0x7f00, -1);
-            _exit(0);
-        }
+        if (n < 0)
+            return false; /* EAGAIN: init still holds it */
     }
 }
 
@@ -190,8 +232,11 @@ static _Noreturn void run_setup(const struct ns_plan *p)
 {
     /* If the daemon dies, so does the build: nothing may be left behind. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    for (int i = 0; i < 8 && p->close_fds[i] >= 0; i++)
-        close(p->close_fds[i]);
+    /* A clone without exec holds a copy of every descriptor of the daemon (the trace, the real
+     * trees, the event socket, the signalfd): keep stdin/out/err and our two channels only. */
+    int keep[] = {p->sock_fd, p->report_fd};
+    sort_fds(keep, 2);
+    close_all_but(STDERR_FILENO + 1, keep, 2);
 
     if (p->user_namespace) {
         if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
@@ -253,29 +298,81 @@ static _Noreturn void run_setup(const struct ns_plan *p)
         close(staging_fd);
     }
 
+    /* Every child of setup from here on is in the new pid namespace: the first is its init,
+     * the second the build.  The build is setup's own child, so its status comes from the
+     * kernel (waitpid), never from a channel the build could write into: setup is outside
+     * the namespace, where the build cannot see it. */
     if (unshare(CLONE_NEWPID) < 0)
         fail(p, NS_STEP_UNSHARE_PID, -1);
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) < 0)
+        fail(p, NS_STEP_FORK_INIT, -1);
     pid_t init = fork();
     if (init < 0)
         fail(p, NS_STEP_FORK_INIT, -1);
     if (init == 0) {
         /* If setup dies, init (and with it the whole namespace) dies too. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        run_init(ready[1]);
+    }
+    close(ready[1]);
+    int init_err = -1;
+    ssize_t n;
+    do
+        n = read(ready[0], &init_err, sizeof init_err);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof init_err || init_err) {
+        errno = n == (ssize_t)sizeof init_err ? init_err : ECHILD;
+        fail(p, NS_STEP_MOUNT_PROC, -1);
+    }
+    pid_t build = fork();
+    if (build < 0)
+        fail(p, NS_STEP_FORK_BUILD, -1);
+    if (build == 0) {
         close(p->sock_fd);
-        run_init(p, out_fd, err_fd);
+        run_build(p, out_fd, err_fd);
     }
     close(out_fd);
     close(err_fd);
-    ssize_t n;
+    pid_t pids[2] = {init, build};
     do
-        n = write(p->sock_fd, &init, sizeof init);
+        n = write(p->sock_fd, pids, sizeof pids);
     while (n < 0 && errno == EINTR);
     close(p->sock_fd);
-    close(p->report_fd);
 
-    int status;
-    while (waitpid(init, &status, 0) < 0 && errno == EINTR)
-        ;
+    /* Wait for the build.  Init killed from outside (nothing inside can) ends the namespace:
+     * the kernel kills the build, and we reap it before init's own exit completes (init waits
+     * for that).  But init's descriptors are closed before the build is killed, so the ready
+     * pipe's end tells: it is reported before the build's status. */
+    bool init_done = false;
+    int status = 0x7f00;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            break;
+        if (w == init && !init_done) {
+            init_done = true;
+            report(p, NS_STEP_INIT_DIED, WIFSIGNALED(st) ? WTERMSIG(st) : 0, -1);
+        } else if (w == build) {
+            status = st;
+            break;
+        }
+    }
+    if (!init_done && init_gone(ready[0])) {
+        init_done = true;
+        report(p, NS_STEP_INIT_DIED, SIGKILL, -1); /* only SIGKILL ends it from outside */
+    }
+    close(ready[0]);
+    report(p, NS_STEP_STATUS, status, -1);
+    close(p->report_fd);
+    if (!init_done) {
+        kill(init, SIGKILL); /* and with it whatever the build left running */
+        while (waitpid(init, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
     _exit(0);
 }
 

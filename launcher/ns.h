@@ -2,22 +2,31 @@
  *
  * Processes (docs/architecture.md has the picture)
  *   daemon ──clone(NEWNS[|NEWUSER])──> setup ──fork, after unshare(NEWPID)──> init (pid 1)
- *                                                                 └─fork──> build (pid 2: argv)
- *   setup: maps its uid/gid (user namespace case), makes every mount private, opens /dev/fuse
- *     (after unsharing: the kernel refuses a /dev/fuse fd opened in another user namespace),
- *     mounts the FUSE filesystem on plan->staging, passes the /dev/fuse fd to the daemon over
- *     plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over the tree's own
- *     path (shortest path first, so nested trees and a workspace under /tmp stay visible),
- *     detaches the staging mount, then forks init in a new pid namespace, sends init's pid,
- *     waits for it and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
- *     requests are pids the daemon can look up in its own /proc.
- *   init: mounts a /proc for the new pid namespace, makes the FUSE stdout/stderr files fds 1
- *     and 2, forks the build, reaps orphans, and when the build exits reports its wait status
- *     and exits — which kills whatever the build left running (pid namespace semantics).
- *   build: chdir()s to plan->cwd again (now through the mount) and execvp()s plan->argv.
+ *                                            └─fork──────────────────────────> build (pid 2: argv)
+ *   setup: closes every descriptor it inherited but stdin/out/err, plan->sock_fd and
+ *     plan->report_fd; maps its uid/gid (user namespace case), makes every mount private, opens
+ *     /dev/fuse (after unsharing: the kernel refuses a /dev/fuse fd opened in another user
+ *     namespace), mounts the FUSE filesystem on plan->staging, passes the /dev/fuse fd to the
+ *     daemon over plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over
+ *     the tree's own path (shortest path first, so nested trees and a workspace under /tmp stay
+ *     visible), detaches the staging mount, unshares the pid namespace, forks init, waits until
+ *     init has mounted /proc, forks the build, sends {init, build} pids, waits for the build
+ *     and reports its wait status, then kills init (which ends whatever the build left
+ *     running) and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
+ *     requests are pids the daemon can look up in its own /proc, and the build cannot see
+ *     setup or reach its descriptors.
+ *   init: mounts a /proc for the new pid namespace, then holds nothing but the write end of a
+ *     pipe to setup (its closing tells setup that init died) and reaps orphans.  Nothing
+ *     inside the namespace can kill it; if something outside does, the namespace ends and
+ *     setup reports NS_STEP_INIT_DIED {signal} before the build's status.
+ *   build: restores the caller's signal mask and SIGPIPE disposition, makes the FUSE
+ *     stdout/stderr files fds 1 and 2, closes everything else (the report pipe is
+ *     close-on-exec), chdir()s to plan->cwd again (now through the mount) and
+ *     execvp()s plan->argv.  Its parent is setup, outside its namespace (getppid() is 0).
  *
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
- * a struct ns_report {step, errno}, and the build's wait status as {NS_STEP_STATUS, status}.
+ * a struct ns_report {step, errno}, and the build's wait status, from the kernel, as
+ * {NS_STEP_STATUS, status}.  No process of the build holds the report pipe after its exec.
  *
  * Contract: everything the children need is prepared in struct ns_plan before ns_spawn(); after
  * the clone the children call only async-signal-safe functions (no malloc, no GLib, no stdio).
@@ -47,6 +56,7 @@ enum ns_step {
     NS_STEP_FORK_BUILD,
     NS_STEP_CHDIR,
     NS_STEP_EXEC,
+    NS_STEP_INIT_DIED, /* value: the signal that killed init (from outside the namespace) */
 };
 
 struct ns_report {
@@ -65,9 +75,10 @@ struct ns_plan {
     int mount_order[NS_MAX_TREES];        /* tree indices, parents before children */
     const char *cwd;
     char *const *argv;
-    int sock_fd;    /* setup's end of the socketpair */
+    sigset_t sigmask;     /* the caller's signal mask, for the build */
+    bool sigpipe_ignored; /* whether the caller ignored SIGPIPE (the daemon does) */
+    int sock_fd;    /* setup's end of the socketpair (O_CLOEXEC) */
     int report_fd;  /* write end of the report pipe (O_CLOEXEC) */
-    int close_fds[8]; /* daemon-side fds the children must close; -1 ends */
 };
 
 /* Start the setup process; returns its pid or -errno.  The caller must be single-threaded and

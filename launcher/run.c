@@ -5,22 +5,25 @@
 #include "ns.h"
 #include "proc.h"
 #include "recorder.h"
+#include "scratch.h"
 #include "tracedb.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <glib.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/statfs.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,6 +48,7 @@ struct run_opts {
     bool system;
     bool cache_lookups;
     int64_t hash_limit;
+    mode_t output_mode;
     char **argv;
 };
 
@@ -59,6 +63,11 @@ static void usage(FILE *f)
           "The trace goes to ./" DEFAULT_DB " (replacing an earlier trace there).\n"
           "\n"
           "  -o, --output FILE   write the trace to FILE instead of ./" DEFAULT_DB "\n"
+          "                      (only a trace or an empty file there is ever replaced; keep\n"
+          "                      it out of directories the build deletes: a trace open there\n"
+          "                      makes their removal fail)\n"
+          "      --output-mode MODE  the trace's permissions, in octal (default 0600: it holds\n"
+          "                      the names, sizes and hashes of every file the build read)\n"
           "      --trace DIR     also trace DIR (repeatable)\n"
           "      --no-tmp        let the build use the real /tmp, untraced\n"
           "      --system        also trace the system directories (/usr, /etc, /opt):\n"
@@ -72,7 +81,8 @@ static void usage(FILE *f)
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
-          "could not set the build up, 126/127 if COMMAND could not be executed/found.\n",
+          "could not set the build up or could not record it (the build is then stopped),\n"
+          "126/127 if COMMAND could not be executed/found.\n",
           f);
 }
 
@@ -86,6 +96,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"system", no_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
+        {"output-mode", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
@@ -109,6 +120,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case 'M':
             o->cache_lookups = true;
             break;
+        case 'P': {
+            char *end;
+            long m = strtol(optarg, &end, 8);
+            if (end == optarg || *end || m < 0 || m > 0777) {
+                fprintf(stderr, "buildtrail run: --output-mode '%s' is not a file mode; give "
+                                "octal permissions such as 0600 or 0644\n", optarg);
+                return -1;
+            }
+            o->output_mode = (mode_t)m;
+            break;
+        }
         case 'L': {
             char *end;
             long long n = strtoll(optarg, &end, 10);
@@ -152,20 +174,34 @@ static int compare_tree_depth(const void *a, const void *b, void *data)
     return la < lb ? -1 : la > lb;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Why the directory `real` (absolute, symlinks resolved) cannot be traced, or NULL if it can.
+ * The kernel's own trees (/proc, /sys, /dev and the pseudo-filesystems mounted anywhere) do
+ * not behave as files: a passthrough of them would fail late or lie. */
+static const char *untraceable(const char *real)
 {
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-static void remove_tree(const char *dir)
-{
-    nftw(dir, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    static const char *const kernel_trees[] = {"/proc", "/sys", "/dev"};
+    for (size_t i = 0; i < G_N_ELEMENTS(kernel_trees); i++)
+        if (path_is_under(real, kernel_trees[i]))
+            return "it is the kernel's, not files a build makes";
+    struct statfs sf;
+    if (statfs(real, &sf) == 0) {
+        switch ((unsigned long)sf.f_type) {
+        case 0x9fa0:     /* proc */
+        case 0x62656572: /* sysfs */
+        case 0x1cd1:     /* devpts */
+        case 0x27e0eb:   /* cgroup */
+        case 0x63677270: /* cgroup2 */
+        case 0x64626720: /* debugfs */
+        case 0x74726163: /* tracefs */
+        case 0x73636673: /* securityfs */
+        case 0xcafe4a11: /* bpf */
+        case 0x65735546: /* fuse control */
+            return "it is a kernel pseudo-filesystem, not files a build makes";
+        default:
+            break;
+        }
+    }
+    return NULL;
 }
 
 static int mkdir_p(const char *path, mode_t mode)
@@ -244,12 +280,14 @@ static int write_run_start(sqlite3 *db, char **argv, const char *cwd, const stru
 }
 
 static int write_run_end(sqlite3 *db, int exit_status, int term_signal, const char *state,
-                         int64_t root_id, const char *notes, const char *tree_note)
+                         int64_t root_id, const char *notes, const char *tree_note,
+                         const char *failure)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db,
                                 "UPDATE runs SET end_ns=?, exit_status=?, term_signal=?, state=?, "
-                                "root_process_id=?, notes=?, process_tree=? WHERE id=1",
+                                "root_process_id=?, notes=?, process_tree=?, failure=? "
+                                "WHERE id=1",
                                 -1, &st, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, rec_now_ns());
@@ -262,6 +300,8 @@ static int write_run_end(sqlite3 *db, int exit_status, int term_signal, const ch
             sqlite3_bind_int64(st, 5, root_id);
         sqlite3_bind_text(st, 6, notes, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 7, tree_note, -1, SQLITE_STATIC);
+        if (failure)
+            sqlite3_bind_text(st, 8, failure, -1, SQLITE_STATIC);
         rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     }
     sqlite3_finalize(st);
@@ -288,6 +328,10 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
     case NS_STEP_BIND_TREE:
         fprintf(stderr, "buildtrail: cannot %s (%s): %s\n", ns_step_describe(r->step),
                 r->tree >= 0 ? trees[r->tree].path : "?", err);
+        return;
+    case NS_STEP_INIT_DIED:
+        fprintf(stderr, "buildtrail: the build's pid-namespace init was killed by signal %d "
+                        "(from outside the build), which ended the build\n", r->value);
         return;
     case NS_STEP_MOUNT_FUSE:
         fprintf(stderr, "buildtrail: cannot mount the FUSE filesystem: %s; %s\n", err,
@@ -363,10 +407,68 @@ static int userns_hint(void)
     return 0;
 }
 
+/* What the daemon watches while the build runs: the recorder's health and the trace's own
+ * file.  The recorder's hooks run on its writer thread: they print (main-level reporting, on
+ * behalf of the launcher) and wake the main loop through wake_fd; the fields they set are
+ * atomics, read by the main thread. */
+struct run_watch {
+    const char *db_path;
+    int wake_fd;               /* eventfd: the main loop polls it */
+    atomic_int write_errno;    /* a write of the trace failed (not for lack of space) */
+    atomic_bool disk_full;     /* the recorder is waiting for space */
+    char *lost;                /* what happened to the trace file, if it went; main thread */
+};
+
+static void watch_wake(struct run_watch *w)
+{
+    uint64_t one = 1;
+    if (write(w->wake_fd, &one, sizeof one) < 0) {
+        /* The counter cannot overflow here; the main loop also polls every second. */
+    }
+}
+
+static void on_disk_full(void *arg, int err, bool full)
+{
+    struct run_watch *w = arg;
+    atomic_store(&w->disk_full, full);
+    if (full)
+        fprintf(stderr, "buildtrail: the disk holding %s is full (%s); the build is paused "
+                        "until space is freed \u2014 Ctrl-C to stop\n", w->db_path,
+                g_strerror(err));
+    else
+        fprintf(stderr, "buildtrail: there is space again for %s; the build goes on\n",
+                w->db_path);
+}
+
+static void on_write_failed(void *arg, int err)
+{
+    struct run_watch *w = arg;
+    atomic_store(&w->write_errno, err);
+    fprintf(stderr, "buildtrail: cannot write the trace %s: %s; stopping the build, which "
+                    "would run on unrecorded\n", w->db_path, g_strerror(err));
+    watch_wake(w);
+}
+
+/* Is the trace still the file at its path?  NULL, or what happened to it (g_free it). */
+static char *trace_file_problem(const char *path, int lock_fd, const struct stat *orig)
+{
+    struct stat now, at_path;
+    if (stat(path, &at_path) == 0) {
+        if (at_path.st_dev != orig->st_dev || at_path.st_ino != orig->st_ino)
+            return g_strdup("was replaced by another file");
+        return NULL;
+    }
+    if (errno != ENOENT)
+        return g_strdup_printf("cannot be checked: %s", g_strerror(errno));
+    if (fstat(lock_fd, &now) == 0 && now.st_nlink == 0)
+        return g_strdup("was deleted");
+    return g_strdup("was renamed");
+}
+
 int run_main(int argc, char **argv)
 {
     struct run_opts o = {.trace_dirs = g_ptr_array_new_with_free_func(g_free),
-                         .hash_limit = DEFAULT_HASH_LIMIT};
+                         .hash_limit = DEFAULT_HASH_LIMIT, .output_mode = 0600};
     int pr = parse_args(argc, argv, &o);
     if (pr != 0) {
         g_ptr_array_free(o.trace_dirs, TRUE);
@@ -379,13 +481,17 @@ int run_main(int argc, char **argv)
     GArray *trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
     g_autofree char *backing = NULL, *db_path = NULL, *db_dir = NULL, *db_base = NULL;
     g_autofree char *staging = NULL, *stats = NULL, *notes = NULL, *tree_note = NULL;
+    /* Why buildtrail stopped the build itself, and why the run failed (runs.failure). */
+    g_autofree char *stop_reason = NULL, *failure_text = NULL;
     sqlite3 *db = NULL;
     struct rec *rec = NULL;
     struct proc_table *procs = NULL;
     struct fs *fs = NULL;
     struct fuse_session *se = NULL;
     int sv[2] = {-1, -1}, rp[2] = {-1, -1}, sigfd = -1, fuse_fd = -1, db_lock_fd = -1;
-    bool serving = false;
+    bool serving = false, db_fresh = false;
+    struct scratch scratch = {NULL, -1};
+    struct run_watch watch = {.wake_fd = -1};
     struct loop_ctx loop = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
     pthread_t loop_thread;
     sigset_t handled, old_mask;
@@ -399,6 +505,11 @@ int run_main(int argc, char **argv)
     if (!strcmp(cwd, "/")) {
         fputs("buildtrail: cannot trace / as the workspace; run from the project's directory\n",
               stderr);
+        goto out;
+    }
+    if (untraceable(cwd)) {
+        fprintf(stderr, "buildtrail: cannot trace the current directory %s: %s; run from the "
+                        "project's directory\n", cwd, untraceable(cwd));
         goto out;
     }
     struct run_tree ws = {g_strdup(cwd), g_strdup(cwd), ROLE_WORKSPACE};
@@ -419,6 +530,11 @@ int run_main(int argc, char **argv)
         if (!strcmp(real, "/")) {
             fprintf(stderr, "buildtrail: --trace %s: cannot trace /; name the directories the "
                             "build uses\n", d);
+            goto out;
+        }
+        if (untraceable(real)) {
+            fprintf(stderr, "buildtrail: --trace %s: cannot trace it: %s; name the directories "
+                            "the build reads and writes\n", d, untraceable(real));
             goto out;
         }
         bool dup = false;
@@ -470,39 +586,21 @@ int run_main(int argc, char **argv)
         goto out;
     }
 
-    /* --- the database ------------------------------------------------------------------- */
-    db_path = o.db_path ? (g_path_is_absolute(o.db_path) ? g_strdup(o.db_path)
-                                                          : g_build_filename(cwd, o.db_path, NULL))
-                        : g_build_filename(cwd, DEFAULT_DB, NULL);
-    {
-        g_autofree char *err = NULL;
-        int r = tracedb_create(db_path, &db, &db_lock_fd, &err);
-        if (r < 0) {
-            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", db_path, err,
-                    r == -EEXIST ? "remove it or choose another file with -o"
-                    : r == -EBUSY ? "wait for that run, or choose another file with -o"
-                                  : "choose a writable place with -o FILE");
-            goto out;
-        }
-    }
-    db_dir = g_path_get_dirname(db_path);
-    db_base = g_path_get_basename(db_path);
-    struct stat db_dir_st;
-    if (stat(db_dir, &db_dir_st) < 0)
-        memset(&db_dir_st, 0, sizeof db_dir_st);
-
     /* --- private /tmp and the staging directory ----------------------------------------- */
     {
         const char *base = g_getenv("TMPDIR");
         if (!base || !*base || !g_path_is_absolute(base))
             base = "/tmp";
-        backing = g_build_filename(base, "buildtrail-XXXXXX", NULL);
-        if (!mkdtemp(backing)) {
+        /* Leftovers of runs that were killed (SIGKILL, a crash) hold a whole /tmp: reclaim
+         * them, and only them (scratch.h). */
+        (void)scratch_reclaim(base);
+        int e = scratch_create(base, &scratch);
+        if (e < 0) {
             fprintf(stderr, "buildtrail: cannot make a private directory in %s: %s; set TMPDIR "
-                            "to a writable directory\n", base, g_strerror(errno));
-            g_free(g_steal_pointer(&backing));
+                            "to a writable directory\n", base, g_strerror(-e));
             goto out;
         }
+        backing = g_strdup(scratch.path);
         g_autofree char *mnt = g_build_filename(backing, "mnt", NULL);
         g_autofree char *tmp = g_build_filename(backing, "tmp", NULL);
         if (mkdir(mnt, 0700) < 0 || (private_tmp && mkdir(tmp, 0700) < 0) ||
@@ -528,6 +626,33 @@ int run_main(int argc, char **argv)
             g_array_append_val(trees, t);
         }
     }
+
+    /* --- the database ------------------------------------------------------------------- */
+    db_path = o.db_path ? (g_path_is_absolute(o.db_path) ? g_strdup(o.db_path)
+                                                          : g_build_filename(cwd, o.db_path, NULL))
+                        : g_build_filename(cwd, DEFAULT_DB, NULL);
+    {
+        g_autofree char *err = NULL;
+        int r = tracedb_create(db_path, o.output_mode, &db, &db_lock_fd, &err);
+        if (r < 0) {
+            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", db_path, err,
+                    r == -EEXIST ? "remove it or choose another file with -o"
+                    : r == -EBUSY ? "wait for that run, or choose another file with -o"
+                    : r == -ENOSPC || r == -EDQUOT
+                        ? "free space there, or choose another place with -o FILE"
+                        : "choose a writable place with -o FILE");
+            goto out;
+        }
+        db_fresh = true;
+    }
+    db_dir = g_path_get_dirname(db_path);
+    db_base = g_path_get_basename(db_path);
+    struct stat db_dir_st;
+    if (stat(db_dir, &db_dir_st) < 0)
+        memset(&db_dir_st, 0, sizeof db_dir_st);
+    struct stat db_st;
+    if (fstat(db_lock_fd, &db_st) < 0)
+        memset(&db_st, 0, sizeof db_st);
 
     struct run_tree *tv = (struct run_tree *)(void *)trees->data;
     int n_trees = (int)trees->len;
@@ -577,9 +702,6 @@ int run_main(int argc, char **argv)
     }
     plan.sock_fd = sv[1];
     plan.report_fd = rp[1];
-    plan.close_fds[0] = sv[0];
-    plan.close_fds[1] = rp[0];
-    plan.close_fds[2] = -1;
 
     /* Signals: the daemon handles them on a signalfd; every thread inherits the mask. */
     sigemptyset(&handled);
@@ -589,7 +711,9 @@ int run_main(int argc, char **argv)
     sigaddset(&handled, SIGQUIT);
     sigaddset(&handled, SIGCHLD);
     sigprocmask(SIG_BLOCK, &handled, &old_mask);
-    signal(SIGPIPE, SIG_IGN); /* a closed stdout becomes EPIPE for the writer, see fs.c */
+    plan.sigmask = old_mask;
+    /* a closed stdout becomes EPIPE for the writer, see fs.c */
+    plan.sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
     sigfd = signalfd(-1, &handled, SFD_CLOEXEC);
 
     rec_start(&rec, db);
@@ -600,6 +724,15 @@ int run_main(int argc, char **argv)
         goto restore;
     }
     db = NULL; /* the writer thread owns it now */
+    watch.db_path = db_path;
+    watch.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (watch.wake_fd < 0) {
+        fprintf(stderr, "buildtrail: cannot create an eventfd: %s\n", g_strerror(errno));
+        for (int i = 0; i < n_trees; i++)
+            close(fs_trees[i].fd);
+        goto restore;
+    }
+    rec_set_hooks(rec, &(struct rec_hooks){on_disk_full, on_write_failed, &watch});
     procs = proc_table_new(rec);
     /* Before the spawn, so that no fork of the build happens before the subscription.  Without
      * events the tree is partial and runs.process_tree says so.  BUILDTRAIL_NO_PROC_EVENTS=1
@@ -628,6 +761,7 @@ int run_main(int argc, char **argv)
     };
     fs = fs_new(&fcfg);
 
+    db_fresh = false; /* from here on the trace records this run, whatever happens */
     pid_t setup = ns_spawn(&plan);
     /* Files the build creates get exactly the mode it asked for: the kernel has applied the
      * build's umask already (see op_init), so ours must not mask again.  Only after the spawn:
@@ -674,20 +808,43 @@ int run_main(int argc, char **argv)
             loop.max_threads = (int)MAX(16, 4 * ncpu);
             pthread_create(&loop_thread, NULL, loop_main, &loop);
             serving = true;
-            pid_t init = 0;
-            if (read_full(sv[0], &init, sizeof init) == 0)
-                proc_table_set_launcher(procs, setup, init);
+            pid_t pids[2] = {0, 0}; /* init, build */
+            if (read_full(sv[0], pids, sizeof pids) == 0)
+                proc_table_set_launcher(procs, setup, pids[0]);
         }
     }
 
     /* --- wait for the build ------------------------------------------------------------- */
+    int setup_wait = 0;
     bool setup_done = false, reports_done = false;
     while (!setup_done || !reports_done) {
-        struct pollfd pfd[2] = {{sigfd, POLLIN, 0}, {rp[0], POLLIN, 0}};
-        int n = poll(pfd, reports_done ? 1 : 2, -1);
+        struct pollfd pfd[3] = {{sigfd, POLLIN, 0}, {watch.wake_fd, POLLIN, 0}, {rp[0], POLLIN, 0}};
+        int n = poll(pfd, reports_done ? 2 : 3, 1000);
         if (n < 0 && errno != EINTR)
             break;
-        if (!reports_done && (pfd[1].revents & (POLLIN | POLLHUP))) {
+        if (pfd[1].revents & POLLIN) {
+            uint64_t v;
+            if (read(watch.wake_fd, &v, sizeof v) < 0) {
+                /* nothing to drain: a spurious wake */
+            }
+        }
+        if (!stop_reason) {
+            int werr = atomic_load(&watch.write_errno);
+            if (werr) {
+                stop_reason = g_strdup_printf("writing the trace failed: %s", g_strerror(werr));
+            } else if (!watch.lost) {
+                watch.lost = trace_file_problem(db_path, db_lock_fd, &db_st);
+                if (watch.lost) {
+                    fprintf(stderr, "buildtrail: the trace %s %s while the build was running; "
+                                    "stopping the build, whose record would be lost\n",
+                            db_path, watch.lost);
+                    stop_reason = g_strdup_printf("the trace file %s during the run", watch.lost);
+                }
+            }
+            if (stop_reason)
+                kill(setup, SIGKILL); /* init and the build's pid namespace die with it */
+        }
+        if (!reports_done && (pfd[2].revents & (POLLIN | POLLHUP))) {
             struct ns_report r;
             int e = read_full(rp[0], &r, sizeof r);
             if (e < 0) {
@@ -704,12 +861,18 @@ int run_main(int argc, char **argv)
             if (read(sigfd, &si, sizeof si) != sizeof si)
                 continue;
             if (si.ssi_signo == SIGCHLD) {
-                int st;
-                if (waitpid(setup, &st, WNOHANG) == setup)
+                if (!setup_done && waitpid(setup, &setup_wait, WNOHANG) == setup)
                     setup_done = true;
                 continue;
             }
             interrupted = true;
+            if (atomic_load(&watch.disk_full) && !stop_reason) {
+                /* The build is paused on a full disk and the user asked to stop: give up. */
+                stop_reason = g_strdup("stopped while waiting for disk space for the trace");
+                rec_abandon(rec);
+                kill(setup, SIGKILL);
+                continue;
+            }
             /* A terminal's Ctrl-C already reached the build (same process group); a signal
              * sent to buildtrail alone is passed on to the build's root process. */
             pid_t root = proc_table_root_pid(procs);
@@ -750,21 +913,44 @@ int run_main(int argc, char **argv)
             exit_status = 128 + term_signal;
         }
     }
-    if (failure.step >= 0) {
+    /* Why the run failed, if it did: the first of what buildtrail did, what its helpers
+     * reported, and how they ended. */
+    if (stop_reason) {
+        failure_text = g_strdup_printf("buildtrail stopped the build: %s", stop_reason);
+        exit_status = RUN_EXIT_SETUP_FAILED;
+    } else if (failure.step >= 0) {
         report_setup_failure(&failure, tv, o.argv);
-        if (failure.step != NS_STEP_EXEC)
+        if (failure.step != NS_STEP_EXEC) {
             exit_status = RUN_EXIT_SETUP_FAILED;
+            failure_text = failure.step == NS_STEP_INIT_DIED
+                               ? g_strdup_printf("the build's pid-namespace init was killed by "
+                                                 "signal %d, which ended the build",
+                                                 failure.value)
+                               : g_strdup_printf("cannot %s: %s", ns_step_describe(failure.step),
+                                                 g_strerror(failure.value));
+        }
     } else if (!have_status) {
-        fputs("buildtrail: the build's launcher ended without reporting the build's status\n",
-              stderr);
+        failure_text = setup_done && WIFSIGNALED(setup_wait)
+                           ? g_strdup_printf("the build's setup process was killed by signal "
+                                             "%d, which ended the build", WTERMSIG(setup_wait))
+                           : g_strdup("the build's launcher ended without reporting the "
+                                      "build's status");
+        fprintf(stderr, "buildtrail: %s\n", failure_text);
         exit_status = RUN_EXIT_SETUP_FAILED;
     }
 
     stats = fs_stats_summary(fs);
     uint64_t events = rec_event_count(rec);
     int rec_err = rec_stop(rec, &db);
-    const char *state = rec_err ? TRACEDB_RUN_FAILED
-                        : failure.step >= 0 && failure.step != NS_STEP_EXEC ? TRACEDB_RUN_FAILED
+    if (rec_err && db) {
+        /* Make room for the run's end: move what was committed into the trace and empty the
+         * WAL (a file-size limit or quota may then allow the few bytes of the end record). */
+        (void)tracedb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
+    }
+    if (rec_err && !failure_text)
+        failure_text = g_strdup_printf("writing the trace failed: %s; events after the "
+                                       "failure are missing", g_strerror(-rec_err));
+    const char *state = failure_text ? TRACEDB_RUN_FAILED
                         : interrupted ? TRACEDB_RUN_INTERRUPTED
                                       : TRACEDB_RUN_FINISHED;
     struct rusage self_usage;
@@ -775,11 +961,9 @@ int run_main(int argc, char **argv)
                             o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",
-                            stats,
-                        rec_err ? "; the recorder failed: events after the failure are missing"
-                                : "");
+                            stats, "");
     if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes,
-                      tree_note) < 0 &&
+                      tree_note, failure_text) < 0 &&
         !rec_err)
         rec_err = -EIO;
     /* A self-contained file from here on; if a query still has it open it stays in WAL mode,
@@ -787,8 +971,18 @@ int run_main(int argc, char **argv)
     if (db)
         (void)tracedb_seal(db);
     if (rec_err) {
-        fprintf(stderr, "buildtrail: the trace %s is incomplete: writing it failed: %s; free "
-                        "space or choose another place with -o\n", db_path, g_strerror(-rec_err));
+        fprintf(stderr, "buildtrail: the trace %s is incomplete: writing it failed: %s%s\n",
+                db_path, g_strerror(-rec_err),
+                rec_err == -ENOSPC || rec_err == -EDQUOT
+                    ? "; free space or choose another place with -o" : "");
+        if (exit_status == 0)
+            exit_status = 1;
+    }
+    if (!watch.lost)
+        watch.lost = trace_file_problem(db_path, db_lock_fd, &db_st);
+    if (watch.lost) {
+        fprintf(stderr, "buildtrail: the trace %s %s during the run: this run's record is "
+                        "lost\n", db_path, watch.lost);
         if (exit_status == 0)
             exit_status = 1;
     }
@@ -812,6 +1006,18 @@ restore:
 out:
     if (db)
         sqlite3_close(db);
+    if (db_fresh) {
+        /* Made by this run, which never started its build: it records nothing, remove it. */
+        unlink(db_path);
+        for (const char *const *sfx = (const char *const[]){"-wal", "-shm", "-journal", NULL};
+             *sfx; sfx++) {
+            g_autofree char *side = g_strconcat(db_path, *sfx, NULL);
+            unlink(side);
+        }
+    }
+    if (watch.wake_fd >= 0)
+        close(watch.wake_fd);
+    g_free(watch.lost);
     if (fuse_fd >= 0)
         close(fuse_fd);
     for (int i = 0; i < 2; i++) {
@@ -824,8 +1030,7 @@ out:
         close(sigfd);
     if (db_lock_fd >= 0)
         close(db_lock_fd); /* after the trace is closed: another run may replace it now */
-    if (backing)
-        remove_tree(backing);
+    scratch_remove(&scratch);
     for (guint k = 0; k < trees->len; k++) {
         g_free(g_array_index(trees, struct run_tree, k).path);
         g_free(g_array_index(trees, struct run_tree, k).backing);

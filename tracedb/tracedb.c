@@ -1,10 +1,13 @@
 /* tracedb — see tracedb.h for the contract. */
 #include "tracedb.h"
 
+#include "longpath.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -140,6 +143,10 @@ static const struct {
      /* The version an access read, produced, moved or removed (NULL: none applies). */
      "ALTER TABLE accesses ADD COLUMN version_id INTEGER REFERENCES versions(id);"
      "CREATE INDEX accesses_version ON accesses(version_id, kind) WHERE version_id IS NOT NULL;"},
+    {"say why a run failed",
+     /* With state 'failed': what failed, as a sentence ("the disk holding the trace ...",
+      * "the build's pid-namespace init was killed by signal 9"). */
+     "ALTER TABLE runs ADD COLUMN failure TEXT;"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))
@@ -159,26 +166,22 @@ int tracedb_exec(sqlite3 *db, const char *sql, char **err_detail)
 
 static const char sqlite_magic[16] = "SQLite format 3";
 
-/* 1: a buildtrail trace or an empty file; 0: something else; <0: errno. */
-int tracedb_is_trace(const char *path)
+/* Is the open file `fd` (a regular file) a buildtrail trace or empty?  1 yes, 0 no, <0 errno.
+ * `path` names the same file, for SQLite. */
+static int fd_is_trace(int fd, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return -errno;
     char head[16];
-    ssize_t n = read(fd, head, sizeof head);
-    int saved = errno;
-    close(fd);
+    ssize_t n = pread(fd, head, sizeof head, 0);
     if (n < 0)
-        return -saved;
+        return -errno;
     if (n == 0)
         return 1;
     if (n < 16 || memcmp(head, sqlite_magic, 16) != 0)
         return 0;
-
     sqlite3 *db = NULL;
     int ret = 0;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, LONGPATH_VFS) == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000); /* a recorder may hold it for a moment */
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='format'", -1, &st, NULL) ==
                 SQLITE_OK &&
@@ -192,105 +195,342 @@ int tracedb_is_trace(const char *path)
     return ret;
 }
 
-static int migrate(sqlite3 *db, int from, char **err_detail)
+const char *tracedb_file_kind(mode_t mode)
 {
-    for (int v = from; v < N_MIGRATIONS; v++) {
-        g_autofree char *err = NULL;
-        if (tracedb_exec(db, migrations[v].sql, &err) < 0) {
-            if (err_detail)
-                *err_detail = g_strdup_printf("schema migration to version %d (%s) failed: %s",
-                                              v + 1, migrations[v].what, err);
-            return -EIO;
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFLNK: return "a symbolic link";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    default: return "not a regular file";
+    }
+}
+
+/* 1: a buildtrail trace or an empty regular file; 0: something else; <0: errno.  Never blocks
+ * (a FIFO or a device is "something else" without being opened) and never follows a link. */
+int tracedb_is_trace(const char *path)
+{
+    longpath_register();
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat fst;
+    int r = fstat(fd, &fst) < 0 ? -errno : !S_ISREG(fst.st_mode) ? 0 : fd_is_trace(fd, path);
+    close(fd);
+    return r;
+}
+
+int tracedb_is_recording(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    int r = 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+        r = errno == EWOULDBLOCK ? 1 : -errno;
+    close(fd);
+    return r;
+}
+
+static int set_err(char **err_detail, int e, char *msg)
+{
+    if (err_detail)
+        *err_detail = msg;
+    else
+        g_free(msg);
+    return e;
+}
+
+/* Why SQLite failed on `db`, as an errno and a sentence: the system's errno when there is one
+ * (ENOSPC says "No space left on device", not "database or disk is full"). */
+static int sqlite_failure(sqlite3 *db, int rc, char **err_detail)
+{
+    int sys = db ? sqlite3_system_errno(db) : 0;
+    if ((rc & 0xff) == SQLITE_FULL && !sys)
+        sys = ENOSPC;
+    if (sys)
+        return set_err(err_detail, -sys, g_strdup(g_strerror(sys)));
+    return set_err(err_detail, -EIO, g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+}
+
+/* Magic numbers of SQLite's side files: a WAL starts with 0x377f0682 or 0x377f0683 (big
+ * endian), a rollback journal with d9 d5 05 f9 20 a1 63 d7 (or zeros once committed). */
+static bool sibling_is_sqlites(int dfd, const char *name, const char *suffix)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    unsigned char h[8] = {0};
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    ssize_t n = ok ? pread(fd, h, sizeof h, 0) : -1;
+    close(fd);
+    if (!ok || n < 0)
+        return false;
+    if (n == 0 || !strcmp(suffix, "-shm")) /* the WAL index has no magic of its own */
+        return true;
+    if (!strcmp(suffix, "-wal"))
+        return n >= 4 && h[0] == 0x37 && h[1] == 0x7f && h[2] == 0x06 && (h[3] & 0xfe) == 0x82;
+    static const unsigned char journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+    static const unsigned char zeros[8] = {0};
+    return n == 8 && (!memcmp(h, journal, 8) || !memcmp(h, zeros, 8));
+}
+
+static const char *const side_suffixes[] = {"-wal", "-shm", "-journal"};
+
+/* The pid recorded in a trace being recorded (meta 'recorder_pid'), 0 if it does not say. */
+static long recorder_pid(const char *path)
+{
+    sqlite3 *db = NULL;
+    long pid = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, LONGPATH_VFS) == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 1000);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE "
+                                   "key='recorder_pid'", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            pid = (long)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return pid;
+}
+
+/* Under the directory lock: may the file `base` in `dfd` (and its SQLite side files) be
+ * replaced?  0 yes (nothing there, an empty regular file, or a trace no run holds), or -errno
+ * with the reason.  The side files are checked before SQLite opens the trace: SQLite would take
+ * a foreign -journal for a hot journal of the trace. */
+static int check_replaceable(int dfd, const char *dpath, const char *base, char **err_detail)
+{
+    struct stat st;
+    bool exists = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!exists && errno != ENOENT)
+        return set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    if (exists && !S_ISREG(st.st_mode))
+        return set_err(err_detail, -EEXIST, g_strdup_printf("it is %s, not a buildtrail trace",
+                                                            tracedb_file_kind(st.st_mode)));
+    int fd = -1;
+    if (exists && st.st_size > 0) {
+        fd = openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        char head[16];
+        if (fd < 0 || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+            memcmp(head, sqlite_magic, sizeof head) != 0) {
+            int e = fd < 0 ? errno : 0;
+            if (fd >= 0)
+                close(fd);
+            return e ? set_err(err_detail, -e, g_strdup(g_strerror(e)))
+                     : set_err(err_detail, -EEXIST,
+                               g_strdup("it exists and is not a buildtrail trace"));
         }
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+        struct stat ss;
+        int e = 0;
+        if (fstatat(dfd, name, &ss, AT_SYMLINK_NOFOLLOW) < 0) {
+            if (errno == ENOENT)
+                continue;
+            e = set_err(err_detail, -errno, g_strdup_printf("%s: %s", name, g_strerror(errno)));
+        } else if (fd < 0 || !sibling_is_sqlites(dfd, name, side_suffixes[i])) {
+            e = set_err(err_detail, -EEXIST,
+                        g_strdup_printf("%s exists beside it and is not that trace's own file; "
+                                        "move it away", name));
+        }
+        if (e) {
+            if (fd >= 0)
+                close(fd);
+            return e;
+        }
+    }
+    if (fd < 0)
+        return 0; /* nothing there, or an empty regular file */
+    g_autofree char *p = g_build_filename(dpath, base, NULL);
+    int r = fd_is_trace(fd, p);
+    /* Held: by a recorder, or for a moment by a query checking for one (a few tries). */
+    bool busy = false;
+    for (int tries = 0; r == 1 && tries < 5; tries++) {
+        busy = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+        if (!busy)
+            break;
+        g_usleep(20000);
+    }
+    close(fd);
+    if (r < 0)
+        return set_err(err_detail, r, g_strdup(g_strerror(-r)));
+    if (r == 0)
+        return set_err(err_detail, -EEXIST, g_strdup("it exists and is not a buildtrail trace"));
+    if (busy) {
+        long pid = recorder_pid(p);
+        return set_err(err_detail, -EBUSY,
+                       pid > 0 ? g_strdup_printf("another buildtrail run (pid %ld) is recording "
+                                                 "it", pid)
+                               : g_strdup("another buildtrail run is recording it"));
     }
     return 0;
 }
 
-int tracedb_create(const char *path, sqlite3 **out, int *lock_fd, char **err_detail)
+/* Take the creation lock of directory `dfd`: creating a trace takes a moment, and two runs
+ * creating one in the same directory must take turns.  Waits up to 10 s.  0 or -errno. */
+static int lock_directory(int dfd)
 {
-    int r = tracedb_is_trace(path);
-    if (r == 0) {
-        if (err_detail)
-            *err_detail = g_strdup("exists and is not a buildtrail trace");
-        return -EEXIST;
+    for (int i = 0; i < 200; i++) {
+        if (flock(dfd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return -errno;
+        g_usleep(50000);
     }
-    if (r < 0 && r != -ENOENT) {
-        if (err_detail)
-            *err_detail = g_strdup(g_strerror(-r));
-        return r;
-    }
-    if (r == 1) {
-        /* A trace that a running buildtrail holds is not ours to replace. */
-        int held = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (held >= 0) {
-            bool busy = flock(held, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-            close(held);
-            if (busy) {
-                if (err_detail)
-                    *err_detail = g_strdup("another buildtrail run is recording it");
-                return -EBUSY;
-            }
-        }
-        const char *suffixes[] = {"", "-wal", "-shm", "-journal"};
-        for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
-            g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
-            if (unlink(p) < 0 && errno != ENOENT) {
-                int e = errno;
-                if (err_detail)
-                    *err_detail = g_strdup_printf("cannot replace %s: %s", p, g_strerror(e));
-                return -e;
-            }
-        }
-    }
+    return -EWOULDBLOCK;
+}
 
+/* Make the schema in the new, empty file at `path`. */
+static int init_schema(const char *path, char **err_detail)
+{
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                            SQLITE_OPEN_NOFOLLOW, NULL);
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                             LONGPATH_VFS);
     if (rc != SQLITE_OK) {
-        int e = errno ? errno : EIO;
-        if (err_detail)
-            *err_detail = g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        int e = sqlite_failure(db, rc, err_detail);
         sqlite3_close(db);
-        return -e;
+        return e;
     }
-    g_autofree char *err = NULL;
     /* 1 KiB pages: a trace has ~20 tables and indexes and each takes at least one page, which
      * at 4 KiB made a small build's trace a third empty pages (lz4: 256 -> 184 bytes per
-     * access); a million-access trace is 3% larger and queries as fast (performance.md).
-     * WAL: readers (a query while the build runs) never block the recorder.  synchronous=NORMAL:
-     * a committed batch survives a crash of buildtrail (not of the kernel), at WAL speed. */
-    if (tracedb_exec(db, "PRAGMA page_size=1024; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                         "PRAGMA foreign_keys=OFF;", &err) < 0 ||
-        tracedb_exec(db, "BEGIN; CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                         "INSERT INTO meta VALUES ('format', 'buildtrail');", &err) < 0) {
-        if (err_detail)
-            *err_detail = g_steal_pointer(&err);
-        sqlite3_close(db);
-        return -EIO;
-    }
-    int m = migrate(db, 0, err_detail);
-    if (m < 0) {
-        sqlite3_close(db);
-        return m;
-    }
-    GString *sql = g_string_new(NULL);
-    g_string_append_printf(sql, "INSERT INTO meta VALUES ('schema_version', '%d');",
-                           TRACEDB_SCHEMA_VERSION);
+     * access); a million-access trace is 3% larger and queries as fast (performance.md). */
+    GString *sql = g_string_new("PRAGMA page_size=1024; BEGIN;"
+                                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                                "INSERT INTO meta VALUES ('format', 'buildtrail');");
+    for (int v = 0; v < N_MIGRATIONS; v++)
+        g_string_append(sql, migrations[v].sql);
+    g_string_append_printf(sql, "INSERT INTO meta VALUES ('schema_version', '%d');"
+                                "INSERT INTO meta VALUES ('recorder_pid', '%ld');",
+                           TRACEDB_SCHEMA_VERSION, (long)getpid());
     for (int k = 1; k <= TRACEDB_ACCESS_KIND_MAX; k++)
         g_string_append_printf(sql, "INSERT INTO access_kinds VALUES (%d, '%s');", k,
                                tracedb_access_kind_name(k));
     g_string_append(sql, "COMMIT;");
-    int e = tracedb_exec(db, sql->str, err_detail);
+    char *msg = NULL;
+    rc = sqlite3_exec(db, sql->str, NULL, NULL, &msg);
     g_string_free(sql, TRUE);
-    if (e < 0) {
+    sqlite3_free(msg);
+    int e = rc == SQLITE_OK ? 0 : sqlite_failure(db, rc, err_detail);
+    if (sqlite3_close(db) != SQLITE_OK && !e)
+        e = set_err(err_detail, -EIO, g_strdup("cannot close the new trace"));
+    return e;
+}
+
+int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, char **err_detail)
+{
+    if (longpath_register() < 0)
+        return set_err(err_detail, -ENOSYS, g_strdup("SQLite has no Unix VFS"));
+    g_autofree char *dpath = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    if (!strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+        return set_err(err_detail, -EISDIR, g_strdup("it is a directory"));
+    int dfd = open(dpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 && errno == EACCES) /* searchable but not readable: no lock, still safe */
+        dfd = open(dpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return set_err(err_detail, -errno, g_strdup_printf("its directory %s: %s", dpath,
+                                                           g_strerror(errno)));
+    int r = lock_directory(dfd);
+    if (r == -EBADF) /* an O_PATH descriptor cannot be locked */
+        r = 0;
+    if (r < 0) {
+        close(dfd);
+        return set_err(err_detail, r, g_strdup_printf("cannot lock its directory: %s",
+                                                      g_strerror(-r)));
+    }
+    r = check_replaceable(dfd, dpath, base, err_detail);
+    if (r < 0) {
+        close(dfd);
+        return r;
+    }
+
+    /* Build the new trace under a temporary name and rename it into place: whatever happens,
+     * `path` is either the old trace or a complete new one, never a stub. */
+    g_autofree char *tmp_name = NULL;
+    int tfd = -1;
+    for (int tries = 0; tfd < 0 && tries < 100; tries++) {
+        g_free(tmp_name);
+        tmp_name = g_strdup_printf(".buildtrail-new-%08x.db", g_random_int());
+        tfd = openat(dfd, tmp_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (tfd < 0 && errno != EEXIST)
+            break;
+    }
+    if (tfd < 0) {
+        int e = errno;
+        close(dfd);
+        return set_err(err_detail, -e, g_strdup(g_strerror(e)));
+    }
+    g_autofree char *tmp_path = g_build_filename(dpath, tmp_name, NULL);
+    sqlite3 *db = NULL;
+    if (fchmod(tfd, mode) < 0) /* exactly `mode`, whatever the umask */
+        r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    else if (flock(tfd, LOCK_EX | LOCK_NB) < 0)
+        r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    else
+        r = init_schema(tmp_path, err_detail);
+    for (size_t i = 0; r == 0 && i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+            r = set_err(err_detail, -errno, g_strdup_printf("cannot replace %s: %s", name,
+                                                            g_strerror(errno)));
+    }
+    if (r == 0 && renameat(dfd, tmp_name, dfd, base) < 0)
+        r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    if (r < 0) {
+        unlinkat(dfd, tmp_name, 0);
+        g_autofree char *j = g_strconcat(tmp_name, "-journal", NULL);
+        unlinkat(dfd, j, 0);
+        close(tfd);
+        close(dfd);
+        return r;
+    }
+    /* Closing any descriptor of a file drops every POSIX lock this process holds on it,
+     * SQLite's included: a lock fd not wanted is closed before SQLite opens the trace. */
+    if (!lock_fd) {
+        close(tfd);
+        tfd = -1;
+    }
+
+    /* WAL: readers (a query while the build runs) never block the recorder.
+     * synchronous=NORMAL: a committed batch survives a crash of buildtrail (not of the
+     * kernel), at WAL speed. */
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                             LONGPATH_VFS);
+    g_autofree char *err = NULL;
+    if (rc != SQLITE_OK)
+        r = sqlite_failure(db, rc, err_detail);
+    else if (tracedb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                              "PRAGMA foreign_keys=OFF;"
+                              /* a first read opens the WAL in this connection, which then
+                               * owns its removal when the trace is sealed */
+                              "SELECT count(*) FROM meta;", &err) < 0)
+        r = sqlite_failure(db, sqlite3_extended_errcode(db), err_detail);
+    close(dfd); /* the directory lock: the trace is complete and tfd holds its own lock */
+    if (r < 0) {
+        /* It is ours and holds nothing yet: leave nothing behind. */
         sqlite3_close(db);
-        return e;
+        unlink(path);
+        for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+            g_autofree char *p = g_strconcat(path, side_suffixes[i], NULL);
+            unlink(p);
+        }
+        if (tfd >= 0)
+            close(tfd);
+        return r;
     }
-    if (lock_fd) {
-        *lock_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (*lock_fd >= 0)
-            flock(*lock_fd, LOCK_EX | LOCK_NB);
-    }
+    if (lock_fd)
+        *lock_fd = tfd;
     *out = db;
     return 0;
 }
@@ -310,7 +550,8 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     }
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, LONGPATH_VFS) !=
+        SQLITE_OK) {
         if (err_detail)
             *err_detail = g_strdup(db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);

@@ -7,6 +7,7 @@
  *   - tracedb_create() makes a fresh database at a path (replacing an earlier buildtrail trace
  *     there, refusing anything else) and returns it open read-write in WAL mode (queries can
  *     read while the build runs); tracedb_seal() ends WAL mode when the recording is over.
+ *   - Every database is opened through the longpath VFS: any path length works.
  *   - tracedb_open_readonly() opens an existing trace for queries; it never writes.
  *   - Functions return 0 or a negative errno and never log; `*err_detail` (when given) receives
  *     a newly allocated sentence for the caller to report, to be g_free()d.
@@ -21,8 +22,9 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
-#define TRACEDB_SCHEMA_VERSION 3
+#define TRACEDB_SCHEMA_VERSION 4
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
@@ -62,21 +64,40 @@ enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };
 #define TRACEDB_RUN_RUNNING "running"
 #define TRACEDB_RUN_FINISHED "finished"
 #define TRACEDB_RUN_INTERRUPTED "interrupted"
-#define TRACEDB_RUN_FAILED "failed" /* the recorder itself failed; the trace is incomplete */
+#define TRACEDB_RUN_FAILED "failed" /* buildtrail failed (runs.failure says how); incomplete */
 
-/* Create a fresh trace database at `path`.  An existing file there is replaced only when it is
- * itself a buildtrail trace (or empty) that no running buildtrail holds; otherwise -EEXIST
- * (not a trace) or -EBUSY (being recorded).  Returns 0 and sets *out; *lock_fd (if given)
- * receives an fd holding an exclusive flock on the new trace: keep it open while recording,
- * so that another run does not replace the trace under us. */
-int tracedb_create(const char *path, sqlite3 **out, int *lock_fd, char **err_detail);
+/* Create a fresh trace database at `path`, readable and writable as `mode` says (its -wal and
+ * -shm get the same), whatever the umask.  What may be replaced there: nothing, an empty
+ * regular file, or a buildtrail trace that no running buildtrail holds, together with its own
+ * -wal/-shm/-journal files (regular files with SQLite's magic); anything else (a device, a
+ * FIFO, a symlink, another file, a side file that is not SQLite's) is -EEXIST, never opened
+ * for writing and never waited on; a trace being recorded is -EBUSY ("another buildtrail run
+ * (pid N) is recording it").  The new trace is built under a temporary name in the same
+ * directory and renamed into place, with the directory flock()ed meanwhile, so two runs
+ * creating one trace take turns and `path` is never a partial file; a failure leaves nothing
+ * behind.  The path may be as long as the kernel accepts (longpath.h).  Returns 0 and sets
+ * *out (WAL mode); *lock_fd (if given) receives an fd holding an exclusive flock on the trace
+ * (keep it open while recording; another run then gets -EBUSY), to be closed only after
+ * sqlite3_close(): closing any fd of the file drops SQLite's POSIX locks on it.
+ * meta('recorder_pid') names the creating process. */
+int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
+                   char **err_detail);
+
+/* "a regular file", "a FIFO", "a character device", ... for a stat mode. */
+const char *tracedb_file_kind(mode_t mode);
 
 /* Open an existing trace read-only.  -ENOENT: no such file; -EINVAL: not a buildtrail trace;
  * -EPROTO: written by a newer buildtrail (schema version above ours). */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 
-/* Is the file at `path` a buildtrail trace (or empty)?  1 yes, 0 no, <0 errno. */
+/* Is the file at `path` a buildtrail trace (or an empty regular file)?  1 yes, 0 no (anything
+ * not a regular file, without opening it), <0 errno. */
 int tracedb_is_trace(const char *path);
+
+/* Is a buildtrail run recording the trace at `path` now (does a live process hold its lock)?
+ * 1 yes, 0 no, <0 errno.  Call it before opening the trace with SQLite: it opens and closes a
+ * descriptor of the file, which would drop this process's SQLite locks on it. */
+int tracedb_is_recording(const char *path);
 
 /* Execute SQL that returns no rows.  Returns 0 or -EIO with *err_detail set. */
 int tracedb_exec(sqlite3 *db, const char *sql, char **err_detail);

@@ -11,7 +11,7 @@ set +e
 err=$(bt run -- true 2>&1); st=$?
 set -e
 assert_eq "$st" 125 "exit status of the second run"
-assert_contains "$err" "cannot write the trace $T/ws/buildtrail.db: another buildtrail run is recording it; wait for that run, or choose another file with -o" "message"
+assert_contains "$err" "cannot write the trace $T/ws/buildtrail.db: another buildtrail run (pid $first) is recording it; wait for that run, or choose another file with -o" "message"
 wait "$first" || fail "the first run failed: $(cat "$T/first.out")"
 bt who-wrote done.txt | grep -q "written by" || fail "the first run's trace is incomplete"
 # Once it has finished, the trace may be replaced.

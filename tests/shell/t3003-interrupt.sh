@@ -5,8 +5,10 @@
 require_fuse
 require_cmd setsid
 mkdir "$T/ws" && cd "$T/ws"
-# setsid: buildtrail and the build in a process group of their own, as a terminal job is.
-setsid "$BUILDTRAIL" run -- sh -c "echo data > before.txt; echo started; exec sh -c 'sleep 60; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
+# setsid: buildtrail and the build in a process group of their own, as a terminal job is;
+# env --default-signal: a background job of a script starts with SIGINT ignored, a terminal's
+# foreground job does not (and the build inherits what buildtrail was given).
+setsid env --default-signal=INT,QUIT "$BUILDTRAIL" run -- sh -c "echo data > before.txt; echo started; exec sh -c 'sleep 60; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ -s "$T/out.txt" ] && break; sleep 0.1; done
 sleep 0.3

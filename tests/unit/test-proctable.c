@@ -30,7 +30,7 @@ struct fixture {
 static void fx_start(struct fixture *f, const char *name)
 {
     g_autofree char *p = unit_path(name);
-    g_assert_cmpint(tracedb_create(p, &f->db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &f->db, NULL, NULL), ==, 0);
     g_assert_cmpint(rec_start(&f->rec, f->db), ==, 0);
     f->t = proc_table_new(f->rec);
     f->now = 1000;
@@ -63,12 +63,12 @@ static void ev_exit(struct fixture *f, pid_t pid, pid_t tgid, int status)
     proc_table_apply_event(f->t, &ev);
 }
 
-/* The launcher's setup forks init, init forks the build's root, which execs: image 1. */
+/* The launcher's setup forks init, then the build's root, which execs: image 1. */
 static void start_build(struct fixture *f)
 {
     proc_table_set_launcher(f->t, SETUP, 0);
     ev_fork(f, INIT, INIT, SETUP);
-    ev_fork(f, ROOT, ROOT, INIT);
+    ev_fork(f, ROOT, ROOT, SETUP);
     ev_exec(f, ROOT);
     g_assert_cmpint(proc_table_root_id(f->t), ==, 1);
 }
@@ -104,6 +104,12 @@ static void test_reuse_before_exit(void)
     ev_fork(&f, OTHER, OTHER, INIT);
     ev_exec(&f, OTHER);
     ev_exit(&f, OTHER, OTHER, 1 << 8);
+    /* ... and another gets setup's pid and does the same: neither is the build's. */
+    ev_exit(&f, SETUP, SETUP, 0);
+    ev_fork(&f, SETUP, SETUP, 1);
+    ev_fork(&f, OTHER + 1, OTHER + 1, SETUP);
+    ev_exec(&f, OTHER + 1);
+    ev_exit(&f, OTHER + 1, OTHER + 1, 1 << 8);
     g_assert_cmpint(proc_table_root_id(f.t), ==, 1);
     fx_stop(&f);
 

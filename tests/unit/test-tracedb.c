@@ -8,27 +8,29 @@
 #include <glib/gstdio.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void test_create_and_reopen(void)
 {
     g_autofree char *p = unit_path("a.db");
     sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(unit_sql_int(db, "SELECT value FROM meta WHERE key='schema_version'"), ==,
                     TRACEDB_SCHEMA_VERSION);
     g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM access_kinds"), ==, TRACEDB_ACCESS_KIND_MAX);
     sqlite3_close(db);
     /* An existing trace is replaced, unless a running recorder holds it. */
     int lock = -1;
-    g_assert_cmpint(tracedb_create(p, &db, &lock, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, &lock, NULL), ==, 0);
     g_assert_cmpint(lock, >=, 0);
     sqlite3 *db2 = NULL;
     g_autofree char *err = NULL;
-    g_assert_cmpint(tracedb_create(p, &db2, NULL, &err), ==, -EBUSY);
-    close(lock);
+    g_assert_cmpint(tracedb_create(p, 0600, &db2, NULL, &err), ==, -EBUSY);
+    g_assert_nonnull(strstr(err, "another buildtrail run (pid "));
     sqlite3_close(db);
-    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
+    close(lock);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
     sqlite3_close(db);
     g_assert_cmpint(tracedb_open_readonly(p, &db, NULL), ==, 0);
     sqlite3_close(db);
@@ -39,7 +41,7 @@ static void test_seal(void)
 {
     g_autofree char *p = unit_path("sealed.db");
     sqlite3 *db = NULL, *reader = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(tracedb_open_readonly(p, &reader, NULL), ==, 0);
     g_assert_cmpint(unit_sql_int(reader, "SELECT count(*) FROM access_kinds"), >, 0);
     g_assert_cmpint(tracedb_seal(db), ==, -EBUSY);
@@ -63,7 +65,7 @@ static void test_refuse_foreign(void)
     g_assert_true(g_file_set_contents(p, "precious", -1, NULL));
     sqlite3 *db = NULL;
     g_autofree char *err = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL, &err), ==, -EEXIST);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, &err), ==, -EEXIST);
     g_autofree char *content = NULL;
     g_assert_true(g_file_get_contents(p, &content, NULL, NULL));
     g_assert_cmpstr(content, ==, "precious");
@@ -78,13 +80,77 @@ static void test_refuse_newer(void)
 {
     g_autofree char *p = unit_path("newer.db");
     sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
     g_assert_cmpint(tracedb_exec(db, "UPDATE meta SET value='99' WHERE key='schema_version'",
                                  NULL), ==, 0);
     sqlite3_close(db);
     g_autofree char *err = NULL;
     g_assert_cmpint(tracedb_open_readonly(p, &db, &err), ==, -EPROTO);
     g_assert_nonnull(strstr(err, "newer buildtrail"));
+}
+
+/* What is not a trace or an empty regular file is refused without being opened or waited on
+ * (a FIFO would block an open), and a side file that is not SQLite's stops the creation. */
+static void test_refuse_special(void)
+{
+    g_autofree char *fifo = unit_path("fifo.db");
+    g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+    sqlite3 *db = NULL;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_create(fifo, 0600, &db, NULL, &err), ==, -EEXIST);
+    g_assert_nonnull(strstr(err, "a FIFO"));
+    g_assert_cmpint(tracedb_is_trace(fifo), ==, 0);
+
+    g_autofree char *p = unit_path("side.db");
+    g_autofree char *wal = g_strconcat(p, "-wal", NULL);
+    g_assert_true(g_file_set_contents(wal, "not sqlite's", -1, NULL));
+    g_autofree char *err2 = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, &err2), ==, -EEXIST);
+    g_assert_nonnull(strstr(err2, "side.db-wal exists beside it"));
+    g_assert_false(g_file_test(p, G_FILE_TEST_EXISTS));
+    g_autofree char *content = NULL;
+    g_assert_true(g_file_get_contents(wal, &content, NULL, NULL));
+    g_assert_cmpstr(content, ==, "not sqlite's");
+}
+
+/* The mode asked for, whatever the umask; nothing but the trace is left in its directory. */
+static void test_mode_and_no_temporaries(void)
+{
+    g_autofree char *dir = unit_path("modes");
+    g_assert_cmpint(g_mkdir(dir, 0755), ==, 0);
+    g_autofree char *p = g_build_filename(dir, "t.db", NULL);
+    mode_t old = umask(077);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0644, &db, NULL, NULL), ==, 0);
+    umask(old);
+    struct stat st;
+    g_assert_cmpint(stat(p, &st), ==, 0);
+    g_assert_cmpint(st.st_mode & 0777, ==, 0644);
+    sqlite3_close(db);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    while ((name = g_dir_read_name(d)))
+        g_assert_cmpstr(name, ==, "t.db");
+}
+
+/* Past SQLite's 512-byte path limit: create, write, seal and read back. */
+static void test_long_path(void)
+{
+    GString *dir = g_string_new(unit_tmpdir);
+    while (dir->len < 700)
+        g_string_append(dir, "/a-directory-name-of-some-length");
+    g_assert_cmpint(g_mkdir_with_parents(dir->str, 0755), ==, 0);
+    g_autofree char *p = g_build_filename(dir->str, "long.db", NULL);
+    g_string_free(dir, TRUE);
+    sqlite3 *db = NULL, *reader = NULL;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, &err), ==, 0);
+    g_assert_cmpint(tracedb_exec(db, "INSERT INTO files (id, path) VALUES (1, '/x')", NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    g_assert_cmpint(tracedb_open_readonly(p, &reader, NULL), ==, 0);
+    g_assert_cmpint(unit_sql_int(reader, "SELECT count(*) FROM files"), ==, 1);
+    sqlite3_close(reader);
 }
 
 #define PRODUCERS 4
@@ -113,7 +179,7 @@ static void test_recorder_lossless(void)
 {
     g_autofree char *p = unit_path("rec.db");
     sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
     struct rec *rec = NULL;
     g_assert_cmpint(rec_start(&rec, db), ==, 0);
     for (int i = 0; i < PRODUCERS; i++) {
@@ -153,6 +219,9 @@ int main(int argc, char **argv)
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
+    g_test_add_func("/tracedb/refuse-special", test_refuse_special);
+    g_test_add_func("/tracedb/mode", test_mode_and_no_temporaries);
+    g_test_add_func("/tracedb/long-path", test_long_path);
     g_test_add_func("/recorder/lossless", test_recorder_lossless);
     return unit_run();
 }

@@ -67,7 +67,7 @@ struct fixture {
 static void fx_start(struct fixture *f, const char *name)
 {
     g_autofree char *p = unit_path(name);
-    g_assert_cmpint(tracedb_create(p, &f->db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_create(p, 0600, &f->db, NULL, NULL), ==, 0);
     g_assert_cmpint(rec_start(&f->rec, f->db), ==, 0);
     f->v = vers_new(f->rec, 2, 0);
 }

@@ -1,0 +1,26 @@
+#!/bin/sh
+# The trace's own file is watched: deleted, renamed or replaced while recording, buildtrail says
+# so at once, stops the build (whose record would be lost), says so again at the end, and exits
+# non-zero.
+. "$(dirname "$0")/lib.sh"
+require_fuse
+mkdir "$T/ws" && cd "$T/ws"
+
+try() { # HOW-TO-LOSE-IT WORDS
+    "$BUILDTRAIL" run -o t.db -- sh -c "echo started; exec sh -c 'sleep 30; echo late > late.txt' $TEST_MARK" > "$T/run.out" 2> "$T/run.err" &
+    pid=$!
+    for _ in $(seq 300); do grep -q started "$T/run.out" 2>/dev/null && break; sleep 0.1; done
+    eval "$1"
+    start=$(date +%s)
+    set +e; wait "$pid"; st=$?; set -e
+    [ $(( $(date +%s) - start )) -lt 15 ] || fail "$1: the build ran on"
+    [ "$st" != 0 ] || fail "$1: exit 0"
+    assert_contains "$(cat "$T/run.err")" "buildtrail: the trace $T/ws/t.db $2 while the build was running; stopping the build" "$1: message at once"
+    assert_contains "$(cat "$T/run.err")" "buildtrail: the trace $T/ws/t.db $2 during the run: this run's record is lost" "$1: message at the end"
+    [ ! -e late.txt ] || fail "$1: the build ran to its end"
+    assert_no_leftovers
+    rm -f t.db* other.db*
+}
+try "rm t.db" "was deleted"
+try "mv t.db other.db" "was renamed"
+try "cp t.db other.db && mv other.db t.db" "was replaced by another file"

@@ -2,10 +2,12 @@
 #include "common.h"
 
 #include "textout.h"
+#include "tracedb.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 bool query_common_option(int c, const char *arg, struct query_opts *o)
@@ -28,14 +30,49 @@ int query_no_operands(const char *cmd, int argc, char **argv)
     return 2;
 }
 
+/* One line on stderr when the answer stands on a run that did not end cleanly. */
+static void note_run_state(const char *cmd, const char *path, struct qdb *q, bool recording)
+{
+    sqlite3_stmt *st = NULL;
+    g_autofree char *state = NULL, *failure = NULL;
+    bool has_failure = q->schema_version >= 4;
+    if (sqlite3_prepare_v2(q->db, has_failure ? "SELECT state, failure FROM runs WHERE id = 1"
+                                              : "SELECT state, NULL FROM runs WHERE id = 1",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *s0 = sqlite3_column_text(st, 0), *s1 = sqlite3_column_text(st, 1);
+        state = s0 ? g_strdup((const char *)s0) : NULL;
+        failure = s1 ? g_strdup((const char *)s1) : NULL;
+    }
+    sqlite3_finalize(st);
+    if (!state)
+        return;
+    if (!strcmp(state, TRACEDB_RUN_RUNNING) && recording)
+        fprintf(stderr, "buildtrail %s: note: the run recording %s is still going; this answer "
+                        "covers what it has recorded so far\n", cmd, path);
+    else if (!strcmp(state, TRACEDB_RUN_RUNNING))
+        fprintf(stderr, "buildtrail %s: warning: the run that recorded %s was killed before it "
+                        "finished; this answer may be incomplete\n", cmd, path);
+    else if (!strcmp(state, TRACEDB_RUN_FAILED))
+        fprintf(stderr, "buildtrail %s: warning: the run that recorded %s failed%s%s; this "
+                        "answer may be incomplete\n", cmd, path, failure ? ": " : "",
+                failure ? failure : "");
+    else if (!strcmp(state, TRACEDB_RUN_INTERRUPTED))
+        fprintf(stderr, "buildtrail %s: note: the run that recorded %s was interrupted; this "
+                        "answer covers the build up to then\n", cmd, path);
+}
+
 struct qdb *query_open(const char *cmd, const char *db_path)
 {
     const char *path = db_path ? db_path : QUERY_DEFAULT_DB;
     struct qdb *q = NULL;
     g_autofree char *err = NULL;
+    bool recording = tracedb_is_recording(path) == 1; /* before SQLite has it open */
     int r = qdb_open(path, &q, &err);
-    if (r == 0)
+    if (r == 0) {
+        note_run_state(cmd, path, q, recording);
         return q;
+    }
     const char *fix = r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
                       : r == -EPROTO ? "use a newer buildtrail to read it"
                                      : "name a trace written by 'buildtrail run' with -d FILE";

@@ -1,5 +1,6 @@
 /* copies: embedded copies of code among what the build compiled, and what they shipped in. */
 #include "common.h"
+#include "outfile.h"
 #include "filekind.h"
 #include "query.h"
 #include "textout.h"
@@ -171,9 +172,10 @@ int query_copies_main(int argc, char **argv)
         index_dir(out, index_root, "", &n);
         int status = 0;
         if (output) {
-            if (!g_file_set_contents(output, out->str, (gssize)out->len, NULL)) {
-                fprintf(stderr, "buildtrail copies: cannot write %s; give a writable path to -o\n",
-                        output);
+            int e = outfile_write(output, out->str, out->len);
+            if (e < 0) {
+                fprintf(stderr, "buildtrail copies: cannot write %s: %s; give a writable path "
+                                "to -o\n", output, g_strerror(-e));
                 status = 1;
             }
         } else if (query_emit(out)) {

@@ -1,5 +1,6 @@
 /* export: the trace in the formats other tools read (see docs/exports.md for each mapping). */
 #include "common.h"
+#include "outfile.h"
 #include "filekind.h"
 #include "query.h"
 #include "textout.h"
@@ -1714,10 +1715,10 @@ int query_export_main(int argc, char **argv)
     int status = fmt->write(&x);
     if (status == 0) {
         if (output) {
-            g_autoptr(GError) err = NULL;
-            if (!g_file_set_contents(output, x.out->str, (gssize)x.out->len, &err)) {
+            int e = outfile_write(output, x.out->str, x.out->len);
+            if (e < 0) {
                 fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path "
-                                "to -o\n", output, err->message);
+                                "to -o\n", output, g_strerror(-e));
                 status = 1;
             }
         } else if (query_emit(x.out)) {

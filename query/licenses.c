@@ -1,6 +1,7 @@
 /* licenses: the licenses of what a built file incorporates, from its traced closure. */
 #include "common.h"
 #include "licdetect.h"
+#include "outfile.h"
 #include "query.h"
 #include "textout.h"
 #include "tracedb.h"
@@ -214,15 +215,20 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
         g_autofree char *out = g_build_filename(dir, rel, NULL);
         g_autofree char *parent = g_path_get_dirname(out);
         gsize len;
+        int e;
         const char *problem = NULL;
         g_autofree char *data = prov_read_version(f->v, &len, &problem);
         if (!data) {
             fprintf(stderr, "buildtrail licenses: %s: %s, so it is not the source that was "
                             "built; rebuild before collecting the source\n", path, problem);
             status = 1;
-        } else if (g_mkdir_with_parents(parent, 0755) < 0 ||
-                   !g_file_set_contents(out, data, (gssize)len, NULL)) {
-            fprintf(stderr, "buildtrail licenses: cannot write %s; check the destination\n", out);
+        } else if (g_mkdir_with_parents(parent, 0755) < 0) {
+            fprintf(stderr, "buildtrail licenses: cannot make the directory %s: %s; check the "
+                            "destination\n", parent, g_strerror(errno));
+            status = 1;
+        } else if ((e = outfile_write(out, data, len)) < 0) {
+            fprintf(stderr, "buildtrail licenses: cannot write %s: %s; check the destination\n",
+                    out, g_strerror(-e));
             status = 1;
         } else {
             struct stat st;

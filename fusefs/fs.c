@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,10 @@ static const char *const op_names[OP_COUNT] = {
     "removexattr", "create", "fallocate", "lseek", "copy_file_range", "output_write", "access",
 };
 
+#define FS_MAX_DEVS 4096
+/* The inode numbers of the virtual stdout/stderr: a device index no real device gets. */
+#define FS_VIRTUAL_INO(n) ((UINT64_C(0xffff) << 48) | (n))
+
 struct fs {
     pthread_mutex_t lock;
     GHashTable *inodes;          /* (dev, ino) -> fs_inode; protected by lock */
@@ -122,6 +127,14 @@ struct fs {
     gid_t gid;
     uint64_t op_count[OP_COUNT]; /* atomic */
     struct wire wire;            /* see wire.h */
+
+    /* The real devices seen, in order of first sight (the first tree's is index 0): what
+     * makes the inode numbers the build sees unique under the mount's one st_dev (see
+     * present_ino).  Append-only: readers scan devs[0 .. n_devs) without a lock; devs_lock
+     * serialises appends (a leaf lock). */
+    dev_t devs[FS_MAX_DEVS];
+    atomic_uint n_devs;
+    pthread_mutex_t devs_lock;
 };
 
 #define FS_DEBUG(fs, ...)                                                                          \
@@ -409,6 +422,32 @@ static void creds_leave(struct fs_creds *c)
 
 /* ---- entries ----------------------------------------------------------------------------- */
 
+/* The inode number the build sees for real (dev, ino).  The mount has one st_dev for files of
+ * many real devices, so a real inode number alone is not unique (two tmpfs trees both have an
+ * inode 2, and stdout/stderr had 2 and 3: `cat a b` said "input file is output file").  The
+ * first device's numbers pass through; the k-th device's get k in bits 48..63 (real inode
+ * numbers stay below 2^48 on every common filesystem; above, they are folded in and may
+ * collide).  Stable for the run, shared by hard links, the same in stat and readdir. */
+static uint64_t present_ino(struct fs *fs, dev_t dev, ino_t ino)
+{
+    unsigned n = atomic_load_explicit(&fs->n_devs, memory_order_acquire);
+    unsigned i = 0;
+    while (i < n && fs->devs[i] != dev)
+        i++;
+    if (i == n) {
+        pthread_mutex_lock(&fs->devs_lock);
+        n = atomic_load_explicit(&fs->n_devs, memory_order_relaxed);
+        for (i = 0; i < n && fs->devs[i] != dev; i++)
+            ;
+        if (i == n && n < FS_MAX_DEVS - 1) {
+            fs->devs[n] = dev;
+            atomic_store_explicit(&fs->n_devs, n + 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&fs->devs_lock);
+    }
+    return i == 0 ? (uint64_t)ino : ((uint64_t)i << 48) ^ (uint64_t)ino;
+}
+
 static void virtual_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 {
     memset(st, 0, sizeof *st);
@@ -420,9 +459,11 @@ static void virtual_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
     st->st_blksize = 4096;
 }
 
-/* What the build may see of a real stat (see fs_config.present_ids_as_own). */
+/* What the build sees of a real stat: its inode number made unique (present_ino), and its
+ * owner (see fs_config.present_ids_as_own). */
 static void present_stat(struct fs *fs, struct stat *st)
 {
+    st->st_ino = present_ino(fs, st->st_dev, st->st_ino);
     if (!fs->present_ids_as_own)
         return;
     st->st_uid = fs->uid;
@@ -1632,7 +1673,8 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         }
         struct dirent *d = h->dir_entry;
         if (!is_hidden(fs, in, d->d_name)) {
-            struct stat st = {.st_ino = d->d_ino, .st_mode = (mode_t)d->d_type << 12};
+            struct stat st = {.st_ino = present_ino(fs, in->dev, d->d_ino),
+                              .st_mode = (mode_t)d->d_type << 12};
             size_t need = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,
                                             d->d_off);
             if (need > size - used)
@@ -1885,6 +1927,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     struct fs *fs = g_new0(struct fs, 1);
     pthread_mutex_init(&fs->lock, NULL);
     pthread_mutex_init(&fs->output_lock, NULL);
+    pthread_mutex_init(&fs->devs_lock, NULL);
     fs->inodes = g_hash_table_new_full(ino_key_hash, ino_key_equal, g_free, NULL);
     fs->out_fd = cfg->out_fd;
     fs->err_fd = cfg->err_fd;
@@ -1903,9 +1946,9 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
     fs->cache_lookups = cfg->cache_lookups;
     fs->out_node.type = NODE_STDOUT;
-    fs->out_node.ino = 2;
+    fs->out_node.ino = FS_VIRTUAL_INO(2);
     fs->err_node.type = NODE_STDERR;
-    fs->err_node.ino = 3;
+    fs->err_node.ino = FS_VIRTUAL_INO(3);
     fs->n_trees = cfg->n_trees;
     fs->tree_roots = g_new0(struct fs_inode *, cfg->n_trees);
     for (int i = 0; i < cfg->n_trees; i++) {
@@ -1918,6 +1961,7 @@ struct fs *fs_new(const struct fs_config *cfg)
         in->ino = st.st_ino;
         in->tree_root = true;
         in->name = g_strdup(cfg->trees[i].path);
+        (void)present_ino(fs, st.st_dev, st.st_ino); /* the first tree's device is index 0 */
         fs->tree_roots[i] = in;
         /* Tree roots are not in the inode table: a lookup inside another tree that reaches
          * the same directory gets an ordinary inode with its own path. */
@@ -1959,5 +2003,6 @@ void fs_free(struct fs *fs)
     vers_free(fs->vers);
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
+    pthread_mutex_destroy(&fs->devs_lock);
     g_free(fs);
 }

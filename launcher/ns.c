@@ -288,6 +288,9 @@ static _Noreturn void run_setup(const struct ns_plan *p)
         *append_uint(src + 14, src + sizeof src - 1, (unsigned)tree_fds[i]) = '\0';
         if (mount(src, p->tree_paths[i], NULL, MS_BIND, NULL) < 0)
             fail(p, NS_STEP_BIND_TREE, i);
+        if (p->tree_flags[i] &&
+            mount(NULL, p->tree_paths[i], NULL, MS_REMOUNT | MS_BIND | p->tree_flags[i], NULL) < 0)
+            fail(p, NS_STEP_BIND_TREE, i);
         close(tree_fds[i]);
     }
     {

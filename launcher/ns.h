@@ -9,7 +9,7 @@
  *     namespace), mounts the FUSE filesystem on plan->staging, passes the /dev/fuse fd to the
  *     daemon over plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over
  *     the tree's own path (shortest path first, so nested trees and a workspace under /tmp stay
- *     visible), detaches the staging mount, unshares the pid namespace, forks init, waits until
+ *     visible) with the mount flags of the filesystem it shadows (plan->tree_flags), detaches the staging mount, unshares the pid namespace, forks init, waits until
  *     init has mounted /proc, forks the build, sends {init, build} pids, waits for the build
  *     and reports its wait status, then kills init (which ends whatever the build left
  *     running) and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
@@ -72,6 +72,10 @@ struct ns_plan {
     const char *staging;        /* an empty directory to mount the FUSE filesystem on */
     int n_trees;
     const char *tree_paths[NS_MAX_TREES]; /* where tree i is mounted; tree i is "t<i>" */
+    unsigned long tree_flags[NS_MAX_TREES]; /* MS_NOSUID|MS_NODEV|MS_NOEXEC|MS_RDONLY of the
+                                             * filesystem tree i shadows: its bind mount gets
+                                             * them, so the build has no powers it lacks
+                                             * natively (a set-uid file, a device node) */
     int mount_order[NS_MAX_TREES];        /* tree indices, parents before children */
     const char *cwd;
     char *const *argv;

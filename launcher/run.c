@@ -23,7 +23,9 @@
 #include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/mount.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -202,6 +204,16 @@ static const char *untraceable(const char *real)
         }
     }
     return NULL;
+}
+
+/* The mount flags of the filesystem holding `path` that restrict what a build may do there. */
+static unsigned long mount_flags_of(const char *path)
+{
+    struct statvfs v;
+    if (statvfs(path, &v) < 0)
+        return 0;
+    return (v.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (v.f_flag & ST_NODEV ? MS_NODEV : 0) |
+           (v.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) | (v.f_flag & ST_RDONLY ? MS_RDONLY : 0);
 }
 
 static int mkdir_p(const char *path, mode_t mode)
@@ -681,6 +693,8 @@ int run_main(int argc, char **argv)
     plan.argv = o.argv;
     for (int i = 0; i < n_trees; i++) {
         plan.tree_paths[i] = tv[i].path;
+        /* The private /tmp shadows /tmp: it gets /tmp's flags, not those of its backing. */
+        plan.tree_flags[i] = mount_flags_of(tv[i].role == ROLE_TMP ? "/tmp" : tv[i].backing);
         plan.mount_order[i] = i;
         fs_trees[i].path = tv[i].path;
         fs_trees[i].fd = open(tv[i].backing, O_PATH | O_DIRECTORY | O_CLOEXEC);

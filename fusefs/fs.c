@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <linux/capability.h>
 #include <sys/file.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
@@ -135,6 +137,15 @@ struct fs {
     dev_t devs[FS_MAX_DEVS];
     atomic_uint n_devs;
     pthread_mutex_t devs_lock;
+
+    /* Root mode: the supplementary groups of each caller image (see creds_enter); a leaf. */
+    pthread_mutex_t groups_lock;
+    GHashTable *groups;          /* int64 image id -> struct fs_groups; groups_lock */
+    gid_t *own_groups;           /* the daemon's own, restored after each call; fixed */
+    int n_own_groups;
+    struct __user_cap_data_struct own_caps[2]; /* the daemon's capabilities; fixed */
+    uint64_t own_cap_eff;
+    bool dont_mask;              /* FUSE_CAP_DONT_MASK negotiated (set in op_init) */
 };
 
 #define FS_DEBUG(fs, ...)                                                                          \
@@ -316,10 +327,21 @@ static int kill_suidgid(struct fs *fs, int fd, const char *path)
 /* ---- recording --------------------------------------------------------------------------- */
 
 /* Who sent this request: a process-image id, 0 (unknown), or -1 (the launcher itself). */
+/* The caller's process image, resolved once per request (handlers ask more than once, and
+ * creds_enter needs it before the real filesystem is called). */
+static __thread uint64_t caller_unique;
+static __thread int64_t caller_id;
+
 static int64_t req_caller(struct fs *fs, fuse_req_t req)
 {
+    uint64_t unique = wire_request_unique();
+    if (unique && unique == caller_unique)
+        return caller_id;
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
-    return proc_resolve(fs->procs, ctx->pid);
+    int64_t id = proc_resolve(fs->procs, ctx->pid);
+    caller_unique = unique;
+    caller_id = id;
+    return id;
 }
 
 static void record_v(struct fs *fs, int64_t process_id, int64_t file_id, int kind, int flags,
@@ -394,30 +416,175 @@ static bool is_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
     return !*rest || !strcmp(rest, "-wal") || !strcmp(rest, "-shm") || !strcmp(rest, "-journal");
 }
 
-/* ---- credentials: files the build creates belong to the caller -------------------------- */
+/* ---- credentials: the real filesystem judges each call as for its caller ---------------- */
+
+/* A root daemon calls the real filesystem with the caller's credentials, set on the calling
+ * thread only (kernel credentials are per thread: raw syscalls, not glibc's process-wide
+ * wrappers): its fsuid, fsgid, supplementary groups and effective capabilities.  The real
+ * filesystem then decides every permission as it would natively — mode bits, POSIX ACLs, a
+ * chmod made a moment ago outside the build, CAP_DAC_OVERRIDE of a step that kept it, CAP_MKNOD
+ * for a device node, CAP_SYS_ADMIN for trusted.* attributes — and files are created with the
+ * caller's owner and the directory's default ACL.  Only the real filesystem's calls are made
+ * so: /proc reads, hashing and the recorder keep the daemon's own credentials.
+ * A FUSE request carries the caller's uid, gid and pid; its groups and capabilities are read
+ * from /proc/TID/status once per process image and kept by image id, so a change of groups or
+ * capabilities within one image that changes neither uid nor gid is not seen. */
+#define FS_MAX_GROUPS 256
 
 struct fs_creds {
     bool switched;
+    bool caps_changed;
 };
+
+struct fs_caller_creds {
+    uid_t uid;
+    gid_t gid;
+    uint64_t cap_eff;
+    int n;
+    gid_t groups[];
+};
+
+/* Parse "Groups:" and "CapEff:" of a /proc status file.  Returns the number of groups. */
+static int parse_status_creds(const char *buf, gid_t *groups, uint64_t *cap_eff)
+{
+    int n = 0;
+    *cap_eff = 0;
+    const char *g = strstr(buf, "\nGroups:");
+    if (g) {
+        char *at = (char *)g + 8;
+        while (n < FS_MAX_GROUPS) {
+            while (*at == ' ' || *at == '\t')
+                at++;
+            if (*at < '0' || *at > '9')
+                break;
+            groups[n++] = (gid_t)strtoul(at, &at, 10);
+        }
+    }
+    const char *c = strstr(buf, "\nCapEff:");
+    if (c)
+        *cap_eff = strtoull(c + 8, NULL, 16);
+    return n;
+}
+
+/* The caller's groups and capabilities (cached by image): fills *out's fields; false if the
+ * caller is gone. */
+static bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
+                         gid_t *groups, int *n_groups)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    if (caller > 0) {
+        pthread_mutex_lock(&fs->groups_lock);
+        struct fs_caller_creds *g = g_hash_table_lookup(fs->groups, &caller);
+        bool hit = g && g->uid == ctx->uid && g->gid == ctx->gid;
+        if (hit) {
+            *cap_eff = g->cap_eff;
+            *n_groups = g->n;
+            memcpy(groups, g->groups, (size_t)g->n * sizeof *groups);
+        }
+        pthread_mutex_unlock(&fs->groups_lock);
+        if (hit)
+            return true;
+    }
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)ctx->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return false;
+    buf[len] = '\0';
+    *n_groups = parse_status_creds(buf, groups, cap_eff);
+    if (caller > 0) {
+        struct fs_caller_creds *g = g_malloc(sizeof *g + (size_t)*n_groups * sizeof(gid_t));
+        g->uid = ctx->uid;
+        g->gid = ctx->gid;
+        g->cap_eff = *cap_eff;
+        g->n = *n_groups;
+        memcpy(g->groups, groups, (size_t)*n_groups * sizeof *groups);
+        int64_t *key = g_new(int64_t, 1);
+        *key = caller;
+        pthread_mutex_lock(&fs->groups_lock);
+        if (g_hash_table_size(fs->groups) > 16384) /* bounded: refilled on demand */
+            g_hash_table_remove_all(fs->groups);
+        g_hash_table_replace(fs->groups, key, g);
+        pthread_mutex_unlock(&fs->groups_lock);
+    }
+    return true;
+}
+
+/* This thread's effective capabilities := `eff` (within the daemon's permitted set). */
+static int set_thread_caps(const struct fs *fs, uint64_t eff)
+{
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct d[2];
+    memcpy(d, fs->own_caps, sizeof d);
+    d[0].effective = (uint32_t)eff & d[0].permitted;
+    d[1].effective = (uint32_t)(eff >> 32) & d[1].permitted;
+    return (int)syscall(SYS_capset, &h, d);
+}
 
 static void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
 {
+    c->switched = c->caps_changed = false;
+    if (!fs->is_root)
+        return; /* unprivileged: the daemon is the caller's own user already */
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
-    c->switched = false;
-    if (!fs->is_root || (ctx->uid == 0 && ctx->gid == 0))
-        return;
-    /* setfsuid/setfsgid act on this thread only (kernel credentials are per thread). */
+    gid_t groups[FS_MAX_GROUPS];
+    int n = 0;
+    uint64_t cap_eff = fs->own_cap_eff;
+    if (!caller_creds(fs, req, req_caller(fs, req), &cap_eff, groups, &n)) {
+        /* Gone (its request is being interrupted): no privilege at all. */
+        cap_eff = 0;
+        n = 0;
+    }
+    if (ctx->uid == 0 && ctx->gid == 0 && cap_eff == fs->own_cap_eff)
+        return; /* a root step with every capability: as the daemon */
+    syscall(SYS_setgroups, (size_t)n, groups);
     syscall(SYS_setfsgid, ctx->gid);
     syscall(SYS_setfsuid, ctx->uid);
     c->switched = true;
+    /* setfsuid() dropped (or kept) the filesystem capabilities by the uid alone; make the
+     * thread's effective set the caller's. */
+    if (set_thread_caps(fs, cap_eff) == 0)
+        c->caps_changed = true;
 }
 
-static void creds_leave(struct fs_creds *c)
+static void creds_leave(struct fs *fs, struct fs_creds *c)
 {
     if (!c->switched)
         return;
     syscall(SYS_setfsuid, 0);
     syscall(SYS_setfsgid, 0);
+    syscall(SYS_setgroups, (size_t)fs->n_own_groups, fs->own_groups);
+    if (c->caps_changed)
+        set_thread_caps(fs, fs->own_cap_eff);
+}
+
+/* The caller's umask for a create, on this thread only: with FUSE_CAP_DONT_MASK the kernel
+ * sends the mode unmasked and the umask apart, and the real filesystem applies the umask or,
+ * when the directory has a default ACL, the ACL instead (as natively).  A thread gets its own
+ * umask by unsharing CLONE_FS once. */
+static __thread int thread_fs_unshared; /* 0 not yet, 1 done, -1 failed */
+
+static mode_t umask_enter(struct fs *fs, fuse_req_t req, mode_t mode)
+{
+    if (!fs->dont_mask)
+        return mode; /* the kernel masked it already */
+    mode_t um = fuse_req_ctx(req)->umask;
+    if (thread_fs_unshared == 0)
+        thread_fs_unshared = unshare(CLONE_FS) == 0 ? 1 : -1;
+    if (thread_fs_unshared < 0)
+        return mode & ~um; /* no umask of our own: mask here (default ACLs then see it too) */
+    umask(um);
+    return mode;
+}
+
+static void umask_leave(struct fs *fs)
+{
+    if (fs->dont_mask && thread_fs_unshared > 0)
+        umask(0);
 }
 
 /* ---- entries ----------------------------------------------------------------------------- */
@@ -470,7 +637,7 @@ static void present_stat(struct fs *fs, struct stat *st)
     st->st_gid = fs->gid;
 }
 
-static int do_getattr(struct fs *fs, struct fs_inode *in, struct stat *st)
+static int do_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *st)
 {
     if (in->type != NODE_REAL) {
         virtual_stat(fs, in, st);
@@ -480,7 +647,11 @@ static int do_getattr(struct fs *fs, struct fs_inode *in, struct stat *st)
     int r = loc_get(fs, in, &l);
     if (r < 0)
         return r;
+    struct fs_creds c = {false};
+    if (req)
+        creds_enter(fs, req, &c);
     r = fstatat(l.dirfd, l.name, st, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) < 0 ? -errno : 0;
+    creds_leave(fs, &c);
     loc_put(fs, &l);
     if (r == 0 && (st->st_dev != in->dev || st->st_ino != in->ino))
         r = -ESTALE; /* the name now holds another file (changed outside the build) */
@@ -529,17 +700,22 @@ static void fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_inod
 }
 
 /* Look `name` up in `dir`; on success *e is filled and one lookup taken.  Returns 0/-errno. */
-static int do_lookup(struct fs *fs, struct fs_inode *dir, const char *name,
+static int do_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
                      struct fuse_entry_param *e)
 {
     if (is_hidden(fs, dir, name))
         return -ENOENT;
     struct stat st;
-    if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return -errno;
+    struct fs_creds c;
+    creds_enter(fs, req, &c); /* searching `dir` is the caller's right, or not */
+    int r = fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+    creds_leave(fs, &c);
+    if (r < 0)
+        return r;
     int fd = -1;
     if (S_ISDIR(st.st_mode)) {
-        /* Directories keep an fd: they are the parents every other inode is reached from. */
+        /* Directories keep an fd: they are the parents every other inode is reached from.
+         * (O_PATH needs only the search right just checked; the fd is the daemon's.) */
         fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
             return -errno;
@@ -572,7 +748,7 @@ static int root_lookup(struct fs *fs, const char *name, struct fuse_entry_param 
     } else {
         return -ENOENT;
     }
-    int r = do_getattr(fs, in, &st);
+    int r = do_getattr(fs, NULL, in, &st);
     if (r < 0)
         return r;
     pthread_mutex_lock(&fs->lock);
@@ -592,7 +768,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         r = root_lookup(fs, name, &e);
     } else {
         struct fs_inode *dir = get_inode(req, parent);
-        r = do_lookup(fs, dir, name, &e);
+        r = do_lookup(fs, req, dir, name, &e);
         /* A failed lookup is what the build looked for and did not find (probe). */
         if (r < 0 && r != -ENAMETOOLONG)
             record_path(fs, req_caller(fs, req), dir, name, TRACEDB_PROBE, -r);
@@ -655,7 +831,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         st.st_gid = fs->gid;
         r = 0;
     } else {
-        r = do_getattr(fs, get_inode(req, ino), &st);
+        r = do_getattr(fs, req, get_inode(req, ino), &st);
     }
     FS_DEBUG(fs, "getattr(ino=%" PRIu64 ", fh=%d, mode=%o) = %d\n", (uint64_t)ino, fi != NULL,
              r < 0 ? 0 : st.st_mode, r);
@@ -696,33 +872,42 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
     int64_t file_id = rec_file_id(fs->rec, path);
     int64_t version_id = 0;
 
+    struct fs_creds c;
     if (valid & FUSE_SET_ATTR_MODE) {
         /* (The kernel never asks to chmod a symlink, so following the name is right.) */
+        creds_enter(fs, req, &c);
         if (fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(l.path, attr->st_mode))
             r = -errno;
+        creds_leave(fs, &c);
     }
     if (!r && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
         uid_t u = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
         gid_t g = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
+        creds_enter(fs, req, &c);
         if (fchownat(l.dirfd, l.name, u, g, loc_flags(&l, AT_SYMLINK_NOFOLLOW)))
             r = -errno;
+        creds_leave(fs, &c);
     }
     if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
         if (fd >= 0) {
             version_id = h->version_id; /* part of the version its handle is writing */
             if (h->vw)
                 vers_write_dirty(h->vw);
+            creds_enter(fs, req, &c);
             if (ftruncate(fd, attr->st_size))
                 r = -errno;
-            else
+            creds_leave(fs, &c);
+            if (!r)
                 r = kill_suidgid(fs, fd, NULL);
         } else {
             /* truncate(2) by name: a whole write-open ... close in one step. */
             struct vers_writer *vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id,
                                                       attr->st_size == 0, &version_id, NULL);
+            creds_enter(fs, req, &c);
             if (truncate(l.path, attr->st_size) < 0)
                 r = -errno;
-            else
+            creds_leave(fs, &c);
+            if (!r)
                 r = kill_suidgid(fs, -1, l.path);
             if (r < 0) {
                 vers_write_abort(fs->vers, vw);
@@ -741,12 +926,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
             tv[1].tv_nsec = UTIME_NOW;
         else if (valid & FUSE_SET_ATTR_MTIME)
             tv[1] = attr->st_mtim;
+        creds_enter(fs, req, &c);
         if (fd >= 0)
             r = futimens(fd, tv) ? -errno : 0;
         else if (loc_self(&l))
             r = utimensat(AT_FDCWD, l.path, tv, 0) ? -errno : 0; /* a directory */
         else
             r = utimensat(l.dirfd, l.name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+        creds_leave(fs, &c);
     }
     loc_put(fs, &l);
 
@@ -768,7 +955,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
     if (fd >= 0)
         r = fstat(fd, &st) < 0 ? -errno : (present_stat(fs, &st), 0);
     else
-        r = do_getattr(fs, in, &st);
+        r = do_getattr(fs, req, in, &st);
     if (r < 0)
         fuse_reply_err(req, -r);
     else
@@ -789,7 +976,10 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
     int r = loc_get(fs, in, &l);
     ssize_t n = -1;
     if (r == 0) {
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
         n = readlinkat(l.dirfd, l.name, buf, sizeof buf);
+        creds_leave(fs, &c);
         r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
         loc_put(fs, &l);
     }
@@ -808,7 +998,7 @@ static void reply_new_entry(struct fs *fs, fuse_req_t req, struct fs_inode *dir,
 {
     struct fuse_entry_param e;
     if (!r)
-        r = do_lookup(fs, dir, name, &e);
+        r = do_lookup(fs, req, dir, name, &e);
     if (r < 0)
         fuse_reply_err(req, -r);
     else
@@ -831,14 +1021,17 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     } else {
         struct fs_creds c;
         creds_enter(fs, req, &c);
+        mode_t m = link_target ? mode : umask_enter(fs, req, mode);
         if (link_target)
             r = symlinkat(link_target, dir->fd, name);
         else if (S_ISDIR(mode))
-            r = mkdirat(dir->fd, name, mode & 07777);
+            r = mkdirat(dir->fd, name, m & 07777);
         else
-            r = mknodat(dir->fd, name, mode, rdev);
+            r = mknodat(dir->fd, name, m, rdev);
         r = r < 0 ? -errno : 0;
-        creds_leave(&c);
+        if (!link_target)
+            umask_leave(fs);
+        creds_leave(fs, &c);
     }
     record_path(fs, req_caller(fs, req), dir, name, kind, -r);
     FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", op_names[op], (uint64_t)parent, name, r);
@@ -880,7 +1073,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const cha
             r = linkat(AT_FDCWD, l.path, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
         else
             r = linkat(l.dirfd, l.name, dir->fd, name, 0) < 0 ? -errno : 0;
-        creds_leave(&c);
+        creds_leave(fs, &c);
         loc_put(fs, &l);
     }
     record_path_v(fs, req_caller(fs, req), dir, name, TRACEDB_LINK, -r,
@@ -935,7 +1128,10 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bo
             version_id = version_at(fs, dir, name); /* the content that goes */
             pin_before_name_goes(fs, dir, name);
         }
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
         r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+        creds_leave(fs, &c);
     }
     record_path_v(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r,
                   version_id);
@@ -972,7 +1168,10 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
         version_id = version_at(fs, dir, name);
         if (!(flags & (RENAME_NOREPLACE | RENAME_EXCHANGE)))
             pin_before_name_goes(fs, newdir, newname);
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
         r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
+        creds_leave(fs, &c);
     }
 
     int64_t caller = req_caller(fs, req);
@@ -1214,8 +1413,19 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     int fd = -1;
     int r = loc_get(fs, in, &l);
     if (r == 0) {
-        fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW) : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
-        r = fd < 0 ? -errno : 0;
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
+        /* Without default_permissions the kernel only checks that some x bit is set before an
+         * exec: whether it is the caller's to execute is asked here, as the caller. */
+        if ((fi->flags & FS_OPEN_EXEC_FLAG) &&
+            faccessat(l.dirfd, l.name, X_OK, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0)
+            r = -errno;
+        else
+            fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
+                              : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
+        if (!r)
+            r = fd < 0 ? -errno : 0;
+        creds_leave(fs, &c);
         loc_put(fs, &l);
         struct stat st;
         if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino)) {
@@ -1307,9 +1517,11 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
                                   NULL);
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, mode);
+        mode_t m = umask_enter(fs, req, mode);
+        fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, m);
+        umask_leave(fs);
         r = fd < 0 ? -errno : 0;
-        creds_leave(&c);
+        creds_leave(fs, &c);
         if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
             close(fd);
             fd = -1;
@@ -1334,7 +1546,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
     struct fuse_entry_param e;
     if (!r)
-        r = do_lookup(fs, dir, name, &e);
+        r = do_lookup(fs, req, dir, name, &e);
     if (r < 0) {
         if (fd >= 0) {
             vers_write_end(fs->vers, vw, hash_fd_of(fd));
@@ -1572,8 +1784,8 @@ static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
     fuse_reply_write(req, (size_t)n);
 }
 
-/* Only called without default_permissions (user-namespace mode): the real filesystem judges,
- * as the daemon runs as the build's own user. */
+/* access(2), chdir and the like (there is no default_permissions): the real filesystem judges,
+ * as for the caller. */
 static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
     struct fs *fs = req_fs(req);
@@ -1582,8 +1794,11 @@ static void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
     int r = 0;
     struct fs_loc l;
     if (ino != FUSE_ROOT_ID && in->type == NODE_REAL && (r = -loc_get(fs, in, &l)) == 0) {
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
         r = faccessat(l.dirfd, l.name, mask, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0
                 ? errno : 0;
+        creds_leave(fs, &c);
         loc_put(fs, &l);
     }
     fuse_reply_err(req, r);
@@ -1603,7 +1818,10 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         return;
     }
     struct fs_inode *in = get_inode(req, ino);
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
     int fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    creds_leave(fs, &c);
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
     int r = dir ? 0 : -errno;
     if (!dir && fd >= 0)
@@ -1755,8 +1973,11 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
         return;
     }
     char *buf = size ? thread_buffer(size) : NULL;
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
     ssize_t n = loc_self(&l) ? getxattr(l.path, name, buf, size) : lgetxattr(l.path, name, buf, size);
     int e = errno;
+    creds_leave(fs, &c);
     loc_put(fs, &l);
     errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
@@ -1777,9 +1998,12 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
             fuse_reply_xattr(req, 0);
         return;
     }
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
     char *buf = size ? thread_buffer(size) : NULL;
     ssize_t n = loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
     int e = errno;
+    creds_leave(fs, &c);
     loc_put(fs, &l);
     errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
@@ -1796,8 +2020,11 @@ static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const 
         fuse_reply_err(req, r == -ENOTSUP ? EPERM : -r);
         return;
     }
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
     r = (loc_self(&l) ? setxattr(l.path, name, value, size, flags)
                       : lsetxattr(l.path, name, value, size, flags)) < 0 ? errno : 0;
+    creds_leave(fs, &c);
     loc_put(fs, &l);
     record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r);
     fuse_reply_err(req, r);
@@ -1813,7 +2040,10 @@ static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
         fuse_reply_err(req, r == -ENOTSUP ? EPERM : -r);
         return;
     }
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
     r = (loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0 ? errno : 0;
+    creds_leave(fs, &c);
     loc_put(fs, &l);
     record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r);
     fuse_reply_err(req, r);
@@ -1840,8 +2070,14 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
         conn->want |= FUSE_CAP_SPLICE_MOVE;
     /* Locks are then kept by the kernel, shared by every process of the mount. */
     conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
-    /* The kernel applies the caller's umask before sending a mode (the daemon's umask is 0). */
-    conn->want &= ~FUSE_CAP_DONT_MASK;
+    /* The mode of a create comes unmasked with the caller's umask beside it, so that a
+     * directory's default ACL replaces the umask as natively (umask_enter). */
+    if (conn->capable & FUSE_CAP_DONT_MASK) {
+        conn->want |= FUSE_CAP_DONT_MASK;
+        fs->dont_mask = true;
+    } else {
+        conn->want &= ~FUSE_CAP_DONT_MASK;
+    }
     /* Every change to a traced file goes through this mount, and the kernel keeps its page cache
      * coherent with its own writes, truncates, copies and hole punches.  Dropping a file's pages
      * whenever a getattr shows a new mtime (what auto_inval_data does) would drop every file
@@ -1928,6 +2164,16 @@ struct fs *fs_new(const struct fs_config *cfg)
     pthread_mutex_init(&fs->lock, NULL);
     pthread_mutex_init(&fs->output_lock, NULL);
     pthread_mutex_init(&fs->devs_lock, NULL);
+    pthread_mutex_init(&fs->groups_lock, NULL);
+    fs->groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    int ng = getgroups(0, NULL);
+    fs->own_groups = g_new0(gid_t, MAX(ng, 1));
+    fs->n_own_groups = ng > 0 ? getgroups(ng, fs->own_groups) : 0;
+    if (fs->n_own_groups < 0)
+        fs->n_own_groups = 0;
+    struct __user_cap_header_struct caph = {_LINUX_CAPABILITY_VERSION_3, 0};
+    if (syscall(SYS_capget, &caph, fs->own_caps) == 0)
+        fs->own_cap_eff = fs->own_caps[0].effective | (uint64_t)fs->own_caps[1].effective << 32;
     fs->inodes = g_hash_table_new_full(ino_key_hash, ino_key_equal, g_free, NULL);
     fs->out_fd = cfg->out_fd;
     fs->err_fd = cfg->err_fd;
@@ -2004,5 +2250,8 @@ void fs_free(struct fs *fs)
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     pthread_mutex_destroy(&fs->devs_lock);
+    pthread_mutex_destroy(&fs->groups_lock);
+    g_hash_table_destroy(fs->groups);
+    g_free(fs->own_groups);
     g_free(fs);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 static __thread bool request_kills_suidgid;
+static __thread uint64_t request_unique;
 
 /* Copy the op struct that follows the header, if the message holds all of it. */
 static bool op_args(const void *buf, size_t len, void *out, size_t out_len)
@@ -18,10 +19,12 @@ static bool op_args(const void *buf, size_t len, void *out, size_t out_len)
 void wire_note_request(struct wire *w, const void *buf, size_t len)
 {
     request_kills_suidgid = false;
+    request_unique = 0;
     struct fuse_in_header h;
     if (len < sizeof h)
         return;
     memcpy(&h, buf, sizeof h);
+    request_unique = h.unique;
     if (h.len != len)
         return; /* libfuse rejects it */
     switch (h.opcode) {
@@ -101,4 +104,9 @@ bool wire_request_kills_suidgid(void)
 bool wire_killpriv_v2(const struct wire *w)
 {
     return __atomic_load_n(&w->killpriv_v2, __ATOMIC_ACQUIRE);
+}
+
+uint64_t wire_request_unique(void)
+{
+    return request_unique;
 }

@@ -50,5 +50,9 @@ void wire_amend_reply(struct wire *w, struct iovec *iov, int count, void *scratc
  * request (the caller lacks CAP_FSETID and the connection handles KILLPRIV_V2). */
 bool wire_request_kills_suidgid(void);
 
+/* Inside a handler: the kernel's id of the request being handled (0 if unknown), unique among
+ * the requests in flight — a key for what a handler computes once per request. */
+uint64_t wire_request_unique(void);
+
 /* FUSE_HANDLE_KILLPRIV_V2 is in effect on this connection. */
 bool wire_killpriv_v2(const struct wire *w);

@@ -684,9 +684,11 @@ int run_main(int argc, char **argv)
     plan.user_namespace = user_ns;
     snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", getuid(), getuid());
     snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", getgid(), getgid());
+    /* No default_permissions: the kernel would judge by mode bits alone, from attributes
+     * cached for a minute, ignoring ACLs; the real filesystem judges instead, each call made
+     * with the caller's credentials (fusefs/fs.c, creds_enter). */
     snprintf(plan.fuse_options, sizeof plan.fuse_options,
-             "rootmode=40000,user_id=%u,group_id=%u,allow_other%s", getuid(), getgid(),
-             user_ns ? "" : ",default_permissions");
+             "rootmode=40000,user_id=%u,group_id=%u,allow_other", getuid(), getgid());
     plan.staging = staging;
     plan.n_trees = n_trees;
     plan.cwd = cwd;

@@ -21,7 +21,8 @@ workloads="zlib lua lz4 dash"
 modes="native buildtrail system strace bear bindfs"
 build="$top/build"
 out="$PWD/bench-results.txt"
-shared="$top/../shared/workloads"
+# The workload cache (filled by .ci/fetch-workloads from ../shared/workloads or Debian's archive).
+shared=$("$top/.ci/fetch-workloads" | tail -n1)
 baseline=
 declare -A custom_src custom_cmd
 

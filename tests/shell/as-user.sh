@@ -36,7 +36,7 @@ chmod -R a+rX "$stage"
 exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
     ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-    ${lsan:+LSAN_OPTIONS=$lsan} \
+    ${lsan:+LSAN_OPTIONS=$lsan} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
     BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
     SCHEMAS="$stage/schemas" \

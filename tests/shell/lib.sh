@@ -2,7 +2,9 @@
 #
 # Gives each test a private directory $T (removed on exit), helpers to fail or skip (exit 77),
 # and checks that buildtrail left no mount, no private directory and no process behind.
-# Environment: BUILDTRAIL (the binary), WORKLOADS (../shared/workloads), set by ctest.
+# Environment: BUILDTRAIL (the binary), WORKLOADS (the workload cache that .ci/fetch-workloads
+# fills), SCHEMAS, set by ctest; CI=true makes a missing input, tool or consumer a failure;
+# BT_SKIP_LOG (if set) collects the sub-checks that were skipped.
 set -eu
 
 : "${BUILDTRAIL:?BUILDTRAIL must name the buildtrail binary}"
@@ -27,18 +29,39 @@ _cleanup() {
 trap _cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# skip WHY: the test does not apply here (a root-only test in the unprivileged variant).
 skip() { echo "SKIP: $*"; exit 77; }
+# missing WHAT: something the test needs is missing (an input, a tool, a consumer).  In CI
+# (CI=true) that is a failure, never a silent skip; elsewhere the test skips, saying what.
+missing() {
+    [ "${CI:-}" = true ] && fail "missing in CI: $*"
+    echo "SKIP: missing $*" >&2
+    exit 77
+}
+# missing_part WHAT: one sub-check cannot run.  In CI a failure; elsewhere said and logged.
+missing_part() {
+    [ "${CI:-}" = true ] && fail "missing in CI: $*"
+    echo "# skipped: $*"
+    if [ -n "${BT_SKIP_LOG:-}" ]; then
+        echo "$(basename "$0" .sh) ($(id -un)): $*" >> "$BT_SKIP_LOG" 2>/dev/null || true
+    fi
+}
+# workload FILE: the path of a workload tarball, or missing (run .ci/fetch-workloads).
+workload() {
+    [ -f "$WORKLOADS/$1" ] || missing "the workload $1 in ${WORKLOADS:-(WORKLOADS unset)}; run .ci/fetch-workloads"
+    echo "$WORKLOADS/$1"
+}
 say() { echo "# $*"; }
 
 bt() { "$BUILDTRAIL" "$@"; }
 
 # Skip unless this machine can run buildtrail at all (FUSE usable by us).
 require_fuse() {
-    [ -e /dev/fuse ] || skip "no /dev/fuse"
-    [ -r /dev/fuse ] && [ -w /dev/fuse ] || skip "/dev/fuse not usable by $(id -un) (chmod 0666 /dev/fuse)"
+    [ -e /dev/fuse ] || missing "/dev/fuse (modprobe fuse)"
+    [ -r /dev/fuse ] && [ -w /dev/fuse ] || missing "/dev/fuse usable by $(id -un) (chmod 0666 /dev/fuse)"
 }
 require_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
-require_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+require_cmd() { command -v "$1" >/dev/null 2>&1 || missing "the command $1"; }
 
 # No FUSE mount of ours, no private directory, no marked process left behind.
 assert_no_leftovers() {

@@ -8,7 +8,7 @@ require_fuse
 require_cmd setfacl
 mkdir "$T/ws" && cd "$T/ws"
 mkdir acl plain
-setfacl -d -m u::rwx,g::rwx,o::r-x acl 2>/dev/null || skip "no ACL support on $T"
+setfacl -d -m u::rwx,g::rwx,o::r-x acl 2>/dev/null || missing "ACL support on the filesystem of $T"
 cat > probe.sh <<'EOS'
 umask 077
 touch acl/f plain/f

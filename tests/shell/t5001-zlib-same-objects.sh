@@ -5,8 +5,7 @@
 require_fuse
 require_cmd make
 require_cmd cc
-tarball="$WORKLOADS/zlib_1.2.13.dfsg.orig.tar.bz2"
-[ -f "$tarball" ] || skip "no zlib workload at $tarball"
+tarball=$(workload zlib_1.2.13.dfsg.orig.tar.bz2)
 src="$T/zlib-1.2.13.dfsg"
 build() { rm -rf "$src"; tar xjf "$tarball" -C "$T"; cd "$src"; "$@"; cd "$T"; }
 

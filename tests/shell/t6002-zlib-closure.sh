@@ -7,8 +7,7 @@ require_cmd make
 require_cmd cc
 require_cmd ar
 require_cmd python3
-tarball="$WORKLOADS/zlib_1.2.13.dfsg.orig.tar.bz2"
-[ -f "$tarball" ] || skip "no zlib workload at $tarball"
+tarball=$(workload zlib_1.2.13.dfsg.orig.tar.bz2)
 tar xjf "$tarball" -C "$T"
 src="$T/zlib-1.2.13.dfsg"
 cd "$src"

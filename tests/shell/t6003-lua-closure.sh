@@ -6,8 +6,7 @@ require_cmd make
 require_cmd cc
 require_cmd ar
 require_cmd python3
-tarball="$WORKLOADS/lua5.4_5.4.4.orig.tar.gz"
-[ -f "$tarball" ] || skip "no lua workload at $tarball"
+tarball=$(workload lua5.4_5.4.4.orig.tar.gz)
 tar xzf "$tarball" -C "$T"
 src="$T/lua-5.4.4"
 cd "$src"

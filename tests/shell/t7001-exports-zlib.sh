@@ -7,9 +7,7 @@ require_fuse
 require_cmd make
 require_cmd cc
 require_cmd python3
-tarball="$WORKLOADS/zlib_1.2.13.dfsg.orig.tar.bz2"
-[ -f "$tarball" ] || skip "no zlib workload at $tarball"
-SCHEMAS=${SCHEMAS:-$WORKLOADS/../schemas}
+tarball=$(workload zlib_1.2.13.dfsg.orig.tar.bz2)
 tar xjf "$tarball" -C "$T"
 src="$T/zlib-1.2.13.dfsg"
 cd "$src"
@@ -43,14 +41,14 @@ ours, bears = key(sys.argv[1]), key(sys.argv[2])
 assert ours == bears, (set(ours) ^ set(bears))
 PY
 else
-    say "bear not installed: comparison with Bear skipped"
+    missing_part "bear (apt-get install bear): comparison with Bear"
 fi
 if command -v clang-tidy >/dev/null 2>&1; then
     cp "$T/out.compile-commands" "$src/compile_commands.json"
     out=$(clang-tidy -p "$src" --checks='-*,clang-analyzer-core.*' "$src/inflate.c" 2>&1) || fail "clang-tidy failed: $out"
     case "$out" in *"Error while"*|*"error:"*) fail "clang-tidy could not use the database: $out";; esac
 else
-    say "clang-tidy not installed: skipped"
+    missing_part "clang-tidy (apt-get install clang-tidy): the compilation database in use"
 fi
 
 # dot: Graphviz renders the whole graph and a closure with collapsed system files.
@@ -59,7 +57,7 @@ if command -v dot >/dev/null 2>&1; then
     bt export -d "$T/trace.db" --format dot --closure-of libz.a --collapse /usr --depth 4 | dot -Tsvg > "$T/libz.svg" || fail "dot rejected the closure graph"
     grep -q "adler32.o" "$T/libz.svg" || fail "the closure graph lacks adler32.o"
 else
-    say "graphviz not installed: rendering skipped"
+    missing_part "dot (apt-get install graphviz): rendering the graphs"
 fi
 
 # SPDX 2.3 and CycloneDX 1.6 against the official schemas; and what they say.
@@ -78,7 +76,7 @@ for f in ("spdx.schema.json", "jsf-0.82.schema.json", "cryptography-defs.schema.
 Draft7Validator(bom, resolver=RefResolver.from_schema(bom, store=store)).validate(json.load(open(sys.argv[3])))
 PY
 else
-    say "python3-jsonschema or the schemas missing: schema validation skipped"
+    missing_part "python3-jsonschema or the schemas in ${SCHEMAS:-(SCHEMAS unset)}: SPDX 2.3 and CycloneDX 1.6 validation"
 fi
 python3 - "$T/out.spdx" "$T/out.cyclonedx" "$src" <<'PY'
 import hashlib, json, sys

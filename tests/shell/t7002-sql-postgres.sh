@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 require_fuse
 initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n 1)
-[ -n "$initdb" ] || skip "PostgreSQL is not installed (apt-get install postgresql)"
+[ -n "$initdb" ] || missing "PostgreSQL (apt-get install postgresql)"
 bin=$(dirname "$initdb")
 mkdir "$T/a" "$T/b"
 printf 'shared input\n' > "$T/a/common.txt"

@@ -7,7 +7,6 @@ require_fuse
 require_cmd make
 require_cmd cc
 require_cmd python3
-SCHEMAS=${SCHEMAS:-$WORKLOADS/../schemas}
 mkdir "$T/ws" && cp -r "$SAMPLE/." "$T/ws/" && cd "$T/ws"
 bt run -o "$T/trace.db" -- make -j2 > "$T/build.log" 2>&1 || fail "build failed: $(cat "$T/build.log")"
 bt export -d "$T/trace.db" --format spdx3 -o "$T/out.spdx3"
@@ -20,7 +19,7 @@ errors = list(Draft202012Validator(json.load(open(sys.argv[1]))).iter_errors(jso
 assert not errors, [e.message[:200] for e in errors[:3]]
 PY
 else
-    say "python3-jsonschema or the SPDX 3 schema missing: schema validation skipped"
+    missing_part "python3-jsonschema or the SPDX 3 schema in ${SCHEMAS:-(SCHEMAS unset)}: SPDX 3 validation"
 fi
 python3 - "$T/out.spdx3" "$T/out.prov" "$T/ws" <<'PY'
 import hashlib, json, sys

@@ -77,12 +77,10 @@ assert_contains "$(cat "$T/err")" "main.c: changed since the build" "message"
 assert_contains "$(cat "$T/out2")" "(changed since the build)" "listing says so"
 
 # zlib: libz.a rolls up to Zlib.
-tarball="$WORKLOADS/zlib_1.2.13.dfsg.orig.tar.bz2"
-if [ -f "$tarball" ]; then
-    tar xjf "$tarball" -C "$T"
-    (cd "$T/zlib-1.2.13.dfsg" && bt run -o "$T/z.db" -- sh -c './configure && make -j2 libz.a' > "$T/z.log" 2>&1) || fail "zlib build failed"
-    out=$(bt licenses -d "$T/z.db" "$T/zlib-1.2.13.dfsg/libz.a")
-    assert_contains "$out" "roll-up: Zlib" "zlib roll-up: $out"
-    assert_contains "$out" "adler32.c  (notice in $T/zlib-1.2.13.dfsg/zlib.h)" "reference to zlib.h's notice"
-fi
+tarball=$(workload zlib_1.2.13.dfsg.orig.tar.bz2)
+tar xjf "$tarball" -C "$T"
+(cd "$T/zlib-1.2.13.dfsg" && bt run -o "$T/z.db" -- sh -c './configure && make -j2 libz.a' > "$T/z.log" 2>&1) || fail "zlib build failed"
+out=$(bt licenses -d "$T/z.db" "$T/zlib-1.2.13.dfsg/libz.a")
+assert_contains "$out" "roll-up: Zlib" "zlib roll-up: $out"
+assert_contains "$out" "adler32.c  (notice in $T/zlib-1.2.13.dfsg/zlib.h)" "reference to zlib.h's notice"
 assert_no_leftovers

@@ -7,7 +7,7 @@
 require_fuse
 require_cmd cc
 require_cmd dpkg-query
-[ -f /usr/include/zlib.h ] || skip "zlib1g-dev is not installed (apt-get install zlib1g-dev)"
+[ -f /usr/include/zlib.h ] || missing "zlib1g-dev (apt-get install zlib1g-dev)"
 mkdir "$T/ws" && cd "$T/ws"
 printf '#include <zlib.h>\nint main(void) { return zlibVersion()[0] == 0; }\n' > z.c
 bt run --system -o "$T/sys.db" -- cc -o z z.c -lz

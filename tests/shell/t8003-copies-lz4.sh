@@ -8,8 +8,7 @@ require_fuse
 require_cmd make
 require_cmd cc
 require_cmd python3
-tarball="$WORKLOADS/lz4_1.9.4.orig.tar.gz"
-[ -f "$tarball" ] || skip "no lz4 workload at $tarball"
+tarball=$(workload lz4_1.9.4.orig.tar.gz)
 tar xzf "$tarball" -C "$T"
 src="$T/lz4-1.9.4"
 cd "$src"

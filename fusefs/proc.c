@@ -72,8 +72,10 @@ struct proc_table {
     GHashTable *live_tasks;       /* tid -> tgid of live build tasks, threads too; table_lock */
     /* The kernel reports an exit only after the parent could reap it (exit_notify() comes before
      * proc_exit_connector() in do_exit()), so a fork that reuses a pid can be reported before
-     * the exit of the task that had it.  tid -> GQueue of what that earlier task was (its image,
-     * or NULL for a thread), oldest first: the next exits of this tid are theirs. */
+     * the exit of the task that had it.  tid -> GQueue of struct owed_exit (the earlier task's
+     * thread group, and its image or NULL for a thread), oldest first: the next exit of this
+     * tid in that thread group is theirs.  (Not any exit of the tid: the new task can be a
+     * thread of another process, and exit before the late event comes.) */
     GHashTable *exits_due;        /* table_lock */
     unsigned due_images;          /* images (not threads) queued in exits_due; table_lock */
     unsigned exits_missing;       /* exits still owed when events stopped; table_lock */
@@ -92,9 +94,15 @@ static void free_image(gpointer p)
     g_free(img);
 }
 
+/* An exit event still owed for a tid that was reused (see exits_due). */
+struct owed_exit {
+    pid_t tgid;
+    struct proc_image *img; /* borrowed; NULL: a thread's exit, nothing to record */
+};
+
 static void free_queue(gpointer q)
 {
-    g_queue_free(q); /* of borrowed images */
+    g_queue_free_full(q, g_free);
 }
 
 struct proc_table *proc_table_new(struct rec *rec)
@@ -672,7 +680,10 @@ static void settle_reused_tid(struct proc_table *t, pid_t tid)
         q = g_queue_new();
         g_hash_table_insert(t->exits_due, GINT_TO_POINTER(tid), q);
     }
-    g_queue_push_tail(q, img);
+    struct owed_exit *o = g_new(struct owed_exit, 1);
+    o->tgid = GPOINTER_TO_INT(tg);
+    o->img = img;
+    g_queue_push_tail(q, o);
     if (img)
         t->due_images++;
 }
@@ -781,12 +792,18 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
 {
     pthread_mutex_lock(&t->table_lock);
     GQueue *due = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(ev->pid));
-    if (due) { /* the exit of an earlier task with this tid (settle_reused_tid) */
-        struct proc_image *img = g_queue_pop_head(due);
-        if (img) {
-            rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
+    GList *owed = NULL;
+    for (GList *l = due ? due->head : NULL; l && !owed; l = l->next)
+        if (((struct owed_exit *)l->data)->tgid == ev->tgid)
+            owed = l;
+    if (owed) { /* the exit of an earlier task with this tid (settle_reused_tid) */
+        struct owed_exit *o = owed->data;
+        if (o->img) {
+            rec_add_exit(t->rec, o->img->id, ev->time_ns, ev->exit_code);
             t->due_images--;
         }
+        g_free(o);
+        g_queue_delete_link(due, owed);
         if (g_queue_is_empty(due))
             g_hash_table_remove(t->exits_due, GINT_TO_POINTER(ev->pid));
         pthread_mutex_unlock(&t->table_lock);

@@ -125,6 +125,25 @@ static void test_reuse_before_exit(void)
     sqlite3_close(f.db);
 }
 
+/* A tid reused by a thread of another process that exits before the late exit event of the
+ * tid's earlier task: the thread's exit is its process's, the late one the earlier task's. */
+static void test_reuse_by_thread_before_exit(void)
+{
+    struct fixture f;
+    fx_start(&f, "reuse-thread.db");
+    start_build(&f);
+    ev_fork(&f, CHILD, CHILD, ROOT);     /* image 2 */
+    ev_fork(&f, CHILD, ROOT, ROOT);      /* its tid, now a thread of the root */
+    ev_exit(&f, CHILD, ROOT, 0);         /* that thread ends */
+    ev_exit(&f, CHILD, CHILD, 5 << 8);   /* image 2's late exit: 5 */
+    ev_exit(&f, ROOT, ROOT, 0);          /* the root, its last thread gone: 0 */
+    fx_stop(&f);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from exits"), ==, 2);
+    g_assert_cmpint(exit_code_of(f.db, 2), ==, 5);
+    g_assert_cmpint(exit_code_of(f.db, 1), ==, 0);
+    sqlite3_close(f.db);
+}
+
 /* Threads: a non-main thread's exec kills the main thread (whose exit the kernel reports) and
  * takes over the pid; a main thread that exits first leaves the process running in the other. */
 static void test_thread_exec_and_leader_exit(void)
@@ -179,6 +198,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/proctable/reuse-before-exit", test_reuse_before_exit);
+    g_test_add_func("/proctable/reuse-by-thread-before-exit", test_reuse_by_thread_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
     return unit_run();

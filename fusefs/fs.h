@@ -56,10 +56,11 @@ struct fs_config {
     ino_t hide_ino;
     const char *hide_name; /* NULL: nothing hidden */
     double timeout;        /* kernel entry/attr cache timeout, seconds */
-    /* User-namespace mode: only our own uid/gid exist in the build's namespace, and the kernel
-     * refuses writes to inodes with an unmapped owner.  Present every other uid/gid as ours;
-     * permissions are then judged by the real filesystem (the daemon runs as the same user)
-     * rather than by the kernel's default_permissions. */
+    /* User-namespace mode when only our own uid/gid exist in the build's namespace (no
+     * subordinate range mapped, launcher/idmap.h): the kernel refuses writes to inodes with an
+     * unmapped owner, so every other uid/gid is presented as ours; permissions are judged by
+     * the real filesystem (the daemon runs as the same user) either way.  May be changed by
+     * fs_set_present_ids_as_own() until the session starts. */
     bool present_ids_as_own;
     int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
     bool no_killpriv_v2;   /* do not take over set-user-ID clearing from the kernel (wire.h) */
@@ -70,6 +71,9 @@ struct fs_config {
 };
 
 struct fs *fs_new(const struct fs_config *cfg);
+
+/* Change fs_config.present_ids_as_own (before the session starts serving). */
+void fs_set_present_ids_as_own(struct fs *fs, bool on);
 
 /* The low-level operations table, with `fs` as userdata for fuse_session_new(). */
 const struct fuse_lowlevel_ops *fs_operations(void);

@@ -234,11 +234,22 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* A clone without exec holds a copy of every descriptor of the daemon (the trace, the real
      * trees, the event socket, the signalfd): keep stdin/out/err and our two channels only. */
-    int keep[] = {p->sock_fd, p->report_fd};
-    sort_fds(keep, 2);
-    close_all_but(STDERR_FILENO + 1, keep, 2);
+    int keep[] = {p->sock_fd, p->report_fd, p->map_sync_fd};
+    int n_keep = p->map_sync_fd >= 0 ? 3 : 2;
+    sort_fds(keep, n_keep);
+    close_all_but(STDERR_FILENO + 1, keep, n_keep);
 
-    if (p->user_namespace) {
+    char mapped = 'S';
+    if (p->user_namespace && p->map_sync_fd >= 0) {
+        ssize_t n;
+        do
+            n = read(p->map_sync_fd, &mapped, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1)
+            mapped = 'S';
+        close(p->map_sync_fd);
+    }
+    if (p->user_namespace && mapped != 'M') {
         if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
             fail(p, NS_STEP_SETGROUPS, -1);
         if (write_file("/proc/self/uid_map", p->uid_map) < 0)

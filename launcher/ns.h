@@ -3,8 +3,9 @@
  * Processes (docs/architecture.md has the picture)
  *   daemon ──clone(NEWNS[|NEWUSER])──> setup ──fork, after unshare(NEWPID)──> init (pid 1)
  *                                            └─fork──────────────────────────> build (pid 2: argv)
- *   setup: closes every descriptor it inherited but stdin/out/err, plan->sock_fd and
- *     plan->report_fd; maps its uid/gid (user namespace case), makes every mount private, opens
+ *   setup: closes every descriptor it inherited but stdin/out/err, plan->sock_fd,
+ *     plan->report_fd and plan->map_sync_fd; in the user namespace case waits to be mapped by
+ *     the daemon (newuidmap) or maps its own uid/gid, makes every mount private, opens
  *     /dev/fuse (after unsharing: the kernel refuses a /dev/fuse fd opened in another user
  *     namespace), mounts the FUSE filesystem on plan->staging, passes the /dev/fuse fd to the
  *     daemon over plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over
@@ -66,8 +67,10 @@ struct ns_report {
 };
 
 struct ns_plan {
-    bool user_namespace;        /* not root: map our own uid/gid in a new user namespace */
-    char uid_map[64], gid_map[64];
+    bool user_namespace;        /* not root: a new user namespace */
+    char uid_map[64], gid_map[64]; /* our own ids only: what setup writes itself, unless... */
+    int map_sync_fd;            /* ...(>= 0) it first reads one byte here: 'M' the daemon has
+                                 * mapped it (launcher/idmap.h), 'S' write the maps above */
     char fuse_options[256];     /* the FUSE mount options except fd= (filled in by setup) */
     const char *staging;        /* an empty directory to mount the FUSE filesystem on */
     int n_trees;

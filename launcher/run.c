@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include "fs.h"
+#include "idmap.h"
 #include "ns.h"
 #include "proc.h"
 #include "recorder.h"
@@ -503,6 +504,10 @@ int run_main(int argc, char **argv)
     int sv[2] = {-1, -1}, rp[2] = {-1, -1}, sigfd = -1, fuse_fd = -1, db_lock_fd = -1;
     bool serving = false, db_fresh = false;
     struct scratch scratch = {NULL, -1};
+    struct idmap idm = {NULL, NULL};
+    int map_pipe[2] = {-1, -1};
+    bool ids_mapped = false;
+    g_autofree char *idmap_note = NULL, *ids_note = NULL, *unmapped_groups = NULL;
     struct run_watch watch = {.wake_fd = -1};
     struct loop_ctx loop = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
     pthread_t loop_thread;
@@ -684,6 +689,15 @@ int run_main(int argc, char **argv)
     plan.user_namespace = user_ns;
     snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", getuid(), getuid());
     snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", getgid(), getgid());
+    plan.map_sync_fd = -1;
+    if (user_ns && idmap_plan(getuid(), getgid(), &idm, &idmap_note) == 0) {
+        if (pipe2(map_pipe, O_CLOEXEC) < 0) {
+            idmap_note = g_strdup_printf("cannot create a pipe: %s", g_strerror(errno));
+            idmap_free(&idm);
+        } else {
+            plan.map_sync_fd = map_pipe[0];
+        }
+    }
     /* No default_permissions: the kernel would judge by mode bits alone, from attributes
      * cached for a minute, ignoring ACLs; the real filesystem judges instead, each call made
      * with the caller's credentials (fusefs/fs.c, creds_enter). */
@@ -795,6 +809,26 @@ int run_main(int argc, char **argv)
     sv[1] = -1;
     close(rp[1]);
     rp[1] = -1;
+    if (map_pipe[0] >= 0) {
+        close(map_pipe[0]);
+        map_pipe[0] = -1;
+    }
+    if (setup > 0 && map_pipe[1] >= 0) {
+        /* Map the namespace from outside (newuidmap), then let setup go on; if that fails,
+         * setup maps our own ids only and files are shown as ours (fusefs/fs.h). */
+        g_clear_pointer(&idmap_note, g_free);
+        ids_mapped = idmap_apply(setup, &idm, &idmap_note) == 0;
+        unmapped_groups = g_steal_pointer(&idm.unmapped_groups);
+        char go = ids_mapped ? 'M' : 'S';
+        if (write(map_pipe[1], &go, 1) != 1)
+            ids_mapped = false; /* setup is gone; its report says why */
+    }
+    if (map_pipe[1] >= 0) {
+        close(map_pipe[1]);
+        map_pipe[1] = -1;
+    }
+    idmap_free(&idm);
+    fs_set_present_ids_as_own(fs, user_ns && !ids_mapped);
     if (setup < 0) {
         fprintf(stderr, "buildtrail: cannot create the build's namespaces: %s; %s\n",
                 g_strerror(-setup),
@@ -971,9 +1005,18 @@ int run_main(int argc, char **argv)
                                       : TRACEDB_RUN_FINISHED;
     struct rusage self_usage;
     getrusage(RUSAGE_SELF, &self_usage);
-    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %srequests: %s%s",
+    ids_note =
+        !user_ns ? g_strdup("")
+        : ids_mapped
+            ? g_strdup_printf("ids=mapped (others' files show their owners; chown/chgrp as "
+                              "natively)%s%s; ", unmapped_groups ? ", supplementary groups "
+                              "shown as nogroup inside (no subgid line maps them): " : "",
+                              unmapped_groups ? unmapped_groups : "")
+            : g_strdup_printf("ids=own only (others' files show as yours, chown/chgrp to other ids "
+                              "fail with EINVAL): %s; ", idmap_note ? idmap_note : "?");
+    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %s%srequests: %s%s",
                             (unsigned long long)events, self_usage.ru_maxrss,
-                            fs ? fs_killpriv_v2(fs) : 0,
+                            fs ? fs_killpriv_v2(fs) : 0, ids_note,
                             o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",

@@ -32,6 +32,12 @@ if [ -n "$supp" ] && [ -f "$supp" ]; then
     cp "$supp" "$stage/lsan.supp"
     lsan=$(printf '%s' "$lsan" | sed "s|suppressions=[^:]*|suppressions=$stage/lsan.supp|")
 fi
+# A git repository owned by root, for tests of ownership checks (git's "dubious ownership").
+if command -v git >/dev/null 2>&1; then
+    mkdir "$stage/root-repo"
+    git -C "$stage/root-repo" init -q && echo data > "$stage/root-repo/file" &&
+        git -C "$stage/root-repo" add file
+fi
 chmod -R a+rX "$stage"
 exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
@@ -39,5 +45,5 @@ exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${lsan:+LSAN_OPTIONS=$lsan} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
     BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
-    SCHEMAS="$stage/schemas" \
+    SCHEMAS="$stage/schemas" ROOT_REPO="$stage/root-repo" \
     sh "$stage/$(basename "$test_file")"

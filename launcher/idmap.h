@@ -1,0 +1,50 @@
+/* idmap — the id maps of an unprivileged build's user namespace.
+ *
+ * Alone, an unprivileged process may map only its own uid and gid into a new user namespace:
+ * every other id is then unmapped, so files of other users could only be shown as the caller's
+ * (which defeats ownership checks: git's "dubious ownership", ssh's), and chown/chgrp to any
+ * other id fail with EINVAL where natively they fail with EPERM (fakeroot, cp -a, tar and
+ * install -o expect EPERM).  With the subordinate ranges that adduser gives each user
+ * (/etc/subuid, /etc/subgid) and shadow's set-uid helpers newuidmap/newgidmap (package uidmap),
+ * the namespace maps inside ids 0..N-1 (N = the range's size, at most 65536) to the range and
+ * the caller's own uid and gid to themselves.  The daemon then shows every file with its real
+ * owner (an id the namespace holds), and passes chown/chgrp ids through to the real
+ * filesystem, which answers as natively: EPERM to give a file away, success for a group the
+ * caller is in.  The build's own credentials are the caller's; the ids of the range are never
+ * given to a file or a process (the daemon acts with the caller's real credentials).
+ *
+ * Supplementary groups keep their ids only where another subgid line of the user allows it
+ * (an administrator's "user:100:1"): newgidmap maps nothing else.  The others show as nogroup
+ * (65534) in `id` inside, while permissions (decided by the daemon, or by the kernel on
+ * untraced trees) still use them; owners at or above N show as the overflow id.
+ *
+ * Contract: idmap_plan() reads the ranges (0, or -ENOENT with *why set when wide maps are not
+ * possible: no range, or no newuidmap); idmap_apply() runs newuidmap and newgidmap on `pid`
+ * (a child in a new user namespace, waiting to be mapped).  Both return 0 or -errno, never log;
+ * *why is a sentence for the run's notes, g_free it.  Main thread only (spawns helpers).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct idmap {
+    char **uid_args; /* for newuidmap after the pid: "inside outside count" triples */
+    char **gid_args;
+    char *unmapped_groups; /* the caller's supplementary groups left unmapped, or NULL */
+};
+
+int idmap_plan(uid_t uid, gid_t gid, struct idmap *out, char **why);
+int idmap_apply(pid_t pid, const struct idmap *m, char **why);
+void idmap_free(struct idmap *m);
+
+/* Build the args of one map (exposed for tests): the ids that keep their own number
+ * (`identity`), and inside 0..min(count, 65536)-1 but those to [start, start+count);
+ * NULL-terminated, g_strfreev it. */
+char **idmap_args(const unsigned *identity, int n_identity, unsigned long start,
+                  unsigned long count);
+
+/* Find the subordinate range of `name` or `id` in the contents of /etc/subuid or subgid
+ * (exposed for tests and fuzzing): 0 with *start and *count set, or -ENOENT. */
+int idmap_find_range(const char *text, const char *name, unsigned id, unsigned long *start,
+                     unsigned long *count);

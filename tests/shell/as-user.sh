@@ -19,7 +19,7 @@ cp "$here/lib.sh" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
 if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
     mkdir "$stage/workloads"
-    cp "$WORKLOADS"/*.tar.* "$stage/workloads/" 2>/dev/null || true
+    cp "$WORKLOADS"/*.tar.* "$WORKLOADS"/*.dsc "$stage/workloads/" 2>/dev/null || true
 fi
 if [ -n "${SCHEMAS:-}" ] && [ -d "$SCHEMAS" ]; then
     mkdir "$stage/schemas"

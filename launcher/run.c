@@ -1065,15 +1065,8 @@ restore:
 out:
     if (db)
         sqlite3_close(db);
-    if (db_fresh) {
-        /* Made by this run, which never started its build: it records nothing, remove it. */
-        unlink(db_path);
-        for (const char *const *sfx = (const char *const[]){"-wal", "-shm", "-journal", NULL};
-             *sfx; sfx++) {
-            g_autofree char *side = g_strconcat(db_path, *sfx, NULL);
-            unlink(side);
-        }
-    }
+    if (db_fresh)
+        tracedb_discard(db_path); /* made by this run, which never started its build */
     if (watch.wake_fd >= 0)
         close(watch.wake_fd);
     g_free(watch.lost);

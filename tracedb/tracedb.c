@@ -166,33 +166,52 @@ int tracedb_exec(sqlite3 *db, const char *sql, char **err_detail)
 
 static const char sqlite_magic[16] = "SQLite format 3";
 
-/* Is the open file `fd` (a regular file) a buildtrail trace or empty?  1 yes, 0 no, <0 errno.
- * `path` names the same file, for SQLite. */
-static int fd_is_trace(int fd, const char *path)
+/* What the open file `fd` starts with: HEAD_EMPTY, HEAD_SQLITE (SQLite's magic), HEAD_OTHER,
+ * or -errno. */
+enum { HEAD_EMPTY, HEAD_SQLITE, HEAD_OTHER };
+
+static int fd_head(int fd)
 {
     char head[16];
     ssize_t n = pread(fd, head, sizeof head, 0);
     if (n < 0)
         return -errno;
     if (n == 0)
-        return 1;
-    if (n < 16 || memcmp(head, sqlite_magic, 16) != 0)
-        return 0;
+        return HEAD_EMPTY;
+    return n == 16 && memcmp(head, sqlite_magic, 16) == 0 ? HEAD_SQLITE : HEAD_OTHER;
+}
+
+/* The value of `key` in the meta table of the SQLite file at `path` (g_free it), or NULL when
+ * it cannot be read.  Waits up to `busy_ms` for a recorder that holds the file a moment. */
+static char *meta_value(const char *path, const char *key, int busy_ms)
+{
     sqlite3 *db = NULL;
-    int ret = 0;
+    char *value = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, LONGPATH_VFS) == SQLITE_OK) {
-        sqlite3_busy_timeout(db, 5000); /* a recorder may hold it for a moment */
+        sqlite3_busy_timeout(db, busy_ms);
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key='format'", -1, &st, NULL) ==
-                SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW) {
-            const unsigned char *v = sqlite3_column_text(st, 0);
-            ret = v && strcmp((const char *)v, "buildtrail") == 0;
+        if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) ==
+            SQLITE_OK) {
+            sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+            const unsigned char *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_text(st, 0)
+                                                                    : NULL;
+            value = v ? g_strdup((const char *)v) : NULL;
         }
         sqlite3_finalize(st);
     }
     sqlite3_close(db);
-    return ret;
+    return value;
+}
+
+/* Is the open file `fd` (a regular file) a buildtrail trace or empty?  1 yes, 0 no, <0 errno.
+ * `path` names the same file, for SQLite. */
+static int fd_is_trace(int fd, const char *path)
+{
+    int head = fd_head(fd);
+    if (head != HEAD_SQLITE)
+        return head < 0 ? head : head == HEAD_EMPTY;
+    g_autofree char *format = meta_value(path, "format", 5000);
+    return format && !strcmp(format, "buildtrail");
 }
 
 const char *tracedb_file_kind(mode_t mode)
@@ -286,24 +305,6 @@ static bool sibling_is_sqlites(int dfd, const char *name, const char *suffix)
 
 static const char *const side_suffixes[] = {"-wal", "-shm", "-journal"};
 
-/* The pid recorded in a trace being recorded (meta 'recorder_pid'), 0 if it does not say. */
-static long recorder_pid(const char *path)
-{
-    sqlite3 *db = NULL;
-    long pid = 0;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, LONGPATH_VFS) == SQLITE_OK) {
-        sqlite3_busy_timeout(db, 1000);
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE "
-                                   "key='recorder_pid'", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            pid = (long)sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return pid;
-}
-
 /* Under the directory lock: may the file `base` in `dfd` (and its SQLite side files) be
  * replaced?  0 yes (nothing there, an empty regular file, or a trace no run holds), or -errno
  * with the reason.  The side files are checked before SQLite opens the trace: SQLite would take
@@ -320,15 +321,13 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
     int fd = -1;
     if (exists && st.st_size > 0) {
         fd = openat(dfd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        char head[16];
-        if (fd < 0 || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
-            memcmp(head, sqlite_magic, sizeof head) != 0) {
-            int e = fd < 0 ? errno : 0;
+        int head = fd < 0 ? -errno : fd_head(fd);
+        if (head != HEAD_SQLITE) {
             if (fd >= 0)
                 close(fd);
-            return e ? set_err(err_detail, -e, g_strdup(g_strerror(e)))
-                     : set_err(err_detail, -EEXIST,
-                               g_strdup("it exists and is not a buildtrail trace"));
+            return head < 0 ? set_err(err_detail, head, g_strdup(g_strerror(-head)))
+                            : set_err(err_detail, -EEXIST,
+                                      g_strdup("it exists and is not a buildtrail trace"));
         }
     }
     for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
@@ -368,11 +367,10 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
     if (r == 0)
         return set_err(err_detail, -EEXIST, g_strdup("it exists and is not a buildtrail trace"));
     if (busy) {
-        long pid = recorder_pid(p);
+        g_autofree char *pid = meta_value(p, "recorder_pid", 1000);
         return set_err(err_detail, -EBUSY,
-                       pid > 0 ? g_strdup_printf("another buildtrail run (pid %ld) is recording "
-                                                 "it", pid)
-                               : g_strdup("another buildtrail run is recording it"));
+                       pid ? g_strdup_printf("another buildtrail run (pid %s) is recording it", pid)
+                           : g_strdup("another buildtrail run is recording it"));
     }
     return 0;
 }
@@ -520,11 +518,7 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, c
     if (r < 0) {
         /* It is ours and holds nothing yet: leave nothing behind. */
         sqlite3_close(db);
-        unlink(path);
-        for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-            g_autofree char *p = g_strconcat(path, side_suffixes[i], NULL);
-            unlink(p);
-        }
+        tracedb_discard(path);
         if (tfd >= 0)
             close(tfd);
         return r;
@@ -533,6 +527,15 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, c
         *lock_fd = tfd;
     *out = db;
     return 0;
+}
+
+void tracedb_discard(const char *path)
+{
+    unlink(path);
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *p = g_strconcat(path, side_suffixes[i], NULL);
+        unlink(p);
+    }
 }
 
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)

@@ -83,6 +83,10 @@ enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };
 int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
                    char **err_detail);
 
+/* Remove a trace this process created and that records nothing (a run that never started its
+ * build), with its -wal, -shm and -journal files.  Never for a trace of another run. */
+void tracedb_discard(const char *path);
+
 /* "a regular file", "a FIFO", "a character device", ... for a stat mode. */
 const char *tracedb_file_kind(mode_t mode);
 

@@ -138,9 +138,9 @@ struct fs {
     atomic_uint n_devs;
     pthread_mutex_t devs_lock;
 
-    /* Root mode: the supplementary groups of each caller image (see creds_enter); a leaf. */
-    pthread_mutex_t groups_lock;
-    GHashTable *groups;          /* int64 image id -> struct fs_groups; groups_lock */
+    /* Root mode: the groups and capabilities of each caller image (see creds_enter). */
+    pthread_mutex_t caller_creds_lock; /* a leaf */
+    GHashTable *caller_creds;    /* int64 image id -> struct fs_caller_creds; caller_creds_lock */
     gid_t *own_groups;           /* the daemon's own, restored after each call; fixed */
     int n_own_groups;
     struct __user_cap_data_struct own_caps[2]; /* the daemon's capabilities; fixed */
@@ -326,9 +326,9 @@ static int kill_suidgid(struct fs *fs, int fd, const char *path)
 
 /* ---- recording --------------------------------------------------------------------------- */
 
-/* Who sent this request: a process-image id, 0 (unknown), or -1 (the launcher itself). */
-/* The caller's process image, resolved once per request (handlers ask more than once, and
- * creds_enter needs it before the real filesystem is called). */
+/* Who sent this request: a process-image id, 0 (unknown), or -1 (the launcher itself);
+ * resolved once per request (handlers ask more than once, and creds_enter needs it before the
+ * real filesystem is called). */
 static __thread uint64_t caller_unique;
 static __thread int64_t caller_id;
 
@@ -469,22 +469,22 @@ static int parse_status_creds(const char *buf, gid_t *groups, uint64_t *cap_eff)
     return n;
 }
 
-/* The caller's groups and capabilities (cached by image): fills *out's fields; false if the
- * caller is gone. */
+/* The caller's groups and capabilities (cached by image) into *cap_eff, groups and *n_groups;
+ * false if the caller is gone. */
 static bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
                          gid_t *groups, int *n_groups)
 {
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
     if (caller > 0) {
-        pthread_mutex_lock(&fs->groups_lock);
-        struct fs_caller_creds *g = g_hash_table_lookup(fs->groups, &caller);
+        pthread_mutex_lock(&fs->caller_creds_lock);
+        struct fs_caller_creds *g = g_hash_table_lookup(fs->caller_creds, &caller);
         bool hit = g && g->uid == ctx->uid && g->gid == ctx->gid;
         if (hit) {
             *cap_eff = g->cap_eff;
             *n_groups = g->n;
             memcpy(groups, g->groups, (size_t)g->n * sizeof *groups);
         }
-        pthread_mutex_unlock(&fs->groups_lock);
+        pthread_mutex_unlock(&fs->caller_creds_lock);
         if (hit)
             return true;
     }
@@ -508,11 +508,11 @@ static bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t
         memcpy(g->groups, groups, (size_t)*n_groups * sizeof *groups);
         int64_t *key = g_new(int64_t, 1);
         *key = caller;
-        pthread_mutex_lock(&fs->groups_lock);
-        if (g_hash_table_size(fs->groups) > 16384) /* bounded: refilled on demand */
-            g_hash_table_remove_all(fs->groups);
-        g_hash_table_replace(fs->groups, key, g);
-        pthread_mutex_unlock(&fs->groups_lock);
+        pthread_mutex_lock(&fs->caller_creds_lock);
+        if (g_hash_table_size(fs->caller_creds) > 16384) /* bounded: refilled on demand */
+            g_hash_table_remove_all(fs->caller_creds);
+        g_hash_table_replace(fs->caller_creds, key, g);
+        pthread_mutex_unlock(&fs->caller_creds_lock);
     }
     return true;
 }
@@ -2167,8 +2167,8 @@ struct fs *fs_new(const struct fs_config *cfg)
     pthread_mutex_init(&fs->lock, NULL);
     pthread_mutex_init(&fs->output_lock, NULL);
     pthread_mutex_init(&fs->devs_lock, NULL);
-    pthread_mutex_init(&fs->groups_lock, NULL);
-    fs->groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    pthread_mutex_init(&fs->caller_creds_lock, NULL);
+    fs->caller_creds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     int ng = getgroups(0, NULL);
     fs->own_groups = g_new0(gid_t, MAX(ng, 1));
     fs->n_own_groups = ng > 0 ? getgroups(ng, fs->own_groups) : 0;
@@ -2259,8 +2259,8 @@ void fs_free(struct fs *fs)
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     pthread_mutex_destroy(&fs->devs_lock);
-    pthread_mutex_destroy(&fs->groups_lock);
-    g_hash_table_destroy(fs->groups);
+    pthread_mutex_destroy(&fs->caller_creds_lock);
+    g_hash_table_destroy(fs->caller_creds);
     g_free(fs->own_groups);
     g_free(fs);
 }

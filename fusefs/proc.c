@@ -80,7 +80,7 @@ struct proc_table {
     unsigned due_images;          /* images (not threads) queued in exits_due; table_lock */
     unsigned exits_missing;       /* exits still owed when events stopped; table_lock */
     pid_t pending_root;           /* forked by setup, not exec'd yet; protected by table_lock */
-    bool root_forked;             /* init has forked the build's command; table_lock */
+    bool root_forked;             /* setup has forked the build's command; table_lock */
     pthread_t event_thread;
     bool event_thread_started;    /* written once, before any reader */
     int stop_pipe[2];

@@ -145,26 +145,24 @@ static void restore_signals(const struct ns_plan *p)
     sigprocmask(SIG_SETMASK, &p->sigmask, NULL);
 }
 
-/* Close every descriptor from `from` up, except the `n` in `keep` (sorted, each >= from). */
+/* Close every descriptor from `from` up, except the `n` (at most 4) in `keep`, each >= from,
+ * in any order.  (Async-signal-safe: sorts a copy on the stack.) */
 static void close_all_but(int from, const int *keep, int n)
 {
+    int k[4];
+    for (int i = 0; i < n; i++) { /* insertion sort */
+        int j = i;
+        for (; j > 0 && k[j - 1] > keep[i]; j--)
+            k[j] = k[j - 1];
+        k[j] = keep[i];
+    }
     int lo = from;
     for (int i = 0; i < n; i++) {
-        if (keep[i] > lo)
-            syscall(SYS_close_range, (unsigned)lo, (unsigned)keep[i] - 1, 0u);
-        lo = keep[i] + 1;
+        if (k[i] > lo)
+            syscall(SYS_close_range, (unsigned)lo, (unsigned)k[i] - 1, 0u);
+        lo = k[i] + 1;
     }
     syscall(SYS_close_range, (unsigned)lo, ~0u, 0u);
-}
-
-static void sort_fds(int *fds, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && fds[j - 1] > fds[j]; j--) {
-            int t = fds[j];
-            fds[j] = fds[j - 1];
-            fds[j - 1] = t;
-        }
 }
 
 static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd)
@@ -235,9 +233,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     /* A clone without exec holds a copy of every descriptor of the daemon (the trace, the real
      * trees, the event socket, the signalfd): keep stdin/out/err and our two channels only. */
     int keep[] = {p->sock_fd, p->report_fd, p->map_sync_fd};
-    int n_keep = p->map_sync_fd >= 0 ? 3 : 2;
-    sort_fds(keep, n_keep);
-    close_all_but(STDERR_FILENO + 1, keep, n_keep);
+    close_all_but(STDERR_FILENO + 1, keep, p->map_sync_fd >= 0 ? 3 : 2);
 
     char mapped = 'S';
     if (p->user_namespace && p->map_sync_fd >= 0) {
@@ -348,9 +344,8 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     }
     close(out_fd);
     close(err_fd);
-    pid_t pids[2] = {init, build};
     do
-        n = write(p->sock_fd, pids, sizeof pids);
+        n = write(p->sock_fd, &init, sizeof init);
     while (n < 0 && errno == EINTR);
     close(p->sock_fd);
 

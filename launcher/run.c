@@ -342,10 +342,6 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
         fprintf(stderr, "buildtrail: cannot %s (%s): %s\n", ns_step_describe(r->step),
                 r->tree >= 0 ? trees[r->tree].path : "?", err);
         return;
-    case NS_STEP_INIT_DIED:
-        fprintf(stderr, "buildtrail: the build's pid-namespace init was killed by signal %d "
-                        "(from outside the build), which ended the build\n", r->value);
-        return;
     case NS_STEP_MOUNT_FUSE:
         fprintf(stderr, "buildtrail: cannot mount the FUSE filesystem: %s; %s\n", err,
                 "FUSE mounts in user namespaces need Linux 4.18 or later; or run as root");
@@ -492,7 +488,7 @@ int run_main(int argc, char **argv)
     int status = RUN_EXIT_SETUP_FAILED;
     char cwd[PATH_MAX];
     GArray *trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
-    g_autofree char *backing = NULL, *db_path = NULL, *db_dir = NULL, *db_base = NULL;
+    g_autofree char *db_path = NULL, *db_dir = NULL, *db_base = NULL;
     g_autofree char *staging = NULL, *stats = NULL, *notes = NULL, *tree_note = NULL;
     /* Why buildtrail stopped the build itself, and why the run failed (runs.failure). */
     g_autofree char *stop_reason = NULL, *failure_text = NULL;
@@ -524,9 +520,10 @@ int run_main(int argc, char **argv)
               stderr);
         goto out;
     }
-    if (untraceable(cwd)) {
+    const char *why_not = untraceable(cwd);
+    if (why_not) {
         fprintf(stderr, "buildtrail: cannot trace the current directory %s: %s; run from the "
-                        "project's directory\n", cwd, untraceable(cwd));
+                        "project's directory\n", cwd, why_not);
         goto out;
     }
     struct run_tree ws = {g_strdup(cwd), g_strdup(cwd), ROLE_WORKSPACE};
@@ -549,9 +546,9 @@ int run_main(int argc, char **argv)
                             "build uses\n", d);
             goto out;
         }
-        if (untraceable(real)) {
+        if ((why_not = untraceable(real))) {
             fprintf(stderr, "buildtrail: --trace %s: cannot trace it: %s; name the directories "
-                            "the build reads and writes\n", d, untraceable(real));
+                            "the build reads and writes\n", d, why_not);
             goto out;
         }
         bool dup = false;
@@ -617,13 +614,12 @@ int run_main(int argc, char **argv)
                             "to a writable directory\n", base, g_strerror(-e));
             goto out;
         }
-        backing = g_strdup(scratch.path);
-        g_autofree char *mnt = g_build_filename(backing, "mnt", NULL);
-        g_autofree char *tmp = g_build_filename(backing, "tmp", NULL);
-        if (mkdir(mnt, 0700) < 0 || (private_tmp && mkdir(tmp, 0700) < 0) ||
+        staging = g_build_filename(scratch.path, "mnt", NULL);
+        g_autofree char *tmp = g_build_filename(scratch.path, "tmp", NULL);
+        if (mkdir(staging, 0700) < 0 || (private_tmp && mkdir(tmp, 0700) < 0) ||
             (private_tmp && chmod(tmp, 01777) < 0)) {
             fprintf(stderr, "buildtrail: cannot prepare %s: %s; set TMPDIR to a writable "
-                            "directory\n", backing, g_strerror(errno));
+                            "directory\n", scratch.path, g_strerror(errno));
             goto out;
         }
         if (private_tmp) {
@@ -685,7 +681,6 @@ int run_main(int argc, char **argv)
     /* --- the plan ----------------------------------------------------------------------- */
     struct fs_tree fs_trees[NS_MAX_TREES];
     struct ns_plan plan = {0};
-    staging = g_build_filename(backing, "mnt", NULL);
     plan.user_namespace = user_ns;
     snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", getuid(), getuid());
     snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", getgid(), getgid());
@@ -858,9 +853,9 @@ int run_main(int argc, char **argv)
             loop.max_threads = (int)MAX(16, 4 * ncpu);
             pthread_create(&loop_thread, NULL, loop_main, &loop);
             serving = true;
-            pid_t pids[2] = {0, 0}; /* init, build */
-            if (read_full(sv[0], pids, sizeof pids) == 0)
-                proc_table_set_launcher(procs, setup, pids[0]);
+            pid_t init = 0;
+            if (read_full(sv[0], &init, sizeof init) == 0)
+                proc_table_set_launcher(procs, setup, init);
         }
     }
 
@@ -968,16 +963,18 @@ int run_main(int argc, char **argv)
     if (stop_reason) {
         failure_text = g_strdup_printf("buildtrail stopped the build: %s", stop_reason);
         exit_status = RUN_EXIT_SETUP_FAILED;
+    } else if (failure.step == NS_STEP_INIT_DIED) {
+        failure_text = g_strdup_printf("the build's pid-namespace init was killed by signal %d "
+                                       "(from outside the build), which ended the build",
+                                       failure.value);
+        fprintf(stderr, "buildtrail: %s\n", failure_text);
+        exit_status = RUN_EXIT_SETUP_FAILED;
     } else if (failure.step >= 0) {
         report_setup_failure(&failure, tv, o.argv);
         if (failure.step != NS_STEP_EXEC) {
             exit_status = RUN_EXIT_SETUP_FAILED;
-            failure_text = failure.step == NS_STEP_INIT_DIED
-                               ? g_strdup_printf("the build's pid-namespace init was killed by "
-                                                 "signal %d, which ended the build",
-                                                 failure.value)
-                               : g_strdup_printf("cannot %s: %s", ns_step_describe(failure.step),
-                                                 g_strerror(failure.value));
+            failure_text = g_strdup_printf("cannot %s: %s", ns_step_describe(failure.step),
+                                           g_strerror(failure.value));
         }
     } else if (!have_status) {
         failure_text = setup_done && WIFSIGNALED(setup_wait)
@@ -1014,13 +1011,13 @@ int run_main(int argc, char **argv)
                               unmapped_groups ? unmapped_groups : "")
             : g_strdup_printf("ids=own only (others' files show as yours, chown/chgrp to other ids "
                               "fail with EINVAL): %s; ", idmap_note ? idmap_note : "?");
-    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %s%srequests: %s%s",
+    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %s%srequests: %s",
                             (unsigned long long)events, self_usage.ru_maxrss,
                             fs ? fs_killpriv_v2(fs) : 0, ids_note,
                             o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",
-                            stats, "");
+                            stats);
     if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes,
                       tree_note, failure_text) < 0 &&
         !rec_err)

@@ -55,6 +55,18 @@ say() { echo "# $*"; }
 
 bt() { "$BUILDTRAIL" "$@"; }
 
+# wait_until SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds, for at most SECONDS,
+# then go on (the test's next assertion says what did not happen).
+wait_until() {
+    _wait_n=$(($1 * 10))
+    shift
+    while [ "$_wait_n" -gt 0 ]; do
+        "$@" 2>/dev/null && return 0
+        _wait_n=$((_wait_n - 1))
+        sleep 0.1
+    done
+}
+
 # Skip unless this machine can run buildtrail at all (FUSE usable by us).
 require_fuse() {
     [ -e /dev/fuse ] || missing "/dev/fuse (modprobe fuse)"

@@ -6,7 +6,7 @@ require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 "$BUILDTRAIL" run -- sh -c "echo first > first.txt; echo started; sh -c 'sleep 2; :' $TEST_MARK; echo done > done.txt" > "$T/first.out" 2>&1 &
 first=$!
-for _ in $(seq 300); do [ -s "$T/first.out" ] && break; sleep 0.1; done
+wait_until 30 test -s "$T/first.out"
 set +e
 err=$(bt run -- true 2>&1); st=$?
 set -e

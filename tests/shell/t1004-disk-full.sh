@@ -31,11 +31,11 @@ echo; echo finished
 EOS
 "$BUILDTRAIL" run -o "$T/small/t.db" -- sh build.sh > "$T/run.out" 2> "$T/run.err" &
 pid=$!
-for _ in $(seq 300); do grep -q started "$T/run.out" 2>/dev/null && break; sleep 0.1; done
+wait_until 30 grep -q started "$T/run.out"
 sleep 0.5
 fill
 touch go
-for _ in $(seq 600); do grep -q "is full" "$T/run.err" && break; sleep 0.1; done
+wait_until 60 grep -q "is full" "$T/run.err"
 assert_contains "$(cat "$T/run.err")" "buildtrail: the disk holding $T/small/t.db is full (No space left on device); the build is paused until space is freed" "pause message"
 sleep 1
 kill -0 "$pid" 2>/dev/null || fail "the run ended on a full disk: $(cat "$T/run.err")"

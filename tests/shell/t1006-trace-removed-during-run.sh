@@ -9,7 +9,7 @@ mkdir "$T/ws" && cd "$T/ws"
 try() { # HOW-TO-LOSE-IT WORDS
     "$BUILDTRAIL" run -o t.db -- sh -c "echo started; exec sh -c 'sleep 30; echo late > late.txt' $TEST_MARK" > "$T/run.out" 2> "$T/run.err" &
     pid=$!
-    for _ in $(seq 300); do grep -q started "$T/run.out" 2>/dev/null && break; sleep 0.1; done
+    wait_until 30 grep -q started "$T/run.out"
     eval "$1"
     start=$(date +%s)
     set +e; wait "$pid"; st=$?; set -e

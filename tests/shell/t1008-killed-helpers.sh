@@ -16,7 +16,7 @@ child_of() {
 try() { # WHICH(setup|init) EXPECTED-FAILURE
     "$BUILDTRAIL" run -- sh -c "echo started; exec sh -c 'sleep 30; :' $TEST_MARK" > "$T/run.out" 2> "$T/run.err" &
     pid=$!
-    for _ in $(seq 300); do grep -q started "$T/run.out" 2>/dev/null && break; sleep 0.1; done
+    wait_until 30 grep -q started "$T/run.out"
     setup=$(child_of "$pid")
     [ -n "$setup" ] || fail "no setup process"
     victim=$setup

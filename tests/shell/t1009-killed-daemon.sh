@@ -7,7 +7,7 @@ require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 "$BUILDTRAIL" run -- sh -c "echo data > /tmp/in-private-tmp; echo up; exec sh -c 'sleep 300; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
 pid=$!
-for _ in $(seq 300); do [ -s "$T/out.txt" ] && break; sleep 0.1; done
+wait_until 30 test -s "$T/out.txt"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 [ -n "$(ls -A "$TMPDIR")" ] || fail "the killed run's private directory is not there to reclaim"
@@ -18,7 +18,7 @@ assert_contains "$err" "the run that recorded buildtrail.db was killed before it
 mkdir "$TMPDIR/buildtrail-keep-me" "$TMPDIR/other"
 "$BUILDTRAIL" run -o live.db -- sh -c "echo up; exec sh -c 'sleep 3; :' $TEST_MARK" > "$T/live.txt" 2>&1 &
 live=$!
-for _ in $(seq 300); do [ -s "$T/live.txt" ] && break; sleep 0.1; done
+wait_until 30 test -s "$T/live.txt"
 bt run -o next.db -- true
 left=$(ls -A "$TMPDIR" | sort | tr '\n' ' ')
 # the live run's own directory is the one buildtrail-?????? left

@@ -9,7 +9,7 @@ bt run -- sh -c 'echo x > x.txt; sleep 0.3'
 assert_eq "$(stat -c %a buildtrail.db)" 600 "mode of a new trace"
 bt run -- sh -c 'ls -l /proc/self/fd >/dev/null; sleep 0.5' &
 pid=$!
-for _ in $(seq 50); do [ -e buildtrail.db-wal ] && break; sleep 0.1; done
+wait_until 5 test -e buildtrail.db-wal
 [ -e buildtrail.db-wal ] && assert_eq "$(stat -c %a buildtrail.db-wal)" 600 "mode of the trace's WAL"
 wait $pid
 bt run --output-mode 0644 -o shared.db -- true

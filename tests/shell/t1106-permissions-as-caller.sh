@@ -40,7 +40,7 @@ run_probe() { # COMMAND...: run the probe, chmod 600 later.txt while it waits
     rm -f ready go; chmod 644 later.txt
     "$@" > "$T/probe.out" 2>&1 &
     pid=$!
-    for _ in $(seq 200); do [ -e ready ] && break; sleep 0.05; done
+    wait_until 10 test -e ready
     chmod 600 later.txt
     touch go
     wait $pid || true

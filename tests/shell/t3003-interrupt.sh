@@ -10,7 +10,7 @@ mkdir "$T/ws" && cd "$T/ws"
 # foreground job does not (and the build inherits what buildtrail was given).
 setsid env --default-signal=INT,QUIT "$BUILDTRAIL" run -- sh -c "echo data > before.txt; echo started; exec sh -c 'sleep 60; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
 pid=$!
-for _ in $(seq 300); do [ -s "$T/out.txt" ] && break; sleep 0.1; done
+wait_until 30 test -s "$T/out.txt"
 sleep 0.3
 /bin/kill -s INT -- "-$pid"    # the whole process group, as the terminal does
 set +e; wait "$pid"; st=$?; set -e
@@ -22,7 +22,7 @@ assert_no_leftovers
 # A SIGTERM sent to buildtrail alone is passed on to the build.
 setsid "$BUILDTRAIL" run -- sh -c "echo started; exec sh -c 'sleep 60; :' $TEST_MARK" > "$T/out2.txt" 2>&1 &
 pid=$!
-for _ in $(seq 300); do [ -s "$T/out2.txt" ] && break; sleep 0.1; done
+wait_until 30 test -s "$T/out2.txt"
 sleep 0.3
 kill -TERM "$pid"
 set +e; wait "$pid"; st=$?; set -e

@@ -10,7 +10,7 @@ assert_no_leftovers
 # buildtrail killed with SIGKILL: the build goes too (no mount, no process).
 "$BUILDTRAIL" run -- sh -c "echo up; exec sh -c 'sleep 300; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
 pid=$!
-for _ in $(seq 300); do [ -s "$T/out.txt" ] && break; sleep 0.1; done
+wait_until 30 test -s "$T/out.txt"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 rm -rf "$TMPDIR"/buildtrail-* # a killed daemon cannot remove its private directory

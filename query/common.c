@@ -36,10 +36,9 @@ static void note_run_state(const char *cmd, const char *path, struct qdb *q, boo
     sqlite3_stmt *st = NULL;
     g_autofree char *state = NULL, *failure = NULL;
     bool has_failure = q->schema_version >= 4;
-    if (sqlite3_prepare_v2(q->db, has_failure ? "SELECT state, failure FROM runs WHERE id = 1"
-                                              : "SELECT state, NULL FROM runs WHERE id = 1",
-                           -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_prepare(q, has_failure ? "SELECT state, failure FROM runs WHERE id = 1"
+                                   : "SELECT state, NULL FROM runs WHERE id = 1", &st) &&
+        qdb_row(q, st)) {
         const unsigned char *s0 = sqlite3_column_text(st, 0), *s1 = sqlite3_column_text(st, 1);
         state = s0 ? g_strdup((const char *)s0) : NULL;
         failure = s1 ? g_strdup((const char *)s1) : NULL;
@@ -62,16 +61,41 @@ static void note_run_state(const char *cmd, const char *path, struct qdb *q, boo
                         "answer covers the build up to then\n", cmd, path);
 }
 
+/* The command being run, for query_emit's and query_failed's messages. */
+static const char *current_cmd = "query";
+
+bool query_failed(struct qdb *q)
+{
+    static bool said;
+    if (!qdb_failed(q))
+        return false;
+    if (!said)
+        fprintf(stderr, "buildtrail %s: %s\n", current_cmd, qdb_error(q));
+    said = true;
+    return true;
+}
+
 struct qdb *query_open(const char *cmd, const char *db_path)
 {
+    current_cmd = cmd;
     const char *path = db_path ? db_path : QUERY_DEFAULT_DB;
     struct qdb *q = NULL;
     g_autofree char *err = NULL;
     bool recording = tracedb_is_recording(path) == 1; /* before SQLite has it open */
     int r = qdb_open(path, &q, &err);
     if (r == 0) {
-        note_run_state(cmd, path, q, recording);
+        if (!qdb_failed(q))
+            note_run_state(cmd, path, q, recording);
+        if (query_failed(q)) {
+            qdb_close(q);
+            return NULL;
+        }
         return q;
+    }
+    if (r == -EBADMSG) {
+        fprintf(stderr, "buildtrail %s: the trace %s is damaged: %s; record the build again\n",
+                cmd, path, err ? err : g_strerror(-r));
+        return NULL;
     }
     const char *fix = r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
                       : r == -EPROTO ? "use a newer buildtrail to read it"
@@ -166,8 +190,10 @@ void query_json_ancestors(GString *out, struct qdb *q, const struct qdb_process 
     g_string_append_c(out, ']');
 }
 
-int query_emit(GString *out)
+int query_emit(struct qdb *q, GString *out)
 {
+    if (q && query_failed(q))
+        return 1;
     size_t done = 0;
     while (done < out->len) {
         ssize_t n = write(STDOUT_FILENO, out->str + done, out->len - done);
@@ -185,9 +211,8 @@ char *query_run_cwd(struct qdb *q)
 {
     sqlite3_stmt *st = NULL;
     char *cwd = NULL;
-    if (sqlite3_prepare_v2(q->db, "SELECT cwd FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) ==
-            SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    if (qdb_prepare(q, "SELECT cwd FROM runs ORDER BY id LIMIT 1", &st) && qdb_row(q, st) &&
+        sqlite3_column_text(st, 0))
         cwd = g_strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return cwd ? cwd : g_get_current_dir();

@@ -46,8 +46,13 @@ void query_json_ancestors(GString *out, struct qdb *q, const struct qdb_process 
 /* {"id":…, "pid":…, "exe":…, "argv":[…], "cwd":…, "parent":…} */
 void query_json_process(GString *out, const struct qdb_process *p);
 
-/* Write a GString to stdout in full; returns 0 or 1 (for an exit status). */
-int query_emit(GString *out);
+/* The answer's last step: if q met an error (a damaged trace), say so in one line and return
+ * 1 without writing anything; else write `out` to stdout in full and return 0, or 1 if the
+ * write failed.  q may be NULL (nothing to check). */
+int query_emit(struct qdb *q, GString *out);
+/* If q met an error, say so in one line on stderr ("buildtrail CMD: the trace FILE is
+ * damaged: ...") and return true.  Call it before any conclusion drawn from an absence. */
+bool query_failed(struct qdb *q);
 
 /* Provenance helpers (inputs.c). */
 /* The provenance view of a trace, or NULL after printing why not (trace older than schema 3). */

@@ -178,7 +178,7 @@ int query_copies_main(int argc, char **argv)
                                 "to -o\n", output, g_strerror(-e));
                 status = 1;
             }
-        } else if (query_emit(out)) {
+        } else if (query_emit(NULL, out)) {
             status = 1;
         }
         g_string_free(out, TRUE);
@@ -370,7 +370,7 @@ int query_copies_main(int argc, char **argv)
     }
     if (o.json)
         g_string_append(out, "]}\n");
-    int status = query_emit(out) ? 1 : 0;
+    int status = query_emit(q, out) ? 1 : 0;
     g_string_free(out, TRUE);
     g_ptr_array_free(dir_lines, TRUE);
     g_hash_table_destroy(dir_total);

@@ -46,10 +46,10 @@ static void load_run(struct export_ctx *x)
     struct run_info *r = &x->run;
     r->exit_status = -1;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(x->q->db, "SELECT argv, cwd, hostname, version, state, "
+    if (qdb_prepare(x->q, "SELECT argv, cwd, hostname, version, state, "
                                      "start_realtime_ns, start_ns, end_ns, exit_status "
-                                     "FROM runs ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
+                                     "FROM runs ORDER BY id LIMIT 1", &st) &&
+        qdb_row(x->q, st)) {
         r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
         r->argv = g_memdup2(sqlite3_column_blob(st, 0), r->argv_len + 1);
         r->cwd = col_dup(st, 1);
@@ -102,13 +102,12 @@ static GArray *products(struct export_ctx *x)
 {
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(x->q->db, "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON "
+    if (!qdb_prepare(x->q, "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON "
                                      "f.id = a.file_id WHERE a.kind IN (2,3,4,10,11) AND a.result = 0 "
-                                     "AND a.version_id IS NOT NULL ORDER BY f.path", -1, &st,
-                           NULL) != SQLITE_OK)
+                                     "AND a.version_id IS NOT NULL ORDER BY f.path", &st))
         return out;
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (qdb_row(x->q, st)) {
         int64_t file_id = sqlite3_column_int64(st, 0);
         if (!prov_exists_at_end(x->p, file_id))
             continue;
@@ -196,16 +195,15 @@ static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
     GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *order = g_ptr_array_new();
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(x->q->db, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
+    if (!qdb_prepare(x->q, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
                                      "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND "
-                                     "a.kind IN (2,3,4,6,9,10) ORDER BY a.first_ns", -1, &st,
-                           NULL) != SQLITE_OK) {
+                                     "a.kind IN (2,3,4,6,9,10) ORDER BY a.first_ns", &st)) {
         g_hash_table_destroy(state);
         return g_ptr_array_new_with_free_func(g_free);
     }
     for (guint i = 0; i < procs->len; i++) {
-        sqlite3_bind_int64(st, 1, g_array_index(procs, int64_t, i));
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        qdb_bind_int64(x->q, st, 1, g_array_index(procs, int64_t, i));
+        while (qdb_row(x->q, st)) {
             const char *path = (const char *)sqlite3_column_text(st, 0);
             int kind = sqlite3_column_int(st, 1);
             bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
@@ -414,11 +412,11 @@ static int64_t last_activity(struct export_ctx *x, int64_t id)
 {
     sqlite3_stmt *st = NULL;
     int64_t t = 0;
-    if (sqlite3_prepare_v2(x->q->db, "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses "
+    if (qdb_prepare(x->q, "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses "
                                      "WHERE process_id = ?1 UNION ALL SELECT MAX(time_ns) FROM output "
-                                     "WHERE process_id = ?1)", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, id);
-        if (sqlite3_step(st) == SQLITE_ROW)
+                                     "WHERE process_id = ?1)", &st)) {
+        qdb_bind_int64(x->q, st, 1, id);
+        if (qdb_row(x->q, st))
             t = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
@@ -530,16 +528,15 @@ static int fmt_chrome_trace(struct export_ctx *x)
         g_array_unref(ids);
         sqlite3_stmt *st = NULL;
         g_string_append(o, ",\"files_written\":[");
-        if (sqlite3_prepare_v2(x->q->db, "SELECT DISTINCT f.path FROM accesses a JOIN files f ON "
+        if (qdb_prepare(x->q, "SELECT DISTINCT f.path FROM accesses a JOIN files f ON "
                                          "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 "
-                                         "AND a.kind IN (2,3,4,10) AND (a.kind != 2 OR a.bytes > 0)",
-                               -1, &st, NULL) == SQLITE_OK) {
+                                         "AND a.kind IN (2,3,4,10) AND (a.kind != 2 OR a.bytes > 0)", &st)) {
             bool f1 = true;
             for (const struct qdb_process *img = t->last; img;
                  img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)
                                                              : NULL) {
-                sqlite3_bind_int64(st, 1, img->id);
-                while (sqlite3_step(st) == SQLITE_ROW) {
+                qdb_bind_int64(x->q, st, 1, img->id);
+                while (qdb_row(x->q, st)) {
                     if (!f1)
                         g_string_append_c(o, ',');
                     f1 = false;
@@ -614,8 +611,9 @@ static int fmt_dot(struct export_ctx *x)
         int64_t fid = qdb_file_id(x->q, abs);
         start = fid ? prov_version_at(x->p, fid) : 0;
         if (!start) {
-            fprintf(stderr, "buildtrail export: %s: the build never read or wrote it; check the "
-                            "path given to --closure-of\n", x->closure_of);
+            if (!query_failed(x->q))
+                fprintf(stderr, "buildtrail export: %s: the build never read or wrote it; check "
+                                "the path given to --closure-of\n", x->closure_of);
             return 1;
         }
         nodes = prov_inputs(x->p, start, &walk);
@@ -646,9 +644,8 @@ static int fmt_dot(struct export_ctx *x)
     GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     sqlite3_stmt *acc = NULL;
-    sqlite3_prepare_v2(x->q->db, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "
-                                 "result = 0 AND process_id IS NOT NULL AND kind IN (1,2,3,4,5)",
-                       -1, &acc, NULL);
+    qdb_prepare(x->q, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "
+                                 "result = 0 AND process_id IS NOT NULL AND kind IN (1,2,3,4,5)", &acc);
     for (guint i = 0; i < nodes->len; i++) {
         struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (!g_hash_table_contains(in_graph, &n->v->id))
@@ -677,8 +674,8 @@ static int fmt_dot(struct export_ctx *x)
         }
         /* Edges to the processes that read or wrote this version (only the writers of
          * versions in the graph, and those writers' reads of versions in the graph). */
-        sqlite3_bind_int64(acc, 1, n->v->id);
-        while (acc && sqlite3_step(acc) == SQLITE_ROW) {
+        qdb_bind_int64(x->q, acc, 1, n->v->id);
+        while (acc && qdb_row(x->q, acc)) {
             int64_t pid = sqlite3_column_int64(acc, 0);
             int kind = sqlite3_column_int(acc, 1);
             bool wrote = kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE;
@@ -1115,12 +1112,11 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         g_ptr_array_free(all, TRUE);
         g_string_append(o, "],\n      \"fileAccess\":[");
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(x->q->db, "SELECT a.process_id, a.kind, f.path, a.version_id, "
+        if (qdb_prepare(x->q, "SELECT a.process_id, a.kind, f.path, a.version_id, "
                                          "a.result FROM accesses a JOIN files f ON f.id = "
-                                         "a.file_id ORDER BY a.first_ns, a.id", -1, &st, NULL) ==
-            SQLITE_OK) {
+                                         "a.file_id ORDER BY a.first_ns, a.id", &st)) {
             bool f1 = true;
-            while (sqlite3_step(st) == SQLITE_ROW) {
+            while (qdb_row(x->q, st)) {
                 g_string_append(o, f1 ? "\n      {" : ",\n      {");
                 f1 = false;
                 g_string_append_printf(o, "\"process\":%" PRId64 ",\"access\":\"%s\",\"path\":",
@@ -1363,15 +1359,14 @@ static int fmt_prov(struct export_ctx *x)
     GHashTable *acts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     sqlite3_stmt *st = NULL;
     int n = 0;
-    if (sqlite3_prepare_v2(x->q->db, "SELECT process_id, version_id, kind, MIN(first_ns), "
+    if (!qdb_prepare(x->q, "SELECT process_id, version_id, kind, MIN(first_ns), "
                                      "MAX(last_ns) FROM accesses WHERE version_id IS NOT NULL AND "
                                      "process_id IS NOT NULL AND result = 0 AND kind IN "
                                      "(1,2,3,4,5) GROUP BY process_id, version_id, kind = 1 OR "
-                                     "kind = 5 ORDER BY 4", -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "buildtrail export: cannot read the trace: %s\n", sqlite3_errmsg(x->q->db));
-        return 1;
+                                     "kind = 5 ORDER BY 4", &st)) {
+        return 1; /* the error is kept in x->q: main reports it */
     }
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (qdb_row(x->q, st)) {
         int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
         int kind = sqlite3_column_int(st, 2);
         const struct prov_version *v = prov_version(x->p, vid);
@@ -1555,13 +1550,11 @@ static int fmt_sql(struct export_ctx *x)
     for (size_t t = 0; t < G_N_ELEMENTS(sql_tables); t++) {
         const struct sql_table *tab = &sql_tables[t];
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(x->q->db, tab->select, -1, &st, NULL) != SQLITE_OK) {
-            fprintf(stderr, "buildtrail export: cannot read %s: %s\n", tab->name,
-                    sqlite3_errmsg(x->q->db));
-            return 1;
+        if (!qdb_prepare(x->q, tab->select, &st)) {
+            return 1; /* the error is kept in x->q: main reports it */
         }
         int rows = 0;
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        while (qdb_row(x->q, st)) {
             /* Batches of 500 rows per INSERT: fast to load, and no statement grows unbounded. */
             if (rows % 500)
                 g_string_append(o, ",\n(");
@@ -1713,7 +1706,9 @@ int query_export_main(int argc, char **argv)
     load_run(&x);
     x.out = g_string_new(NULL);
     int status = fmt->write(&x);
-    if (status == 0) {
+    if (query_failed(x.q)) {
+        status = 1;
+    } else if (status == 0) {
         if (output) {
             int e = outfile_write(output, x.out->str, x.out->len);
             if (e < 0) {
@@ -1721,7 +1716,7 @@ int query_export_main(int argc, char **argv)
                                 "to -o\n", output, g_strerror(-e));
                 status = 1;
             }
-        } else if (query_emit(x.out)) {
+        } else if (query_emit(x.q, x.out)) {
             status = 1;
         }
     }

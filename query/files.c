@@ -66,12 +66,12 @@ static GArray *collect(struct qdb *q, int64_t process)
 {
     GHashTable *marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, marks_sql, -1, &st, NULL) != SQLITE_OK) {
+    if (!qdb_prepare(q, marks_sql, &st)) {
         g_hash_table_destroy(marks);
         return NULL;
     }
-    sqlite3_bind_int64(st, 1, process);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    qdb_bind_int64(q, st, 1, process);
+    while (qdb_row(q, st)) {
         int64_t file_id = sqlite3_column_int64(st, 0);
         int m = marks_of(sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
                          sqlite3_column_int64(st, 3));
@@ -87,8 +87,8 @@ static GArray *collect(struct qdb *q, int64_t process)
     }
     sqlite3_finalize(st);
     GArray *files = g_array_new(FALSE, FALSE, sizeof(struct file_marks));
-    if (sqlite3_prepare_v2(q->db, "SELECT id, path FROM files", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_prepare(q, "SELECT id, path FROM files", &st)) {
+        while (qdb_row(q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
             int m = GPOINTER_TO_INT(g_hash_table_lookup(marks, &id));
             if (m & F_FOUND_OK)
@@ -179,7 +179,8 @@ int query_files_main(int argc, char **argv)
         return 1;
     }
     if (process && !qdb_process(q, process)) {
-        fprintf(stderr, "buildtrail files: no process %" G_GINT64_FORMAT " in this trace; see "
+        if (!query_failed(q))
+            fprintf(stderr, "buildtrail files: no process %" G_GINT64_FORMAT " in this trace; see "
                         "'buildtrail tree' for the ids\n", process);
         qdb_close(q);
         g_ptr_array_free(under, TRUE);
@@ -187,7 +188,7 @@ int query_files_main(int argc, char **argv)
     }
     GArray *files = collect(q, process);
     if (!files) {
-        fprintf(stderr, "buildtrail files: cannot query the trace: %s\n", sqlite3_errmsg(q->db));
+        query_failed(q);
         qdb_close(q);
         g_ptr_array_free(under, TRUE);
         return 1;
@@ -224,7 +225,7 @@ int query_files_main(int argc, char **argv)
     g_array_free(files, TRUE);
     if (o.json)
         g_string_append(out, "]\n");
-    if (query_emit(out))
+    if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);
     qdb_close(q);

@@ -58,6 +58,10 @@ int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char
 {
     char *path = qdb_absolute_path(arg);
     int64_t file_id = qdb_file_id(q, path);
+    if (!file_id && qdb_failed(q)) {
+        g_free(path);
+        return 0;
+    }
     if (!file_id) {
         GString *e = g_string_new(NULL);
         text_escape(e, path, strlen(path));
@@ -236,7 +240,8 @@ static int walk_main(int argc, char **argv, bool inputs)
         if (!v) {
             GString *e = g_string_new(NULL);
             text_escape(e, path, strlen(path));
-            fprintf(stderr, "buildtrail inputs: %s: the build never read or wrote its content "
+            if (!query_failed(q))
+                fprintf(stderr, "buildtrail inputs: %s: the build never read or wrote its content "
                             "(only looked it up or listed it); see 'buildtrail files'\n", e->str);
             g_string_free(e, TRUE);
             g_string_free(out, TRUE);
@@ -286,7 +291,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         }
         g_array_unref(starts);
     }
-    if (query_emit(out))
+    if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);
     g_array_unref(nodes);

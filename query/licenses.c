@@ -316,7 +316,7 @@ int query_licenses_main(int argc, char **argv)
     int64_t vid = file_id ? prov_version_at(p, file_id) : 0;
     const struct prov_version *target = vid ? prov_version(p, vid) : NULL;
     if (!target) {
-        if (file_id)
+        if (file_id && !query_failed(q))
             fprintf(stderr, "buildtrail licenses: %s: the build never read or wrote its content; "
                             "see 'buildtrail files'\n", path);
         prov_free(p);
@@ -426,12 +426,14 @@ int query_licenses_main(int argc, char **argv)
                                    n_unknown, n_unknown == 1 ? "" : "s");
         g_string_append_c(out, '\n');
     }
-    int status = query_emit(out) ? 1 : 0;
-    if (n_denied) {
+    int status = query_emit(q, out) ? 1 : 0;
+    if (qdb_failed(q)) {
+        /* a damaged trace: no verdict and no source bundle */
+    } else if (n_denied) {
         fputs(denials->str, stderr);
         status = 1;
     }
-    if (source_dest && write_source(files, cwd, source_dest))
+    if (source_dest && !qdb_failed(q) && write_source(files, cwd, source_dest))
         status = 1;
     g_string_free(out, TRUE);
     g_string_free(denials, TRUE);

@@ -104,7 +104,8 @@ int query_log_main(int argc, char **argv)
     if (!q)
         return 1;
     if (only_process && !qdb_process(q, only_process)) {
-        fprintf(stderr, "buildtrail log: --process %" G_GINT64_FORMAT ": no such process in the "
+        if (!query_failed(q))
+            fprintf(stderr, "buildtrail log: --process %" G_GINT64_FORMAT ": no such process in the "
                         "trace; take an ID from 'buildtrail tree'\n", only_process);
         qdb_close(q);
         return 1;
@@ -112,13 +113,11 @@ int query_log_main(int argc, char **argv)
 
     GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
     sqlite3_stmt *st = NULL;
-    sqlite3_prepare_v2(q->db,
-                       "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
-                       "WHERE (?1 = 0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
-                       -1, &st, NULL);
-    sqlite3_bind_int64(st, 1, only_process);
-    sqlite3_bind_int(st, 2, only_stream);
-    while (st && sqlite3_step(st) == SQLITE_ROW) {
+    qdb_prepare(q, "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
+                       "WHERE (?1 = 0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq", &st);
+    qdb_bind_int64(q, st, 1, only_process);
+    qdb_bind_int64(q, st, 2, only_stream);
+    while (st && qdb_row(q, st)) {
         struct log_chunk ch = {
             .seq = sqlite3_column_int64(st, 0),
             .process_id = sqlite3_column_int64(st, 1),
@@ -169,7 +168,7 @@ int query_log_main(int argc, char **argv)
         for (guint i = 0; i < chunks->len; i++)
             g_string_append_len(out, cv[i].data, (gssize)cv[i].len);
     }
-    int status = query_emit(out);
+    int status = query_emit(q, out);
     g_string_free(out, TRUE);
     for (guint i = 0; i < chunks->len; i++)
         g_free((char *)cv[i].data);

@@ -141,12 +141,11 @@ int query_packages_main(int argc, char **argv)
     GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_use);
     GPtrArray *unowned = g_ptr_array_new_with_free_func(g_free);
     sqlite3_stmt *st = NULL;
-    sqlite3_prepare_v2(q->db, "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN "
+    qdb_prepare(q, "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN "
                               "files f ON f.id = a.file_id JOIN versions v ON v.id = a.version_id "
-                              "WHERE a.kind IN (1,5) AND a.result = 0 AND v.origin = 1", -1, &st,
-                       NULL);
+                              "WHERE a.kind IN (1,5) AND a.result = 0 AND v.origin = 1", &st);
     size_t cl = strlen(cwd);
-    while (st && sqlite3_step(st) == SQLITE_ROW) {
+    while (st && qdb_row(q, st)) {
         const char *path = (const char *)sqlite3_column_text(st, 0);
         if (!strncmp(path, cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
@@ -272,7 +271,7 @@ int query_packages_main(int argc, char **argv)
             g_string_append_c(out, '\n');
         }
     }
-    int status = query_emit(out) ? 1 : 0;
+    int status = query_emit(q, out) ? 1 : 0;
     g_string_free(out, TRUE);
     g_ptr_array_free(untouched, TRUE);
     g_ptr_array_free(list, TRUE);

@@ -173,7 +173,7 @@ const char *prov_role_title(enum prov_role r)
 static sqlite3_stmt *prepare(struct prov *p, const char *sql)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(p->q->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (!qdb_prepare(p->q, sql, &st))
         return NULL;
     return st;
 }
@@ -252,9 +252,9 @@ static const char *file_path(struct prov *p, int64_t file_id)
     if (path)
         return path;
     sqlite3_stmt *st = p->st_path;
-    sqlite3_bind_int64(st, 1, file_id);
+    qdb_bind_int64(p->q, st, 1, file_id);
     char *s = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if (qdb_row(p->q, st))
         s = g_strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_reset(st);
     if (!s)
@@ -299,9 +299,9 @@ const struct prov_version *prov_version(struct prov *p, int64_t id)
     if (value || p->graph)
         return value == NO_VERSION ? NULL : value;
     sqlite3_stmt *st = p->st_version;
-    sqlite3_bind_int64(st, 1, id);
+    qdb_bind_int64(p->q, st, 1, id);
     struct prov_version *v = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW)
+    if (qdb_row(p->q, st))
         v = row_to_version(p, st, id, sqlite3_column_int64(st, 9));
     sqlite3_reset(st);
     idmap_set(&p->versions, id, v ? (gpointer)v : NO_VERSION);
@@ -314,13 +314,11 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
     int64_t id = 0;
     /* Any access that bound a version at this path says "at that time it held V"; a
      * rename_from or unlink says it stopped holding it. */
-    if (sqlite3_prepare_v2(p->q->db,
-                           "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS "
+    if (qdb_prepare(p->q, "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS "
                            "NOT NULL AND result = 0 AND kind NOT IN (6,9) "
-                           "ORDER BY first_ns DESC, id DESC LIMIT 1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, file_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
+                           "ORDER BY first_ns DESC, id DESC LIMIT 1", &st)) {
+        qdb_bind_int64(p->q, st, 1, file_id);
+        if (qdb_row(p->q, st))
             id = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
@@ -344,9 +342,8 @@ bool prov_in_private_tmp(struct prov *p, const char *path)
         p->trees_loaded = true;
         p->other_trees = g_ptr_array_new_with_free_func(g_free);
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(p->q->db, "SELECT path, role FROM trees", -1, &st, NULL) ==
-            SQLITE_OK) {
-            while (sqlite3_step(st) == SQLITE_ROW) {
+        if (qdb_prepare(p->q, "SELECT path, role FROM trees", &st)) {
+            while (qdb_row(p->q, st)) {
                 const char *tree = (const char *)sqlite3_column_text(st, 0);
                 const char *role = (const char *)sqlite3_column_text(st, 1);
                 if (!tree)
@@ -559,12 +556,12 @@ static void graph_free(struct graph *g)
     g_free(g);
 }
 
-static int64_t max_id(sqlite3 *db, const char *table)
+static int64_t max_id(struct qdb *q, const char *table)
 {
     g_autofree char *sql = g_strdup_printf("SELECT COALESCE(MAX(id), 0) FROM %s", table);
     sqlite3_stmt *st = NULL;
     int64_t n = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    if (qdb_prepare(q, sql, &st) && qdb_row(q, st))
         n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return n;
@@ -574,15 +571,14 @@ static int64_t max_id(sqlite3 *db, const char *table)
 static void load_graph(struct prov *p)
 {
     struct graph *g = g_new0(struct graph, 1);
-    sqlite3 *db = p->q->db;
-    int64_t max_version = max_id(db, "versions"), max_process = max_id(db, "processes");
-    int64_t max_file = max_id(db, "files");
+    int64_t max_version = max_id(p->q, "versions"), max_process = max_id(p->q, "processes");
+    int64_t max_file = max_id(p->q, "files");
     idmap_make_dense(&p->paths, max_file);
     idmap_make_dense(&p->name_kinds, max_file);
     idmap_make_dense(&p->versions, max_version);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, path FROM files", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_prepare(p->q, "SELECT id, path FROM files", &st)) {
+        while (qdb_row(p->q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
             if (!idmap_get(&p->paths, id))
                 idmap_set(&p->paths, id, g_strdup((const char *)sqlite3_column_text(st, 1)));
@@ -595,11 +591,10 @@ static void load_graph(struct prov *p)
     } *moved = g_new0(struct moved, (size_t)max_version + 1);
     GArray *rd = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by process */
     GArray *wr = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by version */
-    if (sqlite3_prepare_v2(db, "SELECT process_id, version_id, kind, first_ns, last_ns, file_id "
+    if (qdb_prepare(p->q, "SELECT process_id, version_id, kind, first_ns, last_ns, file_id "
                                "FROM accesses NOT INDEXED WHERE version_id IS NOT NULL AND "
-                               "result = 0 AND kind IN (1,2,3,4,5,10,11)", -1, &st, NULL) ==
-        SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
+                               "result = 0 AND kind IN (1,2,3,4,5,10,11)", &st)) {
+        while (qdb_row(p->q, st)) {
             int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
             if (vid < 1 || vid > max_version || pid < 0 || pid > max_process)
                 continue; /* not a version or process of this trace */
@@ -639,11 +634,9 @@ static void load_graph(struct prov *p)
     csr_build(&g->readers, max_version, (struct keyed *)(void *)rd->data, rd->len);
     csr_build(&g->writes, max_process, (struct keyed *)(void *)wr->data, wr->len);
     g_array_set_size(rd, 0);
-    if (sqlite3_prepare_v2(db, "SELECT id, file_id, origin, base_id, size, hex(sha256), "
-                               "hex(git_sha1), hash_error, hex(sha1) FROM versions", -1, &st,
-                           NULL) ==
-        SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_prepare(p->q, "SELECT id, file_id, origin, base_id, size, hex(sha256), "
+                               "hex(git_sha1), hash_error, hex(sha1) FROM versions", &st)) {
+        while (qdb_row(p->q, st)) {
             int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
             if (id < 1 || id > max_version)
                 continue;
@@ -666,17 +659,17 @@ static void load_graph(struct prov *p)
     p->graph = g;
 }
 
-static struct edges sql_edges(sqlite3_stmt *st, int64_t key, int n_range, int64_t from,
+static struct edges sql_edges(struct prov *p, sqlite3_stmt *st, int64_t key, int n_range, int64_t from,
                               int64_t until)
 {
     GArray *out = g_array_new(FALSE, FALSE, sizeof(struct edge));
-    sqlite3_bind_int64(st, 1, key);
+    qdb_bind_int64(p->q, st, 1, key);
     if (n_range) {
-        sqlite3_bind_int64(st, 2, from);
-        sqlite3_bind_int64(st, 3, until);
+        qdb_bind_int64(p->q, st, 2, from);
+        qdb_bind_int64(p->q, st, 3, until);
     }
     int cols = sqlite3_column_count(st);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (qdb_row(p->q, st)) {
         struct edge e = {sqlite3_column_int64(st, 0), cols > 1 ? sqlite3_column_int64(st, 1) : 0,
                          cols > 2 ? sqlite3_column_int64(st, 2) : 0,
                          cols > 3 ? sqlite3_column_int(st, 3) : 0};
@@ -689,33 +682,33 @@ static struct edges sql_edges(sqlite3_stmt *st, int64_t key, int n_range, int64_
 /* The processes that made version `v`: {process, its last write of v}. */
 static struct edges writers_of(struct prov *p, int64_t v)
 {
-    return p->graph ? csr_get(&p->graph->writers, v) : sql_edges(p->st_writers, v, 0, 0, 0);
+    return p->graph ? csr_get(&p->graph->writers, v) : sql_edges(p, p->st_writers, v, 0, 0, 0);
 }
 
 /* What process `pid` read: {version, first_ns, file, kind}; a superset of those with a start
  * in [from, until] (the caller filters). */
 static struct edges reads_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
 {
-    return p->graph ? csr_get(&p->graph->reads, pid) : sql_edges(p->st_reads, pid, 1, from, until);
+    return p->graph ? csr_get(&p->graph->reads, pid) : sql_edges(p, p->st_reads, pid, 1, from, until);
 }
 
 /* The processes that read version `v`: {process, its first read}. */
 static struct edges readers_of(struct prov *p, int64_t v)
 {
-    return p->graph ? csr_get(&p->graph->readers, v) : sql_edges(p->st_readers, v, 0, 0, 0);
+    return p->graph ? csr_get(&p->graph->readers, v) : sql_edges(p, p->st_readers, v, 0, 0, 0);
 }
 
 /* The versions process `pid` wrote: {version, last write}; a superset of those with a last
  * write in [from, until] (the caller filters). */
 static struct edges writes_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
 {
-    return p->graph ? csr_get(&p->graph->writes, pid) : sql_edges(p->st_writes, pid, 1, from, until);
+    return p->graph ? csr_get(&p->graph->writes, pid) : sql_edges(p, p->st_writes, pid, 1, from, until);
 }
 
 /* The versions written on top of `v`. */
 static struct edges based_on(struct prov *p, int64_t v)
 {
-    return p->graph ? csr_get(&p->graph->based, v) : sql_edges(p->st_based, v, 0, 0, 0);
+    return p->graph ? csr_get(&p->graph->based, v) : sql_edges(p, p->st_based, v, 0, 0, 0);
 }
 
 /* ---- walks ------------------------------------------------------------------------------- */

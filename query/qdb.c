@@ -17,6 +17,114 @@ static void free_process(gpointer p)
     g_free(pr);
 }
 
+bool qdb_rc_is_damage(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FORMAT:
+    case SQLITE_ERROR: /* no such table or column: a trace missing part of its schema */
+    case SQLITE_SCHEMA:
+        return true;
+    default:
+        return rc == SQLITE_IOERR_SHORT_READ;
+    }
+}
+
+void qdb_fail(struct qdb *q, int rc)
+{
+    if (q->error)
+        return;
+    q->error = rc ? rc : SQLITE_ERROR;
+    const char *msg = sqlite3_errmsg(q->db);
+    if (qdb_rc_is_damage(q->error))
+        q->error_msg = g_strdup_printf("the trace %s is damaged: %s; record the build again",
+                                       q->path, msg);
+    else
+        q->error_msg = g_strdup_printf("the trace %s cannot be read: %s", q->path, msg);
+}
+
+bool qdb_failed(const struct qdb *q)
+{
+    return q->error != 0;
+}
+
+const char *qdb_error(const struct qdb *q)
+{
+    return q->error_msg;
+}
+
+bool qdb_prepare(struct qdb *q, const char *sql, sqlite3_stmt **st)
+{
+    *st = NULL;
+    if (q->error)
+        return false;
+    int rc = sqlite3_prepare_v2(q->db, sql, -1, st, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(*st);
+        *st = NULL;
+        qdb_fail(q, rc);
+        return false;
+    }
+    return true;
+}
+
+bool qdb_bind_int64(struct qdb *q, sqlite3_stmt *st, int idx, int64_t v)
+{
+    if (!st || q->error)
+        return false;
+    int rc = sqlite3_bind_int64(st, idx, v);
+    if (rc != SQLITE_OK)
+        qdb_fail(q, rc);
+    return rc == SQLITE_OK;
+}
+
+bool qdb_bind_text(struct qdb *q, sqlite3_stmt *st, int idx, const char *s)
+{
+    if (!st || q->error)
+        return false;
+    int rc = sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+    if (rc != SQLITE_OK)
+        qdb_fail(q, rc);
+    return rc == SQLITE_OK;
+}
+
+bool qdb_row(struct qdb *q, sqlite3_stmt *st)
+{
+    if (!st || q->error)
+        return false;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc != SQLITE_DONE)
+        qdb_fail(q, rc);
+    return false;
+}
+
+/* Every table a trace of `version` has: one missing means the file is damaged. */
+static const char *const required_tables[] = {"meta", "runs", "trees", "processes", "files", "accesses",
+                                              "access_kinds", "output", NULL};
+static const char *const required_tables_v2[] = {"exits", NULL};
+static const char *const required_tables_v3[] = {"versions", NULL};
+
+static void check_tables(struct qdb *q, const char *const *names)
+{
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(q, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?", &st))
+        return;
+    for (const char *const *n = names; *n && !q->error; n++) {
+        sqlite3_reset(st);
+        if (!qdb_bind_text(q, st, 1, *n))
+            break;
+        if (!qdb_row(q, st) && !q->error) {
+            q->error = SQLITE_CORRUPT;
+            q->error_msg = g_strdup_printf("the trace %s is damaged: it has no table '%s'; "
+                                           "record the build again", q->path, *n);
+        }
+    }
+    sqlite3_finalize(st);
+}
+
 int qdb_open(const char *path, struct qdb **out, char **err_detail)
 {
     sqlite3 *db = NULL;
@@ -25,17 +133,25 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
         return r;
     struct qdb *q = g_new0(struct qdb, 1);
     q->db = db;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
-                           -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        q->schema_version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
+    q->path = g_strdup(path);
     q->processes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_process);
     /* Queries walk large traces with many small lookups: read through a memory map (no copy
      * per page), keep a large page cache, and hold one read transaction for the whole
      * command (one consistent snapshot, no lock and unlock around every statement). */
-    sqlite3_exec(db, "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN", NULL, NULL,
-                 NULL);
+    int rc = sqlite3_exec(db, "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
+                          NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        qdb_fail(q, rc);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'", &st) &&
+        qdb_row(q, st))
+        q->schema_version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    check_tables(q, required_tables);
+    if (q->schema_version >= 2)
+        check_tables(q, required_tables_v2);
+    if (q->schema_version >= 3)
+        check_tables(q, required_tables_v3);
     *out = q;
     return 0;
 }
@@ -47,6 +163,8 @@ void qdb_close(struct qdb *q)
     g_hash_table_destroy(q->processes);
     sqlite3_finalize(q->st_process);
     sqlite3_close(q->db);
+    g_free(q->path);
+    g_free(q->error_msg);
     g_free(q);
 }
 
@@ -106,14 +224,13 @@ void qdb_load_all(struct qdb *q)
         return;
     sqlite3_stmt *st = NULL;
     g_autofree char *sql = process_query(q, "");
-    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            struct qdb_process *p = row_to_process(st);
-            if (g_hash_table_contains(q->processes, &p->id))
-                free_process(p);
-            else
-                g_hash_table_insert(q->processes, &p->id, p);
-        }
+    qdb_prepare(q, sql, &st);
+    while (qdb_row(q, st)) {
+        struct qdb_process *p = row_to_process(st);
+        if (g_hash_table_contains(q->processes, &p->id))
+            free_process(p);
+        else
+            g_hash_table_insert(q->processes, &p->id, p);
     }
     sqlite3_finalize(st);
     q->all_loaded = true;
@@ -126,12 +243,11 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
         return p;
     if (!q->st_process) {
         g_autofree char *sql = process_query(q, "WHERE p.id=?");
-        if (sqlite3_prepare_v2(q->db, sql, -1, &q->st_process, NULL) != SQLITE_OK)
+        if (!qdb_prepare(q, sql, &q->st_process))
             return NULL;
     }
     sqlite3_stmt *st = q->st_process;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_bind_int64(q, st, 1, id) && qdb_row(q, st)) {
         p = row_to_process(st);
         g_hash_table_insert(q->processes, &p->id, p);
     }
@@ -143,12 +259,9 @@ int64_t qdb_file_id(struct qdb *q, const char *path)
 {
     sqlite3_stmt *st = NULL;
     int64_t id = 0;
-    if (sqlite3_prepare_v2(q->db, "SELECT id FROM files WHERE path=?", -1, &st, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            id = sqlite3_column_int64(st, 0);
-    }
+    if (qdb_prepare(q, "SELECT id FROM files WHERE path=?", &st) &&
+        qdb_bind_text(q, st, 1, path) && qdb_row(q, st))
+        id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return id;
 }
@@ -191,9 +304,8 @@ GArray *qdb_ids(struct qdb *q, const char *sql, int64_t arg)
 {
     GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, arg);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_prepare(q, sql, &st) && qdb_bind_int64(q, st, 1, arg)) {
+        while (qdb_row(q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
             g_array_append_val(ids, id);
         }

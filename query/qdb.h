@@ -5,6 +5,10 @@
  *     negative errno and a sentence in *err_detail (g_free it).  Nothing here writes.
  *   - Processes are loaded on first use and cached for the life of the struct qdb; the returned
  *     struct qdb_process pointers stay valid until qdb_close().
+ *   - Every SQLite call goes through qdb_prepare/qdb_bind/qdb_row (or checks its own result
+ *     and calls qdb_fail): the first error is kept (sticky) and every later qdb_row returns
+ *     false, so a loop over a damaged table ends early *and* qdb_failed() says so.  A caller
+ *     must check qdb_failed() before it gives an answer: an error is never "no rows".
  *   - Single-threaded; no logging.
  */
 #pragma once
@@ -31,6 +35,9 @@ struct qdb_process {
 
 struct qdb {
     sqlite3 *db;
+    char *path;          /* the trace file, as given */
+    int error;           /* the first SQLite error code met (0: none); sticky */
+    char *error_msg;     /* its message, with the statement's purpose */
     int schema_version;
     GHashTable *processes; /* id -> struct qdb_process* */
     bool all_loaded;
@@ -39,6 +46,24 @@ struct qdb {
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail);
 void qdb_close(struct qdb *q);
+
+/* Prepare `sql` on q's trace: true, or false with *st NULL and the error kept.  Once q has
+ * failed, nothing more is prepared (false). */
+bool qdb_prepare(struct qdb *q, const char *sql, sqlite3_stmt **st);
+/* Bind ?idx: false (error kept) if it failed or q has failed.  A NULL st is q's earlier
+ * failure: false. */
+bool qdb_bind_int64(struct qdb *q, sqlite3_stmt *st, int idx, int64_t v);
+bool qdb_bind_text(struct qdb *q, sqlite3_stmt *st, int idx, const char *s);
+/* Step: true when st has a row; false when done, when st is NULL, or on an error (kept). */
+bool qdb_row(struct qdb *q, sqlite3_stmt *st);
+/* Keep SQLite error `rc` (with the handle's message) if none is kept yet. */
+void qdb_fail(struct qdb *q, int rc);
+/* Whether an error was met; its sentence ("the trace FILE is damaged: ...", or "cannot be
+ * read: ..." for I/O errors that are not damage). */
+bool qdb_failed(const struct qdb *q);
+const char *qdb_error(const struct qdb *q);
+/* Whether rc is an error that means the file's content is wrong (not memory or a lock). */
+bool qdb_rc_is_damage(int rc);
 
 /* Load every process (for tree and log). */
 void qdb_load_all(struct qdb *q);

@@ -34,9 +34,9 @@ static GPtrArray *file_uses(struct qdb *q, int64_t id)
         "WHERE a.process_id = ? GROUP BY a.file_id, a.kind%s ORDER BY t, a.kind",
         q->schema_version >= 3 ? "a.version_id" : "NULL",
         q->schema_version >= 3 ? ", a.version_id" : "");
-    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, id);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+    if (qdb_prepare(q, sql, &st)) {
+        qdb_bind_int64(q, st, 1, id);
+        while (qdb_row(q, st)) {
             struct file_use *u = g_new0(struct file_use, 1);
             u->path = g_strdup((const char *)sqlite3_column_text(st, 0));
             u->kind = sqlite3_column_int(st, 1);
@@ -115,13 +115,13 @@ static void output_of(struct qdb *q, int64_t id, GString *out, bool json)
 {
     sqlite3_stmt *st = NULL;
     bool first = true;
-    if (sqlite3_prepare_v2(q->db, "SELECT stream, data FROM output WHERE process_id = ? "
-                                  "ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+    if (!qdb_prepare(q, "SELECT stream, data FROM output WHERE process_id = ? "
+                                  "ORDER BY seq", &st))
         return;
-    sqlite3_bind_int64(st, 1, id);
+    qdb_bind_int64(q, st, 1, id);
     GString *line = g_string_new(NULL);
     int stream = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (qdb_row(q, st)) {
         int s = sqlite3_column_int(st, 0);
         const char *data = sqlite3_column_blob(st, 1);
         int n = sqlite3_column_bytes(st, 1);
@@ -298,6 +298,10 @@ int query_show_main(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         int64_t id = strtoll(argv[i], NULL, 10);
         const struct qdb_process *pr = qdb_process(q, id);
+        if (!pr && query_failed(q)) {
+            status = 1;
+            break;
+        }
         if (!pr) {
             fprintf(stderr, "buildtrail show: no process %" G_GINT64_FORMAT " in this trace; see "
                             "'buildtrail tree' for the ids\n", id);
@@ -317,7 +321,7 @@ int query_show_main(int argc, char **argv)
     }
     if (o.json)
         g_string_append(out, "]\n");
-    if (query_emit(out))
+    if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);
     prov_free(p);

@@ -135,7 +135,7 @@ int query_tree_main(int argc, char **argv)
     }
     if (json)
         g_string_append(t.out, "]\n");
-    int status = query_emit(t.out);
+    int status = query_emit(q, t.out);
     g_string_free(t.out, TRUE);
     g_ptr_array_free(t.roots, TRUE);
     g_hash_table_destroy(t.children);

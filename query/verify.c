@@ -105,13 +105,14 @@ int query_verify_main(int argc, char **argv)
                         "to --inputs\n", error->message);
         return 2;
     }
+    /* Exit 2 for every error, 1 only for "the build read what was not declared". */
     struct qdb *q = query_open("verify", o.db_path);
     if (!q)
-        return 1;
+        return 2;
     struct prov *p = query_open_prov("verify", q);
     if (!p) {
         qdb_close(q);
-        return 1;
+        return 2;
     }
     prov_free(p);
     g_autofree char *root = root_arg ? qdb_absolute_path(root_arg) : query_run_cwd(q);
@@ -126,16 +127,16 @@ int query_verify_main(int argc, char **argv)
     }
 
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, inputs_sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "buildtrail verify: cannot query the trace: %s\n", sqlite3_errmsg(q->db));
+    if (!qdb_prepare(q, inputs_sql, &st)) {
+        query_failed(q);
         g_ptr_array_free(entries, TRUE);
         qdb_close(q);
-        return 1;
+        return 2;
     }
     GString *out = g_string_new(o.json ? "{\"problems\":[" : NULL);
     bool first = true;
     unsigned n_inputs = 0, n_undeclared = 0, n_mismatch = 0, n_unused = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (qdb_row(q, st)) {
         const char *path = (const char *)sqlite3_column_text(st, 0);
         const char *sha = (const char *)sqlite3_column_text(st, 1);
         n_inputs++;
@@ -183,7 +184,7 @@ int query_verify_main(int argc, char **argv)
             g_string_append_printf(out, ", %u declared but unused", n_unused);
         g_string_append_c(out, '\n');
     }
-    int status = query_emit(out) ? 2 : ok ? 0 : 1;
+    int status = query_emit(q, out) ? 2 : ok ? 0 : 1;
     g_string_free(out, TRUE);
     g_ptr_array_free(entries, TRUE);
     qdb_close(q);

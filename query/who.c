@@ -50,11 +50,11 @@ static GPtrArray *who_processes(struct qdb *q, int64_t file_id, bool wrote)
         wrote ? WRITER_KINDS : READER_KINDS,
         wrote ? "AND (kind != 2 OR bytes > 0)" : "");
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (!qdb_prepare(q, sql, &st))
         return list;
-    sqlite3_bind_int64(st, 1, file_id);
+    qdb_bind_int64(q, st, 1, file_id);
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (qdb_row(q, st)) {
         int64_t pid = sqlite3_column_int64(st, 0);
         struct who_process *wp = g_hash_table_lookup(seen, &pid);
         if (!wp) {
@@ -199,7 +199,7 @@ static int who_main(int argc, char **argv, bool wrote)
     }
     if (json)
         g_string_append(out, "]\n");
-    if (query_emit(out))
+    if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);
     qdb_close(q);

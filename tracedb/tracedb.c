@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -538,48 +539,89 @@ void tracedb_discard(const char *path)
     }
 }
 
+/* Whether SQLite result `rc` means the file's content is wrong (damage), not a lock or memory. */
+static bool rc_is_damage(int rc)
+{
+    int primary = rc & 0xff;
+    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_FORMAT ||
+           rc == SQLITE_IOERR_SHORT_READ;
+}
+
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
 {
-    int r = tracedb_is_trace(path);
-    if (r < 0) {
-        if (err_detail)
-            *err_detail = g_strdup(g_strerror(-r));
-        return r;
-    }
-    if (r == 0) {
-        if (err_detail)
-            *err_detail = g_strdup("not a buildtrail trace");
-        return -EINVAL;
-    }
+    longpath_register();
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    if (!S_ISREG(st.st_mode))
+        return set_err(err_detail, -EINVAL,
+                       g_strdup_printf("not a buildtrail trace (%s)", tracedb_file_kind(st.st_mode)));
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    int head = fd_head(fd);
+    close(fd);
+    if (head < 0)
+        return set_err(err_detail, head, g_strdup(g_strerror(-head)));
+    if (head == HEAD_EMPTY)
+        return set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
+    if (head != HEAD_SQLITE)
+        return set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
+
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, LONGPATH_VFS) !=
-        SQLITE_OK) {
-        if (err_detail)
-            *err_detail = g_strdup(db ? sqlite3_errmsg(db) : "cannot open");
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, LONGPATH_VFS);
+    if (rc != SQLITE_OK) {
+        char *msg = g_strdup(db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
-        return -EIO;
+        return set_err(err_detail, rc_is_damage(rc) ? -EBADMSG : -EIO, msg);
     }
     sqlite3_busy_timeout(db, 5000);
+    /* meta tells ours from other SQLite files; an error reading it (not "no such table") is
+     * damage to a file that has SQLite's magic. */
+    g_autofree char *format = NULL;
     int version = -1;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
-                           -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (version < 1) {
-        if (err_detail)
-            *err_detail = g_strdup("not a buildtrail trace (no schema version; empty file?)");
-        sqlite3_close(db);
-        return -EINVAL;
+    sqlite3_stmt *q = NULL;
+    rc = sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('format','schema_version')",
+                            -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+            const char *k = (const char *)sqlite3_column_text(q, 0);
+            const char *v = (const char *)sqlite3_column_text(q, 1);
+            if (k && v && !strcmp(k, "format"))
+                format = g_strdup(v);
+            else if (k && v && !strcmp(k, "schema_version"))
+                version = atoi(v);
+        }
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
     }
-    if (version > TRACEDB_SCHEMA_VERSION) {
-        if (err_detail)
-            *err_detail = g_strdup_printf("written by a newer buildtrail (schema %d; this one "
-                                          "reads up to %d)", version, TRACEDB_SCHEMA_VERSION);
+    sqlite3_finalize(q);
+    int r = 0;
+    char *msg = NULL;
+    if (rc != SQLITE_OK) {
+        bool no_meta = (rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(db), "no such table");
+        if (no_meta) {
+            r = -EINVAL;
+            msg = g_strdup("not a buildtrail trace (an SQLite database of something else)");
+        } else {
+            r = rc_is_damage(rc) || (rc & 0xff) == SQLITE_ERROR ? -EBADMSG : -EIO;
+            msg = g_strdup(sqlite3_errmsg(db));
+        }
+    } else if (!format || strcmp(format, "buildtrail")) {
+        r = -EINVAL;
+        msg = g_strdup("not a buildtrail trace");
+    } else if (version < 1) {
+        r = -EBADMSG;
+        msg = g_strdup("it has no schema version");
+    } else if (version > TRACEDB_SCHEMA_VERSION) {
+        r = -EPROTO;
+        msg = g_strdup_printf("written by a newer buildtrail (schema %d; this one reads up to %d)",
+                              version, TRACEDB_SCHEMA_VERSION);
+    }
+    if (r < 0) {
         sqlite3_close(db);
-        return -EPROTO;
+        return set_err(err_detail, r, msg);
     }
     *out = db;
     return 0;

@@ -90,8 +90,12 @@ void tracedb_discard(const char *path);
 /* "a regular file", "a FIFO", "a character device", ... for a stat mode. */
 const char *tracedb_file_kind(mode_t mode);
 
-/* Open an existing trace read-only.  -ENOENT: no such file; -EINVAL: not a buildtrail trace;
- * -EPROTO: written by a newer buildtrail (schema version above ours). */
+/* Open an existing trace read-only (a symlink is followed; nothing blocks on a FIFO or device).
+ * -ENOENT: no such file; -EINVAL: not a buildtrail trace (not a regular file, empty, not
+ * SQLite, or SQLite without buildtrail's meta); -EBADMSG: a trace whose content is damaged
+ * (SQLite reports corruption, or meta has no schema version); -EPROTO: written by a newer
+ * buildtrail (schema version above ours); -EIO: another SQLite failure.  *err_detail gets the
+ * sentence in every case. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 
 /* Is the file at `path` a buildtrail trace (or an empty regular file)?  1 yes, 0 no (anything

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 bool query_common_option(int c, const char *arg, struct query_opts *o)
@@ -16,6 +17,8 @@ bool query_common_option(int c, const char *arg, struct query_opts *o)
         o->db_path = arg;
     else if (c == 'j')
         o->json = true;
+    else if (c == QUERY_OPT_ALLOW_INCOMPLETE)
+        o->allow_incomplete = true;
     else
         return false;
     return true;
@@ -30,35 +33,37 @@ int query_no_operands(const char *cmd, int argc, char **argv)
     return 2;
 }
 
-/* One line on stderr when the answer stands on a run that did not end cleanly. */
-static void note_run_state(const char *cmd, const char *path, struct qdb *q, bool recording)
+/* One line on stderr when the answer stands on a run that did not end cleanly or a trace that
+ * is not complete. */
+static void note_run_state(const char *cmd, const char *path, const struct qdb_run *r)
 {
-    sqlite3_stmt *st = NULL;
-    g_autofree char *state = NULL, *failure = NULL;
-    bool has_failure = q->schema_version >= 4;
-    if (qdb_prepare(q, has_failure ? "SELECT state, failure FROM runs WHERE id = 1"
-                                   : "SELECT state, NULL FROM runs WHERE id = 1", &st) &&
-        qdb_row(q, st)) {
-        const unsigned char *s0 = sqlite3_column_text(st, 0), *s1 = sqlite3_column_text(st, 1);
-        state = s0 ? g_strdup((const char *)s0) : NULL;
-        failure = s1 ? g_strdup((const char *)s1) : NULL;
-    }
-    sqlite3_finalize(st);
-    if (!state)
-        return;
-    if (!strcmp(state, TRACEDB_RUN_RUNNING) && recording)
+    switch (r->state) {
+    case QDB_RUN_RECORDING:
         fprintf(stderr, "buildtrail %s: note: the run recording %s is still going; this answer "
                         "covers what it has recorded so far\n", cmd, path);
-    else if (!strcmp(state, TRACEDB_RUN_RUNNING))
+        return;
+    case QDB_RUN_KILLED:
         fprintf(stderr, "buildtrail %s: warning: the run that recorded %s was killed before it "
                         "finished; this answer may be incomplete\n", cmd, path);
-    else if (!strcmp(state, TRACEDB_RUN_FAILED))
+        return;
+    case QDB_RUN_FAILED:
         fprintf(stderr, "buildtrail %s: warning: the run that recorded %s failed%s%s; this "
-                        "answer may be incomplete\n", cmd, path, failure ? ": " : "",
-                failure ? failure : "");
-    else if (!strcmp(state, TRACEDB_RUN_INTERRUPTED))
+                        "answer may be incomplete\n", cmd, path, r->failure ? ": " : "",
+                r->failure ? r->failure : "");
+        return;
+    case QDB_RUN_INTERRUPTED:
         fprintf(stderr, "buildtrail %s: note: the run that recorded %s was interrupted; this "
                         "answer covers the build up to then\n", cmd, path);
+        return;
+    case QDB_RUN_FINISHED:
+        if (!r->complete)
+            fprintf(stderr, "buildtrail %s: warning: the trace %s is incomplete: %s; this answer "
+                            "may be incomplete\n", cmd, path, r->incomplete);
+        else if (r->process_tree && strcmp(r->process_tree, "complete"))
+            fprintf(stderr, "buildtrail %s: note: the process tree of %s is %s\n", cmd, path,
+                    r->process_tree);
+        return;
+    }
 }
 
 /* The command being run, for query_emit's and query_failed's messages. */
@@ -77,19 +82,31 @@ bool query_failed(struct qdb *q)
 
 struct qdb *query_open(const char *cmd, const char *db_path)
 {
+    return query_open_for(cmd, db_path, QUERY_ANY_TRACE);
+}
+
+struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need)
+{
     current_cmd = cmd;
     const char *path = db_path ? db_path : QUERY_DEFAULT_DB;
     struct qdb *q = NULL;
     g_autofree char *err = NULL;
-    bool recording = tracedb_is_recording(path) == 1; /* before SQLite has it open */
     int r = qdb_open(path, &q, &err);
     if (r == 0) {
-        if (!qdb_failed(q))
-            note_run_state(cmd, path, q, recording);
         if (query_failed(q)) {
             qdb_close(q);
             return NULL;
         }
+        const struct qdb_run *run = qdb_run(q);
+        if (need == QUERY_COMPLETE_TRACE && !run->complete) {
+            fprintf(stderr, "buildtrail %s: the trace %s is incomplete (%s); %s stands only on a "
+                            "complete trace: record the build again, or pass --allow-incomplete "
+                            "to have the answer marked incomplete\n", cmd, path, run->incomplete,
+                    cmd);
+            qdb_close(q);
+            return NULL;
+        }
+        note_run_state(cmd, path, run);
         return q;
     }
     if (r == -EBADMSG) {
@@ -104,6 +121,61 @@ struct qdb *query_open(const char *cmd, const char *db_path)
     return NULL;
 }
 
+static void json_opt_string(GString *out, const char *key, const char *s)
+{
+    g_string_append_printf(out, ",\"%s\":", key);
+    if (s)
+        json_string(out, s, strlen(s));
+    else
+        g_string_append(out, "null");
+}
+
+/* ISO 8601 UTC for wall-clock nanoseconds. */
+static void iso_utc(GString *out, int64_t ns)
+{
+    time_t secs = (time_t)(ns / 1000000000);
+    struct tm tm;
+    char buf[32];
+    if (!gmtime_r(&secs, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        g_string_append(out, "null");
+    else
+        g_string_append_printf(out, "\"%s\"", buf);
+}
+
+void query_json_trace(GString *out, struct qdb *q)
+{
+    const struct qdb_run *r = qdb_run(q);
+    g_string_append(out, "\"trace\":{\"path\":");
+    json_string(out, q->path, strlen(q->path));
+    g_string_append_printf(out, ",\"state\":\"%s\",\"complete\":%s",
+                           qdb_run_state_name(r->state), r->complete ? "true" : "false");
+    json_opt_string(out, "incomplete", r->incomplete);
+    json_opt_string(out, "process_tree", r->process_tree);
+    json_opt_string(out, "failure", r->failure);
+    g_string_append(out, ",\"started\":");
+    if (r->start_realtime_ns)
+        iso_utc(out, r->start_realtime_ns);
+    else
+        g_string_append(out, "null");
+    g_string_append(out, ",\"finished\":");
+    if (r->end_realtime_ns)
+        iso_utc(out, r->end_realtime_ns);
+    else
+        g_string_append(out, "null");
+    if (r->exit_status >= 0)
+        g_string_append_printf(out, ",\"exit_status\":%d}", r->exit_status);
+    else
+        g_string_append(out, ",\"exit_status\":null}");
+}
+
+void query_json_begin(GString *out, struct qdb *q, const char *key)
+{
+    g_string_append_c(out, '{');
+    query_json_trace(out, q);
+    if (key)
+        g_string_append_printf(out, ",\"%s\":", key);
+}
+
 void query_text_process(GString *out, const struct qdb_process *p)
 {
     g_string_append_printf(out, "[%" G_GINT64_FORMAT "] ", p->id);
@@ -113,15 +185,6 @@ void query_text_process(GString *out, const struct qdb_process *p)
         text_escape(out, p->exe, strlen(p->exe));
     else
         g_string_append(out, "(unknown)");
-}
-
-static void json_opt_string(GString *out, const char *key, const char *s)
-{
-    g_string_append_printf(out, ",\"%s\":", key);
-    if (s)
-        json_string(out, s, strlen(s));
-    else
-        g_string_append(out, "null");
 }
 
 void query_text_exit(GString *out, const struct qdb_process *p)

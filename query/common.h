@@ -17,11 +17,18 @@
 struct query_opts {
     const char *db_path; /* NULL: ./buildtrail.db */
     bool json;
+    bool allow_incomplete; /* --allow-incomplete (verdicts and attestations only) */
 };
 #define QUERY_COMMON_LONGOPTS                                                                      \
     {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},                        \
         {"help", no_argument, NULL, 'h'}
 #define QUERY_COMMON_SHORTOPTS "d:h"
+/* For the commands that refuse an incomplete trace (verify, licenses --deny, attestations). */
+#define QUERY_OPT_ALLOW_INCOMPLETE 0x1001 /* beyond every short option */
+#define QUERY_ALLOW_INCOMPLETE_LONGOPT {"allow-incomplete", no_argument, NULL, QUERY_OPT_ALLOW_INCOMPLETE}
+#define QUERY_ALLOW_INCOMPLETE_HELP                                                                \
+    "      --allow-incomplete  answer on an incomplete trace (a killed, failed or interrupted\n"   \
+    "                          run, a partial process tree), marking the answer incomplete\n"
 
 /* Store a common option (getopt_long's `c` and optarg): true if it was one. */
 bool query_common_option(int c, const char *arg, struct query_opts *o);
@@ -30,8 +37,25 @@ bool query_common_option(int c, const char *arg, struct query_opts *o);
  * error is printed and 2 returned. */
 int query_no_operands(const char *cmd, int argc, char **argv);
 
-/* Open the trace for `cmd`, or print why not (with the fix) and return NULL. */
+/* What a command needs of the trace it answers on. */
+enum query_need {
+    QUERY_ANY_TRACE,      /* any readable trace; an incomplete one gets a note on stderr */
+    QUERY_COMPLETE_TRACE, /* a verdict or an attestation: an incomplete trace is refused */
+};
+/* Open the trace for `cmd`, or print why not (with the fix) and return NULL.  A damaged trace
+ * is refused; a run that did not end cleanly or an incomplete trace gets one line on stderr
+ * (or, with QUERY_COMPLETE_TRACE, is refused in one line that names --allow-incomplete). */
+struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need);
+/* query_open_for(cmd, db_path, QUERY_ANY_TRACE) */
 struct qdb *query_open(const char *cmd, const char *db_path);
+/* The trace's state as a JSON member, for every --json document:
+ * "trace":{"path":…,"state":"finished|recording|killed|interrupted|failed","complete":bool,
+ *          "incomplete":why|null,"process_tree":…,"failure":…,"started":ISO,"finished":ISO|null,
+ *          "exit_status":N|null} */
+void query_json_trace(GString *out, struct qdb *q);
+/* Open a --json document: `{"trace":{…}` then, if key is given, `,"KEY":` (the caller appends
+ * the value and the closing brace). */
+void query_json_begin(GString *out, struct qdb *q, const char *key);
 
 /* "[ID] argv…" for people. */
 void query_text_process(GString *out, const struct qdb_process *p);

@@ -221,7 +221,11 @@ int query_copies_main(int argc, char **argv)
         g_array_append_val(cands, cd);
     }
     g_array_unref(ids);
-    GString *out = g_string_new(o.json ? "{\"files\":[" : NULL);
+    GString *out = g_string_new(NULL);
+    if (o.json) {
+        query_json_begin(out, q, "files");
+        g_string_append_c(out, '[');
+    }
     bool first = true;
     unsigned reported = 0;
     /* Per directory: its files' fingerprints, and how many each known directory shares. */

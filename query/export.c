@@ -86,6 +86,33 @@ static void iso_time(struct export_ctx *x, int64_t boot_ns, char buf[32])
     strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* An attestation of an incomplete trace says so: `,"KEY":"INCOMPLETE TRACE: why; …"` (nothing
+ * for a complete trace). */
+static void incomplete_member(struct export_ctx *x, GString *o, const char *key)
+{
+    const struct qdb_run *r = qdb_run(x->q);
+    if (r->complete)
+        return;
+    g_autofree char *text = g_strdup_printf("INCOMPLETE TRACE: %s; this document covers only "
+                                            "what was recorded", r->incomplete);
+    g_string_append_printf(o, ",\"%s\":", key);
+    json_string(o, text, strlen(text));
+}
+
+/* "traceState":…,"traceComplete":bool[,"traceIncomplete":why] (members of an open object). */
+static void trace_state_members(struct export_ctx *x, GString *o)
+{
+    const struct qdb_run *r = qdb_run(x->q);
+    const char *state = qdb_run_state_name(r->state);
+    g_string_append(o, "\"traceState\":");
+    json_string(o, state, strlen(state));
+    g_string_append_printf(o, ",\"traceComplete\":%s", r->complete ? "true" : "false");
+    if (r->incomplete) {
+        g_string_append(o, ",\"traceIncomplete\":");
+        json_string(o, r->incomplete, strlen(r->incomplete));
+    }
+}
+
 /* `id` and every process below it (forks and execs), breadth first. */
 static GArray *subtree(struct export_ctx *x, int64_t id)
 {
@@ -882,10 +909,11 @@ static int fmt_spdx(struct export_ctx *x)
     json_key_string(o, "name", name);
     g_string_append_printf(o, ",\n  \"documentNamespace\":\"https://buildtrail.invalid/spdx/%s\","
                               "\n  \"creationInfo\":{\"created\":\"%s\",\"creators\":"
-                              "[\"Tool: buildtrail-%s\"]},\n  \"files\":[%s\n  ],"
-                              "\n  \"relationships\":[%s\n  ]\n}\n",
-                           uid, created, x->run.version ? x->run.version : BT_VERSION, fo->str,
-                           ro->str);
+                              "[\"Tool: buildtrail-%s\"]",
+                           uid, created, x->run.version ? x->run.version : BT_VERSION);
+    incomplete_member(x, o, "comment");
+    g_string_append_printf(o, "},\n  \"files\":[%s\n  ],\n  \"relationships\":[%s\n  ]\n}\n",
+                           fo->str, ro->str);
     g_string_free(fo, TRUE);
     g_string_free(ro, TRUE);
     g_hash_table_destroy(files);
@@ -1019,7 +1047,18 @@ static int fmt_cyclonedx(struct export_ctx *x)
                            uid, uid + 8, uid + 12, uid + 15, uid + 18, created,
                            x->run.version ? x->run.version : BT_VERSION);
     json_string(o, name, strlen(name));
-    g_string_append_printf(o, "}},\n  \"components\":[%s\n  ],\n  \"formulation\":[{\"bom-ref\":"
+    g_string_append(o, "},\"properties\":[{\"name\":\"buildtrail:trace:state\",\"value\":");
+    const struct qdb_run *run = qdb_run(x->q);
+    const char *state = qdb_run_state_name(run->state);
+    json_string(o, state, strlen(state));
+    g_string_append_printf(o, "},{\"name\":\"buildtrail:trace:complete\",\"value\":\"%s\"}",
+                           run->complete ? "true" : "false");
+    if (run->incomplete) {
+        g_string_append(o, ",{\"name\":\"buildtrail:trace:incomplete\",\"value\":");
+        json_string(o, run->incomplete, strlen(run->incomplete));
+        g_string_append_c(o, '}');
+    }
+    g_string_append_printf(o, "]},\n  \"components\":[%s\n  ],\n  \"formulation\":[{\"bom-ref\":"
                               "\"formula-1\",\"workflows\":[{\"bom-ref\":\"workflow-1\","
                               "\"uid\":\"%s\",\"name\":", co->str, uid);
     json_string(o, name, strlen(name));
@@ -1062,9 +1101,11 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         intoto_descriptor(x, o, v);
         first = false;
     }
-    char started[32], finished[32];
+    /* No end is invented: a run that has none (killed, still recording) gets no finish time. */
+    char started[32], finished[32] = "";
     iso_time(x, x->run.start_ns, started);
-    iso_time(x, x->run.end_ns ? x->run.end_ns : x->run.start_ns, finished);
+    if (qdb_run(x->q)->end_realtime_ns)
+        iso_time(x, x->run.end_ns, finished);
     g_autofree char *uid = trace_uid(x);
     if (slsa) {
         g_string_append(o, "\n  ],\n  \"predicateType\":\"https://slsa.dev/provenance/v1\",\n"
@@ -1074,6 +1115,8 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
         g_string_append(o, ",");
         json_key_string(o, "workingDirectory", x->run.cwd);
+        g_string_append(o, "},\"internalParameters\":{");
+        trace_state_members(x, o);
         g_string_append(o, "},\"resolvedDependencies\":[");
         for (guint i = 0; i < mats->len; i++) {
             g_string_append(o, i ? ",\n      " : "\n      ");
@@ -1081,18 +1124,19 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         }
         g_string_append_printf(o, "]},\n    \"runDetails\":{\"builder\":{\"id\":"
                                   "\"https://buildtrail.invalid/builder/%s\"},\"metadata\":"
-                                  "{\"invocationId\":\"%s\",\"startedOn\":\"%s\","
-                                  "\"finishedOn\":\"%s\"},\"byproducts\":["
-                                  "{\"name\":\"build log\",\"mediaType\":\"text/plain\"},"
-                                  "{\"name\":\"buildtrail trace\",\"mediaType\":"
-                                  "\"application/vnd.sqlite3\"}]}\n  }\n}\n",
-                               x->run.hostname ? x->run.hostname : "unknown", uid, started,
-                               finished);
+                                  "{\"invocationId\":\"%s\",\"startedOn\":\"%s\"",
+                               x->run.hostname ? x->run.hostname : "unknown", uid, started);
+        if (*finished)
+            g_string_append_printf(o, ",\"finishedOn\":\"%s\"", finished);
+        g_string_append(o, "},\"byproducts\":[{\"name\":\"build log\",\"mediaType\":"
+                           "\"text/plain\"},{\"name\":\"buildtrail trace\",\"mediaType\":"
+                           "\"application/vnd.sqlite3\"}]}\n  }\n}\n");
     } else {
         g_string_append(o, "\n  ],\n  \"predicateType\":\"https://in-toto.io/attestation/"
                            "runtime-trace/v0.1\",\n  \"predicate\":{\n    \"monitor\":{\"type\":"
-                           "\"https://buildtrail.invalid/monitor/fuse/v1\"},\n    "
-                           "\"monitoredProcess\":{");
+                           "\"https://buildtrail.invalid/monitor/fuse/v1\",");
+        trace_state_members(x, o);
+        g_string_append(o, "},\n    \"monitoredProcess\":{");
         json_key_string(o, "hostID", x->run.hostname);
         g_string_append(o, ",\"type\":\"https://buildtrail.invalid/process/v1\",\"command\":");
         json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
@@ -1136,8 +1180,10 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
             }
         }
         sqlite3_finalize(st);
-        g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\",\"monitorEndTime\":"
-                                  "\"%s\"\n  }\n}\n", started, finished);
+        g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\"", started);
+        if (*finished)
+            g_string_append_printf(o, ",\"monitorEndTime\":\"%s\"", finished);
+        g_string_append(o, "\n  }\n}\n");
     }
     g_array_unref(prods);
     g_array_unref(mats);
@@ -1328,7 +1374,9 @@ static int fmt_spdx3(struct export_ctx *x)
     json_string(o, agent, strlen(agent));
     g_string_append(o, "],\"createdUsing\":[");
     json_string(o, tool, strlen(tool));
-    g_string_append(o, "]},\n  {\"type\":\"SpdxDocument\",\"spdxId\":");
+    g_string_append(o, "]");
+    incomplete_member(x, o, "comment");
+    g_string_append(o, "},\n  {\"type\":\"SpdxDocument\",\"spdxId\":");
     json_string(o, doc, strlen(doc));
     g_string_append(o, ",\"creationInfo\":\"_:creation\",\"name\":");
     json_string(o, name, strlen(name));
@@ -1592,6 +1640,7 @@ static const struct format {
     const char *name;
     int (*write)(struct export_ctx *x);
     const char *what;
+    bool attestation; /* a claim about the whole build: refused on an incomplete trace */
 } formats[] = {
     {"compile-commands", fmt_compile_commands,
      "clang's JSON compilation database (like Bear's): one entry per compiled file"},
@@ -1599,11 +1648,11 @@ static const struct format {
     {"prov", fmt_prov, "W3C PROV-JSON: file versions as entities, processes as activities"},
     {"chrome-trace", fmt_chrome_trace,
      "the build timeline (Trace Event JSON, for Perfetto / chrome://tracing)"},
-    {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources, with hashes"},
-    {"spdx3", fmt_spdx3, "SPDX 3.0.1 JSON-LD, Build profile: a build_Build per writing process"},
-    {"cyclonedx", fmt_cyclonedx, "CycloneDX 1.6 JSON with the build as a formulation"},
-    {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every file access)"},
-    {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate (unsigned)"},
+    {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources, with hashes", true},
+    {"spdx3", fmt_spdx3, "SPDX 3.0.1 JSON-LD, Build profile: a build_Build per writing process", true},
+    {"cyclonedx", fmt_cyclonedx, "CycloneDX 1.6 JSON with the build as a formulation", true},
+    {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every file access)", true},
+    {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate (unsigned)", true},
     {"sql", fmt_sql, "a PostgreSQL dump; many traces load into one database"},
 };
 
@@ -1622,6 +1671,10 @@ static void usage(FILE *f)
           "      --depth N         dot: with --closure-of, at most N steps back\n"
           "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
           "                        e.g. --collapse /usr for system headers and toolchain\n"
+          "      --allow-incomplete  spdx, spdx3, cyclonedx, intoto, slsa: export an incomplete\n"
+          "                        trace (a killed, failed or interrupted run, a partial\n"
+          "                        process tree), marked incomplete in the document; without\n"
+          "                        it they refuse one\n"
           "  -d, --db FILE         read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n", f);
 }
 
@@ -1636,8 +1689,10 @@ int query_export_main(int argc, char **argv)
         {"depth", required_argument, NULL, 'D'},
         {"collapse", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
+        QUERY_ALLOW_INCOMPLETE_LONGOPT,
         {0}};
     const char *db_path = NULL, *format = NULL, *output = NULL;
+    bool allow_incomplete = false;
     struct export_ctx x = {0};
     GPtrArray *collapse = g_ptr_array_new_with_free_func(g_free);
     int c;
@@ -1663,6 +1718,9 @@ int query_export_main(int argc, char **argv)
         }
         case 'c':
             g_ptr_array_add(collapse, qdb_absolute_path(optarg));
+            break;
+        case QUERY_OPT_ALLOW_INCOMPLETE:
+            allow_incomplete = true;
             break;
         case 'h':
             usage(stdout);
@@ -1692,7 +1750,9 @@ int query_export_main(int argc, char **argv)
     }
     g_ptr_array_add(collapse, NULL);
     x.collapse = (char **)collapse->pdata;
-    x.q = query_open("export", db_path);
+    x.q = query_open_for("export", db_path, fmt->attestation && !allow_incomplete
+                                                ? QUERY_COMPLETE_TRACE
+                                                : QUERY_ANY_TRACE);
     if (!x.q) {
         g_ptr_array_free(collapse, TRUE);
         return 1;

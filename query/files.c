@@ -193,7 +193,11 @@ int query_files_main(int argc, char **argv)
         g_ptr_array_free(under, TRUE);
         return 1;
     }
-    GString *out = g_string_new(o.json ? "[" : NULL);
+    GString *out = g_string_new(NULL);
+    if (o.json) {
+        query_json_begin(out, q, "files");
+        g_string_append_c(out, '[');
+    }
     bool first = true;
     for (guint k = 0; k < files->len; k++) {
         struct file_marks *f = &g_array_index(files, struct file_marks, k);
@@ -224,7 +228,7 @@ int query_files_main(int argc, char **argv)
         g_free(g_array_index(files, struct file_marks, k).path);
     g_array_free(files, TRUE);
     if (o.json)
-        g_string_append(out, "]\n");
+        g_string_append(out, "]}\n");
     if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);

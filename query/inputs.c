@@ -252,7 +252,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         }
         nodes = prov_inputs(p, vid, &o.walk);
         if (o.common.json) {
-            g_string_append(out, "{\"target\":");
+            query_json_begin(out, q, "target");
             query_json_version(out, v);
             g_string_append(out, "},\"inputs\":[");
             print_nodes_json(out, nodes, &o, true);
@@ -272,7 +272,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         GArray *starts = prov_versions_at(p, file_id);
         nodes = prov_outputs(p, starts, &o.walk);
         if (o.common.json) {
-            g_string_append(out, "{\"path\":");
+            query_json_begin(out, q, "path");
             json_string(out, path, strlen(path));
             g_string_append(out, ",\"versions\":[");
             for (guint i = 0; i < starts->len; i++)

@@ -263,6 +263,7 @@ int query_licenses_main(int argc, char **argv)
         QUERY_COMMON_LONGOPTS,
         {"deny", required_argument, NULL, 'D'},
         {"corresponding-source", required_argument, NULL, 'S'},
+        QUERY_ALLOW_INCOMPLETE_LONGOPT,
         {0}};
     struct query_opts o = {0};
     const char *deny = NULL, *source_dest = NULL;
@@ -292,7 +293,10 @@ int query_licenses_main(int argc, char **argv)
                    "build is reported unknown).\n"
                    "\n"
                    "      --deny PATTERNS  exit 1 if an incorporated file's license matches one of\n"
-                   "                       the comma-separated patterns (e.g. 'GPL-*,AGPL-*')\n"
+                   "                       the comma-separated patterns (e.g. 'GPL-*,AGPL-*'); exit\n"
+                   "                       2 on an error, among them a damaged trace or, without\n"
+                   "                       --allow-incomplete, an incomplete one\n"
+                   QUERY_ALLOW_INCOMPLETE_HELP
                    "      --corresponding-source DEST\n"
                    "                       write the incorporated sources and build scripts, as\n"
                    "                       built, to directory DEST (or a .tar.gz / .tar file)\n"
@@ -309,7 +313,11 @@ int query_licenses_main(int argc, char **argv)
                 optind >= argc ? "no PATH given" : "give exactly one PATH");
         return 2;
     }
-    struct qdb *q = query_open("licenses", o.db_path);
+    /* A --deny verdict stands only on a complete trace; its errors exit 2 (1 is "denied"). */
+    struct qdb *q = query_open_for("licenses", o.db_path,
+                                   deny && !o.allow_incomplete ? QUERY_COMPLETE_TRACE
+                                                               : QUERY_ANY_TRACE);
+    int error_status = deny ? 2 : 1;
     struct prov *p = q ? query_open_prov("licenses", q) : NULL;
     g_autofree char *path = NULL;
     int64_t file_id = p ? query_path_file_id("licenses", q, argv[optind], &path) : 0;
@@ -321,7 +329,7 @@ int query_licenses_main(int argc, char **argv)
                             "see 'buildtrail files'\n", path);
         prov_free(p);
         qdb_close(q);
-        return 1;
+        return error_status;
     }
     g_autofree char *cwd = query_run_cwd(q);
     static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
@@ -351,7 +359,7 @@ int query_licenses_main(int argc, char **argv)
     unsigned n_unknown = 0, n_denied = 0;
     GString *out = g_string_new(NULL), *denials = g_string_new(NULL);
     if (o.json) {
-        g_string_append(out, "{\"target\":");
+        query_json_begin(out, q, "target");
         query_json_version(out, target);
         g_string_append(out, "},\"rollup\":");
         if (roll)
@@ -425,8 +433,11 @@ int query_licenses_main(int argc, char **argv)
             g_string_append_printf(out, " (and %u incorporated file%s of unknown license)",
                                    n_unknown, n_unknown == 1 ? "" : "s");
         g_string_append_c(out, '\n');
+        if (!qdb_run(q)->complete)
+            g_string_append_printf(out, "  INCOMPLETE TRACE: %s; these licenses cover only what "
+                                        "was recorded\n", qdb_run(q)->incomplete);
     }
-    int status = query_emit(q, out) ? 1 : 0;
+    int status = query_emit(q, out) ? error_status : 0;
     if (qdb_failed(q)) {
         /* a damaged trace: no verdict and no source bundle */
     } else if (n_denied) {

@@ -151,6 +151,7 @@ int query_log_main(int argc, char **argv)
 
     GString *out = g_string_new(NULL);
     if (json) {
+        query_json_begin(out, q, "chunks");
         g_string_append_c(out, '[');
         for (guint i = 0; i < chunks->len; i++) {
             g_string_append_printf(out,
@@ -161,7 +162,7 @@ int query_log_main(int argc, char **argv)
             json_string(out, cv[i].data, cv[i].len);
             g_string_append_c(out, '}');
         }
-        g_string_append(out, "]\n");
+        g_string_append(out, "]}\n");
     } else if (raw) {
         emit_raw(out, cv, chunks->len);
     } else {

@@ -196,7 +196,8 @@ int query_packages_main(int argc, char **argv)
 
     GString *out = g_string_new(NULL);
     if (o.json) {
-        g_string_append_printf(out, "{\"system_traced\":%s,\"packages\":[",
+        query_json_begin(out, q, "system_traced");
+        g_string_append_printf(out, "%s,\"packages\":[",
                                system_traced ? "true" : "false");
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];

@@ -7,6 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+static char *column_dup(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? g_strdup((const char *)t) : NULL;
+}
+
 static void free_process(gpointer p)
 {
     struct qdb_process *pr = p;
@@ -125,8 +131,93 @@ static void check_tables(struct qdb *q, const char *const *names)
     sqlite3_finalize(st);
 }
 
+const char *qdb_run_state_name(enum qdb_run_state s)
+{
+    switch (s) {
+    case QDB_RUN_FINISHED: return "finished";
+    case QDB_RUN_RECORDING: return "recording";
+    case QDB_RUN_KILLED: return "killed";
+    case QDB_RUN_INTERRUPTED: return "interrupted";
+    case QDB_RUN_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+const struct qdb_run *qdb_run(const struct qdb *q)
+{
+    return &q->run;
+}
+
+/* Fill q->run from the runs row; `recording`: a recorder holds the trace now. */
+static void load_run(struct qdb *q, bool recording)
+{
+    struct qdb_run *r = &q->run;
+    r->exit_status = -1;
+    sqlite3_stmt *st = NULL;
+    g_autofree char *state = NULL;
+    int64_t start_ns = 0, end_ns = 0;
+    bool have_row = false;
+    /* process_tree came with schema 2, failure with schema 4. */
+    g_autofree char *sql = g_strdup_printf(
+        "SELECT state, %s, start_realtime_ns, start_ns, end_ns, exit_status, %s FROM runs "
+        "ORDER BY id LIMIT 1", q->schema_version >= 2 ? "process_tree" : "NULL",
+        q->schema_version >= 4 ? "failure" : "NULL");
+    if (qdb_prepare(q, sql,
+                    &st) &&
+        qdb_row(q, st)) {
+        have_row = true;
+        state = column_dup(st, 0);
+        r->process_tree = column_dup(st, 1);
+        r->start_realtime_ns = sqlite3_column_int64(st, 2);
+        start_ns = sqlite3_column_int64(st, 3);
+        end_ns = sqlite3_column_int64(st, 4);
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+            r->exit_status = sqlite3_column_int(st, 5);
+        r->failure = column_dup(st, 6);
+    }
+    sqlite3_finalize(st);
+    if (q->error)
+        return;
+    if (!have_row || !state || !strcmp(state, TRACEDB_RUN_RUNNING))
+        r->state = recording ? QDB_RUN_RECORDING : QDB_RUN_KILLED;
+    else if (!strcmp(state, TRACEDB_RUN_INTERRUPTED))
+        r->state = QDB_RUN_INTERRUPTED;
+    else if (!strcmp(state, TRACEDB_RUN_FAILED))
+        r->state = QDB_RUN_FAILED;
+    else
+        r->state = QDB_RUN_FINISHED;
+    if (end_ns && r->state != QDB_RUN_RECORDING && r->state != QDB_RUN_KILLED)
+        r->end_realtime_ns = r->start_realtime_ns + (end_ns - start_ns);
+    bool tree_ok = r->process_tree && !g_str_has_prefix(r->process_tree, "partial") &&
+                   !g_str_has_prefix(r->process_tree, "incomplete");
+    switch (r->state) {
+    case QDB_RUN_RECORDING:
+        r->incomplete = g_strdup("the run is still being recorded");
+        break;
+    case QDB_RUN_KILLED:
+        r->incomplete = g_strdup(have_row ? "the run was killed before it finished"
+                                          : "the run has no record (killed as it started)");
+        break;
+    case QDB_RUN_INTERRUPTED:
+        r->incomplete = g_strdup("the run was interrupted");
+        break;
+    case QDB_RUN_FAILED:
+        r->incomplete = g_strdup_printf("the run failed%s%s", r->failure ? ": " : "",
+                                        r->failure ? r->failure : "");
+        break;
+    case QDB_RUN_FINISHED:
+        if (!tree_ok)
+            r->incomplete = g_strdup_printf("the process tree is %s",
+                                            r->process_tree ? r->process_tree : "not recorded");
+        break;
+    }
+    r->complete = !r->incomplete;
+}
+
 int qdb_open(const char *path, struct qdb **out, char **err_detail)
 {
+    /* Before SQLite opens the file: closing any descriptor of it would drop SQLite's locks. */
+    bool recording = tracedb_is_recording(path) == 1;
     sqlite3 *db = NULL;
     int r = tracedb_open_readonly(path, &db, err_detail);
     if (r < 0)
@@ -152,6 +243,7 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
         check_tables(q, required_tables_v2);
     if (q->schema_version >= 3)
         check_tables(q, required_tables_v3);
+    load_run(q, recording);
     *out = q;
     return 0;
 }
@@ -165,14 +257,12 @@ void qdb_close(struct qdb *q)
     sqlite3_close(q->db);
     g_free(q->path);
     g_free(q->error_msg);
+    g_free(q->run.failure);
+    g_free(q->run.process_tree);
+    g_free(q->run.incomplete);
     g_free(q);
 }
 
-static char *column_dup(sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    return t ? g_strdup((const char *)t) : NULL;
-}
 
 /* Exits exist from schema 2 on; older traces get NULLs in their place. */
 #define PROCESS_COLUMNS                                                                            \

@@ -33,8 +33,29 @@ struct qdb_process {
     int64_t end_ns;
 };
 
+/* How the run that recorded the trace ended, and whether the trace is complete. */
+enum qdb_run_state {
+    QDB_RUN_FINISHED,    /* the build ended and the recorder finished */
+    QDB_RUN_RECORDING,   /* still being recorded (a recorder holds the trace) */
+    QDB_RUN_KILLED,      /* left 'running' with no recorder alive: buildtrail was killed */
+    QDB_RUN_INTERRUPTED, /* the user interrupted the build (Ctrl-C, SIGTERM) */
+    QDB_RUN_FAILED,      /* buildtrail failed (failure says how) */
+};
+
+struct qdb_run {
+    enum qdb_run_state state;
+    char *failure;          /* runs.failure: what failed, or NULL */
+    char *process_tree;     /* runs.process_tree: "complete" or why not; NULL if not written */
+    bool complete;          /* finished, and the process tree is not partial or incomplete */
+    char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
+    int64_t start_realtime_ns;
+    int64_t end_realtime_ns; /* 0: the run has no end (recording, killed) */
+    int exit_status;        /* the build's, like $?; -1 unknown */
+};
+
 struct qdb {
     sqlite3 *db;
+    struct qdb_run run;  /* loaded by qdb_open */
     char *path;          /* the trace file, as given */
     int error;           /* the first SQLite error code met (0: none); sticky */
     char *error_msg;     /* its message, with the statement's purpose */
@@ -46,6 +67,12 @@ struct qdb {
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail);
 void qdb_close(struct qdb *q);
+
+/* The run's state and completeness (read at qdb_open; the state of a trace with no run row is
+ * KILLED, with incomplete saying so). */
+const struct qdb_run *qdb_run(const struct qdb *q);
+/* "finished", "recording", "killed", "interrupted", "failed" (the JSON vocabulary). */
+const char *qdb_run_state_name(enum qdb_run_state s);
 
 /* Prepare `sql` on q's trace: true, or false with *st NULL and the error kept.  Once q has
  * failed, nothing more is prepared (false). */

@@ -293,7 +293,11 @@ int query_show_main(int argc, char **argv)
         return 1;
     struct prov *p = prov_new(q); /* NULL for old traces: versions are then not shown */
     int status = 0;
-    GString *out = g_string_new(o.json ? "[" : NULL);
+    GString *out = g_string_new(NULL);
+    if (o.json) {
+        query_json_begin(out, q, "processes");
+        g_string_append_c(out, '[');
+    }
     bool first = true;
     for (int i = optind; i < argc; i++) {
         int64_t id = strtoll(argv[i], NULL, 10);
@@ -320,7 +324,7 @@ int query_show_main(int argc, char **argv)
         first = false;
     }
     if (o.json)
-        g_string_append(out, "]\n");
+        g_string_append(out, "]}\n");
     if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);

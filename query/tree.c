@@ -126,15 +126,17 @@ int query_tree_main(int argc, char **argv)
     while (g_hash_table_iter_next(&it, NULL, &v))
         g_ptr_array_sort(v, by_start);
     g_ptr_array_sort(t.roots, by_start);
-    if (json)
+    if (json) {
+        query_json_begin(t.out, q, "processes");
         g_string_append_c(t.out, '[');
+    }
     for (guint i = 0; i < t.roots->len; i++) {
         if (json && i)
             g_string_append_c(t.out, ',');
         emit(&t, t.roots->pdata[i], 0);
     }
     if (json)
-        g_string_append(t.out, "]\n");
+        g_string_append(t.out, "]}\n");
     int status = query_emit(q, t.out);
     g_string_free(t.out, TRUE);
     g_ptr_array_free(t.roots, TRUE);

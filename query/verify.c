@@ -45,6 +45,7 @@ int query_verify_main(int argc, char **argv)
         {"inputs", required_argument, NULL, 'i'},
         {"unused", no_argument, NULL, 'u'},
         {"root", required_argument, NULL, 'r'},
+        QUERY_ALLOW_INCOMPLETE_LONGOPT,
         {0}};
     struct query_opts o = {0};
     const char *manifest_path = NULL, *root_arg = NULL;
@@ -70,7 +71,9 @@ int query_verify_main(int argc, char **argv)
                    "read or executed without having made it.  Reports each input the manifest does\n"
                    "not declare ('undeclared'), each declared hash the input's content does not\n"
                    "have ('mismatch'), and with --unused each manifest line no input matched\n"
-                   "('unused').  Exits 1 if it reported anything, 0 if the build was clean.\n"
+                   "('unused').  Exits 1 if it reported anything, 0 if the build was clean, 2 on\n"
+                   "an error (a bad manifest; a trace that is damaged, or incomplete without\n"
+                   "--allow-incomplete).\n"
                    "\n"
                    "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
                    "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
@@ -81,6 +84,7 @@ int query_verify_main(int argc, char **argv)
                    "  -i, --inputs MANIFEST  the declared inputs\n"
                    "  -u, --unused           also report declared inputs the build never read\n"
                    "      --root DIR         resolve relative manifest paths against DIR\n"
+                   QUERY_ALLOW_INCOMPLETE_HELP
                    "  -d, --db FILE          read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
                    "      --json             print JSON\n");
             return 0;
@@ -106,7 +110,8 @@ int query_verify_main(int argc, char **argv)
         return 2;
     }
     /* Exit 2 for every error, 1 only for "the build read what was not declared". */
-    struct qdb *q = query_open("verify", o.db_path);
+    struct qdb *q = query_open_for("verify", o.db_path,
+                                   o.allow_incomplete ? QUERY_ANY_TRACE : QUERY_COMPLETE_TRACE);
     if (!q)
         return 2;
     struct prov *p = query_open_prov("verify", q);
@@ -133,7 +138,11 @@ int query_verify_main(int argc, char **argv)
         qdb_close(q);
         return 2;
     }
-    GString *out = g_string_new(o.json ? "{\"problems\":[" : NULL);
+    GString *out = g_string_new(NULL);
+    if (o.json) {
+        query_json_begin(out, q, "problems");
+        g_string_append_c(out, '[');
+    }
     bool first = true;
     unsigned n_inputs = 0, n_undeclared = 0, n_mismatch = 0, n_unused = 0;
     while (qdb_row(q, st)) {
@@ -184,6 +193,9 @@ int query_verify_main(int argc, char **argv)
             g_string_append_printf(out, ", %u declared but unused", n_unused);
         g_string_append_c(out, '\n');
     }
+    if (!o.json && !qdb_run(q)->complete)
+        g_string_append_printf(out, "INCOMPLETE TRACE: %s; this verdict covers only what was "
+                                    "recorded\n", qdb_run(q)->incomplete);
     int status = query_emit(q, out) ? 2 : ok ? 0 : 1;
     g_string_free(out, TRUE);
     g_ptr_array_free(entries, TRUE);

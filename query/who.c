@@ -174,7 +174,11 @@ static int who_main(int argc, char **argv, bool wrote)
     if (!q)
         return 1;
     int status = 0;
-    GString *out = g_string_new(json ? "[" : NULL);
+    GString *out = g_string_new(NULL);
+    if (json) {
+        query_json_begin(out, q, "paths");
+        g_string_append_c(out, '[');
+    }
     bool first = true;
     for (int i = optind; i < argc; i++) {
         g_autofree char *path = NULL;
@@ -198,7 +202,7 @@ static int who_main(int argc, char **argv, bool wrote)
         g_ptr_array_free(list, TRUE);
     }
     if (json)
-        g_string_append(out, "]\n");
+        g_string_append(out, "]}\n");
     if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);

@@ -24,7 +24,7 @@ assert_contains "$out" "cat ../in.txt" "cat read it"
 bt who-wrote --json redirected.txt > w.json
 python3 - w.json <<'PY'
 import json, sys
-doc = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))["paths"]
 assert len(doc) == 1 and doc[0]["path"].endswith("/redirected.txt"), doc
 kinds = {}
 for w in doc[0]["writers"]:

@@ -13,7 +13,7 @@ printf '%s\n' "$out" | grep -q "^    \[[0-9]*\] sh -c 'echo deep > deep.txt'" ||
 ! printf '%s\n' "$out" | grep -q "exec of" || fail "fork-then-exec noted as an exec: $out"
 bt tree --json | python3 -c '
 import json, sys
-roots = json.load(sys.stdin)
+roots = json.load(sys.stdin)["processes"]
 assert len(roots) == 1
 def depth(n): return 1 + max([depth(c) for c in n["children"]] or [0])
 assert depth(roots[0]) == 3, roots

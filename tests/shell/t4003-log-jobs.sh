@@ -42,7 +42,7 @@ first_cd=$(printf '%s\n' "$grouped" | grep -n '^[cd] ' | head -n 1 | cut -d: -f1
 raw=$(bt log --raw)
 assert_eq "$(printf '%s\n' "$raw" | grep -c '^\[[0-9]*\] [abcd] \(first\|second\)$')" 8 "every raw line has a prefix"
 # --process: one process's output only.
-id=$(bt log --json | python3 -c 'import json,sys; print([c["process"] for c in json.load(sys.stdin) if c["data"].startswith("c first")][0])')
+id=$(bt log --json | python3 -c 'import json,sys; print([c["process"] for c in json.load(sys.stdin)["chunks"] if c["data"].startswith("c first")][0])')
 assert_eq "$(bt log --process "$id")" "c first
 c second" "log --process (one recipe shell printed both lines)"
 assert_no_leftovers

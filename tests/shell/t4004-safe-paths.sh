@@ -12,7 +12,7 @@ out=$(bt who-wrote "$(printf 'bad\377byte')")
 assert_eq "$(printf '%s\n' "$out" | sed -n 1p)" "$T/ws/bad\\xffbyte" "escaped byte"
 bt who-wrote --json "$(printf 'bad\377byte')" | python3 -c '
 import json, sys, os
-doc = json.loads(sys.stdin.buffer.read().decode())
+doc = json.loads(sys.stdin.buffer.read().decode())["paths"]
 p = doc[0]["path"].encode("utf-8", "surrogateescape")
 assert p.endswith(b"/bad\xffbyte"), p
 '

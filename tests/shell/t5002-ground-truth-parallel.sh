@@ -53,7 +53,7 @@ for kind, d, k in (("write", "out", 2), ("read", "in", 1)):
         errors.append("%d %s accesses missing, e.g. %s" % (len(missing), kind, missing[:3]))
 # Output: every chunk mentioning a marker came from that marker's process.
 lines = {"stdout": 0, "stderr": 0}
-for c in json.load(open(sys.argv[2])):
+for c in json.load(open(sys.argv[2]))["chunks"]:
     for line in c["data"].splitlines():
         m = line.split(" ", 1)[0]
         if marker_of(c["process"]) != m:

@@ -25,7 +25,7 @@ assert_eq "$(bt files -d "$T/trace.db" --missing)" "----m $T/ws/optional.conf" "
 assert_eq "$(bt files -d "$T/trace.db" --created --under sub)" "rwc-- $T/ws/sub/made.txt" "--created --under"
 bt files -d "$T/trace.db" --json | python3 -c '
 import json, sys
-d = {f["path"].rsplit("/", 1)[1]: f for f in json.load(sys.stdin)}
+d = {f["path"].rsplit("/", 1)[1]: f for f in json.load(sys.stdin)["files"]}
 assert d["made.txt"]["created"] and d["made.txt"]["written"] and not d["made.txt"]["deleted"], d
 assert d["doomed.txt"]["deleted"] and d["optional.conf"]["missing"], d
 '
@@ -47,7 +47,7 @@ assert_contains "$out" "[1] sh build.sh" "the root among its parents"
 printf '%s\n' "$out" | grep -Eq "read +$T/ws/in.txt +3 bytes +v[0-9]+ sha256 [0-9a-f]{16}" || fail "read with version and hash: $out"
 bt show -d "$T/trace.db" --json "$writer" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)[0]
+d = json.load(sys.stdin)["processes"][0]
 kinds = {(f["path"].rsplit("/", 1)[1], f["kind"]) for f in d["files"]}
 assert ("in.txt", "read") in kinds and ("made.txt", "write") in kinds, kinds
 assert all("sha256" in f for f in d["files"] if f["kind"] in ("read", "write")), d["files"]

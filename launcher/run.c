@@ -248,79 +248,6 @@ static GBytes *join_argv(char **argv)
     return g_byte_array_free_to_bytes(b);
 }
 
-static int write_run_start(sqlite3 *db, char **argv, const char *cwd, const struct run_tree *trees,
-                           int n_trees, char **err)
-{
-    sqlite3_stmt *st = NULL;
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    g_autoptr(GBytes) args = join_argv(argv);
-    int rc = sqlite3_prepare_v2(db,
-                                "INSERT INTO runs (id, argv, cwd, start_realtime_ns, start_ns, state, "
-                                "uid, gid, hostname, version) VALUES (1,?,?,?,?,?,?,?,?,?)",
-                                -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        gsize len;
-        const void *data = g_bytes_get_data(args, &len);
-        sqlite3_bind_blob(st, 1, data, (int)len, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 2, cwd, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, realtime_ns());
-        sqlite3_bind_int64(st, 4, rec_now_ns());
-        sqlite3_bind_text(st, 5, TRACEDB_RUN_RUNNING, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 6, (int)getuid());
-        sqlite3_bind_int(st, 7, (int)getgid());
-        sqlite3_bind_text(st, 8, host, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 9, BT_VERSION, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    }
-    sqlite3_finalize(st);
-    for (int i = 0; rc == SQLITE_OK && i < n_trees; i++) {
-        st = NULL;
-        rc = sqlite3_prepare_v2(db, "INSERT INTO trees (run_id, path, role) VALUES (1, ?, ?)", -1,
-                                &st, NULL);
-        if (rc == SQLITE_OK) {
-            sqlite3_bind_text(st, 1, trees[i].path, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, role_names[trees[i].role], -1, SQLITE_STATIC);
-            rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-        }
-        sqlite3_finalize(st);
-    }
-    if (rc != SQLITE_OK) {
-        *err = g_strdup(sqlite3_errmsg(db));
-        return -EIO;
-    }
-    return 0;
-}
-
-static int write_run_end(sqlite3 *db, int exit_status, int term_signal, const char *state,
-                         int64_t root_id, const char *notes, const char *tree_note,
-                         const char *failure)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db,
-                                "UPDATE runs SET end_ns=?, exit_status=?, term_signal=?, state=?, "
-                                "root_process_id=?, notes=?, process_tree=?, failure=? "
-                                "WHERE id=1",
-                                -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, rec_now_ns());
-        if (exit_status >= 0)
-            sqlite3_bind_int(st, 2, exit_status);
-        if (term_signal > 0)
-            sqlite3_bind_int(st, 3, term_signal);
-        sqlite3_bind_text(st, 4, state, -1, SQLITE_STATIC);
-        if (root_id > 0)
-            sqlite3_bind_int64(st, 5, root_id);
-        sqlite3_bind_text(st, 6, notes, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 7, tree_note, -1, SQLITE_STATIC);
-        if (failure)
-            sqlite3_bind_text(st, 8, failure, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK ? 0 : -EIO;
-}
-
 /* Why a setup step failed, and what to do about it: one line. */
 static void report_setup_failure(const struct ns_report *r, const struct run_tree *trees,
                                  char **argv)
@@ -671,7 +598,21 @@ int run_main(int argc, char **argv)
     int n_trees = (int)trees->len;
     {
         g_autofree char *err = NULL;
-        if (write_run_start(db, o.argv, cwd, tv, n_trees, &err) < 0) {
+        char host[256] = "";
+        if (gethostname(host, sizeof host - 1) < 0)
+            host[0] = '\0';
+        g_autoptr(GBytes) args = join_argv(o.argv);
+        struct tracedb_tree rows[NS_MAX_TREES];
+        for (int i = 0; i < n_trees && i < NS_MAX_TREES; i++)
+            rows[i] = (struct tracedb_tree){tv[i].path, role_names[tv[i].role]};
+        gsize args_len = 0;
+        const void *args_data = g_bytes_get_data(args, &args_len);
+        struct tracedb_run_start start = {
+            .argv = args_data, .argv_len = args_len, .cwd = cwd,
+            .start_realtime_ns = realtime_ns(), .start_ns = rec_now_ns(),
+            .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
+            .trees = rows, .n_trees = n_trees < NS_MAX_TREES ? n_trees : NS_MAX_TREES};
+        if (tracedb_write_run_start(db, &start, &err) < 0) {
             fprintf(stderr, "buildtrail: cannot write the trace %s: %s; choose a writable place "
                             "with -o FILE\n", db_path, err);
             goto out;
@@ -1018,9 +959,11 @@ int run_main(int argc, char **argv)
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",
                             stats);
-    if (write_run_end(db, exit_status, term_signal, state, proc_table_root_id(procs), notes,
-                      tree_note, failure_text) < 0 &&
-        !rec_err)
+    struct tracedb_run_end end = {
+        .end_ns = rec_now_ns(), .exit_status = exit_status, .term_signal = term_signal,
+        .state = state, .root_process_id = proc_table_root_id(procs), .notes = notes,
+        .process_tree = tree_note, .failure = failure_text};
+    if (tracedb_write_run_end(db, &end, NULL) < 0 && !rec_err)
         rec_err = -EIO;
     /* A self-contained file from here on; if a query still has it open it stays in WAL mode,
      * which loses nothing. */

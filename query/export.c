@@ -130,7 +130,7 @@ static GArray *products(struct export_ctx *x)
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     sqlite3_stmt *st = NULL;
     if (!qdb_prepare(x->q, "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON "
-                                     "f.id = a.file_id WHERE a.kind IN (2,3,4,10,11) AND a.result = 0 "
+                                     "f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_PRODUCED " AND a.result = 0 "
                                      "AND a.version_id IS NOT NULL ORDER BY f.path", &st))
         return out;
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -154,7 +154,7 @@ static GArray *products(struct export_ctx *x)
 static GArray *materials(struct export_ctx *x)
 {
     GArray *ids = qdb_ids(x->q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
-                                "v.id = a.version_id WHERE a.kind IN (1,5) AND a.result = 0 AND "
+                                "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND "
                                 "v.origin = 1 AND ?1 = ?1", 0);
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     for (guint i = 0; i < ids->len; i++) {
@@ -224,7 +224,7 @@ static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
     sqlite3_stmt *st = NULL;
     if (!qdb_prepare(x->q, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
                                      "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND "
-                                     "a.kind IN (2,3,4,6,9,10) ORDER BY a.first_ns", &st)) {
+                                     "a.kind IN " TRACEDB_KINDS_CHANGED " ORDER BY a.first_ns", &st)) {
         g_hash_table_destroy(state);
         return g_ptr_array_new_with_free_func(g_free);
     }
@@ -549,7 +549,7 @@ static int fmt_chrome_trace(struct export_ctx *x)
             g_string_append_printf(o, ",\"images\":%d", t->last->exec_seq - t->first->exec_seq + 1);
         /* Files it touched: counts, and the paths it wrote. */
         GArray *ids = qdb_ids(x->q, "SELECT COUNT(*) FROM accesses WHERE process_id = ?1 AND "
-                                    "kind IN (1,5) AND result = 0", p->id);
+                                    "kind IN " TRACEDB_KINDS_READ " AND result = 0", p->id);
         g_string_append_printf(o, ",\"files_read\":%" PRId64,
                                ids->len ? g_array_index(ids, int64_t, 0) : 0);
         g_array_unref(ids);
@@ -557,7 +557,8 @@ static int fmt_chrome_trace(struct export_ctx *x)
         g_string_append(o, ",\"files_written\":[");
         if (qdb_prepare(x->q, "SELECT DISTINCT f.path FROM accesses a JOIN files f ON "
                                          "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 "
-                                         "AND a.kind IN (2,3,4,10) AND (a.kind != 2 OR a.bytes > 0)", &st)) {
+                                         "AND a.kind IN " TRACEDB_KINDS_CHANGED " AND a.kind NOT IN " TRACEDB_KINDS_GONE
+                                         " AND (a.kind != 2 OR a.bytes > 0)", &st)) {
             bool f1 = true;
             for (const struct qdb_process *img = t->last; img;
                  img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)
@@ -672,7 +673,7 @@ static int fmt_dot(struct export_ctx *x)
     GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     sqlite3_stmt *acc = NULL;
     qdb_prepare(x->q, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "
-                                 "result = 0 AND process_id IS NOT NULL AND kind IN (1,2,3,4,5)", &acc);
+                                 "result = 0 AND process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED, &acc);
     for (guint i = 0; i < nodes->len; i++) {
         struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (!g_hash_table_contains(in_graph, &n->v->id))
@@ -713,7 +714,7 @@ static int fmt_dot(struct export_ctx *x)
                 /* Only readers that wrote something in the graph are drawn. */
                 bool writes_in_graph = false;
                 GArray *w = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE "
-                                          "process_id = ?1 AND kind IN (2,3,4) AND result = 0 AND "
+                                          "process_id = ?1 AND kind IN " TRACEDB_KINDS_MADE " AND result = 0 AND "
                                           "version_id IS NOT NULL", pid);
                 for (guint k = 0; k < w->len && !writes_in_graph; k++)
                     writes_in_graph = g_hash_table_contains(in_graph, &g_array_index(w, int64_t, k));
@@ -971,7 +972,7 @@ static GPtrArray *versions_of(struct export_ctx *x, int64_t pid, const char *kin
 static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, GString *tasks,
                           int64_t pid, bool inputs)
 {
-    GPtrArray *versions = versions_of(x, pid, inputs ? "(1,5)" : "(2,3,4)");
+    GPtrArray *versions = versions_of(x, pid, inputs ? TRACEDB_KINDS_READ : TRACEDB_KINDS_MADE);
     bool first = true;
     for (guint m = 0; m < versions->len; m++) {
         const struct prov_version *v = versions->pdata[m];
@@ -988,7 +989,7 @@ static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, G
 static GArray *writers(struct export_ctx *x, const struct prov_version *v)
 {
     return qdb_ids(x->q, "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND "
-                         "kind IN (2,3,4) AND result = 0 AND process_id IS NOT NULL", v->id);
+                         "kind IN " TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL", v->id);
 }
 
 static int fmt_cyclonedx(struct export_ctx *x)
@@ -1350,8 +1351,9 @@ static int fmt_spdx3(struct export_ctx *x)
         }
         g_string_append(d.graph, "}");
         g_ptr_array_add(roots, g_strdup(iri));
-        GPtrArray *in = s3_files_of(&d, pid, "(1)"), *out = s3_files_of(&d, pid, "(2,3,4)"),
-                  *tools = s3_files_of(&d, pid, "(5)");
+        GPtrArray *in = s3_files_of(&d, pid, TRACEDB_KINDS_OPENED_READ),
+                  *out = s3_files_of(&d, pid, TRACEDB_KINDS_MADE),
+                  *tools = s3_files_of(&d, pid, TRACEDB_KINDS_EXEC);
         s3_rel(&d, iri, "hasInput", in);
         s3_rel(&d, iri, "hasOutput", out);
         s3_rel(&d, iri, "usesTool", tools);
@@ -1410,8 +1412,8 @@ static int fmt_prov(struct export_ctx *x)
     if (!qdb_prepare(x->q, "SELECT process_id, version_id, kind, MIN(first_ns), "
                                      "MAX(last_ns) FROM accesses WHERE version_id IS NOT NULL AND "
                                      "process_id IS NOT NULL AND result = 0 AND kind IN "
-                                     "(1,2,3,4,5) GROUP BY process_id, version_id, kind = 1 OR "
-                                     "kind = 5 ORDER BY 4", &st)) {
+                                     TRACEDB_KINDS_USED " GROUP BY process_id, version_id, kind IN "
+                                     TRACEDB_KINDS_READ " ORDER BY 4", &st)) {
         return 1; /* the error is kept in x->q: main reports it */
     }
     while (qdb_row(x->q, st)) {

@@ -118,7 +118,7 @@ int query_packages_main(int argc, char **argv)
      * closures (shared libraries are listed, not followed). */
     GHashTable *incorporated = g_hash_table_new(g_int64_hash, g_int64_equal);
     GArray *written = qdb_ids(q, "SELECT DISTINCT version_id FROM accesses WHERE kind IN "
-                                 "(2,3,4) AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1", 0);
+                                 TRACEDB_KINDS_MADE " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1", 0);
     static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true};
     GHashTable *done = g_hash_table_new(g_int64_hash, g_int64_equal);
     for (guint i = 0; i < written->len; i++) {
@@ -143,7 +143,7 @@ int query_packages_main(int argc, char **argv)
     sqlite3_stmt *st = NULL;
     qdb_prepare(q, "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN "
                               "files f ON f.id = a.file_id JOIN versions v ON v.id = a.version_id "
-                              "WHERE a.kind IN (1,5) AND a.result = 0 AND v.origin = 1", &st);
+                              "WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1", &st);
     size_t cl = strlen(cwd);
     while (st && qdb_row(q, st)) {
         const char *path = (const char *)sqlite3_column_text(st, 0);

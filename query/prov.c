@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#define READ_KINDS "(1,5)"     /* read, exec */
-#define WRITE_KINDS "(2,3,4)"  /* write, create, truncate: they make the version */
+#define READ_KINDS TRACEDB_KINDS_READ
+#define WRITE_KINDS TRACEDB_KINDS_MADE
 
 /* A map from ids (positive integers) to pointer-sized values (NULL: absent): a hash table, or
  * a dense array once the largest id is known (the in-memory graph). */
@@ -190,7 +190,7 @@ struct prov *prov_new(struct qdb *q)
     p->st_version = prepare(p,
         "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), hex(v.git_sha1), "
         "  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a WHERE a.version_id = v.id AND "
-        "  a.kind IN (10,11) AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
+        "  a.kind IN " TRACEDB_KINDS_PLACED " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
         "FROM versions v WHERE v.id = ?");
     p->st_path = prepare(p, "SELECT path FROM files WHERE id = ?");
     p->st_writers = prepare(p,
@@ -315,7 +315,7 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
     /* Any access that bound a version at this path says "at that time it held V"; a
      * rename_from or unlink says it stopped holding it. */
     if (qdb_prepare(p->q, "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS "
-                           "NOT NULL AND result = 0 AND kind NOT IN (6,9) "
+                           "NOT NULL AND result = 0 AND kind NOT IN " TRACEDB_KINDS_GONE " "
                            "ORDER BY first_ns DESC, id DESC LIMIT 1", &st)) {
         qdb_bind_int64(p->q, st, 1, file_id);
         if (qdb_row(p->q, st))
@@ -328,7 +328,7 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
 bool prov_exists_at_end(struct prov *p, int64_t file_id)
 {
     GArray *kinds = qdb_ids(p->q, "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 "
-                                  "AND kind IN (1,2,3,4,5,6,9,10,11,12) "
+                                  "AND kind IN " TRACEDB_KINDS_BOUND " "
                                   "ORDER BY first_ns DESC, id DESC LIMIT 1", file_id);
     bool exists = !kinds->len || (g_array_index(kinds, int64_t, 0) != TRACEDB_UNLINK &&
                                   g_array_index(kinds, int64_t, 0) != TRACEDB_RENAME_FROM);
@@ -593,7 +593,7 @@ static void load_graph(struct prov *p)
     GArray *wr = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by version */
     if (qdb_prepare(p->q, "SELECT process_id, version_id, kind, first_ns, last_ns, file_id "
                                "FROM accesses NOT INDEXED WHERE version_id IS NOT NULL AND "
-                               "result = 0 AND kind IN (1,2,3,4,5,10,11)", &st)) {
+                               "result = 0 AND kind IN " TRACEDB_KINDS_VERSIONED, &st)) {
         while (qdb_row(p->q, st)) {
             int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
             if (vid < 1 || vid > max_version || pid < 0 || pid > max_process)

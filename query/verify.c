@@ -15,7 +15,7 @@
 static const char inputs_sql[] =
     "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a"
     " JOIN versions v ON v.id = a.version_id JOIN files f ON f.id = a.file_id"
-    " WHERE a.kind IN (1,5) AND a.result = 0 AND v.origin = 1 ORDER BY f.path";
+    " WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path";
 
 static void report(GString *out, bool json, bool *first, const char *what, const char *path,
                    const char *expected, const char *actual)

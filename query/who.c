@@ -11,8 +11,8 @@
 /* Kinds that make a process a writer of a path: it changed what is at that path.  A write
  * open that moved no bytes does not count (the opener is then only a creator or truncator, if
  * it was one: `sh -c 'cmd > f'` lists sh as creator and cmd as writer). */
-#define WRITER_KINDS "(2,3,4,7,10,11,12)"
-#define READER_KINDS "(1,5)"
+#define WRITER_KINDS TRACEDB_KINDS_WROTE_PATH
+#define READER_KINDS TRACEDB_KINDS_READ
 
 struct who_access {
     int kind;

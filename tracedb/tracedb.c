@@ -627,6 +627,77 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     return 0;
 }
 
+/* Bind helpers for the writers below: each keeps the first failure in *rc. */
+static void bind_text(sqlite3_stmt *st, int i, const char *s, int *rc)
+{
+    if (*rc == SQLITE_OK)
+        *rc = s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static void bind_int64(sqlite3_stmt *st, int i, int64_t v, bool present, int *rc)
+{
+    if (*rc == SQLITE_OK)
+        *rc = present ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+/* Step a bound statement to its end and finalize it; *rc keeps the first failure. */
+static void step_done(sqlite3_stmt *st, int *rc)
+{
+    if (*rc == SQLITE_OK && sqlite3_step(st) != SQLITE_DONE)
+        *rc = SQLITE_ERROR;
+    sqlite3_finalize(st);
+}
+
+int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "INSERT INTO runs (id, argv, cwd, start_realtime_ns, start_ns, "
+                                    "state, uid, gid, hostname, version) "
+                                    "VALUES (1,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_blob(st, 1, r->argv, (int)r->argv_len, SQLITE_TRANSIENT);
+    bind_text(st, 2, r->cwd, &rc);
+    bind_int64(st, 3, r->start_realtime_ns, true, &rc);
+    bind_int64(st, 4, r->start_ns, true, &rc);
+    bind_text(st, 5, TRACEDB_RUN_RUNNING, &rc);
+    bind_int64(st, 6, r->uid, true, &rc);
+    bind_int64(st, 7, r->gid, true, &rc);
+    bind_text(st, 8, r->hostname, &rc);
+    bind_text(st, 9, r->version, &rc);
+    step_done(st, &rc);
+    for (int i = 0; rc == SQLITE_OK && i < r->n_trees; i++) {
+        st = NULL;
+        rc = sqlite3_prepare_v2(db, "INSERT INTO trees (run_id, path, role) VALUES (1, ?, ?)", -1,
+                                &st, NULL);
+        bind_text(st, 1, r->trees[i].path, &rc);
+        bind_text(st, 2, r->trees[i].role, &rc);
+        step_done(st, &rc);
+    }
+    if (rc != SQLITE_OK)
+        return set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
+    return 0;
+}
+
+int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "UPDATE runs SET end_ns=?, exit_status=?, term_signal=?, "
+                                    "state=?, root_process_id=?, notes=?, process_tree=?, "
+                                    "failure=? WHERE id=1", -1, &st, NULL);
+    bind_int64(st, 1, r->end_ns, true, &rc);
+    bind_int64(st, 2, r->exit_status, r->exit_status >= 0, &rc);
+    bind_int64(st, 3, r->term_signal, r->term_signal > 0, &rc);
+    bind_text(st, 4, r->state, &rc);
+    bind_int64(st, 5, r->root_process_id, r->root_process_id > 0, &rc);
+    bind_text(st, 6, r->notes, &rc);
+    bind_text(st, 7, r->process_tree, &rc);
+    bind_text(st, 8, r->failure, &rc);
+    step_done(st, &rc);
+    if (rc != SQLITE_OK)
+        return set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
+    return 0;
+}
+
 int tracedb_seal(sqlite3 *db)
 {
     sqlite3_stmt *st = NULL;

@@ -51,6 +51,34 @@ enum tracedb_access_kind {
 /* The name of an access kind ("read", "rename_from", ...), or NULL for an unknown code. */
 const char *tracedb_access_kind_name(int kind);
 
+/* Named sets of access kinds, as SQL lists: the only place the read side spells them (the
+ * numbers are the enum's above, which never change; tests/unit/tracedb checks each set
+ * against the enum by name).
+ *   READ        its content was read: read, exec
+ *   OPENED_READ opened for reading only (not exec)
+ *   EXEC        opened to be executed
+ *   MADE        a version was made by it: write, create, truncate
+ *   PLACED      a version was put at a path without being made: rename_to, link
+ *   GONE        a version left a path: unlink, rename_from
+ *   USED        read or made (the provenance edges): READ + MADE
+ *   VERSIONED   bound to the version at a path: USED + PLACED
+ *   PRODUCED    left a version at a path (a product): MADE + PLACED
+ *   CHANGED     changed what a path holds: MADE + rename_to + GONE (compile outputs)
+ *   WROTE_PATH  "wrote" it for who-wrote: MADE + mkdir + PLACED + symlink
+ *   BOUND       every kind that can bind a version: VERSIONED + GONE + symlink */
+#define TRACEDB_KINDS_READ "(1,5)"
+#define TRACEDB_KINDS_OPENED_READ "(1)"
+#define TRACEDB_KINDS_EXEC "(5)"
+#define TRACEDB_KINDS_MADE "(2,3,4)"
+#define TRACEDB_KINDS_PLACED "(10,11)"
+#define TRACEDB_KINDS_GONE "(6,9)"
+#define TRACEDB_KINDS_USED "(1,2,3,4,5)"
+#define TRACEDB_KINDS_VERSIONED "(1,2,3,4,5,10,11)"
+#define TRACEDB_KINDS_PRODUCED "(2,3,4,10,11)"
+#define TRACEDB_KINDS_CHANGED "(2,3,4,6,9,10)"
+#define TRACEDB_KINDS_WROTE_PATH "(2,3,4,7,10,11,12)"
+#define TRACEDB_KINDS_BOUND "(1,2,3,4,5,6,9,10,11,12)"
+
 /* versions.origin */
 enum tracedb_version_origin {
     TRACEDB_VERSION_FOUND = 1,   /* existed before the build touched it: hashed at first read */
@@ -89,6 +117,33 @@ void tracedb_discard(const char *path);
 
 /* "a regular file", "a FIFO", "a character device", ... for a stat mode. */
 const char *tracedb_file_kind(mode_t mode);
+
+/* The run row (table runs, id 1) and its trees, written by `buildtrail run` at the start and
+ * at the end.  Each returns 0 or -EIO with SQLite's message in *err (g_free it). */
+struct tracedb_tree {
+    const char *path;
+    const char *role; /* "workspace", "trace", "tmp", "system" */
+};
+struct tracedb_run_start {
+    const void *argv;       /* the build command, NUL-separated */
+    size_t argv_len;
+    const char *cwd;
+    int64_t start_realtime_ns, start_ns; /* CLOCK_REALTIME and CLOCK_BOOTTIME */
+    int64_t uid, gid;
+    const char *hostname, *version;
+    const struct tracedb_tree *trees;
+    int n_trees;
+};
+int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char **err);
+struct tracedb_run_end {
+    int64_t end_ns;          /* CLOCK_BOOTTIME */
+    int exit_status;         /* like $?; < 0: none */
+    int term_signal;         /* 0: none */
+    const char *state;       /* TRACEDB_RUN_* */
+    int64_t root_process_id; /* 0: none */
+    const char *notes, *process_tree, *failure; /* failure may be NULL */
+};
+int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err);
 
 /* Open an existing trace read-only (a symlink is followed; nothing blocks on a FIFO or device).
  * -ENOENT: no such file; -EINVAL: not a buildtrail trace (not a regular file, empty, not

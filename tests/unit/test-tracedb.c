@@ -76,6 +76,120 @@ static void test_refuse_foreign(void)
     g_assert_cmpint(tracedb_open_readonly(missing, &db, &err3), ==, -ENOENT);
 }
 
+/* Each named kind set is exactly the kinds its definition names (by name, not by number). */
+static void check_set(const char *set, const char *const *names)
+{
+    GString *want = g_string_new("(");
+    for (const char *const *n = names; *n; n++) {
+        int kind = 0;
+        for (int k = 1; k <= TRACEDB_ACCESS_KIND_MAX; k++)
+            if (!strcmp(tracedb_access_kind_name(k), *n))
+                kind = k;
+        g_assert_cmpint(kind, >, 0);
+        g_string_append_printf(want, "%s%d", n == names ? "" : ",", kind);
+    }
+    g_string_append_c(want, ')');
+    g_assert_cmpstr(set, ==, want->str);
+    g_string_free(want, TRUE);
+}
+
+static void test_kind_sets(void)
+{
+    check_set(TRACEDB_KINDS_READ, (const char *const[]){"read", "exec", NULL});
+    check_set(TRACEDB_KINDS_OPENED_READ, (const char *const[]){"read", NULL});
+    check_set(TRACEDB_KINDS_EXEC, (const char *const[]){"exec", NULL});
+    check_set(TRACEDB_KINDS_MADE, (const char *const[]){"write", "create", "truncate", NULL});
+    check_set(TRACEDB_KINDS_PLACED, (const char *const[]){"rename_to", "link", NULL});
+    check_set(TRACEDB_KINDS_GONE, (const char *const[]){"unlink", "rename_from", NULL});
+    check_set(TRACEDB_KINDS_USED,
+              (const char *const[]){"read", "write", "create", "truncate", "exec", NULL});
+    check_set(TRACEDB_KINDS_VERSIONED,
+              (const char *const[]){"read", "write", "create", "truncate", "exec", "rename_to",
+                                    "link", NULL});
+    check_set(TRACEDB_KINDS_PRODUCED,
+              (const char *const[]){"write", "create", "truncate", "rename_to", "link", NULL});
+    check_set(TRACEDB_KINDS_CHANGED,
+              (const char *const[]){"write", "create", "truncate", "unlink", "rename_from",
+                                    "rename_to", NULL});
+    check_set(TRACEDB_KINDS_WROTE_PATH,
+              (const char *const[]){"write", "create", "truncate", "mkdir", "rename_to", "link",
+                                    "symlink", NULL});
+    check_set(TRACEDB_KINDS_BOUND,
+              (const char *const[]){"read", "write", "create", "truncate", "exec", "unlink",
+                                    "rename_from", "rename_to", "link", "symlink", NULL});
+}
+
+/* The run row written at the start and at the end reads back, NULLs where nothing was given. */
+static void test_run_rows(void)
+{
+    g_autofree char *p = unit_path("runrow.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "make\0-j2";
+    struct tracedb_tree trees[] = {{"/w", "workspace"}, {"/tmp", "tmp"}};
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
+                                  .start_realtime_ns = 5, .start_ns = 7, .uid = 1, .gid = 2,
+                                  .hostname = "h", .version = "v", .trees = trees, .n_trees = 2};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    struct tracedb_run_end e = {.end_ns = 9, .exit_status = -1, .state = TRACEDB_RUN_FINISHED,
+                                .notes = "n", .process_tree = "complete"};
+    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    sqlite3_stmt *st = NULL;
+    g_assert_cmpint(sqlite3_prepare_v2(db, "SELECT state, exit_status IS NULL, term_signal IS NULL, "
+                                           "failure IS NULL, root_process_id IS NULL, "
+                                           "(SELECT count(*) FROM trees), length(argv) FROM runs",
+                                       -1, &st, NULL), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
+    g_assert_cmpstr((const char *)sqlite3_column_text(st, 0), ==, "finished");
+    for (int i = 1; i <= 4; i++)
+        g_assert_cmpint(sqlite3_column_int(st, i), ==, 1);
+    g_assert_cmpint(sqlite3_column_int(st, 5), ==, 2);
+    g_assert_cmpint(sqlite3_column_int(st, 6), ==, (int)sizeof args);
+    sqlite3_finalize(st);
+    /* A second start is refused (one run per trace), with SQLite's message. */
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_write_run_start(db, &s, &err), ==, -EIO);
+    g_assert_nonnull(err);
+    sqlite3_close(db);
+}
+
+/* Damage is told from "not a trace": an SQLite file of something else, a trace whose meta is
+ * unreadable, and an empty file. */
+static void test_open_damaged_or_foreign(void)
+{
+    g_autofree char *other = unit_path("other.sqlite");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(sqlite3_open(other, &db), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), ==, SQLITE_OK);
+    sqlite3_close(db);
+    g_autofree char *e1 = NULL;
+    g_assert_cmpint(tracedb_open_readonly(other, &db, &e1), ==, -EINVAL);
+    g_assert_nonnull(strstr(e1, "not a buildtrail trace"));
+
+    g_autofree char *p = unit_path("meta-damaged.db");
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    /* Page 2 onwards hold the tables; overwrite every page after the first with 0xff. */
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    g_assert_true(g_file_get_contents(p, &data, &len, NULL));
+    g_assert_cmpuint(len, >, 4096);
+    unsigned page = ((unsigned char)data[16] << 8) | (unsigned char)data[17];
+    if (page == 1)
+        page = 65536;
+    memset(data + page, 0xff, len - page);
+    g_assert_true(g_file_set_contents(p, data, (gssize)len, NULL));
+    g_autofree char *e2 = NULL;
+    g_assert_cmpint(tracedb_open_readonly(p, &db, &e2), ==, -EBADMSG);
+
+    g_autofree char *empty = unit_path("empty.db");
+    g_assert_true(g_file_set_contents(empty, "", 0, NULL));
+    g_autofree char *e3 = NULL;
+    g_assert_cmpint(tracedb_open_readonly(empty, &db, &e3), ==, -EINVAL);
+    g_assert_nonnull(strstr(e3, "empty"));
+}
+
 static void test_refuse_newer(void)
 {
     g_autofree char *p = unit_path("newer.db");
@@ -219,6 +333,9 @@ int main(int argc, char **argv)
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
+    g_test_add_func("/tracedb/kind-sets", test_kind_sets);
+    g_test_add_func("/tracedb/run-rows", test_run_rows);
+    g_test_add_func("/tracedb/open-damaged-or-foreign", test_open_damaged_or_foreign);
     g_test_add_func("/tracedb/refuse-special", test_refuse_special);
     g_test_add_func("/tracedb/mode", test_mode_and_no_temporaries);
     g_test_add_func("/tracedb/long-path", test_long_path);

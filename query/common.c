@@ -280,3 +280,66 @@ char *query_run_cwd(struct qdb *q)
     sqlite3_finalize(st);
     return cwd ? cwd : g_get_current_dir();
 }
+
+/* ---- provenance helpers shared by the commands --------------------------------------- */
+
+void query_json_version(GString *out, const struct prov_version *v)
+{
+    g_string_append_printf(out, "{\"version\":%" G_GINT64_FORMAT ",\"path\":", v->id);
+    json_string(out, v->path, strlen(v->path));
+    g_string_append_printf(out, ",\"origin\":\"%s\"", prov_origin_name(v->origin));
+    if (v->size >= 0)
+        g_string_append_printf(out, ",\"size\":%" G_GINT64_FORMAT, v->size);
+    if (v->sha256[0])
+        g_string_append_printf(out, ",\"sha256\":\"%s\",\"sha1\":\"%s\",\"git_sha1\":\"%s\"",
+                               v->sha256, v->sha1, v->git_sha1);
+    if (v->hash_error)
+        g_string_append_printf(out, ",\"hash_error\":\"%s\"", g_strerror(v->hash_error));
+    if (v->base_id)
+        g_string_append_printf(out, ",\"base\":%" G_GINT64_FORMAT, v->base_id);
+}
+
+void query_text_version(GString *out, const struct prov_version *v)
+{
+    g_string_append_printf(out, "version %" G_GINT64_FORMAT " (%s", v->id,
+                           v->origin == TRACEDB_VERSION_FOUND ? "not made by the build"
+                                                              : "made by the build");
+    if (v->size >= 0)
+        g_string_append_printf(out, ", %" G_GINT64_FORMAT " bytes", v->size);
+    if (v->sha256[0])
+        g_string_append_printf(out, ", sha256 %s", v->sha256);
+    else if (v->hash_error)
+        g_string_append_printf(out, ", not hashed: %s", g_strerror(v->hash_error));
+    g_string_append_c(out, ')');
+}
+
+struct prov *query_open_prov(const char *cmd, struct qdb *q)
+{
+    struct prov *p = prov_new(q);
+    if (!p)
+        fprintf(stderr, "buildtrail %s: this trace has no file versions (recorded by an older "
+                        "buildtrail, schema %d); record the build again to ask this\n",
+                cmd, q->schema_version);
+    return p;
+}
+
+int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char **abs_out)
+{
+    char *path = qdb_absolute_path(arg);
+    int64_t file_id = qdb_file_id(q, path);
+    if (!file_id && qdb_failed(q)) {
+        g_free(path);
+        return 0;
+    }
+    if (!file_id) {
+        GString *e = g_string_new(NULL);
+        text_escape(e, path, strlen(path));
+        fprintf(stderr, "buildtrail %s: %s: the build never touched this path; check the path, "
+                        "or list the files it touched with 'buildtrail files'\n", cmd, e->str);
+        g_string_free(e, TRUE);
+        g_free(path);
+        return 0;
+    }
+    *abs_out = path;
+    return file_id;
+}

@@ -78,7 +78,7 @@ int query_emit(struct qdb *q, GString *out);
  * damaged: ...") and return true.  Call it before any conclusion drawn from an absence. */
 bool query_failed(struct qdb *q);
 
-/* Provenance helpers (inputs.c). */
+/* Provenance helpers. */
 /* The provenance view of a trace, or NULL after printing why not (trace older than schema 3). */
 struct prov *query_open_prov(const char *cmd, struct qdb *q);
 /* The file id of a path argument (made absolute; *abs_out gets it, g_free it), or 0 after

@@ -4,6 +4,7 @@
 #include "filekind.h"
 #include "query.h"
 #include "textout.h"
+#include "progkind.h"
 #include "tracedb.h"
 
 #include <getopt.h>
@@ -182,29 +183,6 @@ static void json_key_string(GString *out, const char *key, const char *s)
 
 /* ---- compile-commands -------------------------------------------------------------------- */
 
-static bool is_compiler(const char *prog)
-{
-    static const char *const names[] = {"cc", "c++", "gcc", "g++", "clang", "clang++", "c89",
-                                        "c99", "cpp", NULL};
-    for (const char *const *n = names; *n; n++)
-        if (!strcmp(prog, *n))
-            return strcmp(prog, "cpp") != 0;
-    /* gcc-12, x86_64-linux-gnu-gcc-12, clang-14, arm-none-eabi-g++ ... */
-    static const char *const stems[] = {"gcc", "g++", "clang", "clang++", "cc", "c++", NULL};
-    for (const char *const *s = stems; *s; s++) {
-        const char *at = strstr(prog, *s);
-        while (at) {
-            size_t l = strlen(*s);
-            bool left = at == prog || at[-1] == '-';
-            bool right = at[l] == '\0' || (at[l] == '-' && g_ascii_isdigit(at[l + 1]));
-            if (left && right)
-                return true;
-            at = strstr(at + 1, *s);
-        }
-    }
-    return false;
-}
-
 static bool has_source_ext(const char *w)
 {
     return w[0] != '-' && filekind_cc_source(w);
@@ -304,7 +282,7 @@ static int fmt_compile_commands(struct export_ctx *x)
             continue;
         const char *slash = strrchr(p->argv, '/');
         const char *prog = slash ? slash + 1 : p->argv;
-        if (is_compiler(prog))
+        if (progkind_is_compiler_driver(prog))
             g_ptr_array_add(procs, v);
     }
     g_ptr_array_sort(procs, proc_id_cmp);
@@ -325,7 +303,7 @@ static int fmt_compile_commands(struct export_ctx *x)
                 continue;
             const char *ds = strrchr(d->argv, '/');
             size_t dtail = strlen(d->argv) + 1;
-            wrapped = is_compiler(ds ? ds + 1 : d->argv) && d->argv_len - dtail == p->argv_len - tail &&
+            wrapped = progkind_is_compiler_driver(ds ? ds + 1 : d->argv) && d->argv_len - dtail == p->argv_len - tail &&
                       !memcmp(d->argv + dtail, p->argv + tail, p->argv_len - tail);
         }
         if (wrapped) {

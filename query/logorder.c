@@ -1,16 +1,13 @@
 /* logorder — see logorder.h. */
 #include "logorder.h"
 
-#include <string.h>
+#include "progkind.h"
 
-static const char *const drivers[] = {"make", "gmake", "remake", "bmake", "pmake", "ninja", "samu"};
+#include <string.h>
 
 bool log_is_driver(const char *program)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(drivers); i++)
-        if (!strcmp(program, drivers[i]))
-            return true;
-    return false;
+    return progkind_is_build_driver(program);
 }
 
 struct key_elem {

@@ -1,8 +1,8 @@
 /* logorder — the order `buildtrail log` prints the build's output in (pure; unit-tested).
  *
  * Definitions (docs/architecture.md, "Jobs and the log order")
- *   - A build driver is a process whose program is make, gmake, remake, bmake, pmake, ninja or
- *     samu (log_is_driver).
+ *   - A build driver is a process whose program is one (progkind_is_build_driver: make and its
+ *     kin, ninja, samu); log_is_driver says so.
  *   - A job is a process whose parent is a driver: one command the driver started.  Jobs nest:
  *     a recursive make is (inside) a job of the outer make, and its own children are jobs of
  *     the inner level.

@@ -2,6 +2,7 @@
 #include "prov.h"
 
 #include "filekind.h"
+#include "progkind.h"
 #include "tracedb.h"
 
 #include <string.h>
@@ -466,7 +467,7 @@ static enum prov_role classify(enum filekind name, const char *path, int kind,
         if (reader) {
             /* C++ standard headers have no extension; the compiler proper reads them. */
             const char *prog = qdb_process_program(reader);
-            if (!strcmp(prog, "cc1plus") || !strcmp(prog, "cc1") || !strncmp(prog, "clang", 5))
+            if (progkind_is_compiler_proper(prog))
                 return PROV_ROLE_HEADER;
         }
         return PROV_ROLE_OTHER;
@@ -998,4 +999,9 @@ GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts
     if (!p->graph)
         load_graph(p);
     return walk_outputs(p, starts, o, 0);
+}
+
+const char *prov_origin_name(int origin)
+{
+    return origin == TRACEDB_VERSION_FOUND ? "found" : "built";
 }

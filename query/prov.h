@@ -102,3 +102,6 @@ char *prov_read_version(const struct prov_version *v, gsize *len, const char **p
 
 /* Is `path` under one of the NULL-terminated directories? */
 bool prov_path_under(const char *path, char *const *dirs);
+
+/* "found" (existed before the build) or "built" (made by it), for a version's origin. */
+const char *prov_origin_name(int origin);

@@ -1,5 +1,6 @@
 /* Unit tests: filekind — one classification of file names for prov, export and copies. */
 #include "filekind.h"
+#include "progkind.h"
 
 #include <glib.h>
 
@@ -43,10 +44,31 @@ static void test_cc_and_code(void)
     g_assert_false(filekind_is_code("deflate.d"));
 }
 
+/* Program kinds: compiler drivers as builds name them, compilers proper, build drivers. */
+static void test_programs(void)
+{
+    static const char *const drivers[] = {"cc", "c++", "gcc", "g++", "clang", "clang++", "c99",
+                                          "gcc-12", "x86_64-linux-gnu-gcc-12", "clang-14",
+                                          "arm-none-eabi-g++", NULL};
+    for (const char *const *d = drivers; *d; d++)
+        g_assert_true(progkind_is_compiler_driver(*d));
+    static const char *const not_drivers[] = {"cpp", "cc1", "ld", "gccgo-x", "ccache", "make",
+                                              "gcc-ar-", "mycc", NULL};
+    for (const char *const *d = not_drivers; *d; d++)
+        g_assert_false(progkind_is_compiler_driver(*d));
+    g_assert_true(progkind_is_compiler_proper("cc1"));
+    g_assert_true(progkind_is_compiler_proper("cc1plus"));
+    g_assert_false(progkind_is_compiler_proper("gcc"));
+    g_assert_true(progkind_is_build_driver("make"));
+    g_assert_true(progkind_is_build_driver("samu"));
+    g_assert_false(progkind_is_build_driver("makeinfo"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/filekind/kinds", test_kinds);
     g_test_add_func("/filekind/cc-and-code", test_cc_and_code);
+    g_test_add_func("/progkind/programs", test_programs);
     return g_test_run();
 }

@@ -7,30 +7,111 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-bool query_common_option(int c, const char *arg, struct query_opts *o)
+/* The command being run, for query_emit's and query_failed's messages. */
+static const char *current_cmd = "query";
+
+enum { OPT_DB = 'd', OPT_HELP = 'h', OPT_JSON = 0x1000, OPT_ALLOW_INCOMPLETE = 0x1001 };
+
+static void print_help(const struct query_command *cmd)
 {
-    if (c == 'd')
-        o->db_path = arg;
-    else if (c == 'j')
-        o->json = true;
-    else if (c == QUERY_OPT_ALLOW_INCOMPLETE)
-        o->allow_incomplete = true;
-    else
-        return false;
-    return true;
+    printf("Usage: buildtrail %s [OPTION]...%s%s\n", cmd->name, *cmd->operands ? " " : "",
+           cmd->operands);
+    fputs(cmd->about, stdout);
+    if (cmd->more_about)
+        cmd->more_about();
+    fputs("\nOptions:\n", stdout);
+    if (cmd->options_help)
+        fputs(cmd->options_help, stdout);
+    if (cmd->flags & QUERY_ALLOW_INCOMPLETE)
+        fputs("      --allow-incomplete  answer on an incomplete trace (a killed, failed or\n"
+              "                        interrupted run, a partial process tree), marked so\n",
+              stdout);
+    fputs("  -d, --db FILE         read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n", stdout);
+    if (!(cmd->flags & QUERY_NO_JSON))
+        fputs("      --json            print JSON (one document, with the trace's state)\n", stdout);
+    fputs("  -h, --help            print this help\n", stdout);
 }
 
-int query_no_operands(const char *cmd, int argc, char **argv)
+int query_parse(const struct query_command *cmd, int argc, char **argv, struct query_opts *o,
+                void *ctx)
 {
-    if (optind >= argc)
-        return 0;
-    fprintf(stderr, "buildtrail %s: unexpected argument '%s'; see 'buildtrail %s --help'\n", cmd,
-            argv[optind], cmd);
-    return 2;
+    struct option longopts[48];
+    size_t n = 0;
+    longopts[n++] = (struct option){"db", required_argument, NULL, OPT_DB};
+    longopts[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    if (!(cmd->flags & QUERY_NO_JSON))
+        longopts[n++] = (struct option){"json", no_argument, NULL, OPT_JSON};
+    if (cmd->flags & QUERY_ALLOW_INCOMPLETE)
+        longopts[n++] = (struct option){"allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE};
+    for (const struct option *p = cmd->options; p && p->name && n < G_N_ELEMENTS(longopts) - 1; p++)
+        longopts[n++] = *p;
+    longopts[n] = (struct option){0};
+    g_autofree char *shortopts = g_strconcat("d:h", cmd->shortopts ? cmd->shortopts : "", NULL);
+    current_cmd = cmd->name;
+    int c;
+    optind = 1;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB:
+            o->db_path = optarg;
+            break;
+        case OPT_JSON:
+            o->json = true;
+            break;
+        case OPT_ALLOW_INCOMPLETE:
+            o->allow_incomplete = true;
+            break;
+        case OPT_HELP:
+            print_help(cmd);
+            return 0;
+        case '?':
+            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd->name);
+            return 2;
+        default: {
+            int r = cmd->option ? cmd->option(ctx, c, optarg) : 2;
+            if (r)
+                return r;
+        }
+        }
+    }
+    int have = argc - optind;
+    if (have < cmd->min_operands) {
+        fprintf(stderr, "buildtrail %s: no %s given; usage: buildtrail %s [OPTION]... %s\n",
+                cmd->name, cmd->operands, cmd->name, cmd->operands);
+        return 2;
+    }
+    if (cmd->max_operands >= 0 && have > cmd->max_operands) {
+        if (cmd->max_operands == 0)
+            fprintf(stderr, "buildtrail %s: unexpected argument '%s'; see 'buildtrail %s "
+                            "--help'\n", cmd->name, argv[optind], cmd->name);
+        else
+            fprintf(stderr, "buildtrail %s: give exactly %d %s; usage: buildtrail %s "
+                            "[OPTION]... %s\n", cmd->name, cmd->max_operands, cmd->operands,
+                    cmd->name, cmd->operands);
+        return 2;
+    }
+    return -1;
+}
+
+bool query_parse_id(const char *cmd, const char *what, const char *arg, int64_t *id)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (end == arg || *end || v <= 0 || errno) {
+        fprintf(stderr, "buildtrail %s: %s%s'%s' is not a process id; give the number shown in "
+                        "brackets by 'buildtrail tree'\n", cmd, what ? what : "",
+                what ? " " : "", arg);
+        return false;
+    }
+    *id = v;
+    return true;
 }
 
 /* One line on stderr when the answer stands on a run that did not end cleanly or a trace that
@@ -66,8 +147,6 @@ static void note_run_state(const char *cmd, const char *path, const struct qdb_r
     }
 }
 
-/* The command being run, for query_emit's and query_failed's messages. */
-static const char *current_cmd = "query";
 
 bool query_failed(struct qdb *q)
 {

@@ -13,29 +13,41 @@
 
 #define QUERY_DEFAULT_DB "buildtrail.db"
 
-/* Options every query takes: -d/--db FILE, --json, -h/--help. */
+/* Options every query takes: -d/--db FILE, --json, -h/--help (and, where a command says so,
+ * --allow-incomplete). */
 struct query_opts {
     const char *db_path; /* NULL: ./buildtrail.db */
     bool json;
     bool allow_incomplete; /* --allow-incomplete (verdicts and attestations only) */
 };
-#define QUERY_COMMON_LONGOPTS                                                                      \
-    {"db", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},                        \
-        {"help", no_argument, NULL, 'h'}
-#define QUERY_COMMON_SHORTOPTS "d:h"
-/* For the commands that refuse an incomplete trace (verify, licenses --deny, attestations). */
-#define QUERY_OPT_ALLOW_INCOMPLETE 0x1001 /* beyond every short option */
-#define QUERY_ALLOW_INCOMPLETE_LONGOPT {"allow-incomplete", no_argument, NULL, QUERY_OPT_ALLOW_INCOMPLETE}
-#define QUERY_ALLOW_INCOMPLETE_HELP                                                                \
-    "      --allow-incomplete  answer on an incomplete trace (a killed, failed or interrupted\n"   \
-    "                          run, a partial process tree), marking the answer incomplete\n"
 
-/* Store a common option (getopt_long's `c` and optarg): true if it was one. */
-bool query_common_option(int c, const char *arg, struct query_opts *o);
+/* A command, as the driver sees it: its name, operands, help and own options. */
+struct query_command {
+    const char *name;          /* "who-wrote" */
+    const char *operands;      /* after the options in the usage line: "PATH...", "ID...", "" */
+    int min_operands;          /* how many it needs ... */
+    int max_operands;          /* ... and takes at most (-1: any number) */
+    const char *about;         /* what it does: lines ending in \n */
+    void (*more_about)(void);  /* prints more of it (a list built at run time), or NULL */
+    const char *options_help;  /* its own options, one "  -x, --long ARG   what\n" each, or NULL */
+    const struct option *options; /* its own long options, {0}-terminated, or NULL */
+    const char *shortopts;     /* its own short options ("lp:"), or NULL */
+    unsigned flags;            /* QUERY_NO_JSON, QUERY_ALLOW_INCOMPLETE */
+    /* Store one of its own options in ctx: 0, or 2 after printing a usage error. */
+    int (*option)(void *ctx, int c, const char *arg);
+};
+#define QUERY_NO_JSON 1u          /* takes no --json (its output is another format) */
+#define QUERY_ALLOW_INCOMPLETE 2u /* takes --allow-incomplete */
 
-/* For commands that take no operands: 0 if none are left after the options, else a usage
- * error is printed and 2 returned. */
-int query_no_operands(const char *cmd, int argc, char **argv);
+/* Parse argv for `cmd`: the shared options into *o, its own through cmd->option(ctx, …).
+ * Returns -1 to go on (the operands are argv[optind..argc-1], their count checked), 0 after
+ * printing --help on stdout, or 2 after printing a usage error (one line, naming the fix). */
+int query_parse(const struct query_command *cmd, int argc, char **argv, struct query_opts *o,
+                void *ctx);
+
+/* A process id operand or option value ("--process" or NULL for an operand): true, or false
+ * after printing a usage error. */
+bool query_parse_id(const char *cmd, const char *what, const char *arg, int64_t *id);
 
 /* What a command needs of the trace it answers on. */
 enum query_need {

@@ -105,60 +105,69 @@ static GPtrArray *shipped_in(struct prov *p, int64_t vid)
     return paths;
 }
 
-int query_copies_main(int argc, char **argv)
+struct copies_cli {
+    const char *known_path, *index_root, *output;
+    double threshold;
+};
+
+static int copies_option(void *ctx, int c, const char *arg)
 {
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"known", required_argument, NULL, 'K'},
-        {"index", required_argument, NULL, 'I'},
-        {"output", required_argument, NULL, 'o'},
-        {"threshold", required_argument, NULL, 'T'},
-        {0}};
-    struct query_opts o = {0};
-    const char *known_path = NULL, *index_root = NULL, *output = NULL;
-    double threshold = 0.6;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "o:", longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'K': known_path = optarg; break;
-        case 'I': index_root = optarg; break;
-        case 'o': output = optarg; break;
-        case 'T': {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (*end || t <= 0 || t > 100) {
-                fprintf(stderr, "buildtrail copies: --threshold '%s' is not a percentage "
-                                "between 1 and 100\n", optarg);
-                return 2;
-            }
-            threshold = t / 100;
-            break;
-        }
-        case 'h':
-            printf("Usage: buildtrail copies [-d TRACE] [--known INDEX] [--threshold PCT] [--json]\n"
-                   "       buildtrail copies --index DIR [-o INDEX]\n"
-                   "Embedded code copies among the source files the build compiled or included:\n"
-                   "files with the same content as another file the build read, or as a file of\n"
-                   "a known-copies index (--known), and files similar to one (an older or patched\n"
-                   "copy: the share of the file's winnowed fingerprints found in the other, at\n"
-                   "least --threshold percent, default 60).  Each is shown with the built files\n"
-                   "it went into (none: vendored but unused), then a score per directory.\n"
-                   "--index DIR writes an index of DIR's files (sha256sum lines, plus\n"
-                   "fingerprints of source files) to INDEX or standard output.\n"
-                   "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json      print JSON\n");
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail copies --help'.\n");
+    struct copies_cli *o = ctx;
+    switch (c) {
+    case 'K': o->known_path = arg; return 0;
+    case 'I': o->index_root = arg; return 0;
+    case 'o': o->output = arg; return 0;
+    case 'T': {
+        char *end;
+        double t = strtod(arg, &end);
+        if (*end || t <= 0 || t > 100) {
+            fprintf(stderr, "buildtrail copies: --threshold '%s' is not a percentage between 1 "
+                            "and 100\n", arg);
             return 2;
         }
+        o->threshold = t / 100;
+        return 0;
     }
-    int r = query_no_operands("copies", argc, argv);
-    if (r)
+    }
+    return 2;
+}
+
+static const struct option copies_options[] = {
+    {"known", required_argument, NULL, 'K'},
+    {"index", required_argument, NULL, 'I'},
+    {"output", required_argument, NULL, 'o'},
+    {"threshold", required_argument, NULL, 'T'},
+    {0}};
+
+static const struct query_command copies_command = {
+    .name = "copies",
+    .operands = "",
+    .about = "Embedded code copies among the source files the build compiled or included:\n"
+             "files with the same content as another file the build read, or as a file of\n"
+             "a known-copies index (--known), and files similar to one (an older or patched\n"
+             "copy: the share of the file's winnowed fingerprints found in the other, at\n"
+             "least --threshold percent, default 60).  Each is shown with the built files\n"
+             "it went into (none: vendored but unused), then a score per directory.\n"
+             "'buildtrail copies --index DIR [-o INDEX]' writes an index of DIR's files\n"
+             "(sha256sum lines, plus fingerprints of source files) to INDEX or stdout.\n",
+    .options_help = "      --known INDEX     also compare with the files of INDEX\n"
+                    "      --threshold PCT   how similar a file must be to count (default 60)\n"
+                    "      --index DIR       write an index of DIR instead (no trace needed)\n"
+                    "  -o, --output INDEX    with --index: write it to INDEX\n",
+    .options = copies_options,
+    .shortopts = "o:",
+    .option = copies_option,
+};
+
+int query_copies_main(int argc, char **argv)
+{
+    struct query_opts o = {0};
+    struct copies_cli cc = {.threshold = 0.6};
+    int r = query_parse(&copies_command, argc, argv, &o, &cc);
+    if (r >= 0)
         return r;
+    const char *known_path = cc.known_path, *index_root = cc.index_root, *output = cc.output;
+    double threshold = cc.threshold;
     if (index_root) {
         GString *out = g_string_new(NULL);
         unsigned n = 0;

@@ -1636,82 +1636,86 @@ static const struct format {
     {"sql", fmt_sql, "a PostgreSQL dump; many traces load into one database"},
 };
 
-static void usage(FILE *f)
+static void list_formats(void)
 {
-    fputs("Usage: buildtrail export [-d TRACE] --format FORMAT [-o FILE] [OPTION]...\n"
-          "Write the trace in a format other tools read (docs/exports.md has each mapping).\n"
-          "\nFormats:\n", f);
+    fputs("\nFormats:\n", stdout);
     for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
-        fprintf(f, "  %-17s %s\n", formats[i].name, formats[i].what);
-    fputs("\nOptions:\n"
-          "  -f, --format FORMAT   one of the above\n"
-          "  -o, --output FILE     write to FILE (default: standard output)\n"
-          "      --with-links      compile-commands: add link steps too\n"
-          "      --closure-of PATH dot: only PATH and what it was made from\n"
-          "      --depth N         dot: with --closure-of, at most N steps back\n"
-          "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
-          "                        e.g. --collapse /usr for system headers and toolchain\n"
-          "      --allow-incomplete  spdx, spdx3, cyclonedx, intoto, slsa: export an incomplete\n"
-          "                        trace (a killed, failed or interrupted run, a partial\n"
-          "                        process tree), marked incomplete in the document; without\n"
-          "                        it they refuse one\n"
-          "  -d, --db FILE         read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n", f);
+        printf("  %-17s %s\n", formats[i].name, formats[i].what);
 }
+
+struct export_cli {
+    const char *format, *output;
+    GPtrArray *collapse;
+    struct export_ctx *x;
+};
+
+static int export_option(void *ctx, int c, const char *arg)
+{
+    struct export_cli *o = ctx;
+    switch (c) {
+    case 'f': o->format = arg; return 0;
+    case 'o': o->output = arg; return 0;
+    case 'L': o->x->with_links = true; return 0;
+    case 'C': o->x->closure_of = arg; return 0;
+    case 'D': {
+        char *end;
+        long n = strtol(arg, &end, 10);
+        if (*end || n < 1 || n > 1000000) {
+            fprintf(stderr, "buildtrail export: --depth '%s' is not a positive number\n", arg);
+            return 2;
+        }
+        o->x->depth = (int)n;
+        return 0;
+    }
+    case 'c':
+        g_ptr_array_add(o->collapse, qdb_absolute_path(arg));
+        return 0;
+    }
+    return 2;
+}
+
+static const struct option export_options[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},
+    {"with-links", no_argument, NULL, 'L'},
+    {"closure-of", required_argument, NULL, 'C'},
+    {"depth", required_argument, NULL, 'D'},
+    {"collapse", required_argument, NULL, 'c'},
+    {0}};
+
+static const struct query_command export_command = {
+    .name = "export",
+    .operands = "",
+    .about = "Write the trace in a format other tools read (docs/exports.md has each mapping).\n",
+    .more_about = list_formats,
+    .options_help = "  -f, --format FORMAT   one of the above (required)\n"
+                    "  -o, --output FILE     write to FILE (default: standard output)\n"
+                    "      --with-links      compile-commands: add link steps too\n"
+                    "      --closure-of PATH dot: only PATH and what it was made from\n"
+                    "      --depth N         dot: with --closure-of, at most N steps back\n"
+                    "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
+                    "                        e.g. --collapse /usr for system headers and toolchain\n"
+                    "                        spdx, spdx3, cyclonedx, intoto and slsa refuse an\n"
+                    "                        incomplete trace without --allow-incomplete\n",
+    .options = export_options,
+    .shortopts = "f:o:",
+    .flags = QUERY_NO_JSON | QUERY_ALLOW_INCOMPLETE,
+    .option = export_option,
+};
 
 int query_export_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"format", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},
-        {"with-links", no_argument, NULL, 'L'},
-        {"closure-of", required_argument, NULL, 'C'},
-        {"depth", required_argument, NULL, 'D'},
-        {"collapse", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        QUERY_ALLOW_INCOMPLETE_LONGOPT,
-        {0}};
-    const char *db_path = NULL, *format = NULL, *output = NULL;
-    bool allow_incomplete = false;
+    struct query_opts o = {0};
     struct export_ctx x = {0};
-    GPtrArray *collapse = g_ptr_array_new_with_free_func(g_free);
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "d:f:o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db_path = optarg; break;
-        case 'f': format = optarg; break;
-        case 'o': output = optarg; break;
-        case 'L': x.with_links = true; break;
-        case 'C': x.closure_of = optarg; break;
-        case 'D': {
-            char *end;
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 1000000) {
-                fprintf(stderr, "buildtrail export: --depth '%s' is not a positive number\n",
-                        optarg);
-                g_ptr_array_free(collapse, TRUE);
-                return 2;
-            }
-            x.depth = (int)n;
-            break;
-        }
-        case 'c':
-            g_ptr_array_add(collapse, qdb_absolute_path(optarg));
-            break;
-        case QUERY_OPT_ALLOW_INCOMPLETE:
-            allow_incomplete = true;
-            break;
-        case 'h':
-            usage(stdout);
-            g_ptr_array_free(collapse, TRUE);
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail export --help'.\n");
-            g_ptr_array_free(collapse, TRUE);
-            return 2;
-        }
+    struct export_cli cli = {.collapse = g_ptr_array_new_with_free_func(g_free), .x = &x};
+    GPtrArray *collapse = cli.collapse;
+    int r = query_parse(&export_command, argc, argv, &o, &cli);
+    if (r >= 0) {
+        g_ptr_array_free(collapse, TRUE);
+        return r;
     }
+    const char *db_path = o.db_path, *format = cli.format, *output = cli.output;
+    bool allow_incomplete = o.allow_incomplete;
     const struct format *fmt = NULL;
     for (size_t i = 0; format && i < G_N_ELEMENTS(formats); i++)
         if (!strcmp(format, formats[i].name))

@@ -105,73 +105,68 @@ static GArray *collect(struct qdb *q, int64_t process)
     return files;
 }
 
+struct files_cli {
+    int want;        /* F_* marks to select (0: all) */
+    int64_t process; /* 0: every process */
+    GPtrArray *under;
+};
+
+static int files_option(void *ctx, int c, const char *arg)
+{
+    struct files_cli *f = ctx;
+    switch (c) {
+    case 'r': f->want |= F_READ; return 0;
+    case 'w': f->want |= F_WRITTEN; return 0;
+    case 'c': f->want |= F_CREATED; return 0;
+    case 'x': f->want |= F_DELETED; return 0;
+    case 'm': f->want |= F_MISSING; return 0;
+    case 'u':
+        g_ptr_array_add(f->under, qdb_absolute_path(arg));
+        return 0;
+    case 'p':
+        return query_parse_id("files", "--process", arg, &f->process) ? 0 : 2;
+    }
+    return 2;
+}
+
+static const struct option files_options[] = {
+    {"read", no_argument, NULL, 'r'},
+    {"written", no_argument, NULL, 'w'},
+    {"created", no_argument, NULL, 'c'},
+    {"deleted", no_argument, NULL, 'x'},
+    {"missing", no_argument, NULL, 'm'},
+    {"under", required_argument, NULL, 'u'},
+    {"process", required_argument, NULL, 'p'},
+    {0}};
+
+static const struct query_command files_command = {
+    .name = "files",
+    .operands = "",
+    .about = "List the files the build touched, one per line, after five columns saying\n"
+             "what was done to each: r read (or executed), w written (created, truncated,\n"
+             "written to, renamed or linked onto), c created, d deleted, m missing (looked\n"
+             "up or opened and not found, and never made or read by the build: what it\n"
+             "looked for in vain).  Options select the files with any of the given marks.\n",
+    .options_help = "      --read --written --created --deleted --missing\n"
+                    "  -u, --under DIR       only files under DIR (repeatable)\n"
+                    "  -p, --process ID      only what process ID did (ids as in 'buildtrail tree')\n",
+    .options = files_options,
+    .shortopts = "u:p:",
+    .option = files_option,
+};
+
 int query_files_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"read", no_argument, NULL, 'r'},
-        {"written", no_argument, NULL, 'w'},
-        {"created", no_argument, NULL, 'c'},
-        {"deleted", no_argument, NULL, 'x'},
-        {"missing", no_argument, NULL, 'm'},
-        {"under", required_argument, NULL, 'u'},
-        {"process", required_argument, NULL, 'p'},
-        {0}};
     struct query_opts o = {0};
-    int want = 0;
-    int64_t process = 0;
-    GPtrArray *under = g_ptr_array_new_with_free_func(g_free);
-    int c, status = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "u:p:", longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'r': want |= F_READ; break;
-        case 'w': want |= F_WRITTEN; break;
-        case 'c': want |= F_CREATED; break;
-        case 'x': want |= F_DELETED; break;
-        case 'm': want |= F_MISSING; break;
-        case 'u':
-            g_ptr_array_add(under, qdb_absolute_path(optarg));
-            break;
-        case 'p': {
-            char *end;
-            process = strtoll(optarg, &end, 10);
-            if (*end || process <= 0) {
-                fprintf(stderr, "buildtrail files: --process '%s' is not a process id; give the "
-                                "number shown in brackets by 'buildtrail tree'\n", optarg);
-                g_ptr_array_free(under, TRUE);
-                return 2;
-            }
-            break;
-        }
-        case 'h':
-            printf("Usage: buildtrail files [-d TRACE] [OPTION]...\n"
-                   "List the files the build touched, one per line, after five columns saying\n"
-                   "what was done to each: r read (or executed), w written (created, truncated,\n"
-                   "written to, renamed or linked onto), c created, d deleted, m missing (looked\n"
-                   "up or opened and not found, and never made or read by the build: what it\n"
-                   "looked for in vain).  Options select the files with any of the given marks.\n"
-                   "\n"
-                   "      --read --written --created --deleted --missing\n"
-                   "  -u, --under DIR      only files under DIR (repeatable)\n"
-                   "  -p, --process ID     only what process ID did (ids as in 'buildtrail tree')\n"
-                   "  -d, --db FILE        read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json           print JSON\n");
-            g_ptr_array_free(under, TRUE);
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail files --help'.\n");
-            g_ptr_array_free(under, TRUE);
-            return 2;
-        }
-    }
-    int r = query_no_operands("files", argc, argv);
-    if (r) {
-        g_ptr_array_free(under, TRUE);
+    struct files_cli sel = {.under = g_ptr_array_new_with_free_func(g_free)};
+    int r = query_parse(&files_command, argc, argv, &o, &sel);
+    if (r >= 0) {
+        g_ptr_array_free(sel.under, TRUE);
         return r;
     }
+    int want = sel.want, status = 0;
+    int64_t process = sel.process;
+    GPtrArray *under = sel.under;
     g_ptr_array_add(under, NULL);
     struct qdb *q = query_open("files", o.db_path);
     if (!q) {

@@ -76,82 +76,93 @@ static void print_nodes_json(GString *out, GArray *nodes, const struct walk_cli 
     }
 }
 
+static int walk_option(void *ctx, int c, const char *arg)
+{
+    struct walk_cli *o = ctx;
+    switch (c) {
+    case 'l':
+        o->leaves = true;
+        return 0;
+    case 'r':
+        o->roles = true;
+        return 0;
+    case 'H':
+        o->hashes = true;
+        return 0;
+    case 'p':
+        g_ptr_array_add(o->prune, qdb_absolute_path(arg));
+        return 0;
+    case 'S':
+        o->walk.scripts = false;
+        return 0;
+    }
+    return 2;
+}
+
+static const struct option inputs_options[] = {
+    {"leaves", no_argument, NULL, 'l'},
+    {"roles", no_argument, NULL, 'r'},
+    {"hashes", no_argument, NULL, 'H'},
+    {"prune", required_argument, NULL, 'p'},
+    {"no-scripts", no_argument, NULL, 'S'},
+    {0}};
+
+static const struct option outputs_options[] = {
+    {"hashes", no_argument, NULL, 'H'},
+    {"prune", required_argument, NULL, 'p'},
+    {"no-scripts", no_argument, NULL, 'S'},
+    {0}};
+
+static const struct query_command inputs_command = {
+    .name = "inputs",
+    .operands = "PATH",
+    .min_operands = 1,
+    .max_operands = 1,
+    .about = "Everything PATH was made from: the version of PATH last seen in the build,\n"
+             "the processes that wrote it, the files they read before writing it, and so\n"
+             "on back to files the build did not make (the sources).  Each line shows\n"
+             "whether the file was found or built, and its role:\n"
+             "  source (compiled), header (included), object (linked object/archive),\n"
+             "  shlib (shared library), tool (executed), script (read by a process that\n"
+             "  started the writers: Makefiles, build scripts), other.\n",
+    .options_help = "  -l, --leaves          only the files the build did not make\n"
+                    "  -r, --roles           group by role\n"
+                    "      --hashes          show each file's SHA-256\n"
+                    "  -p, --prune DIR       leave out (and do not follow) files under DIR;\n"
+                    "                        repeatable\n"
+                    "      --no-scripts      only what the writers themselves read, not their\n"
+                    "                        ancestors (make, shells)\n",
+    .options = inputs_options,
+    .shortopts = "lrp:",
+    .option = walk_option,
+};
+
+static const struct query_command outputs_command = {
+    .name = "outputs",
+    .operands = "PATH",
+    .min_operands = 1,
+    .max_operands = 1,
+    .about = "Everything the build made from PATH (any version of it): the files written\n"
+             "by the processes that read it, after they read it, and so on.\n",
+    .options_help = "      --hashes          show each file's SHA-256\n"
+                    "  -p, --prune DIR       leave out (and do not follow) files under DIR;\n"
+                    "                        repeatable\n"
+                    "      --no-scripts      only what the readers themselves wrote, not what\n"
+                    "                        the processes they started wrote\n",
+    .options = outputs_options,
+    .shortopts = "p:",
+    .option = walk_option,
+};
+
 static int walk_main(int argc, char **argv, bool inputs)
 {
     const char *cmd = inputs ? "inputs" : "outputs";
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"leaves", no_argument, NULL, 'l'},
-        {"roles", no_argument, NULL, 'r'},
-        {"hashes", no_argument, NULL, 'H'},
-        {"prune", required_argument, NULL, 'p'},
-        {"no-scripts", no_argument, NULL, 'S'},
-        {0}};
     struct walk_cli o = {.walk.scripts = true, .prune = g_ptr_array_new_with_free_func(g_free)};
-    int c, status = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "lrp:", longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o.common))
-            continue;
-        switch (c) {
-        case 'l':
-            o.leaves = true;
-            break;
-        case 'r':
-            o.roles = true;
-            break;
-        case 'H':
-            o.hashes = true;
-            break;
-        case 'p':
-            g_ptr_array_add(o.prune, qdb_absolute_path(optarg));
-            break;
-        case 'S':
-            o.walk.scripts = false;
-            break;
-        case 'h':
-            if (inputs)
-                printf("Usage: buildtrail inputs [-d TRACE] [OPTION]... PATH\n"
-                       "Everything PATH was made from: the version of PATH last seen in the build,\n"
-                       "the processes that wrote it, the files they read before writing it, and so\n"
-                       "on back to files the build did not make (the sources).  Each line shows\n"
-                       "whether the file was found or built, and its role:\n"
-                       "  source (compiled), header (included), object (linked object/archive),\n"
-                       "  shlib (shared library), tool (executed), script (read by a process that\n"
-                       "  started the writers: Makefiles, build scripts), other.\n"
-                       "\n"
-                       "  -l, --leaves      only the files the build did not make\n"
-                       "  -r, --roles       group by role\n"
-                       "      --hashes      show each file's SHA-256\n"
-                       "  -p, --prune DIR   leave out (and do not follow) files under DIR; repeatable\n"
-                       "      --no-scripts  only what the writers themselves read, not their\n"
-                       "                    ancestors (make, shells)\n"
-                       "  -d, --db FILE     read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                       "      --json        print JSON\n");
-            else
-                printf("Usage: buildtrail outputs [-d TRACE] [OPTION]... PATH\n"
-                       "Everything the build made from PATH (any version of it): the files written\n"
-                       "by the processes that read it, after they read it, and so on.\n"
-                       "\n"
-                       "      --hashes      show each file's SHA-256\n"
-                       "  -p, --prune DIR   leave out (and do not follow) files under DIR; repeatable\n"
-                       "      --no-scripts  only what the readers themselves wrote, not what the\n"
-                       "                    processes they started wrote\n"
-                       "  -d, --db FILE     read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                       "      --json        print JSON\n");
-            g_ptr_array_free(o.prune, TRUE);
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd);
-            g_ptr_array_free(o.prune, TRUE);
-            return 2;
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "buildtrail %s: %s; usage: buildtrail %s [-d TRACE] [OPTION]... PATH\n",
-                cmd, optind >= argc ? "no PATH given" : "give exactly one PATH", cmd);
+    int status = 0;
+    int r = query_parse(inputs ? &inputs_command : &outputs_command, argc, argv, &o.common, &o);
+    if (r >= 0) {
         g_ptr_array_free(o.prune, TRUE);
-        return 2;
+        return r;
     }
     g_ptr_array_add(o.prune, NULL);
     o.walk.prune = (char **)o.prune->pdata;

@@ -257,62 +257,59 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
     return status;
 }
 
+struct licenses_cli {
+    const char *deny, *source_dest;
+};
+
+static int licenses_option(void *ctx, int c, const char *arg)
+{
+    struct licenses_cli *l = ctx;
+    switch (c) {
+    case 'D': l->deny = arg; return 0;
+    case 'S': l->source_dest = arg; return 0;
+    }
+    return 2;
+}
+
+static const struct option licenses_options[] = {
+    {"deny", required_argument, NULL, 'D'},
+    {"corresponding-source", required_argument, NULL, 'S'},
+    {0}};
+
+static const struct query_command licenses_command = {
+    .name = "licenses",
+    .operands = "PATH",
+    .min_operands = 1,
+    .max_operands = 1,
+    .about = "The licenses of what PATH was built from, from its traced closure: each file\n"
+             "with the license it declares (SPDX-License-Identifier tags, else the notice of a\n"
+             "common license in its header, else one it points to: \"see copyright notice in\n"
+             "zlib.h\"), grouped by license, and a roll-up for PATH.  Only incorporated files\n"
+             "count: compiled sources and project headers.  System headers, shared libraries\n"
+             "(dynamic), executed tools and build scripts are listed apart; toolchain runtime\n"
+             "objects (crt*.o, libgcc, libc_nonshared) under their license exceptions.  The\n"
+             "content read is checked against the trace's hash (a file changed since the\n"
+             "build is reported unknown).\n",
+    .options_help = "      --deny PATTERNS   exit 1 if an incorporated file's license matches one\n"
+                    "                        of the comma-separated patterns (e.g. 'GPL-*,AGPL-*');\n"
+                    "                        exit 2 on an error, among them a damaged trace or,\n"
+                    "                        without --allow-incomplete, an incomplete one\n"
+                    "      --corresponding-source DEST\n"
+                    "                        write the incorporated sources and build scripts, as\n"
+                    "                        built, to directory DEST (or a .tar.gz / .tar file)\n",
+    .options = licenses_options,
+    .flags = QUERY_ALLOW_INCOMPLETE,
+    .option = licenses_option,
+};
+
 int query_licenses_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"deny", required_argument, NULL, 'D'},
-        {"corresponding-source", required_argument, NULL, 'S'},
-        QUERY_ALLOW_INCOMPLETE_LONGOPT,
-        {0}};
     struct query_opts o = {0};
-    const char *deny = NULL, *source_dest = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'D':
-            deny = optarg;
-            break;
-        case 'S':
-            source_dest = optarg;
-            break;
-        case 'h':
-            printf("Usage: buildtrail licenses [-d TRACE] [--json] [--deny PATTERNS]\n"
-                   "                           [--corresponding-source DIR|FILE.tar.gz] PATH\n"
-                   "The licenses of what PATH was built from, from its traced closure: each file\n"
-                   "with the license it declares (SPDX-License-Identifier tags, else the notice of a\n"
-                   "common license in its header, else one it points to: \"see copyright notice in\n"
-                   "zlib.h\"), grouped by license, and a roll-up for PATH.  Only incorporated files\n"
-                   "count: compiled sources and project headers.  System headers, shared libraries\n"
-                   "(dynamic), executed tools and build scripts are listed apart; toolchain runtime\n"
-                   "objects (crt*.o, libgcc, libc_nonshared) under their license exceptions.  The\n"
-                   "content read is checked against the trace's hash (a file changed since the\n"
-                   "build is reported unknown).\n"
-                   "\n"
-                   "      --deny PATTERNS  exit 1 if an incorporated file's license matches one of\n"
-                   "                       the comma-separated patterns (e.g. 'GPL-*,AGPL-*'); exit\n"
-                   "                       2 on an error, among them a damaged trace or, without\n"
-                   "                       --allow-incomplete, an incomplete one\n"
-                   QUERY_ALLOW_INCOMPLETE_HELP
-                   "      --corresponding-source DEST\n"
-                   "                       write the incorporated sources and build scripts, as\n"
-                   "                       built, to directory DEST (or a .tar.gz / .tar file)\n"
-                   "  -d, --db FILE        read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json           print JSON\n");
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail licenses --help'.\n");
-            return 2;
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "buildtrail licenses: %s; usage: buildtrail licenses [OPTION]... PATH\n",
-                optind >= argc ? "no PATH given" : "give exactly one PATH");
-        return 2;
-    }
+    struct licenses_cli l = {0};
+    int r = query_parse(&licenses_command, argc, argv, &o, &l);
+    if (r >= 0)
+        return r;
+    const char *deny = l.deny, *source_dest = l.source_dest;
     /* A --deny verdict stands only on a complete trace; its errors exit 2 (1 is "denied"). */
     struct qdb *q = query_open_for("licenses", o.db_path,
                                    deny && !o.allow_incomplete ? QUERY_COMPLETE_TRACE

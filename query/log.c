@@ -1,6 +1,7 @@
 /* log: the build's output, one job's output together (logorder.h), or --raw. */
 #include "common.h"
 #include "logorder.h"
+#include "tracedb.h"
 #include "query.h"
 #include "textout.h"
 
@@ -9,20 +10,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void usage(void)
-{
-    puts("Usage: buildtrail log [-d TRACE] [--raw] [--process ID] [--stream out|err] [--json]\n"
-         "Print the build's output (stdout and stderr together), each job's output kept\n"
-         "together, jobs in the order they started.  A job is one command started by a build\n"
-         "driver (make, ninja, ...); a recursive make's jobs are grouped inside its own.\n"
-         "\n"
-         "  -d, --db FILE       read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-         "      --raw           the exact order the bytes were written, each line prefixed\n"
-         "                      with [ID] of the process that wrote it\n"
-         "      --process ID    only what process ID wrote (IDs as 'buildtrail tree' shows)\n"
-         "      --stream S      only stdout (out) or stderr (err)\n"
-         "      --json          print JSON: one object per chunk, in the chosen order");
-}
 
 /* --raw: prefix each line with its writer; a line left open by one writer and continued by
  * another is closed first, so every output line has exactly one writer. */
@@ -48,57 +35,66 @@ static void emit_raw(GString *out, const struct log_chunk *c, size_t n)
         g_string_append_c(out, '\n');
 }
 
-int query_log_main(int argc, char **argv)
+struct log_cli {
+    bool raw;
+    int64_t only_process;
+    int only_stream; /* 0 both, else TRACEDB_STDOUT / TRACEDB_STDERR */
+};
+
+static int log_option(void *ctx, int c, const char *arg)
 {
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"raw", no_argument, NULL, 'r'},
-        {"process", required_argument, NULL, 'p'},
-        {"stream", required_argument, NULL, 's'},
-        {0},
-    };
-    struct query_opts o = {0};
-    bool raw = false;
-    int64_t only_process = 0;
-    int only_stream = 0;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'r':
-            raw = true;
-            break;
-        case 'p': {
-            char *end;
-            only_process = g_ascii_strtoll(optarg, &end, 10);
-            if (*end || only_process <= 0) {
-                fprintf(stderr, "buildtrail log: --process %s: not a process ID; take one from "
-                                "'buildtrail tree'\n", optarg);
-                return 2;
-            }
-            break;
-        }
-        case 's':
-            only_stream = !strcmp(optarg, "out") || !strcmp(optarg, "stdout")   ? 1
-                          : !strcmp(optarg, "err") || !strcmp(optarg, "stderr") ? 2
-                                                                                : -1;
-            if (only_stream < 0) {
-                fprintf(stderr, "buildtrail log: --stream %s: say 'out' or 'err'\n", optarg);
-                return 2;
-            }
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            fputs("Try 'buildtrail log --help'.\n", stderr);
+    struct log_cli *o = ctx;
+    switch (c) {
+    case 'r':
+        o->raw = true;
+        return 0;
+    case 'p':
+        return query_parse_id("log", "--process", arg, &o->only_process) ? 0 : 2;
+    case 's':
+        o->only_stream = !strcmp(arg, "out") || !strcmp(arg, "stdout")   ? TRACEDB_STDOUT
+                         : !strcmp(arg, "err") || !strcmp(arg, "stderr") ? TRACEDB_STDERR
+                                                                         : -1;
+        if (o->only_stream < 0) {
+            fprintf(stderr, "buildtrail log: --stream %s: say 'out' or 'err'\n", arg);
             return 2;
         }
+        return 0;
     }
-    if (query_no_operands("log", argc, argv))
-        return 2;
+    return 2;
+}
+
+static const struct option log_options[] = {
+    {"raw", no_argument, NULL, 'r'},
+    {"process", required_argument, NULL, 'p'},
+    {"stream", required_argument, NULL, 's'},
+    {0},
+};
+
+static const struct query_command log_command = {
+    .name = "log",
+    .operands = "",
+    .about = "Print the build's output (stdout and stderr together), each job's output kept\n"
+             "together, jobs in the order they started.  A job is one command started by a build\n"
+             "driver (make, ninja, ...); a recursive make's jobs are grouped inside its own.\n"
+             "--json prints one object per chunk, in the chosen order.\n",
+    .options_help = "      --raw             the exact order the bytes were written, each line\n"
+                    "                        prefixed with [ID] of the process that wrote it\n"
+                    "      --process ID      only what process ID wrote (IDs as 'buildtrail tree')\n"
+                    "      --stream S        only stdout (out) or stderr (err)\n",
+    .options = log_options,
+    .option = log_option,
+};
+
+int query_log_main(int argc, char **argv)
+{
+    struct query_opts o = {0};
+    struct log_cli l = {0};
+    int r = query_parse(&log_command, argc, argv, &o, &l);
+    if (r >= 0)
+        return r;
+    bool raw = l.raw;
+    int64_t only_process = l.only_process;
+    int only_stream = l.only_stream;
     bool json = o.json;
     struct qdb *q = query_open("log", o.db_path);
     if (!q)

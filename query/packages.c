@@ -46,46 +46,49 @@ static GPtrArray *declared_names(const char *list)
     return names;
 }
 
+struct packages_cli {
+    const char *declared, *admindir;
+};
+
+static int packages_option(void *ctx, int c, const char *arg)
+{
+    struct packages_cli *p = ctx;
+    switch (c) {
+    case 'B': p->declared = arg; return 0;
+    case 'A': p->admindir = arg; return 0;
+    }
+    return 2;
+}
+
+static const struct option packages_options[] = {
+    {"build-depends", required_argument, NULL, 'B'},
+    {"admindir", required_argument, NULL, 'A'},
+    {0}};
+
+static const struct query_command packages_command = {
+    .name = "packages",
+    .operands = "",
+    .about = "The Debian packages whose files the build read (outside its own tree), with\n"
+             "source package and version; which of them it incorporated statically (a\n"
+             "header or static archive of theirs went into something it built: candidates\n"
+             "for Built-Using / Static-Built-Using); which it only executed; and, with\n"
+             "--build-depends, the declared build dependencies it never touched.  Needs a\n"
+             "trace recorded with 'buildtrail run --system' to see reads under /usr.\n",
+    .options_help = "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
+                    "                        zlib1g-dev | libz-dev'), or @FILE to read it\n"
+                    "      --admindir DIR    dpkg's database (default /var/lib/dpkg)\n",
+    .options = packages_options,
+    .option = packages_option,
+};
+
 int query_packages_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"build-depends", required_argument, NULL, 'B'},
-        {"admindir", required_argument, NULL, 'A'},
-        {0}};
     struct query_opts o = {0};
-    const char *declared = NULL, *admindir = "/var/lib/dpkg";
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'B': declared = optarg; break;
-        case 'A': admindir = optarg; break;
-        case 'h':
-            printf("Usage: buildtrail packages [-d TRACE] [--json] [--build-depends LIST]\n"
-                   "The Debian packages whose files the build read (outside its own tree), with\n"
-                   "source package and version; which of them it incorporated statically (a\n"
-                   "header or static archive of theirs went into something it built: candidates\n"
-                   "for Built-Using / Static-Built-Using); which it only executed; and, with\n"
-                   "--build-depends, the declared build dependencies it never touched.  Needs a\n"
-                   "trace recorded with 'buildtrail run --system' to see reads under /usr.\n"
-                   "\n"
-                   "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
-                   "                            zlib1g-dev | libz-dev'), or @FILE to read it\n"
-                   "      --admindir DIR        dpkg's database (default /var/lib/dpkg)\n"
-                   "  -d, --db FILE             read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json                print JSON\n");
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail packages --help'.\n");
-            return 2;
-        }
-    }
-    int r = query_no_operands("packages", argc, argv);
-    if (r)
+    struct packages_cli pc = {.admindir = "/var/lib/dpkg"};
+    int r = query_parse(&packages_command, argc, argv, &o, &pc);
+    if (r >= 0)
         return r;
+    const char *declared = pc.declared, *admindir = pc.admindir;
     g_autofree char *declared_text = NULL;
     if (declared && declared[0] == '@') {
         if (!g_file_get_contents(declared + 1, &declared_text, NULL, NULL)) {

@@ -249,44 +249,27 @@ static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *p
     g_string_append(out, "]}");
 }
 
+static const struct query_command show_command = {
+    .name = "show",
+    .operands = "ID...",
+    .min_operands = 1,
+    .max_operands = -1,
+    .about = "Everything about process image ID (the number in brackets in 'buildtrail\n"
+             "tree', 'who-wrote', 'log --raw'): argv, pid, program, cwd, how it ended, its\n"
+             "parents and children, the files it read and wrote (with the version and hash\n"
+             "of each), everything else it did to files, and what it printed.\n",
+};
+
 int query_show_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {QUERY_COMMON_LONGOPTS, {0}};
     struct query_opts o = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'h':
-            printf("Usage: buildtrail show [-d TRACE] [--json] ID...\n"
-                   "Everything about process image ID (the number in brackets in 'buildtrail\n"
-                   "tree', 'who-wrote', 'log --raw'): argv, pid, program, cwd, how it ended, its\n"
-                   "parents and children, the files it read and wrote (with the version and hash\n"
-                   "of each), everything else it did to files, and what it printed.\n"
-                   "\n"
-                   "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json      print JSON\n");
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail show --help'.\n");
-            return 2;
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "buildtrail show: no process ID given; usage: buildtrail show ID... "
-                        "(ids as in 'buildtrail tree')\n");
-        return 2;
-    }
+    int r = query_parse(&show_command, argc, argv, &o, NULL);
+    if (r >= 0)
+        return r;
     for (int i = optind; i < argc; i++) {
-        char *end;
-        long long id = strtoll(argv[i], &end, 10);
-        if (*end || end == argv[i] || id <= 0) {
-            fprintf(stderr, "buildtrail show: '%s' is not a process id; give the number shown in "
-                            "brackets by 'buildtrail tree'\n", argv[i]);
+        int64_t id;
+        if (!query_parse_id("show", NULL, argv[i], &id))
             return 2;
-        }
     }
     struct qdb *q = query_open("show", o.db_path);
     if (!q)

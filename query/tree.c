@@ -69,32 +69,20 @@ static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
     }
 }
 
+static const struct query_command tree_command = {
+    .name = "tree",
+    .operands = "",
+    .about = "Show the build's processes as a tree, each as [ID] followed by its argv.\n"
+             "An image that replaced another by exec says so; IDs are what other\n"
+             "commands (log --process, show) take.  --json nests {process, children}.\n",
+};
+
 int query_tree_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {QUERY_COMMON_LONGOPTS, {0}};
     struct query_opts o = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'h':
-            puts("Usage: buildtrail tree [-d TRACE] [--json]\n"
-                 "Show the build's processes as a tree, each as [ID] followed by its argv.\n"
-                 "An image that replaced another by exec says so; IDs are what other\n"
-                 "commands (log --process) take.\n"
-                 "\n"
-                 "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                 "      --json      print JSON (nested {process, children})");
-            return 0;
-        default:
-            fputs("Try 'buildtrail tree --help'.\n", stderr);
-            return 2;
-        }
-    }
-    if (query_no_operands("tree", argc, argv))
-        return 2;
+    int r = query_parse(&tree_command, argc, argv, &o, NULL);
+    if (r >= 0)
+        return r;
     bool json = o.json;
     struct qdb *q = query_open("tree", o.db_path);
     if (!q)

@@ -38,64 +38,62 @@ static void report(GString *out, bool json, bool *first, const char *what, const
     *first = false;
 }
 
+struct verify_cli {
+    const char *manifest_path, *root;
+    bool unused;
+};
+
+static int verify_option(void *ctx, int c, const char *arg)
+{
+    struct verify_cli *v = ctx;
+    switch (c) {
+    case 'i': v->manifest_path = arg; return 0;
+    case 'u': v->unused = true; return 0;
+    case 'r': v->root = arg; return 0;
+    }
+    return 2;
+}
+
+static const struct option verify_options[] = {
+    {"inputs", required_argument, NULL, 'i'},
+    {"unused", no_argument, NULL, 'u'},
+    {"root", required_argument, NULL, 'r'},
+    {0}};
+
+static const struct query_command verify_command = {
+    .name = "verify",
+    .operands = "",
+    .about = "Check that the build read only declared inputs.  An input is a file the build\n"
+             "read or executed without having made it.  Reports each input the manifest does\n"
+             "not declare ('undeclared'), each declared hash the input's content does not\n"
+             "have ('mismatch'), and with --unused each manifest line no input matched\n"
+             "('unused').  Exits 1 if it reported anything, 0 if the build was clean, 2 on\n"
+             "an error (a bad manifest; a trace that is damaged, or incomplete without\n"
+             "--allow-incomplete).\n"
+             "\n"
+             "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
+             "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
+             "comment.  Relative paths are relative to --root DIR (default: the directory\n"
+             "the build was run in).  Traced system trees (run --system) make /usr files\n"
+             "inputs too: declare them, e.g. with '/usr/**'.\n",
+    .options_help = "  -i, --inputs MANIFEST the declared inputs\n"
+                    "  -u, --unused          also report declared inputs the build never read\n"
+                    "      --root DIR        resolve relative manifest paths against DIR\n",
+    .options = verify_options,
+    .shortopts = "i:u",
+    .flags = QUERY_ALLOW_INCOMPLETE,
+    .option = verify_option,
+};
+
 int query_verify_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        QUERY_COMMON_LONGOPTS,
-        {"inputs", required_argument, NULL, 'i'},
-        {"unused", no_argument, NULL, 'u'},
-        {"root", required_argument, NULL, 'r'},
-        QUERY_ALLOW_INCOMPLETE_LONGOPT,
-        {0}};
     struct query_opts o = {0};
-    const char *manifest_path = NULL, *root_arg = NULL;
-    bool unused = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS "i:u", longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'i':
-            manifest_path = optarg;
-            break;
-        case 'u':
-            unused = true;
-            break;
-        case 'r':
-            root_arg = optarg;
-            break;
-        case 'h':
-            printf("Usage: buildtrail verify [-d TRACE] --inputs MANIFEST [--unused] [--root DIR]\n"
-                   "Check that the build read only declared inputs.  An input is a file the build\n"
-                   "read or executed without having made it.  Reports each input the manifest does\n"
-                   "not declare ('undeclared'), each declared hash the input's content does not\n"
-                   "have ('mismatch'), and with --unused each manifest line no input matched\n"
-                   "('unused').  Exits 1 if it reported anything, 0 if the build was clean, 2 on\n"
-                   "an error (a bad manifest; a trace that is damaged, or incomplete without\n"
-                   "--allow-incomplete).\n"
-                   "\n"
-                   "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
-                   "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
-                   "comment.  Relative paths are relative to --root DIR (default: the directory\n"
-                   "the build was run in).  Traced system trees (run --system) make /usr files\n"
-                   "inputs too: declare them, e.g. with '/usr/**'.\n"
-                   "\n"
-                   "  -i, --inputs MANIFEST  the declared inputs\n"
-                   "  -u, --unused           also report declared inputs the build never read\n"
-                   "      --root DIR         resolve relative manifest paths against DIR\n"
-                   QUERY_ALLOW_INCOMPLETE_HELP
-                   "  -d, --db FILE          read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json             print JSON\n");
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail verify --help'.\n");
-            return 2;
-        }
-    }
-    int r = query_no_operands("verify", argc, argv);
-    if (r)
+    struct verify_cli v = {0};
+    int r = query_parse(&verify_command, argc, argv, &o, &v);
+    if (r >= 0)
         return r;
+    const char *manifest_path = v.manifest_path, *root_arg = v.root;
+    bool unused = v.unused;
     if (!manifest_path) {
         fprintf(stderr, "buildtrail verify: no manifest given; name the declared inputs with "
                         "--inputs MANIFEST\n");

@@ -138,37 +138,33 @@ static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray 
     g_string_append(out, "]}");
 }
 
+static const struct query_command who_wrote_command = {
+    .name = "who-wrote",
+    .operands = "PATH...",
+    .min_operands = 1,
+    .max_operands = -1,
+    .about = "Show every process of the build that wrote PATH (created, truncated, wrote bytes\n"
+             "to, renamed onto), with its argv, pid, cwd, what it did, and its ancestors up to\n"
+             "the build's command.\n",
+};
+
+static const struct query_command who_read_command = {
+    .name = "who-read",
+    .operands = "PATH...",
+    .min_operands = 1,
+    .max_operands = -1,
+    .about = "Show every process of the build that read PATH (opened it for reading, executed\n"
+             "it), with its argv, pid, cwd, what it did, and its ancestors up to the build's\n"
+             "command.\n",
+};
+
 static int who_main(int argc, char **argv, bool wrote)
 {
     const char *cmd = wrote ? "who-wrote" : "who-read";
-    static const struct option longopts[] = {QUERY_COMMON_LONGOPTS, {0}};
     struct query_opts o = {0};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, QUERY_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-        if (query_common_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'h':
-            printf("Usage: buildtrail %s [-d TRACE] [--json] PATH...\n"
-                   "Show every process of the build that %s PATH, with its argv, pid, cwd,\n"
-                   "what it did, and its ancestors up to the build's command.\n"
-                   "\n"
-                   "  -d, --db FILE   read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n"
-                   "      --json      print JSON\n",
-                   cmd, wrote ? "wrote (created, truncated, wrote bytes to, renamed onto)"
-                              : "read (opened for reading, executed)");
-            return 0;
-        default:
-            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd);
-            return 2;
-        }
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "buildtrail %s: no PATH given; usage: buildtrail %s [-d TRACE] PATH...\n",
-                cmd, cmd);
-        return 2;
-    }
+    int r = query_parse(wrote ? &who_wrote_command : &who_read_command, argc, argv, &o, NULL);
+    if (r >= 0)
+        return r;
     struct qdb *q = query_open(cmd, o.db_path);
     bool json = o.json;
     if (!q)

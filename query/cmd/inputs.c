@@ -1,5 +1,5 @@
 /* inputs / outputs: the provenance closure of a file, backwards and forwards (prov.h). */
-#include "common.h"
+#include "driver.h"
 #include "prov.h"
 #include "query.h"
 #include "textout.h"

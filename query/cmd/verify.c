@@ -1,5 +1,5 @@
 /* verify: did the build read only what its manifest declares (and with the declared hashes)? */
-#include "common.h"
+#include "driver.h"
 #include "manifest.h"
 #include "query.h"
 #include "textout.h"

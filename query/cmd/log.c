@@ -1,5 +1,5 @@
 /* log: the build's output, one job's output together (logorder.h), or --raw. */
-#include "common.h"
+#include "driver.h"
 #include "logorder.h"
 #include "tracedb.h"
 #include "query.h"

@@ -1,5 +1,5 @@
-/* common — see common.h. */
-#include "common.h"
+/* driver — see driver.h. */
+#include "driver.h"
 
 #include "textout.h"
 #include "tracedb.h"

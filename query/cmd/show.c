@@ -1,5 +1,5 @@
 /* show: everything the trace knows about one process image. */
-#include "common.h"
+#include "driver.h"
 #include "query.h"
 #include "textout.h"
 #include "tracedb.h"

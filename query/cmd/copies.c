@@ -1,5 +1,5 @@
 /* copies: embedded copies of code among what the build compiled, and what they shipped in. */
-#include "common.h"
+#include "driver.h"
 #include "outfile.h"
 #include "filekind.h"
 #include "query.h"

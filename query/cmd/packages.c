@@ -1,5 +1,5 @@
 /* packages: the Debian packages whose files the build read, and which it incorporated. */
-#include "common.h"
+#include "driver.h"
 #include "dpkgdb.h"
 #include "query.h"
 #include "textout.h"

@@ -1,5 +1,5 @@
 /* who-wrote / who-read: the processes that wrote or read a file, each with its ancestors. */
-#include "common.h"
+#include "driver.h"
 #include "query.h"
 #include "textout.h"
 #include "tracedb.h"

@@ -1,5 +1,5 @@
 /* licenses: the licenses of what a built file incorporates, from its traced closure. */
-#include "common.h"
+#include "driver.h"
 #include "licdetect.h"
 #include "outfile.h"
 #include "query.h"

@@ -1,5 +1,5 @@
 /* files: the files the build touched, by what it did to them. */
-#include "common.h"
+#include "driver.h"
 #include "query.h"
 #include "textout.h"
 

@@ -1,5 +1,5 @@
 /* tree: the build's process tree with argv. */
-#include "common.h"
+#include "driver.h"
 #include "query.h"
 #include "textout.h"
 

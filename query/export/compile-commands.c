@@ -1,0 +1,219 @@
+/* compile-commands: clang's JSON compilation database, as Bear writes it (docs/exports.md). */
+#include "export.h"
+
+#include "filekind.h"
+#include "progkind.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* `id` and every process below it (forks and execs), breadth first. */
+static GArray *subtree(struct export_ctx *x, int64_t id)
+{
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_array_append_val(all, id);
+    for (guint i = 0; i < all->len; i++)
+        prov_successors(x->p, g_array_index(all, int64_t, i), all);
+    return all;
+}
+
+static bool has_source_ext(const char *w)
+{
+    return w[0] != '-' && filekind_cc_source(w);
+}
+
+static bool has_object_ext(const char *w)
+{
+    const char *dot = strrchr(w, '.');
+    return dot && (!strcmp(dot, ".o") || !strcmp(dot, ".obj") || !strcmp(dot, ".lo"));
+}
+
+/* Files written (and not removed again) by a process subtree: absolute paths. */
+static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
+{
+    GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *order = g_ptr_array_new();
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(x->q, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
+                                     "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND "
+                                     "a.kind IN " TRACEDB_KINDS_CHANGED " ORDER BY a.first_ns", &st)) {
+        g_hash_table_destroy(state);
+        return g_ptr_array_new_with_free_func(g_free);
+    }
+    for (guint i = 0; i < procs->len; i++) {
+        qdb_bind_int64(x->q, st, 1, g_array_index(procs, int64_t, i));
+        while (qdb_row(x->q, st)) {
+            const char *path = (const char *)sqlite3_column_text(st, 0);
+            int kind = sqlite3_column_int(st, 1);
+            bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
+            if (!g_hash_table_contains(state, path)) {
+                char *k = g_strdup(path);
+                g_hash_table_insert(state, k, GINT_TO_POINTER(gone ? 1 : 2));
+                g_ptr_array_add(order, k);
+            } else {
+                g_hash_table_insert(state, g_strdup(path), GINT_TO_POINTER(gone ? 1 : 2));
+            }
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < order->len; i++) {
+        const char *path = order->pdata[i];
+        if (GPOINTER_TO_INT(g_hash_table_lookup(state, path)) == 2)
+            g_ptr_array_add(out, g_strdup(path));
+    }
+    g_ptr_array_free(order, TRUE);
+    g_hash_table_destroy(state);
+    return out;
+}
+
+/* A forked child still running its parent's program (same argv and executable), as a
+ * compiler driver's children are between fork and exec. */
+static bool is_fork_copy(struct export_ctx *x, const struct qdb_process *p)
+{
+    const struct qdb_process *parent = p->parent_id ? qdb_process(x->q, p->parent_id) : NULL;
+    return !p->prev_image_id && parent && parent->argv && p->argv &&
+           parent->argv_len == p->argv_len && !memcmp(parent->argv, p->argv, p->argv_len) &&
+           !g_strcmp0(parent->exe, p->exe);
+}
+
+static GPtrArray *split_argv(const struct qdb_process *p)
+{
+    GPtrArray *words = g_ptr_array_new();
+    for (size_t i = 0; p->argv && i < p->argv_len;) {
+        const char *w = p->argv + i;
+        size_t l = strnlen(w, p->argv_len - i);
+        g_ptr_array_add(words, (gpointer)w);
+        i += l + 1;
+    }
+    return words;
+}
+
+int fmt_compile_commands(struct export_ctx *x)
+{
+    qdb_load_all(x->q);
+    GPtrArray *procs = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, x->q->processes);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const struct qdb_process *p = v;
+        if (!p->argv || !p->argv_len)
+            continue;
+        const char *slash = strrchr(p->argv, '/');
+        const char *prog = slash ? slash + 1 : p->argv;
+        if (progkind_is_compiler_driver(prog))
+            g_ptr_array_add(procs, v);
+    }
+    g_ptr_array_sort(procs, ex_proc_id_cmp);
+    g_string_append(x->out, "[");
+    bool first = true;
+    for (guint i = 0; i < procs->len; i++) {
+        const struct qdb_process *p = procs->pdata[i];
+        if (is_fork_copy(x, p))
+            continue;
+        /* A wrapper that poses as the compiler (ccache's gcc symlink) starts the real one with
+         * the same arguments: the entry is the real compiler's, the innermost. */
+        GArray *tree = subtree(x, p->id);
+        bool wrapped = false;
+        size_t tail = strlen(p->argv) + 1;
+        for (guint k = 1; k < tree->len && !wrapped; k++) {
+            const struct qdb_process *d = qdb_process(x->q, g_array_index(tree, int64_t, k));
+            if (!d || !d->argv || !d->argv_len || is_fork_copy(x, d))
+                continue;
+            const char *ds = strrchr(d->argv, '/');
+            size_t dtail = strlen(d->argv) + 1;
+            wrapped = progkind_is_compiler_driver(ds ? ds + 1 : d->argv) && d->argv_len - dtail == p->argv_len - tail &&
+                      !memcmp(d->argv + dtail, p->argv + tail, p->argv_len - tail);
+        }
+        if (wrapped) {
+            g_array_unref(tree);
+            continue;
+        }
+        GPtrArray *words = split_argv(p);
+        bool compile = false, preprocess_only = false;
+        GPtrArray *sources = g_ptr_array_new_with_free_func(g_free);
+        for (guint k = 1; k < words->len; k++) {
+            const char *w = words->pdata[k];
+            if (!strcmp(w, "-c") || !strcmp(w, "-S"))
+                compile = true;
+            else if (!strcmp(w, "-E") || !strcmp(w, "-M") || !strcmp(w, "-MM"))
+                preprocess_only = true;
+            else if (!strcmp(w, "-o") || !strcmp(w, "-x") || !strcmp(w, "-MF") ||
+                     !strcmp(w, "-MT") || !strcmp(w, "-MQ") || !strcmp(w, "-include") ||
+                     !strcmp(w, "-I") || !strcmp(w, "-D") || !strcmp(w, "-U"))
+                k++; /* its argument is not a source */
+            else if (has_source_ext(w))
+                g_ptr_array_add(sources, qdb_absolute_path_in(p->cwd ? p->cwd : "/", w));
+        }
+        bool link = !compile && !preprocess_only;
+        if (preprocess_only || (!compile && !x->with_links) || (compile && !sources->len)) {
+            g_ptr_array_free(sources, TRUE);
+            g_ptr_array_free(words, TRUE);
+            g_array_unref(tree);
+            continue;
+        }
+        GPtrArray *written = subtree_outputs(x, tree);
+        g_array_unref(tree);
+        /* One entry per translation unit (a link: one entry, for its output). */
+        guint n_entries = link ? 1 : sources->len;
+        for (guint s = 0; s < n_entries; s++) {
+            const char *src = link ? NULL : sources->pdata[s];
+            if (src) {
+                int64_t fid = qdb_file_id(x->q, src);
+                if (fid && !prov_exists_at_end(x->p, fid))
+                    continue; /* a configure test's source, deleted since (as Bear does) */
+            }
+            /* The output: what the compile actually wrote; for several sources, the object
+             * with the source's stem. */
+            const char *output = NULL;
+            for (guint k = 0; k < written->len && !output; k++) {
+                const char *w = written->pdata[k];
+                if (link ? !has_object_ext(w) && !g_str_has_suffix(w, ".d")
+                         : has_object_ext(w) || (!has_source_ext(w) && !g_str_has_suffix(w, ".d"))) {
+                    if (!link && sources->len > 1) {
+                        g_autofree char *sb = g_path_get_basename(src);
+                        g_autofree char *wb = g_path_get_basename(w);
+                        char *d1 = strrchr(sb, '.'), *d2 = strrchr(wb, '.');
+                        if (d1)
+                            *d1 = '\0';
+                        if (d2)
+                            *d2 = '\0';
+                        if (strcmp(sb, wb))
+                            continue;
+                    }
+                    output = w;
+                }
+            }
+            if (link && !output)
+                continue;
+            g_string_append(x->out, first ? "\n  {" : ",\n  {");
+            first = false;
+            g_string_append(x->out, "\"arguments\":[");
+            for (guint k = 0; k < words->len; k++) {
+                const char *w = k == 0 && p->exe ? p->exe : words->pdata[k];
+                if (k)
+                    g_string_append_c(x->out, ',');
+                json_string(x->out, w, strlen(w));
+            }
+            g_string_append(x->out, "],");
+            ex_json_key_string(x->out, "directory", p->cwd ? p->cwd : x->run.cwd);
+            g_string_append_c(x->out, ',');
+            ex_json_key_string(x->out, "file", link ? output : src);
+            if (output) {
+                g_string_append_c(x->out, ',');
+                ex_json_key_string(x->out, "output", output);
+            }
+            g_string_append(x->out, "}");
+        }
+        g_ptr_array_free(written, TRUE);
+        g_ptr_array_free(sources, TRUE);
+        g_ptr_array_free(words, TRUE);
+    }
+    g_string_append(x->out, first ? "]\n" : "\n]\n");
+    g_ptr_array_free(procs, TRUE);
+    return 0;
+}

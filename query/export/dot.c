@@ -1,0 +1,185 @@
+/* dot: the provenance graph for Graphviz (docs/exports.md). */
+#include "export.h"
+
+#include "filekind.h"
+#include "progkind.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void dot_id(GString *o, const char *s)
+{
+    /* A DOT quoted ID: backslash and quote escaped; bytes kept (Graphviz reads UTF-8). */
+    g_string_append_c(o, '"');
+    for (const char *c = s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            g_string_append_c(o, '\\');
+        if (*c == '\n')
+            g_string_append(o, "\\n");
+        else
+            g_string_append_c(o, *c);
+    }
+    g_string_append_c(o, '"');
+}
+
+/* A version's node name: its path, or the collapsed directory it is under. */
+static char *dot_file_node(struct export_ctx *x, const struct prov_version *v, bool *collapsed)
+{
+    for (char **d = x->collapse; d && *d; d++) {
+        char *one[] = {*d, NULL};
+        if (prov_path_under(v->path, one)) {
+            *collapsed = true;
+            return g_strdup_printf("%s/…", *d);
+        }
+    }
+    *collapsed = false;
+    return g_strdup_printf("v%" PRId64, v->id);
+}
+
+int fmt_dot(struct export_ctx *x)
+{
+    GArray *nodes = NULL; /* struct prov_node */
+    int64_t start = 0;
+    static const struct prov_walk_opts walk = {.scripts = false};
+    if (x->closure_of) {
+        g_autofree char *abs = qdb_absolute_path(x->closure_of);
+        int64_t fid = qdb_file_id(x->q, abs);
+        start = fid ? prov_version_at(x->p, fid) : 0;
+        if (!start) {
+            if (!query_failed(x->q))
+                fprintf(stderr, "buildtrail export: %s: the build never read or wrote it; check "
+                                "the path given to --closure-of\n", x->closure_of);
+            return 1;
+        }
+        nodes = prov_inputs(x->p, start, &walk);
+        struct prov_node self = {prov_version(x->p, start), PROV_ROLE_OTHER, 0};
+        g_array_append_val(nodes, self);
+    } else {
+        /* The whole build: every version that was read or written. */
+        GArray *ids = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE version_id "
+                                    "IS NOT NULL AND result = 0 AND ?1 = ?1", 0);
+        nodes = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
+        for (guint i = 0; i < ids->len; i++) {
+            struct prov_node n = {prov_version(x->p, g_array_index(ids, int64_t, i)),
+                                  PROV_ROLE_OTHER, 0};
+            if (n.v)
+                g_array_append_val(nodes, n);
+        }
+        g_array_unref(ids);
+    }
+    GHashTable *in_graph = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < nodes->len; i++) {
+        struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (!x->depth || n->depth <= x->depth)
+            g_hash_table_add(in_graph, (gpointer)&n->v->id);
+    }
+    GString *o = x->out;
+    g_string_append(o, "digraph buildtrail {\n  rankdir=LR;\n  node [fontsize=10];\n");
+    GHashTable *emitted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    sqlite3_stmt *acc = NULL;
+    qdb_prepare(x->q, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "
+                                 "result = 0 AND process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED, &acc);
+    for (guint i = 0; i < nodes->len; i++) {
+        struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (!g_hash_table_contains(in_graph, &n->v->id))
+            continue;
+        bool collapsed;
+        char *name = dot_file_node(x, n->v, &collapsed);
+        if (!g_hash_table_contains(emitted, name)) {
+            g_string_append(o, "  ");
+            dot_id(o, name);
+            g_string_append(o, " [shape=ellipse");
+            if (collapsed) {
+                g_string_append(o, ",style=dashed,label=");
+                dot_id(o, name);
+            } else {
+                g_autofree char *label = g_strdup_printf("%s\nv%" PRId64 " %.12s", n->v->path,
+                                                         n->v->id, n->v->sha256);
+                g_string_append(o, ",label=");
+                dot_id(o, label);
+                if (n->v->origin == TRACEDB_VERSION_FOUND)
+                    g_string_append(o, ",style=filled,fillcolor=\"#e8f0ff\"");
+                if (n->v->id == start)
+                    g_string_append(o, ",penwidth=2");
+            }
+            g_string_append(o, "];\n");
+            g_hash_table_add(emitted, g_strdup(name));
+        }
+        /* Edges to the processes that read or wrote this version (only the ex_writers of
+         * versions in the graph, and those ex_writers' reads of versions in the graph). */
+        qdb_bind_int64(x->q, acc, 1, n->v->id);
+        while (acc && qdb_row(x->q, acc)) {
+            int64_t pid = sqlite3_column_int64(acc, 0);
+            int kind = sqlite3_column_int(acc, 1);
+            bool wrote = kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE;
+            g_autofree char *pnode = g_strdup_printf("p%" PRId64, pid);
+            g_autofree char *edge = wrote ? g_strdup_printf("%s->%s", pnode, name)
+                                          : g_strdup_printf("%s->%s", name, pnode);
+            if (!wrote && !g_hash_table_contains(procs, &pid)) {
+                /* Only readers that wrote something in the graph are drawn. */
+                bool writes_in_graph = false;
+                GArray *w = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE "
+                                          "process_id = ?1 AND kind IN " TRACEDB_KINDS_MADE " AND result = 0 AND "
+                                          "version_id IS NOT NULL", pid);
+                for (guint k = 0; k < w->len && !writes_in_graph; k++)
+                    writes_in_graph = g_hash_table_contains(in_graph, &g_array_index(w, int64_t, k));
+                g_array_unref(w);
+                if (!writes_in_graph)
+                    continue;
+            }
+            if (!g_hash_table_contains(procs, &pid)) {
+                const struct qdb_process *p = qdb_process(x->q, pid);
+                int64_t *k = g_new(int64_t, 1);
+                *k = pid;
+                g_hash_table_add(procs, k);
+                GString *label = g_string_new(NULL);
+                g_string_append_printf(label, "[%" PRId64 "] ", pid);
+                if (p && p->argv && p->argv_len)
+                    text_argv(label, p->argv, p->argv_len);
+                if (label->len > 80) {
+                    g_string_truncate(label, 77);
+                    g_string_append(label, "...");
+                }
+                g_string_append(o, "  ");
+                dot_id(o, pnode);
+                g_string_append(o, " [shape=box,label=");
+                dot_id(o, label->str);
+                g_string_append(o, "];\n");
+                g_string_free(label, TRUE);
+            }
+            if (g_hash_table_contains(edges, edge))
+                continue;
+            g_hash_table_add(edges, g_strdup(edge));
+            g_string_append(o, "  ");
+            dot_id(o, wrote ? pnode : name);
+            g_string_append(o, " -> ");
+            dot_id(o, wrote ? name : pnode);
+            g_string_append(o, wrote ? " [label=wrote];\n" : " [label=read,color=gray40];\n");
+        }
+        if (acc)
+            sqlite3_reset(acc);
+        g_free(name);
+    }
+    sqlite3_finalize(acc);
+    /* spawned: between drawn processes, along the parent chain. */
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, procs);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+        int64_t id = *(int64_t *)key, up = ex_nearest_ancestor_in(x, id, procs);
+        if (up)
+            g_string_append_printf(o, "  \"p%" PRId64 "\" -> \"p%" PRId64 "\" [label=spawned,"
+                                      "style=dotted];\n", up, id);
+    }
+    g_string_append(o, "}\n");
+    g_hash_table_destroy(edges);
+    g_hash_table_destroy(procs);
+    g_hash_table_destroy(emitted);
+    g_hash_table_destroy(in_graph);
+    g_array_unref(nodes);
+    return 0;
+}

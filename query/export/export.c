@@ -1,0 +1,207 @@
+/* export — the command: options, the format table, the trace and where the document goes.
+ * The formats themselves are in this folder, one file per family (export.h). */
+#include "export.h"
+
+#include "outfile.h"
+#include "query.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? g_strdup((const char *)t) : NULL;
+}
+
+static void load_run(struct export_ctx *x)
+{
+    struct run_info *r = &x->run;
+    r->exit_status = -1;
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(x->q, "SELECT argv, cwd, hostname, version, state, "
+                                     "start_realtime_ns, start_ns, end_ns, exit_status "
+                                     "FROM runs ORDER BY id LIMIT 1", &st) &&
+        qdb_row(x->q, st)) {
+        r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
+        r->argv = g_memdup2(sqlite3_column_blob(st, 0), r->argv_len + 1);
+        r->cwd = col_dup(st, 1);
+        r->hostname = col_dup(st, 2);
+        r->version = col_dup(st, 3);
+        r->state = col_dup(st, 4);
+        r->start_realtime_ns = sqlite3_column_int64(st, 5);
+        r->start_ns = sqlite3_column_int64(st, 6);
+        r->end_ns = sqlite3_column_int64(st, 7);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            r->exit_status = sqlite3_column_int(st, 8);
+    }
+    sqlite3_finalize(st);
+    if (!r->cwd)
+        r->cwd = g_strdup("/");
+}
+
+static void free_run(struct run_info *r)
+{
+    g_free(r->argv);
+    g_free(r->cwd);
+    g_free(r->hostname);
+    g_free(r->version);
+    g_free(r->state);
+}
+
+static const struct format {
+    const char *name;
+    int (*write)(struct export_ctx *x);
+    const char *what;
+    bool attestation; /* a claim about the whole build: refused on an incomplete trace */
+} formats[] = {
+    {"compile-commands", fmt_compile_commands,
+     "clang's JSON compilation database (like Bear's): one entry per compiled file"},
+    {"dot", fmt_dot, "the provenance graph for Graphviz (processes, file versions, read/wrote)"},
+    {"prov", fmt_prov, "W3C PROV-JSON: file versions as entities, processes as activities"},
+    {"chrome-trace", fmt_chrome_trace,
+     "the build timeline (Trace Event JSON, for Perfetto / chrome://tracing)"},
+    {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources, with hashes", true},
+    {"spdx3", fmt_spdx3, "SPDX 3.0.1 JSON-LD, Build profile: a build_Build per writing process", true},
+    {"cyclonedx", fmt_cyclonedx, "CycloneDX 1.6 JSON with the build as a formulation", true},
+    {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every file access)", true},
+    {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate (unsigned)", true},
+    {"sql", fmt_sql, "a PostgreSQL dump; many traces load into one database"},
+};
+
+static void list_formats(void)
+{
+    fputs("\nFormats:\n", stdout);
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+        printf("  %-17s %s\n", formats[i].name, formats[i].what);
+}
+
+struct export_cli {
+    const char *format, *output;
+    GPtrArray *collapse;
+    struct export_ctx *x;
+};
+
+static int export_option(void *ctx, int c, const char *arg)
+{
+    struct export_cli *o = ctx;
+    switch (c) {
+    case 'f': o->format = arg; return 0;
+    case 'o': o->output = arg; return 0;
+    case 'L': o->x->with_links = true; return 0;
+    case 'C': o->x->closure_of = arg; return 0;
+    case 'D': {
+        char *end;
+        long n = strtol(arg, &end, 10);
+        if (*end || n < 1 || n > 1000000) {
+            fprintf(stderr, "buildtrail export: --depth '%s' is not a positive number\n", arg);
+            return 2;
+        }
+        o->x->depth = (int)n;
+        return 0;
+    }
+    case 'c':
+        g_ptr_array_add(o->collapse, qdb_absolute_path(arg));
+        return 0;
+    }
+    return 2;
+}
+
+static const struct option export_options[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},
+    {"with-links", no_argument, NULL, 'L'},
+    {"closure-of", required_argument, NULL, 'C'},
+    {"depth", required_argument, NULL, 'D'},
+    {"collapse", required_argument, NULL, 'c'},
+    {0}};
+
+static const struct query_command export_command = {
+    .name = "export",
+    .operands = "",
+    .about = "Write the trace in a format other tools read (docs/exports.md has each mapping).\n",
+    .more_about = list_formats,
+    .options_help = "  -f, --format FORMAT   one of the above (required)\n"
+                    "  -o, --output FILE     write to FILE (default: standard output)\n"
+                    "      --with-links      compile-commands: add link steps too\n"
+                    "      --closure-of PATH dot: only PATH and what it was made from\n"
+                    "      --depth N         dot: with --closure-of, at most N steps back\n"
+                    "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
+                    "                        e.g. --collapse /usr for system headers and toolchain\n"
+                    "                        spdx, spdx3, cyclonedx, intoto and slsa refuse an\n"
+                    "                        incomplete trace without --allow-incomplete\n",
+    .options = export_options,
+    .shortopts = "f:o:",
+    .flags = QUERY_NO_JSON | QUERY_ALLOW_INCOMPLETE,
+    .option = export_option,
+};
+
+int query_export_main(int argc, char **argv)
+{
+    struct query_opts o = {0};
+    struct export_ctx x = {0};
+    struct export_cli cli = {.collapse = g_ptr_array_new_with_free_func(g_free), .x = &x};
+    GPtrArray *collapse = cli.collapse;
+    int r = query_parse(&export_command, argc, argv, &o, &cli);
+    if (r >= 0) {
+        g_ptr_array_free(collapse, TRUE);
+        return r;
+    }
+    const char *db_path = o.db_path, *format = cli.format, *output = cli.output;
+    bool allow_incomplete = o.allow_incomplete;
+    const struct format *fmt = NULL;
+    for (size_t i = 0; format && i < G_N_ELEMENTS(formats); i++)
+        if (!strcmp(format, formats[i].name))
+            fmt = &formats[i];
+    if (!fmt || optind < argc) {
+        if (optind < argc)
+            fprintf(stderr, "buildtrail export: unexpected argument '%s'; see 'buildtrail export "
+                            "--help'\n", argv[optind]);
+        else
+            fprintf(stderr, "buildtrail export: %s%s%s; choose one with --format (see 'buildtrail "
+                            "export --help' for the list)\n",
+                    format ? "'" : "no format given", format ? format : "",
+                    format ? "' is not a format" : "");
+        g_ptr_array_free(collapse, TRUE);
+        return 2;
+    }
+    g_ptr_array_add(collapse, NULL);
+    x.collapse = (char **)collapse->pdata;
+    x.q = query_open_for("export", db_path, fmt->attestation && !allow_incomplete
+                                                ? QUERY_COMPLETE_TRACE
+                                                : QUERY_ANY_TRACE);
+    if (!x.q) {
+        g_ptr_array_free(collapse, TRUE);
+        return 1;
+    }
+    x.p = query_open_prov("export", x.q);
+    if (!x.p) {
+        qdb_close(x.q);
+        g_ptr_array_free(collapse, TRUE);
+        return 1;
+    }
+    load_run(&x);
+    x.out = g_string_new(NULL);
+    int status = fmt->write(&x);
+    if (query_failed(x.q)) {
+        status = 1;
+    } else if (status == 0) {
+        if (output) {
+            int e = outfile_write(output, x.out->str, x.out->len);
+            if (e < 0) {
+                fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path "
+                                "to -o\n", output, g_strerror(-e));
+                status = 1;
+            }
+        } else if (query_emit(x.q, x.out)) {
+            status = 1;
+        }
+    }
+    g_string_free(x.out, TRUE);
+    free_run(&x.run);
+    prov_free(x.p);
+    qdb_close(x.q);
+    g_ptr_array_free(collapse, TRUE);
+    return status;
+}

@@ -1,0 +1,103 @@
+/* export — the exporters of `buildtrail export`: one file per format family, one interface.
+ *
+ * Contract
+ *   - A format is `int fmt_NAME(struct export_ctx *x)`: it writes its whole document to x->out
+ *     (flushing it to x->sink with ex_flush as it goes, so that memory stays bounded) and
+ *     returns 0, or 1 after an error that is kept in x->q (a damaged trace; the command
+ *     reports it) or printed.  Formats print nothing else and never exit.
+ *   - The facts come from the provenance layer (lib/prov.h) and the trace (lib/qdb.h); the
+ *     helpers below are what more than one format needs.  docs/exports.md maps every field.
+ */
+#pragma once
+
+#include "driver.h"
+#include "prov.h"
+#include "qdb.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct run_info {
+    char *argv;          /* NUL-separated */
+    size_t argv_len;
+    char *cwd, *hostname, *version, *state;
+    int64_t start_realtime_ns, start_ns, end_ns;
+    int exit_status;     /* -1 unknown */
+};
+
+struct export_ctx {
+    struct qdb *q;
+    struct prov *p;
+    struct run_info run;
+    GString *out;
+    /* options */
+    bool with_links;
+    const char *closure_of;
+    int depth;           /* 0: unlimited */
+    char **collapse;     /* NULL-terminated dirs shown as one node each (dot) */
+};
+
+/* ---- helpers (shared.c) ---- */
+
+/* Build-relative time in microseconds (Trace Event format) and ISO 8601 wall-clock time. */
+void ex_iso_time(struct export_ctx *x, int64_t boot_ns, char buf[32]);
+
+/* An attestation of an incomplete trace says so: `,"KEY":"INCOMPLETE TRACE: why; …"` (nothing
+ * for a complete trace). */
+void ex_incomplete_member(struct export_ctx *x, GString *o, const char *key);
+
+/* "traceState":…,"traceComplete":bool[,"traceIncomplete":why] (members of an open object). */
+void ex_trace_state_members(struct export_ctx *x, GString *o);
+
+/* The build's ex_products: for every path it wrote that still exists at the end (outside its
+ * private /tmp), the version there.  Sorted by path. */
+GArray *ex_products(struct export_ctx *x);
+
+/* Every found version the build read (its ex_materials), sorted by path. */
+GArray *ex_materials(struct export_ctx *x);
+
+gint ex_version_path_cmp(gconstpointer a, gconstpointer b);
+
+void ex_json_key_string(GString *out, const char *key, const char *s);
+
+gint ex_proc_id_cmp(gconstpointer a, gconstpointer b);
+
+gint ex_proc_id_cmp_int64(gconstpointer a, gconstpointer b);
+
+/* The nearest ancestor of process `id` (exec predecessors, then parents) that is in `set`
+ * (int64 ids), or 0. */
+int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set);
+
+/* The leaf inputs and the tools of one product. */
+void ex_product_inputs(struct export_ctx *x, const struct prov_version *v, GArray **leaves,
+                           GArray **tools);
+
+char *ex_doc_name(struct export_ctx *x);
+
+/* A stable identifier for this trace: SHA-256 of the run's start time, host and command. */
+char *ex_trace_uid(struct export_ctx *x);
+
+const char *ex_rel_or_abs(struct export_ctx *x, const char *path, char *buf, size_t cap);
+
+/* The versions process `pid` touched with one of `kinds` (an SQL list such as "(1,5)"),
+ * successfully, as struct prov_version pointers (owned by the prov). */
+GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, const char *kinds);
+
+/* The processes that wrote a version (its tasks in a formulation). */
+GArray *ex_writers(struct export_ctx *x, const struct prov_version *v);
+
+/* ---- the formats ---- */
+int fmt_compile_commands(struct export_ctx *x);
+int fmt_chrome_trace(struct export_ctx *x);
+int fmt_dot(struct export_ctx *x);
+int fmt_spdx(struct export_ctx *x);
+int fmt_cyclonedx(struct export_ctx *x);
+int fmt_intoto(struct export_ctx *x);
+int fmt_slsa(struct export_ctx *x);
+int fmt_spdx3(struct export_ctx *x);
+int fmt_prov(struct export_ctx *x);
+int fmt_sql(struct export_ctx *x);

@@ -1,0 +1,206 @@
+/* spdx3: SPDX 3.0.1 JSON-LD, Core + Software + Build profiles (docs/exports.md). */
+#include "export.h"
+
+#include "filekind.h"
+#include "progkind.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct spdx3 {
+    struct export_ctx *x;
+    const char *base;       /* IRI prefix of this document's elements */
+    GString *graph;         /* the elements, comma-separated */
+    GString *ids;           /* every element's IRI, for SpdxDocument.element */
+    GHashTable *files;      /* version ids already written */
+    int n_rel;
+};
+
+static void s3_begin(struct spdx3 *d, const char *type, const char *iri)
+{
+    g_string_append(d->graph, ",\n  {\"type\":\"");
+    g_string_append(d->graph, type);
+    g_string_append(d->graph, "\",\"spdxId\":");
+    json_string(d->graph, iri, strlen(iri));
+    g_string_append(d->graph, ",\"creationInfo\":\"_:creation\"");
+    g_string_append(d->ids, d->ids->len ? "," : "");
+    json_string(d->ids, iri, strlen(iri));
+}
+
+static char *s3_file_iri(struct spdx3 *d, const struct prov_version *v)
+{
+    return g_strdup_printf("%sfile/v%" PRId64, d->base, v->id);
+}
+
+static void s3_file(struct spdx3 *d, const struct prov_version *v)
+{
+    if (g_hash_table_contains(d->files, &v->id))
+        return;
+    g_hash_table_add(d->files, (gpointer)&v->id);
+    g_autofree char *iri = s3_file_iri(d, v);
+    s3_begin(d, "software_File", iri);
+    char buf[4096];
+    const char *name = ex_rel_or_abs(d->x, v->path, buf, sizeof buf);
+    g_string_append(d->graph, ",\"name\":");
+    json_string(d->graph, name, strlen(name));
+    g_string_append(d->graph, ",\"software_fileKind\":\"file\"");
+    if (v->sha256[0])
+        g_string_append_printf(d->graph, ",\"verifiedUsing\":[{\"type\":\"Hash\",\"algorithm\":"
+                                         "\"sha256\",\"hashValue\":\"%s\"},{\"type\":\"Hash\","
+                                         "\"algorithm\":\"sha1\",\"hashValue\":\"%s\"}],"
+                                         "\"software_contentIdentifier\":[{\"type\":"
+                                         "\"software_ContentIdentifier\",\"software_contentIdentifierType\":"
+                                         "\"swhid\",\"software_contentIdentifierValue\":"
+                                         "\"swh:1:cnt:%s\"}]",
+                               v->sha256, v->sha1, v->git_sha1);
+    g_string_append(d->graph, "}");
+}
+
+static void s3_rel(struct spdx3 *d, const char *from, const char *type, GPtrArray *to)
+{
+    if (!to->len)
+        return;
+    g_autofree char *iri = g_strdup_printf("%srelationship/%d", d->base, ++d->n_rel);
+    s3_begin(d, "Relationship", iri);
+    g_string_append(d->graph, ",\"from\":");
+    json_string(d->graph, from, strlen(from));
+    g_string_append_printf(d->graph, ",\"relationshipType\":\"%s\",\"to\":[", type);
+    for (guint i = 0; i < to->len; i++) {
+        if (i)
+            g_string_append_c(d->graph, ',');
+        json_string(d->graph, to->pdata[i], strlen(to->pdata[i]));
+    }
+    g_string_append(d->graph, "]}");
+}
+
+/* The versions a process read (kinds 1) or wrote (2,3,4) or executed (5), as file IRIs. */
+static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, const char *kinds)
+{
+    GPtrArray *versions = ex_versions_of(d->x, pid, kinds);
+    GPtrArray *iris = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < versions->len; i++) {
+        s3_file(d, versions->pdata[i]);
+        g_ptr_array_add(iris, s3_file_iri(d, versions->pdata[i]));
+    }
+    g_ptr_array_free(versions, TRUE);
+    return iris;
+}
+
+int fmt_spdx3(struct export_ctx *x)
+{
+    g_autofree char *uid = ex_trace_uid(x);
+    g_autofree char *base = g_strdup_printf("https://buildtrail.invalid/spdx3/%s/", uid);
+    struct spdx3 d = {x, base, g_string_new(NULL), g_string_new(NULL),
+                      g_hash_table_new(g_int64_hash, g_int64_equal), 0};
+    char created[32];
+    ex_iso_time(x, x->run.start_ns, created);
+    g_autofree char *agent = g_strdup_printf("%sagent", base);
+    g_autofree char *tool = g_strdup_printf("%stool/buildtrail", base);
+    s3_begin(&d, "SoftwareAgent", agent);
+    g_string_append(d.graph, ",\"name\":");
+    g_autofree char *who = g_strdup_printf("the user who ran buildtrail on %s",
+                                           x->run.hostname ? x->run.hostname : "unknown");
+    json_string(d.graph, who, strlen(who));
+    g_string_append(d.graph, "}");
+    s3_begin(&d, "Tool", tool);
+    g_string_append_printf(d.graph, ",\"name\":\"buildtrail %s\"}",
+                           x->run.version ? x->run.version : BT_VERSION);
+    /* The builds: every process that wrote a product or a version in a product's closure. */
+    GArray *prods = ex_products(x);
+    GHashTable *builds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GPtrArray *roots = g_ptr_array_new_with_free_func(g_free);
+    static const struct prov_walk_opts walk = {.scripts = false};
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        GArray *nodes = prov_inputs(x->p, v->id, &walk);
+        struct prov_node self = {v, PROV_ROLE_OTHER, 0};
+        g_array_append_val(nodes, self);
+        for (guint k = 0; k < nodes->len; k++) {
+            GArray *w = ex_writers(x, g_array_index(nodes, struct prov_node, k).v);
+            for (guint m = 0; m < w->len; m++) {
+                int64_t pid = g_array_index(w, int64_t, m);
+                if (g_hash_table_contains(builds, &pid))
+                    continue;
+                int64_t *key = g_new(int64_t, 1);
+                *key = pid;
+                g_hash_table_add(builds, key);
+            }
+            g_array_unref(w);
+        }
+        g_array_unref(nodes);
+    }
+    GList *pids = g_list_sort(g_hash_table_get_keys(builds), (GCompareFunc)ex_proc_id_cmp_int64);
+    for (GList *l = pids; l; l = l->next) {
+        int64_t pid = *(int64_t *)l->data;
+        const struct qdb_process *p = qdb_process(x->q, pid);
+        if (!p)
+            continue;
+        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base, pid);
+        s3_begin(&d, "build_Build", iri);
+        g_string_append(d.graph, ",\"name\":");
+        GString *nm = g_string_new(NULL);
+        if (p->argv)
+            text_argv(nm, p->argv, p->argv_len);
+        json_string(d.graph, nm->str, nm->len);
+        g_string_free(nm, TRUE);
+        char start[32];
+        ex_iso_time(x, p->start_ns, start);
+        g_string_append_printf(d.graph, ",\"build_buildType\":\"https://buildtrail.invalid/"
+                                        "buildtypes/process/v1\",\"build_buildId\":\"p%" PRId64 "\","
+                                        "\"build_buildStartTime\":\"%s\"", pid, start);
+        if (p->exited) {
+            char end[32];
+            ex_iso_time(x, p->end_ns, end);
+            g_string_append_printf(d.graph, ",\"build_buildEndTime\":\"%s\"", end);
+        }
+        g_string_append(d.graph, "}");
+        g_ptr_array_add(roots, g_strdup(iri));
+        GPtrArray *in = s3_files_of(&d, pid, TRACEDB_KINDS_OPENED_READ),
+                  *out = s3_files_of(&d, pid, TRACEDB_KINDS_MADE),
+                  *tools = s3_files_of(&d, pid, TRACEDB_KINDS_EXEC);
+        s3_rel(&d, iri, "hasInput", in);
+        s3_rel(&d, iri, "hasOutput", out);
+        s3_rel(&d, iri, "usesTool", tools);
+        GPtrArray *by = g_ptr_array_new();
+        g_ptr_array_add(by, agent);
+        s3_rel(&d, iri, "invokedBy", by);
+        g_ptr_array_free(by, TRUE);
+        g_ptr_array_free(in, TRUE);
+        g_ptr_array_free(out, TRUE);
+        g_ptr_array_free(tools, TRUE);
+    }
+    g_list_free(pids);
+    g_autofree char *doc = g_strdup_printf("%sdocument", base);
+    g_autofree char *name = ex_doc_name(x);
+    GString *o = x->out;
+    g_string_append(o, "{\"@context\":\"https://spdx.org/rdf/3.0.1/spdx-context.jsonld\",\n"
+                       "\"@graph\":[\n  {\"type\":\"CreationInfo\",\"@id\":\"_:creation\","
+                       "\"specVersion\":\"3.0.1\",");
+    g_string_append_printf(o, "\"created\":\"%s\",\"createdBy\":[", created);
+    json_string(o, agent, strlen(agent));
+    g_string_append(o, "],\"createdUsing\":[");
+    json_string(o, tool, strlen(tool));
+    g_string_append(o, "]");
+    ex_incomplete_member(x, o, "comment");
+    g_string_append(o, "},\n  {\"type\":\"SpdxDocument\",\"spdxId\":");
+    json_string(o, doc, strlen(doc));
+    g_string_append(o, ",\"creationInfo\":\"_:creation\",\"name\":");
+    json_string(o, name, strlen(name));
+    g_string_append(o, ",\"profileConformance\":[\"core\",\"software\",\"build\"],"
+                       "\"rootElement\":[");
+    for (guint i = 0; i < roots->len; i++) {
+        if (i)
+            g_string_append_c(o, ',');
+        json_string(o, roots->pdata[i], strlen(roots->pdata[i]));
+    }
+    g_string_append_printf(o, "],\"element\":[%s]}%s\n]}\n", d.ids->str, d.graph->str);
+    g_ptr_array_free(roots, TRUE);
+    g_hash_table_destroy(builds);
+    g_array_unref(prods);
+    g_hash_table_destroy(d.files);
+    g_string_free(d.graph, TRUE);
+    g_string_free(d.ids, TRUE);
+    return 0;
+}

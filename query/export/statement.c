@@ -1,0 +1,139 @@
+/* intoto and slsa: in-toto Statements v1 with the runtime-trace and SLSA Provenance v1
+ * predicates (docs/exports.md). */
+#include "export.h"
+
+#include "filekind.h"
+#include "progkind.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void intoto_descriptor(struct export_ctx *x, GString *o, const struct prov_version *v)
+{
+    char buf[4096];
+    const char *name = ex_rel_or_abs(x, v->path, buf, sizeof buf);
+    g_string_append(o, "{\"name\":");
+    json_string(o, name, strlen(name));
+    g_string_append(o, ",\"digest\":{");
+    if (v->sha256[0])
+        g_string_append_printf(o, "\"sha256\":\"%s\",\"gitBlob\":\"%s\"", v->sha256, v->git_sha1);
+    g_string_append(o, "}}");
+}
+
+/* in-toto Statement v1 with SLSA Provenance v1 (slsa) or the runtime-trace predicate (intoto). */
+static int fmt_statement(struct export_ctx *x, bool slsa)
+{
+    GArray *prods = ex_products(x);
+    GArray *mats = ex_materials(x);
+    g_array_sort(mats, ex_version_path_cmp);
+    GString *o = x->out;
+    g_string_append(o, "{\n  \"_type\":\"https://in-toto.io/Statement/v1\",\n  \"subject\":[");
+    bool first = true;
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        if (!v->sha256[0])
+            continue;
+        g_string_append(o, first ? "\n    " : ",\n    ");
+        intoto_descriptor(x, o, v);
+        first = false;
+    }
+    /* No end is invented: a run that has none (killed, still recording) gets no finish time. */
+    char started[32], finished[32] = "";
+    ex_iso_time(x, x->run.start_ns, started);
+    if (qdb_run(x->q)->end_realtime_ns)
+        ex_iso_time(x, x->run.end_ns, finished);
+    g_autofree char *uid = ex_trace_uid(x);
+    if (slsa) {
+        g_string_append(o, "\n  ],\n  \"predicateType\":\"https://slsa.dev/provenance/v1\",\n"
+                           "  \"predicate\":{\n    \"buildDefinition\":{\"buildType\":"
+                           "\"https://buildtrail.invalid/buildtypes/traced-command/v1\","
+                           "\"externalParameters\":{\"command\":");
+        json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
+        g_string_append(o, ",");
+        ex_json_key_string(o, "workingDirectory", x->run.cwd);
+        g_string_append(o, "},\"internalParameters\":{");
+        ex_trace_state_members(x, o);
+        g_string_append(o, "},\"resolvedDependencies\":[");
+        for (guint i = 0; i < mats->len; i++) {
+            g_string_append(o, i ? ",\n      " : "\n      ");
+            intoto_descriptor(x, o, g_array_index(mats, const struct prov_version *, i));
+        }
+        g_string_append_printf(o, "]},\n    \"runDetails\":{\"builder\":{\"id\":"
+                                  "\"https://buildtrail.invalid/builder/%s\"},\"metadata\":"
+                                  "{\"invocationId\":\"%s\",\"startedOn\":\"%s\"",
+                               x->run.hostname ? x->run.hostname : "unknown", uid, started);
+        if (*finished)
+            g_string_append_printf(o, ",\"finishedOn\":\"%s\"", finished);
+        g_string_append(o, "},\"byproducts\":[{\"name\":\"build log\",\"mediaType\":"
+                           "\"text/plain\"},{\"name\":\"buildtrail trace\",\"mediaType\":"
+                           "\"application/vnd.sqlite3\"}]}\n  }\n}\n");
+    } else {
+        g_string_append(o, "\n  ],\n  \"predicateType\":\"https://in-toto.io/attestation/"
+                           "runtime-trace/v0.1\",\n  \"predicate\":{\n    \"monitor\":{\"type\":"
+                           "\"https://buildtrail.invalid/monitor/fuse/v1\",");
+        ex_trace_state_members(x, o);
+        g_string_append(o, "},\n    \"monitoredProcess\":{");
+        ex_json_key_string(o, "hostID", x->run.hostname);
+        g_string_append(o, ",\"type\":\"https://buildtrail.invalid/process/v1\",\"command\":");
+        json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
+        g_string_append(o, "},\n    \"monitorLog\":{\"process\":[");
+        qdb_load_all(x->q);
+        GPtrArray *all = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, x->q->processes);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+            g_ptr_array_add(all, v);
+        g_ptr_array_sort(all, ex_proc_id_cmp);
+        for (guint i = 0; i < all->len; i++) {
+            g_string_append(o, i ? ",\n      " : "\n      ");
+            query_json_process(o, all->pdata[i]);
+        }
+        g_ptr_array_free(all, TRUE);
+        g_string_append(o, "],\n      \"fileAccess\":[");
+        sqlite3_stmt *st = NULL;
+        if (qdb_prepare(x->q, "SELECT a.process_id, a.kind, f.path, a.version_id, "
+                                         "a.result FROM accesses a JOIN files f ON f.id = "
+                                         "a.file_id ORDER BY a.first_ns, a.id", &st)) {
+            bool f1 = true;
+            while (qdb_row(x->q, st)) {
+                g_string_append(o, f1 ? "\n      {" : ",\n      {");
+                f1 = false;
+                g_string_append_printf(o, "\"process\":%" PRId64 ",\"access\":\"%s\",\"path\":",
+                                       (int64_t)sqlite3_column_int64(st, 0),
+                                       tracedb_access_kind_name(sqlite3_column_int(st, 1)));
+                const char *path = (const char *)sqlite3_column_text(st, 2);
+                json_string(o, path, strlen(path));
+                const struct prov_version *ver =
+                    sqlite3_column_int64(st, 3) ? prov_version(x->p, sqlite3_column_int64(st, 3))
+                                                : NULL;
+                if (ver && ver->sha256[0])
+                    g_string_append_printf(o, ",\"digest\":{\"sha256\":\"%s\",\"gitBlob\":\"%s\"}",
+                                           ver->sha256, ver->git_sha1);
+                if (sqlite3_column_int(st, 4))
+                    g_string_append_printf(o, ",\"errno\":%d", sqlite3_column_int(st, 4));
+                g_string_append_c(o, '}');
+            }
+        }
+        sqlite3_finalize(st);
+        g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\"", started);
+        if (*finished)
+            g_string_append_printf(o, ",\"monitorEndTime\":\"%s\"", finished);
+        g_string_append(o, "\n  }\n}\n");
+    }
+    g_array_unref(prods);
+    g_array_unref(mats);
+    return 0;
+}
+
+int fmt_intoto(struct export_ctx *x)
+{
+    return fmt_statement(x, false);
+}
+
+int fmt_slsa(struct export_ctx *x)
+{
+    return fmt_statement(x, true);
+}

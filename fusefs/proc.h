@@ -20,8 +20,10 @@
  *
  * Locking: table_lock protects the task and image tables and the id counter.  /proc is read
  * without the lock held; a racing first sighting is settled under the lock (first insert wins).
- * proc_resolve() may call rec_add_process() with table_lock released; it never holds it across
- * a recorder call that can block.
+ * A new image's row is queued (rec_add_process) with table_lock held, so that rows reach the
+ * trace in id order; when the recorder's queue is full that call waits for the writer thread,
+ * which never takes table_lock: other resolvers stall behind it (backpressure), nothing
+ * deadlocks.  No other recorder call is made under table_lock.
  */
 #pragma once
 

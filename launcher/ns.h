@@ -88,8 +88,11 @@ struct ns_plan {
     int report_fd;  /* write end of the report pipe (O_CLOEXEC) */
 };
 
-/* Start the setup process; returns its pid or -errno.  The caller must be single-threaded and
- * have the signals it handles blocked (the children restore default dispositions and mask). */
+/* Start the setup process; returns its pid or -errno.  The caller must have the signals it
+ * handles blocked (the children restore default dispositions and the plan's mask).  It may have
+ * other threads (the recorder's writer runs by then): the clone copies only the calling thread,
+ * and from there on setup, init and the build make only async-signal-safe calls (no malloc, no
+ * stdio, no lock another thread could have held) until the build's exec. */
 pid_t ns_spawn(const struct ns_plan *plan);
 
 /* Words for a failed step, for the daemon's one-line error ("mount the FUSE filesystem"). */

@@ -1,10 +1,12 @@
 /* query — the read-only subcommands over a trace: who-wrote, who-read, tree, log,
  * show, files, inputs, outputs, verify, export, licenses, packages, copies.
  *
- * Each *_main is main-level code: it parses its options (getopt_long; --help to stdout and
- * exit 0; usage errors to stderr and exit 2), reports errors as one line on stderr, and
- * returns the exit status.  Every command reads ./buildtrail.db unless -d FILE is given, and
- * prints text for people or, with --json, one JSON document for programs.
+ * Each *_main is main-level code (query/cmd/, query/export/export.c): it parses its options
+ * through the driver (cmd/driver.h: --help to stdout and exit 0; usage errors to stderr and
+ * exit 2), reports errors as one line on stderr, and returns the exit status (1 for an error
+ * or a damaged trace; verify and licenses --deny use 1 for their verdict and 2 for errors).
+ * Every command reads ./buildtrail.db unless -d FILE is given, and prints text for people or,
+ * with --json, one JSON object for programs, whose "trace" member says what it stands on.
  */
 #pragma once
 

@@ -1,7 +1,12 @@
-/* common — pieces shared by the query commands (internal to query/).
+/* driver — what every query command shares: options and help (query_parse), opening the trace
+ * and saying what it stands on (query_open_for), reporting a damaged trace (query_failed,
+ * query_emit), and the text and JSON shapes of processes and versions.
  *
- * Contract: main-level helpers.  query_open() prints the one-line error itself and returns
- * NULL; process formatting appends to a caller-owned GString.
+ * Contract: main-level code (it prints; the reader library under lib/ does not).
+ *   - query_parse and query_open_for print one line for every error, naming the fix.
+ *   - Nothing is written to stdout before query_emit (or an exporter's stream) has checked
+ *     that the trace read without error: a damaged trace gives no answer, only its line.
+ *   - Formatting helpers append to a caller-owned GString.
  */
 #pragma once
 

@@ -26,18 +26,6 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-/* Write in place, as `> path` would. */
-static int write_in_place(const char *path, const void *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return -errno;
-    int r = write_all(fd, data, len);
-    if (close(fd) < 0 && !r)
-        r = -errno;
-    return r;
-}
-
 static bool is_kernel_path(const char *p)
 {
     return g_str_has_prefix(p, "/proc/") || g_str_has_prefix(p, "/dev/");
@@ -69,10 +57,14 @@ static char *final_name(const char *path, bool *kernel)
     return NULL;
 }
 
-int outfile_write(const char *path, const void *data, size_t len)
+int outfile_open(const char *path, struct outfile *o)
 {
-    if (!strcmp(path, "-"))
-        return write_all(STDOUT_FILENO, data, len);
+    *o = (struct outfile){.fd = -1};
+    if (!strcmp(path, "-")) {
+        o->fd = STDOUT_FILENO;
+        o->borrowed = true;
+        return 0;
+    }
     bool kernel = false;
     g_autofree char *target = final_name(path, &kernel);
     if (!target)
@@ -83,9 +75,12 @@ int outfile_write(const char *path, const void *data, size_t len)
         return -errno;
     if (exists && S_ISDIR(st.st_mode))
         return -EISDIR;
-    if (kernel || (exists && !S_ISREG(st.st_mode)))
-        return write_in_place(kernel ? path : target, data, len);
-    /* A regular file, or a new one: atomically. */
+    if (kernel || (exists && !S_ISREG(st.st_mode))) {
+        /* In place, as `> path` would. */
+        o->fd = open(kernel ? path : target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        return o->fd < 0 ? -errno : 0;
+    }
+    /* A regular file, or a new one: atomically, through a temporary file beside it. */
     mode_t mode = 0666;
     if (exists) {
         mode = st.st_mode & 07777;
@@ -94,18 +89,79 @@ int outfile_write(const char *path, const void *data, size_t len)
         umask(um);
         mode &= ~um;
     }
-    g_autofree char *tmp = g_strconcat(target, ".XXXXXX", NULL);
+    char *tmp = g_strconcat(target, ".XXXXXX", NULL);
     int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -errno;
-    int r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, data, len);
-    if (!r && exists && fsync(fd) < 0) /* replacing: the new content first, then the name */
-        r = -errno;
-    if (close(fd) < 0 && !r)
-        r = -errno;
-    if (!r && rename(tmp, target) < 0)
-        r = -errno;
-    if (r)
+    if (fd < 0) {
+        int e = errno;
+        g_free(tmp);
+        return -e;
+    }
+    if (fchmod(fd, mode) < 0) {
+        int e = errno;
+        close(fd);
         unlink(tmp);
+        g_free(tmp);
+        return -e;
+    }
+    o->fd = fd;
+    o->tmp = tmp;
+    o->target = g_steal_pointer(&target);
+    o->replacing = exists;
+    return 0;
+}
+
+int outfile_append(struct outfile *o, const void *data, size_t len)
+{
+    if (o->error)
+        return o->error;
+    int r = write_all(o->fd, data, len);
+    if (r)
+        o->error = r;
     return r;
+}
+
+static void outfile_release(struct outfile *o)
+{
+    g_free(o->tmp);
+    g_free(o->target);
+    *o = (struct outfile){.fd = -1};
+}
+
+int outfile_commit(struct outfile *o)
+{
+    int r = o->error;
+    if (!o->borrowed) {
+        if (!r && o->tmp && o->replacing && fsync(o->fd) < 0) /* the content, then the name */
+            r = -errno;
+        if (close(o->fd) < 0 && !r)
+            r = -errno;
+        if (o->tmp) {
+            if (!r && rename(o->tmp, o->target) < 0)
+                r = -errno;
+            if (r)
+                unlink(o->tmp);
+        }
+    }
+    outfile_release(o);
+    return r;
+}
+
+void outfile_abort(struct outfile *o)
+{
+    if (!o->borrowed && o->fd >= 0) {
+        close(o->fd);
+        if (o->tmp)
+            unlink(o->tmp);
+    }
+    outfile_release(o);
+}
+
+int outfile_write(const char *path, const void *data, size_t len)
+{
+    struct outfile o;
+    int r = outfile_open(path, &o);
+    if (r)
+        return r;
+    outfile_append(&o, data, len);
+    return outfile_commit(&o);
 }

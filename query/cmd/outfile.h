@@ -12,10 +12,29 @@
  *   - A device, FIFO or socket is opened for writing and written (a FIFO waits for a reader,
  *     as a shell redirection does; a socket fails with ENXIO).  A directory is refused
  *     (-EISDIR).
+ *   - A document can be written in one call (outfile_write) or streamed: outfile_open, any
+ *     number of outfile_append, then outfile_commit (which renames the temporary file into
+ *     place) or outfile_abort (which removes it: a replaced file keeps its old content).  A
+ *     streamed file written in place (a device, /dev/stdout, "-") has what was appended.
  *   - Returns 0 or -errno; never logs.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+
+struct outfile {
+    int fd;
+    bool borrowed;   /* standard output: never closed */
+    bool replacing;  /* an existing regular file is being replaced */
+    char *tmp;       /* the temporary file renamed to `target` at commit, or NULL (in place) */
+    char *target;
+    int error;       /* the first write error (-errno), kept */
+};
+
+int outfile_open(const char *path, struct outfile *o);
+int outfile_append(struct outfile *o, const void *data, size_t len);
+int outfile_commit(struct outfile *o);
+void outfile_abort(struct outfile *o);
 
 int outfile_write(const char *path, const void *data, size_t len);

@@ -208,6 +208,7 @@ int fmt_compile_commands(struct export_ctx *x)
                 ex_json_key_string(x->out, "output", output);
             }
             g_string_append(x->out, "}");
+            ex_flush(x);
         }
         g_ptr_array_free(written, TRUE);
         g_ptr_array_free(sources, TRUE);

@@ -182,19 +182,31 @@ int query_export_main(int argc, char **argv)
         return 1;
     }
     load_run(&x);
+    /* The document streams to its destination (-o: a temporary file renamed into place at the
+     * end, removed if anything fails; standard output: written as it goes). */
+    struct outfile sink;
+    int e = outfile_open(output ? output : "-", &sink);
+    if (e < 0) {
+        fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to -o\n",
+                output, g_strerror(-e));
+        free_run(&x.run);
+        prov_free(x.p);
+        qdb_close(x.q);
+        g_ptr_array_free(collapse, TRUE);
+        return 1;
+    }
+    x.sink = &sink;
     x.out = g_string_new(NULL);
     int status = fmt->write(&x);
-    if (query_failed(x.q)) {
+    if (query_failed(x.q) || status) {
         status = 1;
-    } else if (status == 0) {
-        if (output) {
-            int e = outfile_write(output, x.out->str, x.out->len);
-            if (e < 0) {
-                fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path "
-                                "to -o\n", output, g_strerror(-e));
-                status = 1;
-            }
-        } else if (query_emit(x.q, x.out)) {
+        outfile_abort(&sink);
+    } else {
+        outfile_append(&sink, x.out->str, x.out->len);
+        e = outfile_commit(&sink);
+        if (e < 0) {
+            fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to "
+                            "-o\n", output ? output : "standard output", g_strerror(-e));
             status = 1;
         }
     }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "driver.h"
+#include "outfile.h"
 #include "prov.h"
 #include "qdb.h"
 #include "textout.h"
@@ -33,7 +34,8 @@ struct export_ctx {
     struct qdb *q;
     struct prov *p;
     struct run_info run;
-    GString *out;
+    GString *out;        /* the document being written; ex_flush passes it on to sink */
+    struct outfile *sink;
     /* options */
     bool with_links;
     const char *closure_of;
@@ -89,6 +91,14 @@ GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, const char *kinds);
 
 /* The processes that wrote a version (its tasks in a formulation). */
 GArray *ex_writers(struct export_ctx *x, const struct prov_version *v);
+
+/* Pass what x->out holds on to the destination once it holds EX_FLUSH_BYTES or more (and
+ * nothing more once the trace has shown damage): a format calls it between items, so that
+ * memory stays bounded whatever the trace's size.  To standard output a document is then
+ * written as it goes; a damaged trace found late cuts it short (the exit is non-zero and the
+ * error said); with -o the file is only put in place when the document is complete. */
+#define EX_FLUSH_BYTES (1u << 20)
+void ex_flush(struct export_ctx *x);
 
 /* ---- the formats ---- */
 int fmt_compile_commands(struct export_ctx *x);

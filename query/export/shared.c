@@ -203,3 +203,11 @@ GArray *ex_writers(struct export_ctx *x, const struct prov_version *v)
     return qdb_ids(x->q, "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND "
                          "kind IN " TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL", v->id);
 }
+
+void ex_flush(struct export_ctx *x)
+{
+    if (x->out->len < EX_FLUSH_BYTES || !x->sink || qdb_failed(x->q))
+        return;
+    outfile_append(x->sink, x->out->str, x->out->len);
+    g_string_truncate(x->out, 0);
+}

@@ -140,6 +140,7 @@ int fmt_sql(struct export_ctx *x)
             }
             g_string_append_c(o, ')');
             rows++;
+            ex_flush(x);
         }
         if (rows)
             g_string_append(o, ";\n");

@@ -38,6 +38,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         g_string_append(o, first ? "\n    " : ",\n    ");
         intoto_descriptor(x, o, v);
         first = false;
+        ex_flush(x);
     }
     /* No end is invented: a run that has none (killed, still recording) gets no finish time. */
     char started[32], finished[32] = "";
@@ -59,6 +60,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         for (guint i = 0; i < mats->len; i++) {
             g_string_append(o, i ? ",\n      " : "\n      ");
             intoto_descriptor(x, o, g_array_index(mats, const struct prov_version *, i));
+            ex_flush(x);
         }
         g_string_append_printf(o, "]},\n    \"runDetails\":{\"builder\":{\"id\":"
                                   "\"https://buildtrail.invalid/builder/%s\"},\"metadata\":"
@@ -90,6 +92,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         for (guint i = 0; i < all->len; i++) {
             g_string_append(o, i ? ",\n      " : "\n      ");
             query_json_process(o, all->pdata[i]);
+            ex_flush(x);
         }
         g_ptr_array_free(all, TRUE);
         g_string_append(o, "],\n      \"fileAccess\":[");
@@ -115,6 +118,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
                 if (sqlite3_column_int(st, 4))
                     g_string_append_printf(o, ",\"errno\":%d", sqlite3_column_int(st, 4));
                 g_string_append_c(o, '}');
+                ex_flush(x);
             }
         }
         sqlite3_finalize(st);

@@ -14,9 +14,11 @@
  *   build gets a pipe's ordering and backpressure, and each chunk is recorded with its writer.
  *   The trace database and its -wal/-shm/-journal files are invisible to the build.
  *
- * Handler discipline: every handler replies exactly once, on one exit path; handlers return
- * errors to the build as the real filesystem gave them, and never log (FS_DEBUG lines aside,
- * which BUILDTRAIL_DEBUG=fs turns on).
+ * Handler discipline: every handler replies exactly once on every path through it (an early
+ * return replies first; nothing after a reply touches the request); it records what its caller
+ * did through fs-record.c's two calls before replying; it returns errors to the build as the
+ * real filesystem gave them, and never logs (FS_DEBUG lines aside, which BUILDTRAIL_DEBUG=fs
+ * turns on).  The implementation is split by concern: fs-internal.h lists the modules.
  *
  * Inodes: nodeid = pointer to struct fs_inode (root: FUSE_ROOT_ID), keyed by (st_dev, st_ino)
  * so hard links share one node.  An inode lives while the kernel holds lookups on it or a child

@@ -214,7 +214,8 @@ int query_copies_main(int argc, char **argv)
     }
     /* The candidates: source files the build read and did not make. */
     GArray *ids = qdb_ids(q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
-                             "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_OPENED_READ " AND a.result = 0 AND "
+                             "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_OPENED_READ
+                             " AND a.result = 0 AND "
                              "v.origin = 1 AND ?1 = ?1", 0);
     GArray *cands = g_array_new(FALSE, TRUE, sizeof(struct candidate));
     for (guint i = 0; i < ids->len; i++) {

@@ -33,7 +33,8 @@ static void print_help(const struct query_command *cmd)
               stdout);
     fputs("  -d, --db FILE         read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n", stdout);
     if (!(cmd->flags & QUERY_NO_JSON))
-        fputs("      --json            print JSON (one document, with the trace's state)\n", stdout);
+        fputs("      --json            print JSON (one object, with the trace's state)\n",
+              stdout);
     fputs("  -h, --help            print this help\n", stdout);
 }
 
@@ -47,7 +48,8 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
     if (!(cmd->flags & QUERY_NO_JSON))
         longopts[n++] = (struct option){"json", no_argument, NULL, OPT_JSON};
     if (cmd->flags & QUERY_ALLOW_INCOMPLETE)
-        longopts[n++] = (struct option){"allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE};
+        longopts[n++] =
+            (struct option){"allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE};
     for (const struct option *p = cmd->options; p && p->name && n < G_N_ELEMENTS(longopts) - 1; p++)
         longopts[n++] = *p;
     longopts[n] = (struct option){0};

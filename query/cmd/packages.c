@@ -146,7 +146,8 @@ int query_packages_main(int argc, char **argv)
     sqlite3_stmt *st = NULL;
     qdb_prepare(q, "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN "
                               "files f ON f.id = a.file_id JOIN versions v ON v.id = a.version_id "
-                              "WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1", &st);
+                              "WHERE a.kind IN " TRACEDB_KINDS_READ
+                              " AND a.result = 0 AND v.origin = 1", &st);
     size_t cl = strlen(cwd);
     while (st && qdb_row(q, st)) {
         const char *path = (const char *)sqlite3_column_text(st, 0);

@@ -147,7 +147,8 @@ int fmt_chrome_trace(struct export_ctx *x)
         g_string_append(o, ",\"files_written\":[");
         if (qdb_prepare(x->q, "SELECT DISTINCT f.path FROM accesses a JOIN files f ON "
                                          "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 "
-                                         "AND a.kind IN " TRACEDB_KINDS_CHANGED " AND a.kind NOT IN " TRACEDB_KINDS_GONE
+                                         "AND a.kind IN " TRACEDB_KINDS_CHANGED
+                                         " AND a.kind NOT IN " TRACEDB_KINDS_GONE
                                          " AND (a.kind != 2 OR a.bytes > 0)", &st)) {
             bool f1 = true;
             for (const struct qdb_process *img = t->last; img;

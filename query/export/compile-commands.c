@@ -38,7 +38,8 @@ static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
     sqlite3_stmt *st = NULL;
     if (!qdb_prepare(x->q, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
                                      "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND "
-                                     "a.kind IN " TRACEDB_KINDS_CHANGED " ORDER BY a.first_ns", &st)) {
+                                     "a.kind IN " TRACEDB_KINDS_CHANGED
+                                     " ORDER BY a.first_ns", &st)) {
         g_hash_table_destroy(state);
         return g_ptr_array_new_with_free_func(g_free);
     }

@@ -123,7 +123,8 @@ int fmt_dot(struct export_ctx *x)
                 /* Only readers that wrote something in the graph are drawn. */
                 bool writes_in_graph = false;
                 GArray *w = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE "
-                                          "process_id = ?1 AND kind IN " TRACEDB_KINDS_MADE " AND result = 0 AND "
+                                          "process_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
+                                          " AND result = 0 AND "
                                           "version_id IS NOT NULL", pid);
                 for (guint k = 0; k < w->len && !writes_in_graph; k++)
                     writes_in_graph = g_hash_table_contains(in_graph, &g_array_index(w, int64_t, k));

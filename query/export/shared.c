@@ -50,7 +50,8 @@ GArray *ex_products(struct export_ctx *x)
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     sqlite3_stmt *st = NULL;
     if (!qdb_prepare(x->q, "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON "
-                                     "f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_PRODUCED " AND a.result = 0 "
+                                     "f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_PRODUCED
+                                     " AND a.result = 0 "
                                      "AND a.version_id IS NOT NULL ORDER BY f.path", &st))
         return out;
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -74,7 +75,8 @@ GArray *ex_products(struct export_ctx *x)
 GArray *ex_materials(struct export_ctx *x)
 {
     GArray *ids = qdb_ids(x->q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
-                                "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND "
+                                "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ
+                                " AND a.result = 0 AND "
                                 "v.origin = 1 AND ?1 = ?1", 0);
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     for (guint i = 0; i < ids->len; i++) {
@@ -201,7 +203,8 @@ GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, const char *kinds)
 GArray *ex_writers(struct export_ctx *x, const struct prov_version *v)
 {
     return qdb_ids(x->q, "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND "
-                         "kind IN " TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL", v->id);
+                         "kind IN " TRACEDB_KINDS_MADE
+                         " AND result = 0 AND process_id IS NOT NULL", v->id);
 }
 
 void ex_flush(struct export_ctx *x)

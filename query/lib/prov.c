@@ -191,7 +191,8 @@ struct prov *prov_new(struct qdb *q)
     p->st_version = prepare(p,
         "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), hex(v.git_sha1), "
         "  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a WHERE a.version_id = v.id AND "
-        "  a.kind IN " TRACEDB_KINDS_PLACED " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
+        "  a.kind IN " TRACEDB_KINDS_PLACED
+        " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
         "FROM versions v WHERE v.id = ?");
     p->st_path = prepare(p, "SELECT path FROM files WHERE id = ?");
     p->st_writers = prepare(p,
@@ -660,7 +661,8 @@ static void load_graph(struct prov *p)
     p->graph = g;
 }
 
-static struct edges sql_edges(struct prov *p, sqlite3_stmt *st, int64_t key, int n_range, int64_t from,
+static struct edges sql_edges(struct prov *p, sqlite3_stmt *st, int64_t key, int n_range,
+                              int64_t from,
                               int64_t until)
 {
     GArray *out = g_array_new(FALSE, FALSE, sizeof(struct edge));
@@ -690,7 +692,8 @@ static struct edges writers_of(struct prov *p, int64_t v)
  * in [from, until] (the caller filters). */
 static struct edges reads_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
 {
-    return p->graph ? csr_get(&p->graph->reads, pid) : sql_edges(p, p->st_reads, pid, 1, from, until);
+    return p->graph ? csr_get(&p->graph->reads, pid)
+                    : sql_edges(p, p->st_reads, pid, 1, from, until);
 }
 
 /* The processes that read version `v`: {process, its first read}. */
@@ -703,7 +706,8 @@ static struct edges readers_of(struct prov *p, int64_t v)
  * write in [from, until] (the caller filters). */
 static struct edges writes_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
 {
-    return p->graph ? csr_get(&p->graph->writes, pid) : sql_edges(p, p->st_writes, pid, 1, from, until);
+    return p->graph ? csr_get(&p->graph->writes, pid)
+                    : sql_edges(p, p->st_writes, pid, 1, from, until);
 }
 
 /* The versions written on top of `v`. */

@@ -108,7 +108,8 @@ bool qdb_row(struct qdb *q, sqlite3_stmt *st)
 }
 
 /* Every table a trace of `version` has: one missing means the file is damaged. */
-static const char *const required_tables[] = {"meta", "runs", "trees", "processes", "files", "accesses",
+static const char *const required_tables[] = {"meta", "runs", "trees", "processes", "files",
+                                              "accesses",
                                               "access_kinds", "output", NULL};
 static const char *const required_tables_v2[] = {"exits", NULL};
 static const char *const required_tables_v3[] = {"versions", NULL};

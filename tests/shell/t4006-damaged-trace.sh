@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd sqlite3
-cp -r "$(dirname "$0")/../sample" "$T/s"
+cp -r "$SAMPLE" "$T/s"
 cd "$T/s"
 bt run -o "$T/good.db" -- make -j2 > "$T/build.log" 2>&1 || fail "the sample build failed: $(cat "$T/build.log")"
 bt tree -d "$T/good.db" > /dev/null || fail "tree on the good trace"

@@ -1,0 +1,220 @@
+/* fs-dirs — the handlers of directories, statfs and extended attributes. */
+#include "fs-internal.h"
+
+void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_OPENDIR);
+    int64_t caller = req_caller(fs, req);
+    if (ino == FUSE_ROOT_ID) {
+        struct fs_handle *h = handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
+        fi->fh = (uint64_t)(uintptr_t)h;
+        fuse_reply_open(req, fi);
+        return;
+    }
+    struct fs_inode *in = get_inode(req, ino);
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
+    int fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    creds_leave(fs, &c);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    int r = dir ? 0 : -errno;
+    if (!dir && fd >= 0)
+        close(fd);
+    record_path(fs, caller, in, NULL, TRACEDB_READDIR, -r, 0);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct fs_handle *h = handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
+    h->dir = dir;
+    fi->fh = (uint64_t)(uintptr_t)h;
+    if (fuse_reply_open(req, fi) == -ENOENT)
+        handle_release(fs, h);
+}
+
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_READDIR);
+    if (ino == FUSE_ROOT_ID) {
+        root_readdir(fs, req, size, off);
+        return;
+    }
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    struct fs_inode *in = get_inode(req, ino);
+    char *buf = thread_buffer(size);
+    size_t used = 0;
+    int err = 0;
+    if (off != h->dir_offset) {
+        seekdir(h->dir, off);
+        h->dir_entry = NULL;
+        h->dir_offset = off;
+    }
+    for (;;) {
+        if (!h->dir_entry) {
+            errno = 0;
+            h->dir_entry = readdir(h->dir);
+            if (!h->dir_entry) {
+                err = errno;
+                break;
+            }
+        }
+        struct dirent *d = h->dir_entry;
+        if (!is_hidden(fs, in, d->d_name)) {
+            struct stat st = {.st_ino = present_ino(fs, in->dev, d->d_ino),
+                              .st_mode = (mode_t)d->d_type << 12};
+            size_t need = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,
+                                            d->d_off);
+            if (need > size - used)
+                break;
+            used += need;
+        }
+        h->dir_offset = d->d_off;
+        h->dir_entry = NULL;
+    }
+    if (err && used == 0)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_buf(req, buf, used);
+}
+
+void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_RELEASEDIR);
+    handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
+}
+
+void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    op_fsync(req, ino, datasync, fi);
+}
+
+void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_STATFS);
+    struct statvfs sv;
+    struct fs_loc l = {.held = NULL};
+    int fd = fs->tree_roots[0]->fd;
+    if (ino != FUSE_ROOT_ID && get_inode(req, ino)->type == NODE_REAL &&
+        loc_get(fs, get_inode(req, ino), &l) == 0)
+        fd = l.dirfd; /* the object itself, or its directory: the same filesystem */
+    int r = fstatvfs(fd, &sv) < 0 ? errno : 0;
+    loc_put(fs, &l);
+    if (r)
+        fuse_reply_err(req, r);
+    else
+        fuse_reply_statfs(req, &sv);
+}
+
+static void xattr_reply_size_or_data(fuse_req_t req, ssize_t n, size_t size, const char *buf)
+{
+    if (n < 0)
+        fuse_reply_err(req, errno);
+    else if (size == 0)
+        fuse_reply_xattr(req, (size_t)n);
+    else
+        fuse_reply_buf(req, buf, (size_t)n);
+}
+
+/* The path for xattr calls on `ino`; l-variants are right for both forms (the final component
+ * is either the object's own /proc/self/fd link, followed by the kernel regardless, or its
+ * name, which must not be followed). */
+static int xattr_target(struct fs *fs, fuse_req_t req, fuse_ino_t ino, struct fs_loc *l)
+{
+    struct fs_inode *in = get_inode(req, ino);
+    if (ino == FUSE_ROOT_ID || in->type != NODE_REAL)
+        return -ENOTSUP;
+    return loc_get(fs, in, l);
+}
+
+void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_GETXATTR);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        fuse_reply_err(req, r == -ENOTSUP ? ENODATA : -r);
+        return;
+    }
+    char *buf = size ? thread_buffer(size) : NULL;
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
+    ssize_t n = loc_self(&l) ? getxattr(l.path, name, buf, size) : lgetxattr(l.path, name, buf, size);
+    int e = errno;
+    creds_leave(fs, &c);
+    loc_put(fs, &l);
+    errno = e;
+    xattr_reply_size_or_data(req, n, size, buf);
+}
+
+void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_LISTXATTR);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        if (r != -ENOTSUP)
+            fuse_reply_err(req, -r);
+        else if (size)
+            fuse_reply_buf(req, NULL, 0);
+        else
+            fuse_reply_xattr(req, 0);
+        return;
+    }
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
+    char *buf = size ? thread_buffer(size) : NULL;
+    ssize_t n = loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
+    int e = errno;
+    creds_leave(fs, &c);
+    loc_put(fs, &l);
+    errno = e;
+    xattr_reply_size_or_data(req, n, size, buf);
+}
+
+void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                 size_t size, int flags)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_SETXATTR);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        fuse_reply_err(req, r == -ENOTSUP ? EPERM : -r);
+        return;
+    }
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
+    r = (loc_self(&l) ? setxattr(l.path, name, value, size, flags)
+                      : lsetxattr(l.path, name, value, size, flags)) < 0 ? errno : 0;
+    creds_leave(fs, &c);
+    loc_put(fs, &l);
+    record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r, 0);
+    fuse_reply_err(req, r);
+}
+
+void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_REMOVEXATTR);
+    struct fs_loc l;
+    int r = xattr_target(fs, req, ino, &l);
+    if (r < 0) {
+        fuse_reply_err(req, r == -ENOTSUP ? EPERM : -r);
+        return;
+    }
+    struct fs_creds c;
+    creds_enter(fs, req, &c);
+    r = (loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0 ? errno : 0;
+    creds_leave(fs, &c);
+    loc_put(fs, &l);
+    record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r, 0);
+    fuse_reply_err(req, r);
+}

@@ -1,0 +1,345 @@
+/* fs-files — the handlers of open files: open, create, read, write, flush, release, fsync,
+ * fallocate, lseek, copy_file_range. */
+#include "fs-internal.h"
+
+void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_OPEN);
+    struct fs_inode *in = get_inode(req, ino);
+    int64_t caller = req_caller(fs, req);
+    if (ino == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if (in->type != NODE_REAL) {
+        struct fs_handle *h = handle_new(fs, HANDLE_OUTPUT, -1, 0, fi->flags, caller);
+        h->stream = in->type == NODE_STDOUT ? TRACEDB_STDOUT : TRACEDB_STDERR;
+        fi->fh = (uint64_t)(uintptr_t)h;
+        set_open_reply_flags(fs, in, fi);
+        fuse_reply_open(req, fi);
+        return;
+    }
+    /* Never create here (O_CREAT comes through create), never follow a symlink the name may
+     * have become, and check that the name still holds this inode. */
+    int flags = (fi->flags & ~(O_CREAT | O_EXCL | FS_OPEN_EXEC_FLAG)) | O_CLOEXEC;
+    g_autofree char *path = inode_path(fs, in, NULL);
+    int64_t file_id = rec_file_id(fs->rec, path);
+    /* Opening to write (or truncate) begins a version, after the current one is hashed. */
+    bool writing = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+    int64_t version_id = 0, read_version_id = 0;
+    struct vers_writer *vw = NULL;
+    if (writing)
+        vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id, fi->flags & O_TRUNC,
+                              &version_id, &read_version_id);
+    struct fs_loc l;
+    int fd = -1;
+    int r = loc_get(fs, in, &l);
+    if (r == 0) {
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
+        /* Without default_permissions the kernel only checks that some x bit is set before an
+         * exec: whether it is the caller's to execute is asked here, as the caller. */
+        if ((fi->flags & FS_OPEN_EXEC_FLAG) &&
+            faccessat(l.dirfd, l.name, X_OK, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0)
+            r = -errno;
+        else
+            fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
+                              : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
+        if (!r)
+            r = fd < 0 ? -errno : 0;
+        creds_leave(fs, &c);
+        loc_put(fs, &l);
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino)) {
+            close(fd);
+            fd = -1;
+            r = -ESTALE;
+        }
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (vw && r < 0) {
+        vers_write_abort(fs->vers, vw);
+        vw = NULL;
+    } else if (vw) {
+        vers_write_opened(fs->vers, vw, fd);
+    } else if (!writing && r == 0) {
+        /* A read binds to the content it opens; a file never seen before is hashed now. */
+        bool hash_needed;
+        version_id = read_version_id = vers_read(fs->vers, in->dev, in->ino, file_id, &hash_needed);
+        if (hash_needed)
+            vers_hash_found(fs->vers, in->dev, in->ino, hash_fd_of(fd));
+    }
+
+    if (r < 0 || (fi->flags & O_TRUNC))
+        record_file(fs, caller, file_id, r < 0 ? ((fi->flags & O_ACCMODE) == O_RDONLY ? TRACEDB_READ
+                    : TRACEDB_WRITE)
+                    : TRACEDB_TRUNCATE,
+                    fi->flags, -1, rec_now_ns(), -r, version_id);
+    FS_DEBUG(fs, "open(%s, flags=%#x) = %d\n", path, fi->flags, r);
+    if (r < 0) {
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    h->dev = in->dev;
+    h->ino = in->ino;
+    h->version_id = version_id;
+    h->read_version_id = read_version_id;
+    h->vw = vw;
+    if (h->exec) {
+        /* The process's pid (a non-main thread that execs takes it over), known from the
+         * caller's image; the launcher, single-threaded, is its own request's pid. */
+        pid_t pid = proc_image_pid(fs->procs, caller);
+        h->exec_pid = pid > 0 ? pid : fuse_req_ctx(req)->pid;
+    }
+    fi->fh = (uint64_t)(uintptr_t)h;
+    /* Keep the kernel's page cache across opens: every change to a traced file goes through
+     * this mount, and the kernel updates or drops its pages for each (see op_init).  Reads
+     * served from the cache are not seen, so a read row's bytes count what came through the
+     * daemon; who read is recorded at open either way. */
+    fi->keep_cache = 1;
+    /* A read-only close needs no FLUSH: locks are kept by the kernel (op_init), and nothing
+     * written needs pushing to the real filesystem. */
+    fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
+    if (fuse_reply_open(req, fi) == -ENOENT) {
+        /* The opener was interrupted: the kernel will never release this handle. */
+        handle_release(fs, h);
+    }
+}
+
+void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+               struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_CREATE);
+    if (parent == FUSE_ROOT_ID) {
+        fuse_reply_err(req, EPERM);
+        return;
+    }
+    struct fs_inode *dir = get_inode(req, parent);
+    int64_t caller = req_caller(fs, req);
+    g_autofree char *path = inode_path(fs, dir, name);
+    int64_t file_id = rec_file_id(fs->rec, path);
+    int r, fd = -1;
+    int64_t version_id = 0, read_version_id = 0;
+    struct vers_writer *vw = NULL;
+    struct stat st = {0};
+    if (is_hidden(fs, dir, name)) {
+        r = -EACCES;
+    } else {
+        /* An existing file that O_TRUNC would empty: its version must be hashed first (and
+         * begins the new one, so that no other writer can start a hash in between). */
+        struct stat old;
+        if ((fi->flags & O_TRUNC) && fstatat(dir->fd, name, &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(old.st_mode))
+            vw = vers_write_begin(fs->vers, old.st_dev, old.st_ino, file_id, true, &version_id,
+                                  NULL);
+        struct fs_creds c;
+        creds_enter(fs, req, &c);
+        mode_t m = umask_enter(fs, req, mode);
+        fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, m);
+        umask_leave(fs);
+        r = fd < 0 ? -errno : 0;
+        creds_leave(fs, &c);
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
+            close(fd);
+            fd = -1;
+        }
+        if (fd >= 0 && fstat(fd, &st) < 0) {
+            r = -errno;
+            close(fd);
+            fd = -1;
+        }
+        if (vw && (r < 0 || st.st_dev != old.st_dev || st.st_ino != old.st_ino)) {
+            vers_write_abort(fs->vers, vw);
+            vw = NULL;
+        }
+        if (r == 0 && !vw)
+            vw = vers_write_begin(fs->vers, st.st_dev, st.st_ino, file_id,
+                                  (fi->flags & (O_TRUNC | O_EXCL)) || st.st_size == 0,
+                                  &version_id, &read_version_id);
+        if (vw && fd >= 0)
+            vers_write_opened(fs->vers, vw, fd);
+    }
+    record_file(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r, version_id);
+    FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
+    struct fuse_entry_param e;
+    if (!r)
+        r = do_lookup(fs, req, dir, name, &e);
+    if (r < 0) {
+        if (fd >= 0) {
+            vers_write_end(fs->vers, vw, hash_fd_of(fd));
+            close(fd);
+        }
+        fuse_reply_err(req, -r);
+        return;
+    }
+    struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    h->dev = st.st_dev;
+    h->ino = st.st_ino;
+    h->version_id = version_id;
+    h->read_version_id = read_version_id;
+    h->vw = vw;
+    fi->fh = (uint64_t)(uintptr_t)h;
+    if (fuse_reply_create(req, &e, fi) == -ENOENT)
+        handle_release(fs, h);
+}
+
+void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+             struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_READ);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    if (h->type == HANDLE_OUTPUT) {
+        fuse_reply_buf(req, NULL, 0); /* nothing to read back from the build's output */
+        return;
+    }
+    char *buf = thread_buffer(size);
+    ssize_t n = pread(h->fd, buf, size, off);
+    if (n < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    acct_add(fs, h, req_caller(fs, req), false, n);
+    fuse_reply_buf(req, buf, (size_t)n);
+}
+
+void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, off_t off,
+                  struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    size_t size = fuse_buf_size(in_buf);
+
+    if (h->type == HANDLE_OUTPUT) {
+        count_op(fs, OP_OUTPUT);
+        char *buf = thread_buffer(size ? size : 1);
+        struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+        dst.buf[0].mem = buf;
+        ssize_t n = fuse_buf_copy(&dst, in_buf, 0);
+        int r = n < 0 ? (int)n : output_write(fs, req, h, buf, (size_t)n);
+        if (r < 0)
+            fuse_reply_err(req, -r);
+        else
+            fuse_reply_write(req, (size_t)r);
+        return;
+    }
+    count_op(fs, OP_WRITE);
+    if (h->vw)
+        vers_write_dirty(h->vw);
+    int k = kill_suidgid(fs, h->fd, NULL);
+    if (k < 0) {
+        fuse_reply_err(req, -k);
+        return;
+    }
+    struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
+    dst.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+    dst.buf[0].fd = h->fd;
+    dst.buf[0].pos = off;
+    ssize_t n = fuse_buf_copy(&dst, in_buf, 0);
+    if (n < 0) {
+        fuse_reply_err(req, (int)-n);
+        return;
+    }
+    acct_add(fs, h, req_caller(fs, req), true, n);
+    fuse_reply_write(req, (size_t)n);
+}
+
+void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FLUSH);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    int r = 0;
+    if (h->type == HANDLE_FILE) {
+        if (h->vw)
+            vers_write_flushed(fs->vers, h->vw);
+        /* close(dup(fd)) gives the real filesystem the close(2) it would have seen (POSIX
+         * lock release, NFS close-to-open). */
+        int d = dup(h->fd);
+        r = d < 0 || close(d) < 0 ? errno : 0;
+    }
+    fuse_reply_err(req, r);
+}
+
+void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_RELEASE);
+    handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
+}
+
+void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FSYNC);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    int r = 0;
+    if (h->type == HANDLE_FILE)
+        r = (datasync ? fdatasync(h->fd) : fsync(h->fd)) < 0 ? errno : 0;
+    else if (h->type == HANDLE_DIR)
+        r = fsync(dirfd(h->dir)) < 0 ? errno : 0;
+    fuse_reply_err(req, r);
+}
+
+void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                  struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_FALLOCATE);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    if (h->type == HANDLE_FILE && h->vw)
+        vers_write_dirty(h->vw);
+    int r = h->type != HANDLE_FILE ? EBADF : (fallocate(h->fd, mode, offset, length) < 0 ? errno : 0);
+    if (!r)
+        acct_add(fs, h, req_caller(fs, req), true, 0);
+    fuse_reply_err(req, r);
+}
+
+void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+              struct fuse_file_info *fi)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_LSEEK);
+    struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
+    if (h->type != HANDLE_FILE) {
+        fuse_reply_err(req, ESPIPE);
+        return;
+    }
+    off_t res = lseek(h->fd, off, whence);
+    if (res < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_lseek(req, res);
+}
+
+void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+                        struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+                        struct fuse_file_info *fi_out, size_t len, int flags)
+{
+    struct fs *fs = req_fs(req);
+    count_op(fs, OP_COPY_FILE_RANGE);
+    struct fs_handle *hi = (struct fs_handle *)(uintptr_t)fi_in->fh;
+    struct fs_handle *ho = (struct fs_handle *)(uintptr_t)fi_out->fh;
+    if (hi->type != HANDLE_FILE || ho->type != HANDLE_FILE) {
+        fuse_reply_err(req, EXDEV); /* the kernel falls back to read + write */
+        return;
+    }
+    if (ho->vw)
+        vers_write_dirty(ho->vw);
+    ssize_t n = copy_file_range(hi->fd, &off_in, ho->fd, &off_out, len, (unsigned)flags);
+    if (n < 0) {
+        fuse_reply_err(req, errno);
+        return;
+    }
+    int64_t caller = req_caller(fs, req);
+    acct_add(fs, hi, caller, false, n);
+    acct_add(fs, ho, caller, true, n);
+    fuse_reply_write(req, (size_t)n);
+}

@@ -1,6 +1,7 @@
 /* recorder — see recorder.h for the contract. */
 #include "recorder.h"
 
+#include "queries.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -484,24 +485,17 @@ int rec_start(struct rec **out, sqlite3 *db)
 
     struct {
         sqlite3_stmt **st;
-        const char *sql;
+        enum tracedb_query sql;
     } stmts[] = {
-        {&r->ins_process,
-         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, prev_image_id, "
-         "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv) "
-         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"},
-        {&r->ins_file, "INSERT INTO files (id, path) VALUES (?, ?)"},
-        {&r->ins_access, "INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, "
-                         "first_ns, last_ns, result, version_id) VALUES (?,?,?,?,?,?,?,?,?)"},
-        {&r->ins_version, "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, "
-                          "size, sha256, git_sha1, hash_error, sha1) VALUES (?,?,?,?,?,?,?,?,?,?,?)"},
-        {&r->ins_output, "INSERT INTO output (process_id, stream, time_ns, data) "
-                         "VALUES (?,?,?,?)"},
-        {&r->ins_exit, "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) "
-                       "VALUES (?,?,?,?)"},
+        {&r->ins_process, TQ_INSERT_PROCESS},
+        {&r->ins_file, TQ_INSERT_FILE},
+        {&r->ins_access, TQ_INSERT_ACCESS},
+        {&r->ins_version, TQ_INSERT_VERSION},
+        {&r->ins_output, TQ_INSERT_OUTPUT},
+        {&r->ins_exit, TQ_INSERT_EXIT},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(stmts); i++) {
-        if (sqlite3_prepare_v3(db, stmts[i].sql, -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
+        if (sqlite3_prepare_v3(db, tracedb_sql(stmts[i].sql), -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
                                NULL) != SQLITE_OK) {
             rec_free(r);
             return -EIO;

@@ -4,6 +4,7 @@
 #include "filekind.h"
 #include "query.h"
 #include "textout.h"
+#include "queries.h"
 #include "tracedb.h"
 #include "winnow.h"
 
@@ -213,10 +214,7 @@ int query_copies_main(int argc, char **argv)
         return 1;
     }
     /* The candidates: source files the build read and did not make. */
-    GArray *ids = qdb_ids(q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
-                             "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_OPENED_READ
-                             " AND a.result = 0 AND "
-                             "v.origin = 1 AND ?1 = ?1", 0);
+    GArray *ids = qdb_ids(q, tracedb_sql(TQ_FOUND_VERSIONS_OPENED), 0);
     GArray *cands = g_array_new(FALSE, TRUE, sizeof(struct candidate));
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(p, g_array_index(ids, int64_t, i));

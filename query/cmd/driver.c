@@ -353,13 +353,8 @@ int query_emit(struct qdb *q, GString *out)
 
 char *query_run_cwd(struct qdb *q)
 {
-    sqlite3_stmt *st = NULL;
-    char *cwd = NULL;
-    if (qdb_prepare(q, "SELECT cwd FROM runs ORDER BY id LIMIT 1", &st) && qdb_row(q, st) &&
-        sqlite3_column_text(st, 0))
-        cwd = g_strdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return cwd ? cwd : g_get_current_dir();
+    const char *cwd = qdb_run(q)->cwd;
+    return cwd ? g_strdup(cwd) : g_get_current_dir();
 }
 
 /* ---- provenance helpers shared by the commands --------------------------------------- */

@@ -1,5 +1,6 @@
 /* files: the files the build touched, by what it did to them. */
 #include "driver.h"
+#include "queries.h"
 #include "query.h"
 #include "textout.h"
 
@@ -23,9 +24,6 @@ static const struct {
  * creations; removals; lookups or opens that found nothing (kept only if the build never made
  * or read the file).  One sequential pass over the accesses (an index walk would fetch every
  * row at random), then the paths of the files that have a mark. */
-static const char marks_sql[] =
-    "SELECT file_id, kind, result, bytes FROM accesses NOT INDEXED"
-    " WHERE ?1 = 0 OR process_id = ?1";
 
 enum { F_FOUND_OK = 32 }; /* internal: read or made successfully (cancels 'missing') */
 
@@ -66,7 +64,7 @@ static GArray *collect(struct qdb *q, int64_t process)
 {
     GHashTable *marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, marks_sql, &st)) {
+    if (!qdb_prepare(q, tracedb_sql(TQ_ACCESS_MARKS), &st)) {
         g_hash_table_destroy(marks);
         return NULL;
     }
@@ -87,7 +85,7 @@ static GArray *collect(struct qdb *q, int64_t process)
     }
     sqlite3_finalize(st);
     GArray *files = g_array_new(FALSE, FALSE, sizeof(struct file_marks));
-    if (qdb_prepare(q, "SELECT id, path FROM files", &st)) {
+    if (qdb_prepare(q, tracedb_sql(TQ_FILE_PATHS), &st)) {
         while (qdb_row(q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
             int m = GPOINTER_TO_INT(g_hash_table_lookup(marks, &id));

@@ -1,6 +1,7 @@
 /* log: the build's output, one job's output together (logorder.h), or --raw. */
 #include "driver.h"
 #include "logorder.h"
+#include "queries.h"
 #include "tracedb.h"
 #include "query.h"
 #include "textout.h"
@@ -109,8 +110,7 @@ int query_log_main(int argc, char **argv)
 
     GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
     sqlite3_stmt *st = NULL;
-    qdb_prepare(q, "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
-                       "WHERE (?1 = 0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq", &st);
+    qdb_prepare(q, tracedb_sql(TQ_OUTPUT_CHUNKS), &st);
     qdb_bind_int64(q, st, 1, only_process);
     qdb_bind_int64(q, st, 2, only_stream);
     while (st && qdb_row(q, st)) {

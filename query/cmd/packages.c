@@ -3,6 +3,7 @@
 #include "dpkgdb.h"
 #include "query.h"
 #include "textout.h"
+#include "queries.h"
 #include "tracedb.h"
 
 #include <getopt.h>
@@ -112,16 +113,14 @@ int query_packages_main(int argc, char **argv)
         return 1;
     }
     g_autofree char *cwd = query_run_cwd(q);
-    GArray *traced_usr = qdb_ids(q, "SELECT count(*) FROM trees WHERE path IN ('/usr', '/') "
-                                    "AND ?1 = ?1", 0);
+    GArray *traced_usr = qdb_ids(q, tracedb_sql(TQ_SYSTEM_TREES_TRACED), 0);
     bool system_traced = traced_usr->len && g_array_index(traced_usr, int64_t, 0) > 0;
     g_array_unref(traced_usr);
 
     /* Files incorporated into the products: headers, sources and static archives in their
      * closures (shared libraries are listed, not followed). */
     GHashTable *incorporated = g_hash_table_new(g_int64_hash, g_int64_equal);
-    GArray *written = qdb_ids(q, "SELECT DISTINCT version_id FROM accesses WHERE kind IN "
-                                 TRACEDB_KINDS_MADE " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1", 0);
+    GArray *written = qdb_ids(q, tracedb_sql(TQ_VERSIONS_MADE), 0);
     static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true};
     GHashTable *done = g_hash_table_new(g_int64_hash, g_int64_equal);
     for (guint i = 0; i < written->len; i++) {
@@ -144,10 +143,7 @@ int query_packages_main(int argc, char **argv)
     GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_use);
     GPtrArray *unowned = g_ptr_array_new_with_free_func(g_free);
     sqlite3_stmt *st = NULL;
-    qdb_prepare(q, "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN "
-                              "files f ON f.id = a.file_id JOIN versions v ON v.id = a.version_id "
-                              "WHERE a.kind IN " TRACEDB_KINDS_READ
-                              " AND a.result = 0 AND v.origin = 1", &st);
+    qdb_prepare(q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
     size_t cl = strlen(cwd);
     while (st && qdb_row(q, st)) {
         const char *path = (const char *)sqlite3_column_text(st, 0);

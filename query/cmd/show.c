@@ -2,6 +2,7 @@
 #include "driver.h"
 #include "query.h"
 #include "textout.h"
+#include "queries.h"
 #include "tracedb.h"
 
 #include <getopt.h>
@@ -28,13 +29,9 @@ static GPtrArray *file_uses(struct qdb *q, int64_t id)
 {
     GPtrArray *uses = g_ptr_array_new_with_free_func(free_use);
     sqlite3_stmt *st = NULL;
-    g_autofree char *sql = g_strdup_printf(
-        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
-        "MAX(%s), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = a.file_id "
-        "WHERE a.process_id = ? GROUP BY a.file_id, a.kind%s ORDER BY t, a.kind",
-        q->schema_version >= 3 ? "a.version_id" : "NULL",
-        q->schema_version >= 3 ? ", a.version_id" : "");
-    if (qdb_prepare(q, sql, &st)) {
+    /* Versions came with schema 3. */
+    if (qdb_prepare(q, tracedb_sql(q->schema_version >= 3 ? TQ_FILE_USES_OF_PROCESS
+                                                          : TQ_FILE_USES_OF_PROCESS_V1), &st)) {
         qdb_bind_int64(q, st, 1, id);
         while (qdb_row(q, st)) {
             struct file_use *u = g_new0(struct file_use, 1);
@@ -54,14 +51,12 @@ static GPtrArray *file_uses(struct qdb *q, int64_t id)
 static GArray *children_of(struct qdb *q, int64_t id)
 {
     /* Forked children: images whose parent is `id`, not counting exec successors of those. */
-    return qdb_ids(q, "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL "
-                      "OR prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) "
-                      "ORDER BY id", id);
+    return qdb_ids(q, tracedb_sql(TQ_CHILD_IMAGES), id);
 }
 
 static int64_t exec_successor(struct qdb *q, int64_t id)
 {
-    GArray *next = qdb_ids(q, "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1", id);
+    GArray *next = qdb_ids(q, tracedb_sql(TQ_NEXT_IMAGE), id);
     int64_t n = next->len ? g_array_index(next, int64_t, 0) : 0;
     g_array_unref(next);
     return n;
@@ -115,8 +110,7 @@ static void output_of(struct qdb *q, int64_t id, GString *out, bool json)
 {
     sqlite3_stmt *st = NULL;
     bool first = true;
-    if (!qdb_prepare(q, "SELECT stream, data FROM output WHERE process_id = ? "
-                                  "ORDER BY seq", &st))
+    if (!qdb_prepare(q, tracedb_sql(TQ_OUTPUT_OF_PROCESS), &st))
         return;
     qdb_bind_int64(q, st, 1, id);
     GString *line = g_string_new(NULL);

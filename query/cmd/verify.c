@@ -3,6 +3,7 @@
 #include "manifest.h"
 #include "query.h"
 #include "textout.h"
+#include "queries.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -12,10 +13,6 @@
 
 /* The build's inputs: every path it read or executed whose content it did not make itself
  * (a found version), with the hash of what it read there. */
-static const char inputs_sql[] =
-    "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a"
-    " JOIN versions v ON v.id = a.version_id JOIN files f ON f.id = a.file_id"
-    " WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path";
 
 static void report(GString *out, bool json, bool *first, const char *what, const char *path,
                    const char *expected, const char *actual)
@@ -130,7 +127,7 @@ int query_verify_main(int argc, char **argv)
     }
 
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, inputs_sql, &st)) {
+    if (!qdb_prepare(q, tracedb_sql(TQ_FOUND_INPUTS), &st)) {
         query_failed(q);
         g_ptr_array_free(entries, TRUE);
         qdb_close(q);

@@ -2,17 +2,16 @@
 #include "driver.h"
 #include "query.h"
 #include "textout.h"
+#include "queries.h"
 #include "tracedb.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Kinds that make a process a writer of a path: it changed what is at that path.  A write
- * open that moved no bytes does not count (the opener is then only a creator or truncator, if
- * it was one: `sh -c 'cmd > f'` lists sh as creator and cmd as writer). */
-#define WRITER_KINDS TRACEDB_KINDS_WROTE_PATH
-#define READER_KINDS TRACEDB_KINDS_READ
+/* A writer of a path changed what is at that path (TRACEDB_KINDS_WROTE_PATH); a write open
+ * that moved no bytes does not count (the opener is then only a creator or truncator, if it
+ * was one: `sh -c 'cmd > f'` lists sh as creator and cmd as writer). */
 
 struct who_access {
     int kind;
@@ -43,14 +42,8 @@ static void describe_accesses(GString *out, GArray *acc)
 static GPtrArray *who_processes(struct qdb *q, int64_t file_id, bool wrote)
 {
     GPtrArray *list = g_ptr_array_new();
-    g_autofree char *sql = g_strdup_printf(
-        "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t "
-        "FROM accesses WHERE file_id=? AND result=0 AND kind IN %s %s "
-        "GROUP BY process_id, kind ORDER BY t, process_id, kind",
-        wrote ? WRITER_KINDS : READER_KINDS,
-        wrote ? "AND (kind != 2 OR bytes > 0)" : "");
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, sql, &st))
+    if (!qdb_prepare(q, tracedb_sql(wrote ? TQ_WRITERS_OF_FILE : TQ_READERS_OF_FILE), &st))
         return list;
     qdb_bind_int64(q, st, 1, file_id);
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);

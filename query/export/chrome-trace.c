@@ -29,9 +29,7 @@ static int64_t last_activity(struct export_ctx *x, int64_t id)
 {
     sqlite3_stmt *st = NULL;
     int64_t t = 0;
-    if (qdb_prepare(x->q, "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses "
-                                     "WHERE process_id = ?1 UNION ALL SELECT MAX(time_ns) FROM output "
-                                     "WHERE process_id = ?1)", &st)) {
+    if (qdb_prepare(x->q, tracedb_sql(TQ_LAST_ACTIVITY), &st)) {
         qdb_bind_int64(x->q, st, 1, id);
         if (qdb_row(x->q, st))
             t = sqlite3_column_int64(st, 0);
@@ -138,18 +136,13 @@ int fmt_chrome_trace(struct export_ctx *x)
         if (t->first != t->last)
             g_string_append_printf(o, ",\"images\":%d", t->last->exec_seq - t->first->exec_seq + 1);
         /* Files it touched: counts, and the paths it wrote. */
-        GArray *ids = qdb_ids(x->q, "SELECT COUNT(*) FROM accesses WHERE process_id = ?1 AND "
-                                    "kind IN " TRACEDB_KINDS_READ " AND result = 0", p->id);
+        GArray *ids = qdb_ids(x->q, tracedb_sql(TQ_READ_COUNT_OF_PROCESS), p->id);
         g_string_append_printf(o, ",\"files_read\":%" PRId64,
                                ids->len ? g_array_index(ids, int64_t, 0) : 0);
         g_array_unref(ids);
         sqlite3_stmt *st = NULL;
         g_string_append(o, ",\"files_written\":[");
-        if (qdb_prepare(x->q, "SELECT DISTINCT f.path FROM accesses a JOIN files f ON "
-                                         "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 "
-                                         "AND a.kind IN " TRACEDB_KINDS_CHANGED
-                                         " AND a.kind NOT IN " TRACEDB_KINDS_GONE
-                                         " AND (a.kind != 2 OR a.bytes > 0)", &st)) {
+        if (qdb_prepare(x->q, tracedb_sql(TQ_PATHS_WRITTEN_BY_PROCESS), &st)) {
             bool f1 = true;
             for (const struct qdb_process *img = t->last; img;
                  img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)

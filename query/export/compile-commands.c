@@ -36,10 +36,7 @@ static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
     GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *order = g_ptr_array_new();
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(x->q, "SELECT f.path, a.kind FROM accesses a JOIN files f ON "
-                                     "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND "
-                                     "a.kind IN " TRACEDB_KINDS_CHANGED
-                                     " ORDER BY a.first_ns", &st)) {
+    if (!qdb_prepare(x->q, tracedb_sql(TQ_PATH_CHANGES_OF_PROCESS), &st)) {
         g_hash_table_destroy(state);
         return g_ptr_array_new_with_free_func(g_free);
     }

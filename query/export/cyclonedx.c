@@ -41,7 +41,8 @@ static void cdx_add_component(struct export_ctx *x, GHashTable *seen, GString *c
 static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, GString *tasks,
                           int64_t pid, bool inputs)
 {
-    GPtrArray *versions = ex_versions_of(x, pid, inputs ? TRACEDB_KINDS_READ : TRACEDB_KINDS_MADE);
+    GPtrArray *versions = ex_versions_of(x, pid, inputs ? TQ_VERSIONS_READ_BY_PROCESS
+                                                             : TQ_VERSIONS_MADE_BY_PROCESS);
     bool first = true;
     for (guint m = 0; m < versions->len; m++) {
         const struct prov_version *v = versions->pdata[m];

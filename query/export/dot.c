@@ -58,8 +58,7 @@ int fmt_dot(struct export_ctx *x)
         g_array_append_val(nodes, self);
     } else {
         /* The whole build: every version that was read or written. */
-        GArray *ids = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE version_id "
-                                    "IS NOT NULL AND result = 0 AND ?1 = ?1", 0);
+        GArray *ids = qdb_ids(x->q, tracedb_sql(TQ_VERSIONS_USED), 0);
         nodes = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
         for (guint i = 0; i < ids->len; i++) {
             struct prov_node n = {prov_version(x->p, g_array_index(ids, int64_t, i)),
@@ -81,8 +80,7 @@ int fmt_dot(struct export_ctx *x)
     GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     sqlite3_stmt *acc = NULL;
-    qdb_prepare(x->q, "SELECT process_id, kind FROM accesses WHERE version_id = ? AND "
-                                 "result = 0 AND process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED, &acc);
+    qdb_prepare(x->q, tracedb_sql(TQ_USERS_OF_VERSION), &acc);
     for (guint i = 0; i < nodes->len; i++) {
         struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (!g_hash_table_contains(in_graph, &n->v->id))
@@ -122,10 +120,7 @@ int fmt_dot(struct export_ctx *x)
             if (!wrote && !g_hash_table_contains(procs, &pid)) {
                 /* Only readers that wrote something in the graph are drawn. */
                 bool writes_in_graph = false;
-                GArray *w = qdb_ids(x->q, "SELECT DISTINCT version_id FROM accesses WHERE "
-                                          "process_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
-                                          " AND result = 0 AND "
-                                          "version_id IS NOT NULL", pid);
+                GArray *w = qdb_ids(x->q, tracedb_sql(TQ_VERSIONS_MADE_BY_PROCESS), pid);
                 for (guint k = 0; k < w->len && !writes_in_graph; k++)
                     writes_in_graph = g_hash_table_contains(in_graph, &g_array_index(w, int64_t, k));
                 g_array_unref(w);

@@ -20,9 +20,7 @@ static void load_run(struct export_ctx *x)
     struct run_info *r = &x->run;
     r->exit_status = -1;
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, "SELECT argv, cwd, hostname, version, state, "
-                                     "start_realtime_ns, start_ns, end_ns, exit_status "
-                                     "FROM runs ORDER BY id LIMIT 1", &st) &&
+    if (qdb_prepare(x->q, tracedb_sql(TQ_RUN_INFO), &st) &&
         qdb_row(x->q, st)) {
         r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
         r->argv = g_memdup2(sqlite3_column_blob(st, 0), r->argv_len + 1);

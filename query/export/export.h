@@ -12,6 +12,7 @@
 
 #include "driver.h"
 #include "outfile.h"
+#include "queries.h"
 #include "prov.h"
 #include "qdb.h"
 #include "textout.h"
@@ -85,9 +86,9 @@ char *ex_trace_uid(struct export_ctx *x);
 
 const char *ex_rel_or_abs(struct export_ctx *x, const char *path, char *buf, size_t cap);
 
-/* The versions process `pid` touched with one of `kinds` (an SQL list such as "(1,5)"),
+/* The versions process `pid` touched as `which` asks (TQ_VERSIONS_*_BY_PROCESS),
  * successfully, as struct prov_version pointers (owned by the prov). */
-GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, const char *kinds);
+GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, enum tracedb_query which);
 
 /* The processes that wrote a version (its tasks in a formulation). */
 GArray *ex_writers(struct export_ctx *x, const struct prov_version *v);

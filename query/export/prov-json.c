@@ -17,11 +17,7 @@ int fmt_prov(struct export_ctx *x)
     GHashTable *acts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     sqlite3_stmt *st = NULL;
     int n = 0;
-    if (!qdb_prepare(x->q, "SELECT process_id, version_id, kind, MIN(first_ns), "
-                                     "MAX(last_ns) FROM accesses WHERE version_id IS NOT NULL AND "
-                                     "process_id IS NOT NULL AND result = 0 AND kind IN "
-                                     TRACEDB_KINDS_USED " GROUP BY process_id, version_id, kind IN "
-                                     TRACEDB_KINDS_READ " ORDER BY 4", &st)) {
+    if (!qdb_prepare(x->q, tracedb_sql(TQ_USE_EDGES), &st)) {
         return 1; /* the error is kept in x->q: main reports it */
     }
     while (qdb_row(x->q, st)) {

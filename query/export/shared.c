@@ -49,10 +49,7 @@ GArray *ex_products(struct export_ctx *x)
 {
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(x->q, "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON "
-                                     "f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_PRODUCED
-                                     " AND a.result = 0 "
-                                     "AND a.version_id IS NOT NULL ORDER BY f.path", &st))
+    if (!qdb_prepare(x->q, tracedb_sql(TQ_PRODUCT_FILES), &st))
         return out;
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     while (qdb_row(x->q, st)) {
@@ -74,10 +71,7 @@ GArray *ex_products(struct export_ctx *x)
 /* Every found version the build read (its ex_materials), sorted by path. */
 GArray *ex_materials(struct export_ctx *x)
 {
-    GArray *ids = qdb_ids(x->q, "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON "
-                                "v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ
-                                " AND a.result = 0 AND "
-                                "v.origin = 1 AND ?1 = ?1", 0);
+    GArray *ids = qdb_ids(x->q, tracedb_sql(TQ_FOUND_VERSIONS_READ), 0);
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, i));
@@ -183,12 +177,9 @@ const char *ex_rel_or_abs(struct export_ctx *x, const char *path, char *buf, siz
 
 /* The versions process `pid` touched with one of `kinds` (an SQL list such as "(1,5)"),
  * successfully, as struct prov_version pointers (owned by the prov). */
-GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, const char *kinds)
+GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, enum tracedb_query which)
 {
-    g_autofree char *sql = g_strdup_printf("SELECT DISTINCT version_id FROM accesses WHERE "
-                                           "process_id = ?1 AND kind IN %s AND result = 0 AND "
-                                           "version_id IS NOT NULL", kinds);
-    GArray *ids = qdb_ids(x->q, sql, pid);
+    GArray *ids = qdb_ids(x->q, tracedb_sql(which), pid);
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, i));
@@ -202,9 +193,7 @@ GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, const char *kinds)
 /* The processes that wrote a version (its tasks in a formulation). */
 GArray *ex_writers(struct export_ctx *x, const struct prov_version *v)
 {
-    return qdb_ids(x->q, "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND "
-                         "kind IN " TRACEDB_KINDS_MADE
-                         " AND result = 0 AND process_id IS NOT NULL", v->id);
+    return qdb_ids(x->q, tracedb_sql(TQ_MAKERS_OF_VERSION), v->id);
 }
 
 void ex_flush(struct export_ctx *x)

@@ -76,9 +76,9 @@ static void s3_rel(struct spdx3 *d, const char *from, const char *type, GPtrArra
 }
 
 /* The versions a process read (kinds 1) or wrote (2,3,4) or executed (5), as file IRIs. */
-static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, const char *kinds)
+static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, enum tracedb_query which)
 {
-    GPtrArray *versions = ex_versions_of(d->x, pid, kinds);
+    GPtrArray *versions = ex_versions_of(d->x, pid, which);
     GPtrArray *iris = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < versions->len; i++) {
         s3_file(d, versions->pdata[i]);
@@ -157,9 +157,9 @@ int fmt_spdx3(struct export_ctx *x)
         }
         g_string_append(d.graph, "}");
         g_ptr_array_add(roots, g_strdup(iri));
-        GPtrArray *in = s3_files_of(&d, pid, TRACEDB_KINDS_OPENED_READ),
-                  *out = s3_files_of(&d, pid, TRACEDB_KINDS_MADE),
-                  *tools = s3_files_of(&d, pid, TRACEDB_KINDS_EXEC);
+        GPtrArray *in = s3_files_of(&d, pid, TQ_VERSIONS_OPENED_BY_PROCESS),
+                  *out = s3_files_of(&d, pid, TQ_VERSIONS_MADE_BY_PROCESS),
+                  *tools = s3_files_of(&d, pid, TQ_VERSIONS_EXECUTED_BY_PROCESS);
         s3_rel(&d, iri, "hasInput", in);
         s3_rel(&d, iri, "hasOutput", out);
         s3_rel(&d, iri, "usesTool", tools);

@@ -13,34 +13,32 @@
  * here) and the PostgreSQL columns, in the same order.  Column types: b = bytea (paths, argv,
  * hashes: raw bytes, never re-encoded), t = text (our own ASCII words), i = integer/bigint. */
 static const struct sql_table {
-    const char *name, *select, *columns, *types;
+    const char *name;
+    enum tracedb_query select;
+    const char *columns, *types;
 } sql_tables[] = {
     {"bt_processes",
-     "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
-     "first_seen_ns, comm, exe, cwd, argv FROM processes ORDER BY id",
+     TQ_DUMP_PROCESSES,
      "id bigint, pid integer, start_ticks bigint, exec_seq integer, parent_id bigint, "
      "prev_image_id bigint, orphan integer, start_ns bigint, first_seen_ns bigint, comm bytea, "
      "exe bytea, cwd bytea, argv bytea, PRIMARY KEY (trace, id)",
      "iiiiiiiiibbbb"},
-    {"bt_exits", "SELECT process_id, end_ns, exit_code, exit_signal FROM exits ORDER BY 1",
+    {"bt_exits", TQ_DUMP_EXITS,
      "process_id bigint, end_ns bigint, exit_code integer, exit_signal integer, "
      "PRIMARY KEY (trace, process_id)", "iiii"},
-    {"bt_files", "SELECT id, path FROM files ORDER BY id",
+    {"bt_files", TQ_DUMP_FILES,
      "id bigint, path bytea, PRIMARY KEY (trace, id)", "ib"},
     {"bt_versions",
-     "SELECT id, file_id, origin, base_id, begin_ns, end_ns, size, sha256, sha1, git_sha1, "
-     "hash_error FROM versions ORDER BY id",
+     TQ_DUMP_VERSIONS,
      "id bigint, file_id bigint, origin smallint, base_id bigint, begin_ns bigint, "
      "end_ns bigint, size bigint, sha256 bytea, sha1 bytea, git_sha1 bytea, hash_error integer, "
      "PRIMARY KEY (trace, id)", "iiiiiiibbbi"},
     {"bt_accesses",
-     "SELECT a.id, a.process_id, a.file_id, k.name, a.open_flags, a.bytes, a.first_ns, a.last_ns, "
-     "a.result, a.version_id FROM accesses a LEFT JOIN access_kinds k ON k.code = a.kind "
-     "ORDER BY a.id",
+     TQ_DUMP_ACCESSES,
      "id bigint, process_id bigint, file_id bigint, kind text, open_flags integer, bytes bigint, "
      "first_ns bigint, last_ns bigint, result integer, version_id bigint, "
      "PRIMARY KEY (trace, id)", "iiitiiiiii"},
-    {"bt_output", "SELECT seq, process_id, stream, time_ns, data FROM output ORDER BY seq",
+    {"bt_output", TQ_DUMP_OUTPUT,
      "seq bigint, process_id bigint, stream smallint, time_ns bigint, data bytea, "
      "PRIMARY KEY (trace, seq)", "iiiib"},
 };
@@ -113,7 +111,7 @@ int fmt_sql(struct export_ctx *x)
     for (size_t t = 0; t < G_N_ELEMENTS(sql_tables); t++) {
         const struct sql_table *tab = &sql_tables[t];
         sqlite3_stmt *st = NULL;
-        if (!qdb_prepare(x->q, tab->select, &st)) {
+        if (!qdb_prepare(x->q, tracedb_sql(tab->select), &st)) {
             return 1; /* the error is kept in x->q: main reports it */
         }
         int rows = 0;

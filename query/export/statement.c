@@ -97,9 +97,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         g_ptr_array_free(all, TRUE);
         g_string_append(o, "],\n      \"fileAccess\":[");
         sqlite3_stmt *st = NULL;
-        if (qdb_prepare(x->q, "SELECT a.process_id, a.kind, f.path, a.version_id, "
-                                         "a.result FROM accesses a JOIN files f ON f.id = "
-                                         "a.file_id ORDER BY a.first_ns, a.id", &st)) {
+        if (qdb_prepare(x->q, tracedb_sql(TQ_ACCESS_LOG), &st)) {
             bool f1 = true;
             while (qdb_row(x->q, st)) {
                 g_string_append(o, f1 ? "\n      {" : ",\n      {");

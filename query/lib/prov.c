@@ -3,12 +3,11 @@
 
 #include "filekind.h"
 #include "progkind.h"
+#include "queries.h"
 #include "tracedb.h"
 
 #include <string.h>
 
-#define READ_KINDS TRACEDB_KINDS_READ
-#define WRITE_KINDS TRACEDB_KINDS_MADE
 
 /* A map from ids (positive integers) to pointer-sized values (NULL: absent): a hash table, or
  * a dense array once the largest id is known (the in-memory graph). */
@@ -188,28 +187,13 @@ struct prov *prov_new(struct qdb *q)
     idmap_init(&p->versions, 0, free_version);
     idmap_init(&p->paths, 0, g_free);
     idmap_init(&p->name_kinds, 0, NULL);
-    p->st_version = prepare(p,
-        "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), hex(v.git_sha1), "
-        "  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a WHERE a.version_id = v.id AND "
-        "  a.kind IN " TRACEDB_KINDS_PLACED
-        " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) "
-        "FROM versions v WHERE v.id = ?");
-    p->st_path = prepare(p, "SELECT path FROM files WHERE id = ?");
-    p->st_writers = prepare(p,
-        "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
-        WRITE_KINDS " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id");
-    /* (version, first_ns, file, kind) read with a start in [?2, ?3] */
-    p->st_reads = prepare(p,
-        "SELECT version_id, first_ns, file_id, kind FROM accesses WHERE process_id = ? AND kind IN "
-        READ_KINDS " AND result = 0 AND version_id IS NOT NULL AND first_ns >= ? AND first_ns <= ?");
-    p->st_readers = prepare(p,
-        "SELECT process_id, MIN(first_ns) FROM accesses WHERE version_id = ? AND kind IN "
-        READ_KINDS " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id");
-    p->st_writes = prepare(p,
-        "SELECT version_id, MAX(last_ns) FROM accesses WHERE process_id = ? AND kind IN "
-        WRITE_KINDS " AND result = 0 AND version_id IS NOT NULL AND last_ns >= ? AND "
-        "last_ns <= ? GROUP BY version_id");
-    p->st_based = prepare(p, "SELECT id FROM versions WHERE base_id = ?");
+    p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
+    p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
+    p->st_writers = prepare(p, tracedb_sql(TQ_WRITERS_OF_VERSION));
+    p->st_reads = prepare(p, tracedb_sql(TQ_READS_OF_PROCESS));
+    p->st_readers = prepare(p, tracedb_sql(TQ_READERS_OF_VERSION));
+    p->st_writes = prepare(p, tracedb_sql(TQ_WRITES_OF_PROCESS));
+    p->st_based = prepare(p, tracedb_sql(TQ_VERSIONS_BASED_ON));
     if (!p->st_version || !p->st_path || !p->st_writers || !p->st_reads || !p->st_readers ||
         !p->st_writes || !p->st_based) {
         prov_free(p);
@@ -316,9 +300,7 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
     int64_t id = 0;
     /* Any access that bound a version at this path says "at that time it held V"; a
      * rename_from or unlink says it stopped holding it. */
-    if (qdb_prepare(p->q, "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS "
-                           "NOT NULL AND result = 0 AND kind NOT IN " TRACEDB_KINDS_GONE " "
-                           "ORDER BY first_ns DESC, id DESC LIMIT 1", &st)) {
+    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSION_AT_FILE), &st)) {
         qdb_bind_int64(p->q, st, 1, file_id);
         if (qdb_row(p->q, st))
             id = sqlite3_column_int64(st, 0);
@@ -329,9 +311,7 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
 
 bool prov_exists_at_end(struct prov *p, int64_t file_id)
 {
-    GArray *kinds = qdb_ids(p->q, "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 "
-                                  "AND kind IN " TRACEDB_KINDS_BOUND " "
-                                  "ORDER BY first_ns DESC, id DESC LIMIT 1", file_id);
+    GArray *kinds = qdb_ids(p->q, tracedb_sql(TQ_LAST_BINDING_KIND), file_id);
     bool exists = !kinds->len || (g_array_index(kinds, int64_t, 0) != TRACEDB_UNLINK &&
                                   g_array_index(kinds, int64_t, 0) != TRACEDB_RENAME_FROM);
     g_array_unref(kinds);
@@ -344,7 +324,7 @@ bool prov_in_private_tmp(struct prov *p, const char *path)
         p->trees_loaded = true;
         p->other_trees = g_ptr_array_new_with_free_func(g_free);
         sqlite3_stmt *st = NULL;
-        if (qdb_prepare(p->q, "SELECT path, role FROM trees", &st)) {
+        if (qdb_prepare(p->q, tracedb_sql(TQ_TREES), &st)) {
             while (qdb_row(p->q, st)) {
                 const char *tree = (const char *)sqlite3_column_text(st, 0);
                 const char *role = (const char *)sqlite3_column_text(st, 1);
@@ -380,9 +360,7 @@ bool prov_is_product(struct prov *p, const struct prov_version *v)
 
 GArray *prov_versions_at(struct prov *p, int64_t file_id)
 {
-    return qdb_ids(p->q, "SELECT version_id FROM accesses WHERE file_id = ?1 AND version_id IS "
-                         "NOT NULL AND result = 0 UNION SELECT id FROM versions WHERE "
-                         "file_id = ?1 ORDER BY 1", file_id);
+    return qdb_ids(p->q, tracedb_sql(TQ_VERSIONS_OF_FILE), file_id);
 }
 
 char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem)
@@ -558,12 +536,11 @@ static void graph_free(struct graph *g)
     g_free(g);
 }
 
-static int64_t max_id(struct qdb *q, const char *table)
+static int64_t max_id(struct qdb *q, enum tracedb_query which)
 {
-    g_autofree char *sql = g_strdup_printf("SELECT COALESCE(MAX(id), 0) FROM %s", table);
     sqlite3_stmt *st = NULL;
     int64_t n = 0;
-    if (qdb_prepare(q, sql, &st) && qdb_row(q, st))
+    if (qdb_prepare(q, tracedb_sql(which), &st) && qdb_row(q, st))
         n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return n;
@@ -573,13 +550,13 @@ static int64_t max_id(struct qdb *q, const char *table)
 static void load_graph(struct prov *p)
 {
     struct graph *g = g_new0(struct graph, 1);
-    int64_t max_version = max_id(p->q, "versions"), max_process = max_id(p->q, "processes");
-    int64_t max_file = max_id(p->q, "files");
+    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID), max_process = max_id(p->q, TQ_MAX_PROCESS_ID);
+    int64_t max_file = max_id(p->q, TQ_MAX_FILE_ID);
     idmap_make_dense(&p->paths, max_file);
     idmap_make_dense(&p->name_kinds, max_file);
     idmap_make_dense(&p->versions, max_version);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(p->q, "SELECT id, path FROM files", &st)) {
+    if (qdb_prepare(p->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
         while (qdb_row(p->q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
             if (!idmap_get(&p->paths, id))
@@ -593,9 +570,7 @@ static void load_graph(struct prov *p)
     } *moved = g_new0(struct moved, (size_t)max_version + 1);
     GArray *rd = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by process */
     GArray *wr = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by version */
-    if (qdb_prepare(p->q, "SELECT process_id, version_id, kind, first_ns, last_ns, file_id "
-                               "FROM accesses NOT INDEXED WHERE version_id IS NOT NULL AND "
-                               "result = 0 AND kind IN " TRACEDB_KINDS_VERSIONED, &st)) {
+    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONED_ACCESSES), &st)) {
         while (qdb_row(p->q, st)) {
             int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
             if (vid < 1 || vid > max_version || pid < 0 || pid > max_process)
@@ -636,8 +611,7 @@ static void load_graph(struct prov *p)
     csr_build(&g->readers, max_version, (struct keyed *)(void *)rd->data, rd->len);
     csr_build(&g->writes, max_process, (struct keyed *)(void *)wr->data, wr->len);
     g_array_set_size(rd, 0);
-    if (qdb_prepare(p->q, "SELECT id, file_id, origin, base_id, size, hex(sha256), "
-                               "hex(git_sha1), hash_error, hex(sha1) FROM versions", &st)) {
+    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONS), &st)) {
         while (qdb_row(p->q, st)) {
             int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
             if (id < 1 || id > max_version)

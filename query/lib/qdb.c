@@ -1,6 +1,7 @@
 /* qdb — see qdb.h. */
 #include "qdb.h"
 
+#include "queries.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -117,7 +118,7 @@ static const char *const required_tables_v3[] = {"versions", NULL};
 static void check_tables(struct qdb *q, const char *const *names)
 {
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?", &st))
+    if (!qdb_prepare(q, tracedb_sql(TQ_TABLE_EXISTS), &st))
         return;
     for (const char *const *n = names; *n && !q->error; n++) {
         sqlite3_reset(st);
@@ -159,12 +160,10 @@ static void load_run(struct qdb *q, bool recording)
     int64_t start_ns = 0, end_ns = 0;
     bool have_row = false;
     /* process_tree came with schema 2, failure with schema 4. */
-    g_autofree char *sql = g_strdup_printf(
-        "SELECT state, %s, start_realtime_ns, start_ns, end_ns, exit_status, %s FROM runs "
-        "ORDER BY id LIMIT 1", q->schema_version >= 2 ? "process_tree" : "NULL",
-        q->schema_version >= 4 ? "failure" : "NULL");
-    if (qdb_prepare(q, sql,
-                    &st) &&
+    enum tracedb_query which = q->schema_version >= 4   ? TQ_RUN_STATE
+                               : q->schema_version >= 2 ? TQ_RUN_STATE_V2
+                                                        : TQ_RUN_STATE_V1;
+    if (qdb_prepare(q, tracedb_sql(which), &st) &&
         qdb_row(q, st)) {
         have_row = true;
         state = column_dup(st, 0);
@@ -175,6 +174,7 @@ static void load_run(struct qdb *q, bool recording)
         if (sqlite3_column_type(st, 5) != SQLITE_NULL)
             r->exit_status = sqlite3_column_int(st, 5);
         r->failure = column_dup(st, 6);
+        r->cwd = column_dup(st, 7);
     }
     sqlite3_finalize(st);
     if (q->error)
@@ -230,12 +230,11 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
     /* Queries walk large traces with many small lookups: read through a memory map (no copy
      * per page), keep a large page cache, and hold one read transaction for the whole
      * command (one consistent snapshot, no lock and unlock around every statement). */
-    int rc = sqlite3_exec(db, "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
-                          NULL, NULL, NULL);
+    int rc = sqlite3_exec(db, tracedb_sql(TQ_READ_SETUP), NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         qdb_fail(q, rc);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'", &st) &&
+    if (qdb_prepare(q, tracedb_sql(TQ_SCHEMA_VERSION), &st) &&
         qdb_row(q, st))
         q->schema_version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -260,23 +259,17 @@ void qdb_close(struct qdb *q)
     g_free(q->error_msg);
     g_free(q->run.failure);
     g_free(q->run.process_tree);
+    g_free(q->run.cwd);
     g_free(q->run.incomplete);
     g_free(q);
 }
 
 
 /* Exits exist from schema 2 on; older traces get NULLs in their place. */
-#define PROCESS_COLUMNS                                                                            \
-    "p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, p.comm, "       \
-    "p.exe, p.cwd, p.argv, %s"
-#define EXIT_COLUMNS_V2 "e.end_ns, e.exit_code, e.exit_signal FROM processes p LEFT JOIN exits e ON e.process_id = p.id"
-#define EXIT_COLUMNS_V1 "NULL, NULL, NULL FROM processes p"
-
-static char *process_query(struct qdb *q, const char *where)
+static const char *process_query(struct qdb *q, bool one)
 {
-    g_autofree char *cols = g_strdup_printf(PROCESS_COLUMNS, q->schema_version >= 2 ? EXIT_COLUMNS_V2
-                                                                                   : EXIT_COLUMNS_V1);
-    return g_strdup_printf("SELECT %s %s", cols, where);
+    return tracedb_sql(q->schema_version >= 2 ? (one ? TQ_PROCESS : TQ_PROCESSES)
+                                              : (one ? TQ_PROCESS_V1 : TQ_PROCESSES_V1));
 }
 
 static struct qdb_process *row_to_process(sqlite3_stmt *st)
@@ -314,8 +307,7 @@ void qdb_load_all(struct qdb *q)
     if (q->all_loaded)
         return;
     sqlite3_stmt *st = NULL;
-    g_autofree char *sql = process_query(q, "");
-    qdb_prepare(q, sql, &st);
+    qdb_prepare(q, process_query(q, false), &st);
     while (qdb_row(q, st)) {
         struct qdb_process *p = row_to_process(st);
         if (g_hash_table_contains(q->processes, &p->id))
@@ -333,8 +325,7 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
     if (p || q->all_loaded)
         return p;
     if (!q->st_process) {
-        g_autofree char *sql = process_query(q, "WHERE p.id=?");
-        if (!qdb_prepare(q, sql, &q->st_process))
+        if (!qdb_prepare(q, process_query(q, true), &q->st_process))
             return NULL;
     }
     sqlite3_stmt *st = q->st_process;
@@ -350,7 +341,7 @@ int64_t qdb_file_id(struct qdb *q, const char *path)
 {
     sqlite3_stmt *st = NULL;
     int64_t id = 0;
-    if (qdb_prepare(q, "SELECT id FROM files WHERE path=?", &st) &&
+    if (qdb_prepare(q, tracedb_sql(TQ_FILE_ID_BY_PATH), &st) &&
         qdb_bind_text(q, st, 1, path) && qdb_row(q, st))
         id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

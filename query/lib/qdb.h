@@ -46,6 +46,7 @@ struct qdb_run {
     enum qdb_run_state state;
     char *failure;          /* runs.failure: what failed, or NULL */
     char *process_tree;     /* runs.process_tree: "complete" or why not; NULL if not written */
+    char *cwd;              /* the directory the build was started in; NULL: no run row */
     bool complete;          /* finished, and the process tree is not partial or incomplete */
     char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
     int64_t start_realtime_ns;

@@ -1,0 +1,218 @@
+/* queries — see queries.h. */
+#include "queries.h"
+
+#include "tracedb.h"
+
+#include <glib.h>
+
+static const char *const sql[TQ_COUNT] = {
+    /* The recorder's writes (fusefs/recorder.c) and the run's end */
+    [TQ_INSERT_PROCESS] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, prev_image_id, "
+        "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [TQ_INSERT_FILE] = "INSERT INTO files (id, path) VALUES (?, ?)",
+    [TQ_INSERT_ACCESS] =
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, first_ns, "
+        "last_ns, result, version_id) VALUES (?,?,?,?,?,?,?,?,?)",
+    [TQ_INSERT_VERSION] =
+        "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256, "
+        "git_sha1, hash_error, sha1) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    [TQ_INSERT_OUTPUT] = "INSERT INTO output (process_id, stream, time_ns, data) VALUES (?,?,?,?)",
+    [TQ_INSERT_EXIT] =
+        "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) VALUES "
+        "(?,?,?,?)",
+    [TQ_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
+    /* Opening a trace (query/lib/qdb.c) */
+    [TQ_READ_SETUP] = "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
+    [TQ_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
+    [TQ_TABLE_EXISTS] = "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?",
+    [TQ_RUN_STATE] =
+        "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
+        "failure, cwd FROM runs ORDER BY id LIMIT 1",
+    [TQ_RUN_STATE_V2] =
+        "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, NULL, "
+        "cwd FROM runs ORDER BY id LIMIT 1",
+    [TQ_RUN_STATE_V1] =
+        "SELECT state, NULL, start_realtime_ns, start_ns, end_ns, exit_status, NULL, cwd "
+        "FROM runs ORDER BY id LIMIT 1",
+    [TQ_RUN_INFO] =
+        "SELECT argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, "
+        "exit_status FROM runs ORDER BY id LIMIT 1",
+    /* Processes */
+    [TQ_PROCESSES] =
+        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
+        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal FROM processes p "
+        "LEFT JOIN exits e ON e.process_id = p.id",
+    [TQ_PROCESS] =
+        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
+        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal FROM processes p "
+        "LEFT JOIN exits e ON e.process_id = p.id WHERE p.id=?",
+    [TQ_PROCESSES_V1] =
+        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
+        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL FROM processes p",
+    [TQ_PROCESS_V1] =
+        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
+        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL FROM processes p WHERE p.id=?",
+    [TQ_CHILD_IMAGES] =
+        "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
+        "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",
+    [TQ_NEXT_IMAGE] = "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1",
+    [TQ_MAX_PROCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM processes",
+    /* Files and paths */
+    [TQ_FILE_ID_BY_PATH] = "SELECT id FROM files WHERE path=?",
+    [TQ_FILE_PATH] = "SELECT path FROM files WHERE id = ?",
+    [TQ_FILE_PATHS] = "SELECT id, path FROM files",
+    [TQ_MAX_FILE_ID] = "SELECT COALESCE(MAX(id), 0) FROM files",
+    [TQ_TREES] = "SELECT path, role FROM trees",
+    [TQ_SYSTEM_TREES_TRACED] = "SELECT count(*) FROM trees WHERE path IN ('/usr', '/') AND ?1 = ?1",
+    /* Accesses */
+    [TQ_WRITERS_OF_FILE] =
+        "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
+        "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_WROTE_PATH
+        " AND (kind != 2 OR bytes > 0) GROUP BY process_id, kind ORDER BY t, process_id, kind",
+    [TQ_READERS_OF_FILE] =
+        "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
+        "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_READ
+        " GROUP BY process_id, kind ORDER BY t, process_id, kind",
+    [TQ_FILE_USES_OF_PROCESS] =
+        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
+        "MAX(a.version_id), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = "
+        "a.file_id WHERE a.process_id = ? GROUP BY a.file_id, a.kind, a.version_id ORDER BY "
+        "t, a.kind",
+    [TQ_FILE_USES_OF_PROCESS_V1] =
+        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
+        "MAX(NULL), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = a.file_id "
+        "WHERE a.process_id = ? GROUP BY a.file_id, a.kind ORDER BY t, a.kind",
+    [TQ_ACCESS_MARKS] =
+        "SELECT file_id, kind, result, bytes FROM accesses NOT INDEXED WHERE ?1 = 0 OR "
+        "process_id = ?1",
+    [TQ_PATH_CHANGES_OF_PROCESS] =
+        "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
+        "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
+        " ORDER BY a.first_ns",
+    [TQ_PATHS_WRITTEN_BY_PROCESS] =
+        "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
+        "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
+        " AND a.kind NOT IN " TRACEDB_KINDS_GONE " AND (a.kind != 2 OR a.bytes > 0)",
+    [TQ_READ_COUNT_OF_PROCESS] =
+        "SELECT COUNT(*) FROM accesses WHERE process_id = ?1 AND kind IN " TRACEDB_KINDS_READ
+        " AND result = 0",
+    [TQ_LAST_ACTIVITY] =
+        "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses WHERE process_id = ?1 "
+        "UNION ALL SELECT MAX(time_ns) FROM output WHERE process_id = ?1)",
+    [TQ_ACCESS_LOG] =
+        "SELECT a.process_id, a.kind, f.path, a.version_id, a.result FROM accesses a JOIN "
+        "files f ON f.id = a.file_id ORDER BY a.first_ns, a.id",
+    [TQ_LAST_BINDING_KIND] =
+        "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 AND kind IN "
+        TRACEDB_KINDS_BOUND " ORDER BY first_ns DESC, id DESC LIMIT 1",
+    /* Versions and provenance (query/lib/prov.c and the exports) */
+    [TQ_VERSION_BY_ID] = "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), "
+        "hex(v.git_sha1),  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a "
+        "WHERE a.version_id = v.id AND  a.kind IN " TRACEDB_KINDS_PLACED
+        " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) FROM versions v "
+        "WHERE v.id = ?",
+    [TQ_VERSIONS] =
+        "SELECT id, file_id, origin, base_id, size, hex(sha256), hex(git_sha1), hash_error, "
+        "hex(sha1) FROM versions",
+    [TQ_MAX_VERSION_ID] = "SELECT COALESCE(MAX(id), 0) FROM versions",
+    [TQ_VERSION_AT_FILE] =
+        "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS NOT NULL AND "
+        "result = 0 AND kind NOT IN " TRACEDB_KINDS_GONE
+        " ORDER BY first_ns DESC, id DESC LIMIT 1",
+    [TQ_VERSIONS_OF_FILE] =
+        "SELECT version_id FROM accesses WHERE file_id = ?1 AND version_id IS NOT NULL AND "
+        "result = 0 UNION SELECT id FROM versions WHERE file_id = ?1 ORDER BY 1",
+    [TQ_VERSIONS_BASED_ON] = "SELECT id FROM versions WHERE base_id = ?",
+    [TQ_VERSIONED_ACCESSES] =
+        "SELECT process_id, version_id, kind, first_ns, last_ns, file_id FROM accesses NOT "
+        "INDEXED WHERE version_id IS NOT NULL AND result = 0 AND kind IN " TRACEDB_KINDS_VERSIONED,
+    [TQ_WRITERS_OF_VERSION] =
+        "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
+        TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",
+    [TQ_READS_OF_PROCESS] =
+        "SELECT version_id, first_ns, file_id, kind FROM accesses WHERE process_id = ? AND "
+        "kind IN " TRACEDB_KINDS_READ
+        " AND result = 0 AND version_id IS NOT NULL AND first_ns >= ? AND first_ns <= ?",
+    [TQ_READERS_OF_VERSION] =
+        "SELECT process_id, MIN(first_ns) FROM accesses WHERE version_id = ? AND kind IN "
+        TRACEDB_KINDS_READ " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",
+    [TQ_WRITES_OF_PROCESS] =
+        "SELECT version_id, MAX(last_ns) FROM accesses WHERE process_id = ? AND kind IN "
+        TRACEDB_KINDS_MADE
+        " AND result = 0 AND version_id IS NOT NULL AND last_ns >= ? AND last_ns <= ? GROUP "
+        "BY version_id",
+    [TQ_MAKERS_OF_VERSION] =
+        "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND kind IN "
+        TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL",
+    [TQ_USERS_OF_VERSION] =
+        "SELECT process_id, kind FROM accesses WHERE version_id = ? AND result = 0 AND "
+        "process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED,
+    [TQ_USE_EDGES] =
+        "SELECT process_id, version_id, kind, MIN(first_ns), MAX(last_ns) FROM accesses "
+        "WHERE version_id IS NOT NULL AND process_id IS NOT NULL AND result = 0 AND kind IN "
+        TRACEDB_KINDS_USED " GROUP BY process_id, version_id, kind IN " TRACEDB_KINDS_READ
+        " ORDER BY 4",
+    [TQ_VERSIONS_USED] =
+        "SELECT DISTINCT version_id FROM accesses WHERE version_id IS NOT NULL AND result = "
+        "0 AND ?1 = ?1",
+    [TQ_VERSIONS_MADE] =
+        "SELECT DISTINCT version_id FROM accesses WHERE kind IN " TRACEDB_KINDS_MADE
+        " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1",
+    [TQ_VERSIONS_READ_BY_PROCESS] =
+        "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
+        TRACEDB_KINDS_READ " AND result = 0 AND version_id IS NOT NULL",
+    [TQ_VERSIONS_MADE_BY_PROCESS] =
+        "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
+        TRACEDB_KINDS_MADE " AND result = 0 AND version_id IS NOT NULL",
+    [TQ_VERSIONS_OPENED_BY_PROCESS] =
+        "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
+        TRACEDB_KINDS_OPENED_READ " AND result = 0 AND version_id IS NOT NULL",
+    [TQ_VERSIONS_EXECUTED_BY_PROCESS] =
+        "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
+        TRACEDB_KINDS_EXEC " AND result = 0 AND version_id IS NOT NULL",
+    [TQ_PRODUCT_FILES] =
+        "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
+        "a.kind IN " TRACEDB_KINDS_PRODUCED
+        " AND a.result = 0 AND a.version_id IS NOT NULL ORDER BY f.path",
+    [TQ_FOUND_VERSIONS_READ] =
+        "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON v.id = a.version_id "
+        "WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 AND ?1 = ?1",
+    [TQ_FOUND_VERSIONS_OPENED] =
+        "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON v.id = a.version_id "
+        "WHERE a.kind IN " TRACEDB_KINDS_OPENED_READ
+        " AND a.result = 0 AND v.origin = 1 AND ?1 = ?1",
+    [TQ_FOUND_READS_WITH_PATHS] =
+        "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN files f ON f.id = "
+        "a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ
+        " AND a.result = 0 AND v.origin = 1",
+    [TQ_FOUND_INPUTS] =
+        "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "
+        "v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_READ
+        " AND a.result = 0 AND v.origin = 1 ORDER BY f.path",
+    /* Output */
+    [TQ_OUTPUT_CHUNKS] =
+        "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "
+        "0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
+    [TQ_OUTPUT_OF_PROCESS] = "SELECT stream, data FROM output WHERE process_id = ? ORDER BY seq",
+    /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
+    [TQ_DUMP_PROCESSES] =
+        "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv FROM processes ORDER BY id",
+    [TQ_DUMP_EXITS] = "SELECT process_id, end_ns, exit_code, exit_signal FROM exits ORDER BY 1",
+    [TQ_DUMP_FILES] = "SELECT id, path FROM files ORDER BY id",
+    [TQ_DUMP_VERSIONS] =
+        "SELECT id, file_id, origin, base_id, begin_ns, end_ns, size, sha256, sha1, "
+        "git_sha1, hash_error FROM versions ORDER BY id",
+    [TQ_DUMP_ACCESSES] =
+        "SELECT a.id, a.process_id, a.file_id, k.name, a.open_flags, a.bytes, a.first_ns, "
+        "a.last_ns, a.result, a.version_id FROM accesses a LEFT JOIN access_kinds k ON "
+        "k.code = a.kind ORDER BY a.id",
+    [TQ_DUMP_OUTPUT] = "SELECT seq, process_id, stream, time_ns, data FROM output ORDER BY seq",
+};
+
+const char *tracedb_sql(enum tracedb_query q)
+{
+    return (unsigned)q < TQ_COUNT ? sql[q] : NULL;
+}

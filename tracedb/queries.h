@@ -1,0 +1,113 @@
+/* queries — every statement on a trace, by name: with tracedb.c, the only code that names the
+ * trace's tables and columns.  A schema change is made here and in tracedb.c's migrations,
+ * and nowhere else.
+ *
+ * Contract
+ *   - tracedb_sql(TQ_X) is the SQL text of statement X (static storage); each name's comment
+ *     says what a row holds and what ?N binds.  Callers prepare it on their handle (the
+ *     reader library checks every result: query/lib/qdb.h).
+ *   - Statements named _V1/_V2 are for traces of older schema versions; the caller picks by
+ *     meta schema_version.
+ *   - Access kinds are the named sets of tracedb.h, never numbers.
+ */
+#pragma once
+
+enum tracedb_query {
+    /* The recorder's writes (fusefs/recorder.c) and the run's end */
+    TQ_INSERT_PROCESS, /* one process image */
+    TQ_INSERT_FILE, /* a path and its id */
+    TQ_INSERT_ACCESS, /* one access */
+    TQ_INSERT_VERSION, /* one file version */
+    TQ_INSERT_OUTPUT, /* one chunk of stdout/stderr */
+    TQ_INSERT_EXIT, /* a process exit */
+    TQ_CHECKPOINT, /* move the WAL into the trace (before writing the run's end after a failure) */
+
+    /* Opening a trace (query/lib/qdb.c) */
+    TQ_READ_SETUP, /* memory-mapped reads, a large cache, one read transaction */
+    TQ_SCHEMA_VERSION, /* meta schema_version */
+    TQ_TABLE_EXISTS, /* ?1: a table name; a row if it exists */
+    /* state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, failure, cwd
+     * (schema 4) */
+    TQ_RUN_STATE,
+    TQ_RUN_STATE_V2, /* the same for schema 2 and 3 (no failure) */
+    TQ_RUN_STATE_V1, /* the same for schema 1 (no process_tree) */
+    /* argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, exit_status */
+    TQ_RUN_INFO,
+
+    /* Processes */
+    /* every image: id, parent, prev image, pid, exec_seq, orphan, start_ns, comm, exe, cwd,
+     * argv, end_ns, exit_code, exit_signal */
+    TQ_PROCESSES,
+    TQ_PROCESS, /* the same for image ?1 */
+    TQ_PROCESSES_V1, /* TQ_PROCESSES for schema 1 (no exits) */
+    TQ_PROCESS_V1, /* TQ_PROCESS for schema 1 */
+    TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
+    TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
+    TQ_MAX_PROCESS_ID, /* the largest image id */
+
+    /* Files and paths */
+    TQ_FILE_ID_BY_PATH, /* ?1: a path */
+    TQ_FILE_PATH, /* the path of file ?1 */
+    TQ_FILE_PATHS, /* every (id, path) */
+    TQ_MAX_FILE_ID, /* the largest file id */
+    TQ_TREES, /* the traced trees: (path, role) */
+    TQ_SYSTEM_TREES_TRACED, /* how many of / and /usr were traced (?1 unused) */
+
+    /* Accesses */
+    TQ_WRITERS_OF_FILE, /* who-wrote ?1: (process, kind, bytes, count, first time) */
+    TQ_READERS_OF_FILE, /* who-read ?1: the same */
+    TQ_FILE_USES_OF_PROCESS, /* show: what image ?1 did to each file, with versions */
+    TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 */
+    TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes) of every access, or image ?1's */
+    /* compile-commands: (path, kind) of what image ?1 changed, in order */
+    TQ_PATH_CHANGES_OF_PROCESS,
+    TQ_PATHS_WRITTEN_BY_PROCESS, /* chrome-trace: the paths image ?1 wrote bytes to or made */
+    TQ_READ_COUNT_OF_PROCESS, /* chrome-trace: how many successful reads image ?1 made */
+    TQ_LAST_ACTIVITY, /* the last time image ?1 accessed a file or wrote output */
+    TQ_ACCESS_LOG, /* intoto: every access in time order: (process, kind, path, version, result) */
+    TQ_LAST_BINDING_KIND, /* the kind of the last access that bound a version at file ?1 */
+
+    /* Versions and provenance (query/lib/prov.c and the exports) */
+    TQ_VERSION_BY_ID, /* version ?1 with its hashes and where it was last moved to */
+    TQ_VERSIONS, /* every version with its hashes */
+    TQ_MAX_VERSION_ID, /* the largest version id */
+    TQ_VERSION_AT_FILE, /* the version file ?1 held last */
+    TQ_VERSIONS_OF_FILE, /* every version seen at file ?1 */
+    TQ_VERSIONS_BASED_ON, /* versions written on top of ?1 */
+    TQ_VERSIONED_ACCESSES, /* every access bound to a version: the provenance graph in one scan */
+    TQ_WRITERS_OF_VERSION, /* (process, last write) of the images that made version ?1 */
+    TQ_READS_OF_PROCESS, /* (version, first, file, kind) image ?1 read with a start in [?2, ?3] */
+    TQ_READERS_OF_VERSION, /* (process, first read) of the images that read version ?1 */
+    TQ_WRITES_OF_PROCESS, /* (version, last write) image ?1 made with an end in [?2, ?3] */
+    TQ_MAKERS_OF_VERSION, /* the images that made version ?1 */
+    TQ_USERS_OF_VERSION, /* (process, kind) of every image that read or made version ?1 */
+    TQ_USE_EDGES, /* prov: (process, version, kind, first, last) of every use, grouped read/made */
+    TQ_VERSIONS_USED, /* every version read or written (?1 unused) */
+    TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
+    TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
+    TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
+    TQ_VERSIONS_OPENED_BY_PROCESS, /* the versions image ?1 opened for reading */
+    TQ_VERSIONS_EXECUTED_BY_PROCESS, /* the versions image ?1 executed */
+    TQ_PRODUCT_FILES, /* the files the build left a version at, by path */
+    TQ_FOUND_VERSIONS_READ, /* the found versions the build read or executed (?1 unused) */
+    TQ_FOUND_VERSIONS_OPENED, /* the found versions the build opened for reading (?1 unused) */
+    /* packages: (path, kind, version) of every found file read or executed */
+    TQ_FOUND_READS_WITH_PATHS,
+    TQ_FOUND_INPUTS, /* verify: (path, sha256) of every found file read or executed, by path */
+
+    /* Output */
+    /* log: (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
+    TQ_OUTPUT_CHUNKS,
+    TQ_OUTPUT_OF_PROCESS, /* show: (stream, data) image ?1 wrote */
+
+    /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
+    TQ_DUMP_PROCESSES, /* processes */
+    TQ_DUMP_EXITS, /* exits */
+    TQ_DUMP_FILES, /* files */
+    TQ_DUMP_VERSIONS, /* versions */
+    TQ_DUMP_ACCESSES, /* accesses, with each kind's name */
+    TQ_DUMP_OUTPUT, /* output */
+    TQ_COUNT
+};
+
+const char *tracedb_sql(enum tracedb_query q);

@@ -7,6 +7,7 @@
 #include "proc.h"
 #include "recorder.h"
 #include "scratch.h"
+#include "queries.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -401,133 +402,151 @@ static char *trace_file_problem(const char *path, int lock_fd, const struct stat
     return g_strdup("was renamed");
 }
 
-int run_main(int argc, char **argv)
-{
-    struct run_opts o = {.trace_dirs = g_ptr_array_new_with_free_func(g_free),
-                         .hash_limit = DEFAULT_HASH_LIMIT, .output_mode = 0600};
-    int pr = parse_args(argc, argv, &o);
-    if (pr != 0) {
-        g_ptr_array_free(o.trace_dirs, TRUE);
-        g_free(o.db_path);
-        return pr > 0 ? 0 : 2;
-    }
-
-    int status = RUN_EXIT_SETUP_FAILED;
+/* One run, through its four stages: plan (what to trace, checks), prepare (private
+ * directory, trace, namespace plan, recorder and filesystem), serve (spawn the build, serve
+ * FUSE, wait), finish (settle how it ended, write the run's end).  run_cleanup undoes what was
+ * done, whichever stage stopped.  Main thread only; the recorder's hooks touch `watch`. */
+struct run {
+    struct run_opts o;
     char cwd[PATH_MAX];
-    GArray *trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
-    g_autofree char *db_path = NULL, *db_dir = NULL, *db_base = NULL;
-    g_autofree char *staging = NULL, *stats = NULL, *notes = NULL, *tree_note = NULL;
-    /* Why buildtrail stopped the build itself, and why the run failed (runs.failure). */
-    g_autofree char *stop_reason = NULL, *failure_text = NULL;
-    sqlite3 *db = NULL;
-    struct rec *rec = NULL;
-    struct proc_table *procs = NULL;
-    struct fs *fs = NULL;
-    struct fuse_session *se = NULL;
-    int sv[2] = {-1, -1}, rp[2] = {-1, -1}, sigfd = -1, fuse_fd = -1, db_lock_fd = -1;
-    bool serving = false, db_fresh = false;
-    struct scratch scratch = {NULL, -1};
-    struct idmap idm = {NULL, NULL};
-    int map_pipe[2] = {-1, -1};
-    bool ids_mapped = false;
-    g_autofree char *idmap_note = NULL, *ids_note = NULL, *unmapped_groups = NULL;
-    struct run_watch watch = {.wake_fd = -1};
-    struct loop_ctx loop = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    GArray *trees;                 /* struct run_tree */
+    struct run_tree *tv;           /* trees->data, once every tree is known */
+    int n_trees;
+    bool private_tmp, user_ns;
+    char *db_path, *db_dir, *db_base, *staging;
+    char *stats, *notes, *tree_note;
+    char *stop_reason;             /* why buildtrail stopped the build itself */
+    char *failure_text;            /* why the run failed (runs.failure) */
+    sqlite3 *db;
+    int db_lock_fd;
+    bool db_fresh;                 /* made by this run and not yet recording it */
+    struct stat db_dir_st, db_st;
+    struct rec *rec;
+    struct proc_table *procs;
+    struct fs *fs;
+    struct fuse_session *se;
+    struct fs_tree fs_trees[NS_MAX_TREES];
+    struct ns_plan plan;
+    int sv[2], rp[2], sigfd, fuse_fd;
+    bool serving, signals_blocked, loop_running;
+    struct scratch scratch;
+    struct idmap idm;
+    int map_pipe[2];
+    bool ids_mapped;
+    char *idmap_note, *ids_note, *unmapped_groups;
+    struct run_watch watch;
+    struct loop_ctx loop;
     pthread_t loop_thread;
     sigset_t handled, old_mask;
+    pid_t setup;
+    struct ns_report failure;      /* the first step setup reported as failed */
+    bool have_status, interrupted, setup_done;
+    int wait_status, setup_wait;
+    int exit_status, term_signal;
+    int status;                    /* run_main's exit status */
+};
 
-    if (!getcwd(cwd, sizeof cwd)) {
+/* Plan: the workspace, --trace and --system trees, and whether /dev/fuse and user namespaces
+ * can be used.  0, or -1 after one line on stderr. */
+static int run_plan(struct run *r)
+{
+    if (!getcwd(r->cwd, sizeof r->cwd)) {
         fprintf(stderr, "buildtrail: cannot get the current directory: %s\n", g_strerror(errno));
-        goto out;
+        return -1;
     }
 
     /* --- the trees ---------------------------------------------------------------------- */
-    if (!strcmp(cwd, "/")) {
+    if (!strcmp(r->cwd, "/")) {
         fputs("buildtrail: cannot trace / as the workspace; run from the project's directory\n",
               stderr);
-        goto out;
+        return -1;
     }
-    const char *why_not = untraceable(cwd);
+    const char *why_not = untraceable(r->cwd);
     if (why_not) {
         fprintf(stderr, "buildtrail: cannot trace the current directory %s: %s; run from the "
-                        "project's directory\n", cwd, why_not);
-        goto out;
+                        "project's directory\n", r->cwd, why_not);
+        return -1;
     }
-    struct run_tree ws = {g_strdup(cwd), g_strdup(cwd), ROLE_WORKSPACE};
-    g_array_append_val(trees, ws);
-    for (guint i = 0; i < o.trace_dirs->len; i++) {
-        const char *d = o.trace_dirs->pdata[i];
+    struct run_tree ws = {g_strdup(r->cwd), g_strdup(r->cwd), ROLE_WORKSPACE};
+    g_array_append_val(r->trees, ws);
+    for (guint i = 0; i < r->o.trace_dirs->len; i++) {
+        const char *d = r->o.trace_dirs->pdata[i];
         char real[PATH_MAX];
         struct stat st;
         if (!realpath(d, real) || stat(real, &st) < 0) {
             fprintf(stderr, "buildtrail: --trace %s: %s; give an existing directory\n", d,
                     g_strerror(errno));
-            goto out;
+            return -1;
         }
         if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "buildtrail: --trace %s: not a directory; give a directory\n", d);
-            goto out;
+            return -1;
         }
         if (!strcmp(real, "/")) {
             fprintf(stderr, "buildtrail: --trace %s: cannot trace /; name the directories the "
                             "build uses\n", d);
-            goto out;
+            return -1;
         }
         if ((why_not = untraceable(real))) {
             fprintf(stderr, "buildtrail: --trace %s: cannot trace it: %s; name the directories "
                             "the build reads and writes\n", d, why_not);
-            goto out;
+            return -1;
         }
         bool dup = false;
-        for (guint k = 0; k < trees->len; k++)
-            dup |= !strcmp(g_array_index(trees, struct run_tree, k).path, real);
+        for (guint k = 0; k < r->trees->len; k++)
+            dup |= !strcmp(g_array_index(r->trees, struct run_tree, k).path, real);
         if (dup)
             continue;
-        if (trees->len >= NS_MAX_TREES - 1) {
+        if (r->trees->len >= NS_MAX_TREES - 1) {
             fprintf(stderr, "buildtrail: too many --trace directories (at most %d)\n",
                     NS_MAX_TREES - 2);
-            goto out;
+            return -1;
         }
         struct run_tree t = {g_strdup(real), g_strdup(real), ROLE_TRACE};
-        g_array_append_val(trees, t);
+        g_array_append_val(r->trees, t);
     }
-    if (o.system) {
+    if (r->o.system) {
         /* The system trees that exist here (a merged-/usr system has /bin etc. inside /usr). */
         static const char *const system_dirs[] = {"/usr", "/etc", "/opt"};
         for (size_t i = 0; i < G_N_ELEMENTS(system_dirs); i++) {
             struct stat st;
             bool dup = false;
-            for (guint k = 0; k < trees->len; k++)
-                dup |= !strcmp(g_array_index(trees, struct run_tree, k).path, system_dirs[i]);
+            for (guint k = 0; k < r->trees->len; k++)
+                dup |= !strcmp(g_array_index(r->trees, struct run_tree, k).path, system_dirs[i]);
             if (dup || stat(system_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
                 continue;
             struct run_tree t = {g_strdup(system_dirs[i]), g_strdup(system_dirs[i]), ROLE_TRACE};
-            g_array_append_val(trees, t);
+            g_array_append_val(r->trees, t);
         }
     }
-    bool private_tmp = !o.no_tmp;
-    for (guint k = 0; k < trees->len; k++)
-        if (!strcmp(g_array_index(trees, struct run_tree, k).path, "/tmp"))
-            private_tmp = false; /* /tmp itself is traced as it is */
+    r->private_tmp = !r->o.no_tmp;
+    for (guint k = 0; k < r->trees->len; k++)
+        if (!strcmp(g_array_index(r->trees, struct run_tree, k).path, "/tmp"))
+            r->private_tmp = false; /* /tmp itself is traced as it is */
 
     /* --- preflight ---------------------------------------------------------------------- */
-    bool user_ns = geteuid() != 0;
+    r->user_ns = geteuid() != 0;
     if (access("/dev/fuse", R_OK | W_OK) < 0) {
         int e = errno;
         fprintf(stderr, "buildtrail: cannot use /dev/fuse: %s; %s\n", g_strerror(e),
                 e == ENOENT ? "load the fuse module (modprobe fuse) or install fuse3"
                             : "make it usable by your user (chmod 0666 /dev/fuse, as Debian's "
                               "udev rule does) or run as root");
-        goto out;
+        return -1;
     }
-    if (user_ns && userns_hint()) {
+    if (r->user_ns && userns_hint()) {
         fputs("buildtrail: unprivileged user namespaces are disabled; enable them (sysctl "
               "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0) or run as root\n",
               stderr);
-        goto out;
+        return -1;
     }
+    return 0;
+}
 
-    /* --- private /tmp and the staging directory ----------------------------------------- */
+/* The private directory: mnt/ (the staging mount point) and, unless /tmp is traced or
+ * --no-tmp, tmp/ (the build's private /tmp, with mount points for trees under /tmp). */
+static int prepare_private_dirs(struct run *r)
+{
     {
         const char *base = g_getenv("TMPDIR");
         if (!base || !*base || !g_path_is_absolute(base))
@@ -535,200 +554,229 @@ int run_main(int argc, char **argv)
         /* Leftovers of runs that were killed (SIGKILL, a crash) hold a whole /tmp: reclaim
          * them, and only them (scratch.h). */
         (void)scratch_reclaim(base);
-        int e = scratch_create(base, &scratch);
+        int e = scratch_create(base, &r->scratch);
         if (e < 0) {
             fprintf(stderr, "buildtrail: cannot make a private directory in %s: %s; set TMPDIR "
                             "to a writable directory\n", base, g_strerror(-e));
-            goto out;
+            return -1;
         }
-        staging = g_build_filename(scratch.path, "mnt", NULL);
-        g_autofree char *tmp = g_build_filename(scratch.path, "tmp", NULL);
-        if (mkdir(staging, 0700) < 0 || (private_tmp && mkdir(tmp, 0700) < 0) ||
-            (private_tmp && chmod(tmp, 01777) < 0)) {
+        r->staging = g_build_filename(r->scratch.path, "mnt", NULL);
+        g_autofree char *tmp = g_build_filename(r->scratch.path, "tmp", NULL);
+        if (mkdir(r->staging, 0700) < 0 || (r->private_tmp && mkdir(tmp, 0700) < 0) ||
+            (r->private_tmp && chmod(tmp, 01777) < 0)) {
             fprintf(stderr, "buildtrail: cannot prepare %s: %s; set TMPDIR to a writable "
-                            "directory\n", scratch.path, g_strerror(errno));
-            goto out;
+                            "directory\n", r->scratch.path, g_strerror(errno));
+            return -1;
         }
-        if (private_tmp) {
+        if (r->private_tmp) {
             /* Trees under /tmp need their mount points inside the private /tmp too. */
-            for (guint k = 0; k < trees->len; k++) {
-                const char *p = g_array_index(trees, struct run_tree, k).path;
+            for (guint k = 0; k < r->trees->len; k++) {
+                const char *p = g_array_index(r->trees, struct run_tree, k).path;
                 if (path_is_under(p, "/tmp") && strcmp(p, "/tmp")) {
                     g_autofree char *mp = g_build_filename(tmp, p + 4, NULL);
                     if (mkdir_p(mp, 0755) < 0) {
                         fprintf(stderr, "buildtrail: cannot prepare %s: %s\n", mp,
                                 g_strerror(errno));
-                        goto out;
+                        return -1;
                     }
                 }
             }
             struct run_tree t = {g_strdup("/tmp"), g_steal_pointer(&tmp), ROLE_TMP};
-            g_array_append_val(trees, t);
+            g_array_append_val(r->trees, t);
         }
     }
+    return 0;
+}
 
-    /* --- the database ------------------------------------------------------------------- */
-    db_path = o.db_path ? (g_path_is_absolute(o.db_path) ? g_strdup(o.db_path)
-                                                          : g_build_filename(cwd, o.db_path, NULL))
-                        : g_build_filename(cwd, DEFAULT_DB, NULL);
+/* The trace: created (tracedb_create: never replacing what is not a trace) with its run row. */
+static int prepare_trace(struct run *r)
+{
+    r->db_path = !r->o.db_path ? g_build_filename(r->cwd, DEFAULT_DB, NULL)
+                 : g_path_is_absolute(r->o.db_path) ? g_strdup(r->o.db_path)
+                                                    : g_build_filename(r->cwd, r->o.db_path, NULL);
     {
         g_autofree char *err = NULL;
-        int r = tracedb_create(db_path, o.output_mode, &db, &db_lock_fd, &err);
-        if (r < 0) {
-            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", db_path, err,
-                    r == -EEXIST ? "remove it or choose another file with -o"
-                    : r == -EBUSY ? "wait for that run, or choose another file with -o"
-                    : r == -ENOSPC || r == -EDQUOT
+        int e = tracedb_create(r->db_path, r->o.output_mode, &r->db, &r->db_lock_fd, &err);
+        if (e < 0) {
+            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", r->db_path, err,
+                    e == -EEXIST ? "remove it or choose another file with -o"
+                    : e == -EBUSY ? "wait for that run, or choose another file with -o"
+                    : e == -ENOSPC || e == -EDQUOT
                         ? "free space there, or choose another place with -o FILE"
                         : "choose a writable place with -o FILE");
-            goto out;
+            return -1;
         }
-        db_fresh = true;
+        r->db_fresh = true;
     }
-    db_dir = g_path_get_dirname(db_path);
-    db_base = g_path_get_basename(db_path);
-    struct stat db_dir_st;
-    if (stat(db_dir, &db_dir_st) < 0)
-        memset(&db_dir_st, 0, sizeof db_dir_st);
-    struct stat db_st;
-    if (fstat(db_lock_fd, &db_st) < 0)
-        memset(&db_st, 0, sizeof db_st);
+    r->db_dir = g_path_get_dirname(r->db_path);
+    r->db_base = g_path_get_basename(r->db_path);
+    if (stat(r->db_dir, &r->db_dir_st) < 0)
+        memset(&r->db_dir_st, 0, sizeof r->db_dir_st);
+    if (fstat(r->db_lock_fd, &r->db_st) < 0)
+        memset(&r->db_st, 0, sizeof r->db_st);
 
-    struct run_tree *tv = (struct run_tree *)(void *)trees->data;
-    int n_trees = (int)trees->len;
+    r->tv = (struct run_tree *)(void *)r->trees->data;
+    r->n_trees = (int)r->trees->len;
     {
         g_autofree char *err = NULL;
         char host[256] = "";
         if (gethostname(host, sizeof host - 1) < 0)
             host[0] = '\0';
-        g_autoptr(GBytes) args = join_argv(o.argv);
+        g_autoptr(GBytes) args = join_argv(r->o.argv);
         struct tracedb_tree rows[NS_MAX_TREES];
-        for (int i = 0; i < n_trees && i < NS_MAX_TREES; i++)
-            rows[i] = (struct tracedb_tree){tv[i].path, role_names[tv[i].role]};
+        for (int i = 0; i < r->n_trees && i < NS_MAX_TREES; i++)
+            rows[i] = (struct tracedb_tree){r->tv[i].path, role_names[r->tv[i].role]};
         gsize args_len = 0;
         const void *args_data = g_bytes_get_data(args, &args_len);
         struct tracedb_run_start start = {
-            .argv = args_data, .argv_len = args_len, .cwd = cwd,
+            .argv = args_data, .argv_len = args_len, .cwd = r->cwd,
             .start_realtime_ns = realtime_ns(), .start_ns = rec_now_ns(),
             .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
-            .trees = rows, .n_trees = n_trees < NS_MAX_TREES ? n_trees : NS_MAX_TREES};
-        if (tracedb_write_run_start(db, &start, &err) < 0) {
+            .trees = rows, .n_trees = r->n_trees < NS_MAX_TREES ? r->n_trees : NS_MAX_TREES};
+        if (tracedb_write_run_start(r->db, &start, &err) < 0) {
             fprintf(stderr, "buildtrail: cannot write the trace %s: %s; choose a writable place "
-                            "with -o FILE\n", db_path, err);
-            goto out;
+                            "with -o FILE\n", r->db_path, err);
+            return -1;
         }
     }
+    return 0;
+}
 
-    /* --- the plan ----------------------------------------------------------------------- */
-    struct fs_tree fs_trees[NS_MAX_TREES];
-    struct ns_plan plan = {0};
-    plan.user_namespace = user_ns;
-    snprintf(plan.uid_map, sizeof plan.uid_map, "%u %u 1\n", getuid(), getuid());
-    snprintf(plan.gid_map, sizeof plan.gid_map, "%u %u 1\n", getgid(), getgid());
-    plan.map_sync_fd = -1;
-    if (user_ns && idmap_plan(getuid(), getgid(), &idm, &idmap_note) == 0) {
-        if (pipe2(map_pipe, O_CLOEXEC) < 0) {
-            idmap_note = g_strdup_printf("cannot create a pipe: %s", g_strerror(errno));
-            idmap_free(&idm);
+/* The namespace plan (ns.h): id maps, mount options, the trees in mount order with their
+ * real directories' fds, and the channels to setup. */
+static int prepare_namespace(struct run *r)
+{
+    r->plan.user_namespace = r->user_ns;
+    snprintf(r->plan.uid_map, sizeof r->plan.uid_map, "%u %u 1\n", getuid(), getuid());
+    snprintf(r->plan.gid_map, sizeof r->plan.gid_map, "%u %u 1\n", getgid(), getgid());
+    r->plan.map_sync_fd = -1;
+    if (r->user_ns && idmap_plan(getuid(), getgid(), &r->idm, &r->idmap_note) == 0) {
+        if (pipe2(r->map_pipe, O_CLOEXEC) < 0) {
+            r->idmap_note = g_strdup_printf("cannot create a pipe: %s", g_strerror(errno));
+            idmap_free(&r->idm);
         } else {
-            plan.map_sync_fd = map_pipe[0];
+            r->plan.map_sync_fd = r->map_pipe[0];
         }
     }
     /* No default_permissions: the kernel would judge by mode bits alone, from attributes
      * cached for a minute, ignoring ACLs; the real filesystem judges instead, each call made
-     * with the caller's credentials (fusefs/fs.c, creds_enter). */
-    snprintf(plan.fuse_options, sizeof plan.fuse_options,
+     * with the caller's credentials (fusefs/fs-creds.c, creds_enter). */
+    snprintf(r->plan.fuse_options, sizeof r->plan.fuse_options,
              "rootmode=40000,user_id=%u,group_id=%u,allow_other", getuid(), getgid());
-    plan.staging = staging;
-    plan.n_trees = n_trees;
-    plan.cwd = cwd;
-    plan.argv = o.argv;
-    for (int i = 0; i < n_trees; i++) {
-        plan.tree_paths[i] = tv[i].path;
+    r->plan.staging = r->staging;
+    r->plan.n_trees = r->n_trees;
+    r->plan.cwd = r->cwd;
+    r->plan.argv = r->o.argv;
+    for (int i = 0; i < r->n_trees; i++) {
+        r->plan.tree_paths[i] = r->tv[i].path;
         /* The private /tmp shadows /tmp: it gets /tmp's flags, not those of its backing. */
-        plan.tree_flags[i] = mount_flags_of(tv[i].role == ROLE_TMP ? "/tmp" : tv[i].backing);
-        plan.mount_order[i] = i;
-        fs_trees[i].path = tv[i].path;
-        fs_trees[i].fd = open(tv[i].backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (fs_trees[i].fd < 0) {
-            fprintf(stderr, "buildtrail: cannot open %s: %s\n", tv[i].backing, g_strerror(errno));
+        r->plan.tree_flags[i] = mount_flags_of(r->tv[i].role == ROLE_TMP ? "/tmp" : r->tv[i].backing);
+        r->plan.mount_order[i] = i;
+        r->fs_trees[i].path = r->tv[i].path;
+        r->fs_trees[i].fd = open(r->tv[i].backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (r->fs_trees[i].fd < 0) {
+            fprintf(stderr, "buildtrail: cannot open %s: %s\n", r->tv[i].backing, g_strerror(errno));
             for (int k = 0; k < i; k++)
-                close(fs_trees[k].fd);
-            goto out;
+                close(r->fs_trees[k].fd);
+            return -1;
         }
     }
-    g_qsort_with_data(plan.mount_order, n_trees, sizeof(int), compare_tree_depth, tv);
+    g_qsort_with_data(r->plan.mount_order, r->n_trees, sizeof(int), compare_tree_depth, r->tv);
 
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
-        pipe2(rp, O_CLOEXEC) < 0) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->sv) < 0 ||
+        pipe2(r->rp, O_CLOEXEC) < 0) {
         fprintf(stderr, "buildtrail: cannot create a pipe: %s\n", g_strerror(errno));
-        for (int i = 0; i < n_trees; i++)
-            close(fs_trees[i].fd);
-        goto out;
+        for (int i = 0; i < r->n_trees; i++)
+            close(r->fs_trees[i].fd);
+        return -1;
     }
-    plan.sock_fd = sv[1];
-    plan.report_fd = rp[1];
+    r->plan.sock_fd = r->sv[1];
+    r->plan.report_fd = r->rp[1];
+    return 0;
+}
 
+/* Signals (blocked, to a signalfd), the recorder with its hooks, the process table (with
+ * process events when the kernel gives them) and the filesystem. */
+static int prepare_serving(struct run *r)
+{
     /* Signals: the daemon handles them on a signalfd; every thread inherits the mask. */
-    sigemptyset(&handled);
-    sigaddset(&handled, SIGINT);
-    sigaddset(&handled, SIGTERM);
-    sigaddset(&handled, SIGHUP);
-    sigaddset(&handled, SIGQUIT);
-    sigaddset(&handled, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &handled, &old_mask);
-    plan.sigmask = old_mask;
-    /* a closed stdout becomes EPIPE for the writer, see fs.c */
-    plan.sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
-    sigfd = signalfd(-1, &handled, SFD_CLOEXEC);
+    sigemptyset(&r->handled);
+    sigaddset(&r->handled, SIGINT);
+    sigaddset(&r->handled, SIGTERM);
+    sigaddset(&r->handled, SIGHUP);
+    sigaddset(&r->handled, SIGQUIT);
+    sigaddset(&r->handled, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &r->handled, &r->old_mask);
+    r->signals_blocked = true;
+    r->plan.sigmask = r->old_mask;
+    /* a closed stdout becomes EPIPE for the writer, see fusefs/fs-vroot.c */
+    r->plan.sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
+    r->sigfd = signalfd(-1, &r->handled, SFD_CLOEXEC);
 
-    rec_start(&rec, db);
-    if (!rec) {
-        fprintf(stderr, "buildtrail: cannot start the recorder for %s\n", db_path);
-        for (int i = 0; i < n_trees; i++)
-            close(fs_trees[i].fd);
-        goto restore;
+    rec_start(&r->rec, r->db);
+    if (!r->rec) {
+        fprintf(stderr, "buildtrail: cannot start the recorder for %s\n", r->db_path);
+        for (int i = 0; i < r->n_trees; i++)
+            close(r->fs_trees[i].fd);
+        return -1;
     }
-    db = NULL; /* the writer thread owns it now */
-    watch.db_path = db_path;
-    watch.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (watch.wake_fd < 0) {
+    r->db = NULL; /* the writer thread owns it now */
+    r->watch.db_path = r->db_path;
+    r->watch.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (r->watch.wake_fd < 0) {
         fprintf(stderr, "buildtrail: cannot create an eventfd: %s\n", g_strerror(errno));
-        for (int i = 0; i < n_trees; i++)
-            close(fs_trees[i].fd);
-        goto restore;
+        for (int i = 0; i < r->n_trees; i++)
+            close(r->fs_trees[i].fd);
+        return -1;
     }
-    rec_set_hooks(rec, &(struct rec_hooks){on_disk_full, on_write_failed, &watch});
-    procs = proc_table_new(rec);
+    rec_set_hooks(r->rec, &(struct rec_hooks){on_disk_full, on_write_failed, &r->watch});
+    r->procs = proc_table_new(r->rec);
     /* Before the spawn, so that no fork of the build happens before the subscription.  Without
      * events the tree is partial and runs.process_tree says so.  BUILDTRAIL_NO_PROC_EVENTS=1
      * forces that /proc-only mode (tests use it to keep the fallback exercised). */
     if (g_strcmp0(g_getenv("BUILDTRAIL_NO_PROC_EVENTS"), "1") != 0)
-        proc_table_enable_events(procs);
+        proc_table_enable_events(r->procs);
     struct fs_config fcfg = {
-        .trees = fs_trees,
-        .n_trees = n_trees,
+        .trees = r->fs_trees,
+        .n_trees = r->n_trees,
         .out_fd = STDOUT_FILENO,
         .err_fd = STDERR_FILENO,
-        .rec = rec,
-        .procs = procs,
-        .hide_dev = db_dir_st.st_dev,
-        .hide_ino = db_dir_st.st_ino,
-        .hide_name = db_base,
+        .rec = r->rec,
+        .procs = r->procs,
+        .hide_dev = r->db_dir_st.st_dev,
+        .hide_ino = r->db_dir_st.st_ino,
+        .hide_name = r->db_base,
         /* Every change to a traced tree during the build comes through this mount, so the
          * kernel's entry and attribute caches can be trusted for long (docs/performance.md). */
         .timeout = 60.0,
-        .present_ids_as_own = user_ns,
-        .hash_limit = o.hash_limit,
-        .cache_lookups = o.cache_lookups,
+        .present_ids_as_own = r->user_ns,
+        .hash_limit = r->o.hash_limit,
+        .cache_lookups = r->o.cache_lookups,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
         /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
         .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
     };
-    fs = fs_new(&fcfg);
+    r->fs = fs_new(&fcfg);
+    return 0;
+}
 
-    db_fresh = false; /* from here on the trace records this run, whatever happens */
-    pid_t setup = ns_spawn(&plan);
+/* Prepare: the private directory (and private /tmp), the trace with its run row, the
+ * namespace plan and the trees' fds, the signal mask, the recorder, the process table and the
+ * filesystem.  0, or -1 after one line on stderr. */
+static int run_prepare(struct run *r)
+{
+    if (prepare_private_dirs(r) < 0 || prepare_trace(r) < 0 || prepare_namespace(r) < 0)
+        return -1;
+    return prepare_serving(r);
+}
+
+/* Serve: spawn the build's namespaces, map ids, serve FUSE, and wait for the build while
+ * watching signals, setup's reports and the trace.  0, or -1 when the namespaces could not be
+ * made (said on stderr; nothing to finish). */
+static int run_serve(struct run *r)
+{
+    r->db_fresh = false; /* from here on the trace records this run, whatever happens */
+    r->setup = ns_spawn(&r->plan);
     /* Files the build creates get exactly the mode it asked for: the kernel has applied the
      * build's umask already (see op_init), so ours must not mask again.  Only after the spawn:
      * the build inherits the caller's umask. */
@@ -741,294 +789,349 @@ int run_main(int argc, char **argv)
         nofile.rlim_cur = nofile.rlim_max;
         setrlimit(RLIMIT_NOFILE, &nofile);
     }
-    close(sv[1]);
-    sv[1] = -1;
-    close(rp[1]);
-    rp[1] = -1;
-    if (map_pipe[0] >= 0) {
-        close(map_pipe[0]);
-        map_pipe[0] = -1;
+    close(r->sv[1]);
+    r->sv[1] = -1;
+    close(r->rp[1]);
+    r->rp[1] = -1;
+    if (r->map_pipe[0] >= 0) {
+        close(r->map_pipe[0]);
+        r->map_pipe[0] = -1;
     }
-    if (setup > 0 && map_pipe[1] >= 0) {
+    if (r->setup > 0 && r->map_pipe[1] >= 0) {
         /* Map the namespace from outside (newuidmap), then let setup go on; if that fails,
          * setup maps our own ids only and files are shown as ours (fusefs/fs.h). */
-        g_clear_pointer(&idmap_note, g_free);
-        ids_mapped = idmap_apply(setup, &idm, &idmap_note) == 0;
-        unmapped_groups = g_steal_pointer(&idm.unmapped_groups);
-        char go = ids_mapped ? 'M' : 'S';
-        if (write(map_pipe[1], &go, 1) != 1)
-            ids_mapped = false; /* setup is gone; its report says why */
+        g_clear_pointer(&r->idmap_note, g_free);
+        r->ids_mapped = idmap_apply(r->setup, &r->idm, &r->idmap_note) == 0;
+        r->unmapped_groups = g_steal_pointer(&r->idm.unmapped_groups);
+        char go = r->ids_mapped ? 'M' : 'S';
+        if (write(r->map_pipe[1], &go, 1) != 1)
+            r->ids_mapped = false; /* setup is gone; its report says why */
     }
-    if (map_pipe[1] >= 0) {
-        close(map_pipe[1]);
-        map_pipe[1] = -1;
+    if (r->map_pipe[1] >= 0) {
+        close(r->map_pipe[1]);
+        r->map_pipe[1] = -1;
     }
-    idmap_free(&idm);
-    fs_set_present_ids_as_own(fs, user_ns && !ids_mapped);
-    if (setup < 0) {
+    idmap_free(&r->idm);
+    fs_set_present_ids_as_own(r->fs, r->user_ns && !r->ids_mapped);
+    if (r->setup < 0) {
         fprintf(stderr, "buildtrail: cannot create the build's namespaces: %s; %s\n",
-                g_strerror(-setup),
-                user_ns ? "enable unprivileged user namespaces or run as root"
+                g_strerror(-r->setup),
+                r->user_ns ? "enable unprivileged user namespaces or run as root"
                         : "is this a container without CAP_SYS_ADMIN?");
-        goto restore;
+        return -1;
     }
-    proc_table_set_launcher(procs, setup, 0);
+    proc_table_set_launcher(r->procs, r->setup, 0);
 
-    struct ns_report failure = {-1, 0, -1};
-    bool have_status = false, interrupted = false;
-    int wait_status = 0;
+    r->failure = (struct ns_report){-1, 0, -1};
+    r->have_status = false;
+    r->interrupted = false;
+    r->wait_status = 0;
 
-    fuse_fd = ns_recv_fd(sv[0]);
-    if (fuse_fd >= 0) {
+    r->fuse_fd = ns_recv_fd(r->sv[0]);
+    if (r->fuse_fd >= 0) {
         struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
         fuse_opt_add_arg(&args, "buildtrail");
-        se = fuse_session_new(&args, fs_operations(), sizeof(struct fuse_lowlevel_ops), fs);
+        r->se = fuse_session_new(&args, fs_operations(), sizeof(struct fuse_lowlevel_ops), r->fs);
         fuse_opt_free_args(&args);
-        if (!se || fs_session_attach(fs, se, fuse_fd) != 0) {
+        if (!r->se || fs_session_attach(r->fs, r->se, r->fuse_fd) != 0) {
             fputs("buildtrail: cannot serve the FUSE connection (libfuse refused it)\n", stderr);
-            kill(setup, SIGKILL);
+            kill(r->setup, SIGKILL);
         } else {
-            fuse_fd = -1; /* the session owns it */
-            loop.se = se;
+            r->fuse_fd = -1; /* the session owns it */
+            r->loop.se = r->se;
             long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-            loop.max_threads = (int)MAX(16, 4 * ncpu);
-            pthread_create(&loop_thread, NULL, loop_main, &loop);
-            serving = true;
+            r->loop.max_threads = (int)MAX(16, 4 * ncpu);
+            pthread_create(&r->loop_thread, NULL, loop_main, &r->loop);
+            r->serving = true;
             pid_t init = 0;
-            if (read_full(sv[0], &init, sizeof init) == 0)
-                proc_table_set_launcher(procs, setup, init);
+            if (read_full(r->sv[0], &init, sizeof init) == 0)
+                proc_table_set_launcher(r->procs, r->setup, init);
         }
     }
 
     /* --- wait for the build ------------------------------------------------------------- */
-    int setup_wait = 0;
-    bool setup_done = false, reports_done = false;
-    while (!setup_done || !reports_done) {
-        struct pollfd pfd[3] = {{sigfd, POLLIN, 0}, {watch.wake_fd, POLLIN, 0}, {rp[0], POLLIN, 0}};
+    r->setup_wait = 0;
+    r->setup_done = false;
+    bool reports_done = false;
+    while (!r->setup_done || !reports_done) {
+        struct pollfd pfd[3] = {{r->sigfd, POLLIN, 0}, {r->watch.wake_fd, POLLIN, 0}, {r->rp[0], POLLIN, 0}};
         int n = poll(pfd, reports_done ? 2 : 3, 1000);
         if (n < 0 && errno != EINTR)
             break;
         if (pfd[1].revents & POLLIN) {
             uint64_t v;
-            if (read(watch.wake_fd, &v, sizeof v) < 0) {
+            if (read(r->watch.wake_fd, &v, sizeof v) < 0) {
                 /* nothing to drain: a spurious wake */
             }
         }
-        if (!stop_reason) {
-            int werr = atomic_load(&watch.write_errno);
+        if (!r->stop_reason) {
+            int werr = atomic_load(&r->watch.write_errno);
             if (werr) {
-                stop_reason = g_strdup_printf("writing the trace failed: %s", g_strerror(werr));
-            } else if (!watch.lost) {
-                watch.lost = trace_file_problem(db_path, db_lock_fd, &db_st);
-                if (watch.lost) {
+                r->stop_reason = g_strdup_printf("writing the trace failed: %s", g_strerror(werr));
+            } else if (!r->watch.lost) {
+                r->watch.lost = trace_file_problem(r->db_path, r->db_lock_fd, &r->db_st);
+                if (r->watch.lost) {
                     fprintf(stderr, "buildtrail: the trace %s %s while the build was running; "
                                     "stopping the build, whose record would be lost\n",
-                            db_path, watch.lost);
-                    stop_reason = g_strdup_printf("the trace file %s during the run", watch.lost);
+                            r->db_path, r->watch.lost);
+                    r->stop_reason = g_strdup_printf("the trace file %s during the run", r->watch.lost);
                 }
             }
-            if (stop_reason)
-                kill(setup, SIGKILL); /* init and the build's pid namespace die with it */
+            if (r->stop_reason)
+                kill(r->setup, SIGKILL); /* init and the build's pid namespace die with it */
         }
         if (!reports_done && (pfd[2].revents & (POLLIN | POLLHUP))) {
-            struct ns_report r;
-            int e = read_full(rp[0], &r, sizeof r);
+            struct ns_report rep;
+            int e = read_full(r->rp[0], &rep, sizeof rep);
             if (e < 0) {
                 reports_done = true;
-            } else if (r.step == NS_STEP_STATUS) {
-                have_status = true;
-                wait_status = r.value;
-            } else if (failure.step < 0) {
-                failure = r;
+            } else if (rep.step == NS_STEP_STATUS) {
+                r->have_status = true;
+                r->wait_status = rep.value;
+            } else if (r->failure.step < 0) {
+                r->failure = rep;
             }
         }
         if (pfd[0].revents & POLLIN) {
             struct signalfd_siginfo si;
-            if (read(sigfd, &si, sizeof si) != sizeof si)
+            if (read(r->sigfd, &si, sizeof si) != sizeof si)
                 continue;
             if (si.ssi_signo == SIGCHLD) {
-                if (!setup_done && waitpid(setup, &setup_wait, WNOHANG) == setup)
-                    setup_done = true;
+                if (!r->setup_done && waitpid(r->setup, &r->setup_wait, WNOHANG) == r->setup)
+                    r->setup_done = true;
                 continue;
             }
-            interrupted = true;
-            if (atomic_load(&watch.disk_full) && !stop_reason) {
+            r->interrupted = true;
+            if (atomic_load(&r->watch.disk_full) && !r->stop_reason) {
                 /* The build is paused on a full disk and the user asked to stop: give up. */
-                stop_reason = g_strdup("stopped while waiting for disk space for the trace");
-                rec_abandon(rec);
-                kill(setup, SIGKILL);
+                r->stop_reason = g_strdup("stopped while waiting for disk space for the trace");
+                rec_abandon(r->rec);
+                kill(r->setup, SIGKILL);
                 continue;
             }
             /* A terminal's Ctrl-C already reached the build (same process group); a signal
              * sent to buildtrail alone is passed on to the build's root process. */
-            pid_t root = proc_table_root_pid(procs);
+            pid_t root = proc_table_root_pid(r->procs);
             if ((si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE || si.ssi_signo == SIGTERM ||
                  si.ssi_signo == SIGHUP) &&
                 root > 0)
                 kill(root, (int)si.ssi_signo);
-            else if (root <= 0 && setup > 0 && si.ssi_code == SI_USER)
-                kill(setup, SIGKILL); /* the build never started: stop setting it up */
+            else if (root <= 0 && r->setup > 0 && si.ssi_code == SI_USER)
+                kill(r->setup, SIGKILL); /* the build never started: stop setting it up */
         }
     }
+    return 0;
+}
 
+/* Finish: stop serving, settle the exit status and why the run failed, and write the run's
+ * end; sets r->status. */
+static void run_finish(struct run *r)
+{
     /* --- finish ------------------------------------------------------------------------- */
-    bool loop_running = false;
-    if (serving) {
-        if (!loop_wait(&loop, 10)) {
+    r->loop_running = false;
+    if (r->serving) {
+        if (!loop_wait(&r->loop, 10)) {
             /* Something outside the build's namespaces holds the mount (an fd passed out over
              * a socket).  Its loop threads may still be serving: leave the session and the
              * filesystem to process exit rather than free them under those threads. */
             fputs("buildtrail: warning: the FUSE mount outlived the build; its remaining "
                   "requests are not recorded\n", stderr);
-            fuse_session_exit(se);
-            loop_running = true;
+            fuse_session_exit(r->se);
+            r->loop_running = true;
         } else {
-            pthread_join(loop_thread, NULL);
+            pthread_join(r->loop_thread, NULL);
         }
-        fs_flush_open_handles(fs);
+        fs_flush_open_handles(r->fs);
     }
-    proc_table_stop_events(procs, 5000);
-    tree_note = proc_table_tree_note(procs);
+    proc_table_stop_events(r->procs, 5000);
+    r->tree_note = proc_table_tree_note(r->procs);
 
-    int exit_status = -1, term_signal = 0;
-    if (have_status) {
-        if (WIFEXITED(wait_status))
-            exit_status = WEXITSTATUS(wait_status);
-        else if (WIFSIGNALED(wait_status)) {
-            term_signal = WTERMSIG(wait_status);
-            exit_status = 128 + term_signal;
+    r->exit_status = -1;
+    r->term_signal = 0;
+    if (r->have_status) {
+        if (WIFEXITED(r->wait_status))
+            r->exit_status = WEXITSTATUS(r->wait_status);
+        else if (WIFSIGNALED(r->wait_status)) {
+            r->term_signal = WTERMSIG(r->wait_status);
+            r->exit_status = 128 + r->term_signal;
         }
     }
     /* Why the run failed, if it did: the first of what buildtrail did, what its helpers
      * reported, and how they ended. */
-    if (stop_reason) {
-        failure_text = g_strdup_printf("buildtrail stopped the build: %s", stop_reason);
-        exit_status = RUN_EXIT_SETUP_FAILED;
-    } else if (failure.step == NS_STEP_INIT_DIED) {
-        failure_text = g_strdup_printf("the build's pid-namespace init was killed by signal %d "
+    if (r->stop_reason) {
+        r->failure_text = g_strdup_printf("buildtrail stopped the build: %s", r->stop_reason);
+        r->exit_status = RUN_EXIT_SETUP_FAILED;
+    } else if (r->failure.step == NS_STEP_INIT_DIED) {
+        r->failure_text = g_strdup_printf("the build's pid-namespace init was killed by signal %d "
                                        "(from outside the build), which ended the build",
-                                       failure.value);
-        fprintf(stderr, "buildtrail: %s\n", failure_text);
-        exit_status = RUN_EXIT_SETUP_FAILED;
-    } else if (failure.step >= 0) {
-        report_setup_failure(&failure, tv, o.argv);
-        if (failure.step != NS_STEP_EXEC) {
-            exit_status = RUN_EXIT_SETUP_FAILED;
-            failure_text = g_strdup_printf("cannot %s: %s", ns_step_describe(failure.step),
-                                           g_strerror(failure.value));
+                                       r->failure.value);
+        fprintf(stderr, "buildtrail: %s\n", r->failure_text);
+        r->exit_status = RUN_EXIT_SETUP_FAILED;
+    } else if (r->failure.step >= 0) {
+        report_setup_failure(&r->failure, r->tv, r->o.argv);
+        if (r->failure.step != NS_STEP_EXEC) {
+            r->exit_status = RUN_EXIT_SETUP_FAILED;
+            r->failure_text = g_strdup_printf("cannot %s: %s", ns_step_describe(r->failure.step),
+                                           g_strerror(r->failure.value));
         }
-    } else if (!have_status) {
-        failure_text = setup_done && WIFSIGNALED(setup_wait)
+    } else if (!r->have_status) {
+        r->failure_text = r->setup_done && WIFSIGNALED(r->setup_wait)
                            ? g_strdup_printf("the build's setup process was killed by signal "
-                                             "%d, which ended the build", WTERMSIG(setup_wait))
+                                             "%d, which ended the build", WTERMSIG(r->setup_wait))
                            : g_strdup("the build's launcher ended without reporting the "
                                       "build's status");
-        fprintf(stderr, "buildtrail: %s\n", failure_text);
-        exit_status = RUN_EXIT_SETUP_FAILED;
+        fprintf(stderr, "buildtrail: %s\n", r->failure_text);
+        r->exit_status = RUN_EXIT_SETUP_FAILED;
     }
 
-    stats = fs_stats_summary(fs);
-    uint64_t events = rec_event_count(rec);
-    int rec_err = rec_stop(rec, &db);
-    if (rec_err && db) {
+    r->stats = fs_stats_summary(r->fs);
+    uint64_t events = rec_event_count(r->rec);
+    int rec_err = rec_stop(r->rec, &r->db);
+    if (rec_err && r->db) {
         /* Make room for the run's end: move what was committed into the trace and empty the
          * WAL (a file-size limit or quota may then allow the few bytes of the end record). */
-        (void)tracedb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL);
+        (void)tracedb_exec(r->db, tracedb_sql(TQ_CHECKPOINT), NULL);
     }
-    if (rec_err && !failure_text)
-        failure_text = g_strdup_printf("writing the trace failed: %s; events after the "
+    if (rec_err && !r->failure_text)
+        r->failure_text = g_strdup_printf("writing the trace failed: %s; events after the "
                                        "failure are missing", g_strerror(-rec_err));
-    const char *state = failure_text ? TRACEDB_RUN_FAILED
-                        : interrupted ? TRACEDB_RUN_INTERRUPTED
+    const char *state = r->failure_text ? TRACEDB_RUN_FAILED
+                        : r->interrupted ? TRACEDB_RUN_INTERRUPTED
                                       : TRACEDB_RUN_FINISHED;
     struct rusage self_usage;
     getrusage(RUSAGE_SELF, &self_usage);
-    ids_note =
-        !user_ns ? g_strdup("")
-        : ids_mapped
+    r->ids_note =
+        !r->user_ns ? g_strdup("")
+        : r->ids_mapped
             ? g_strdup_printf("ids=mapped (others' files show their owners; chown/chgrp as "
-                              "natively)%s%s; ", unmapped_groups ? ", supplementary groups "
+                              "natively)%s%s; ", r->unmapped_groups ? ", supplementary groups "
                               "shown as nogroup inside (no subgid line maps them): " : "",
-                              unmapped_groups ? unmapped_groups : "")
+                              r->unmapped_groups ? r->unmapped_groups : "")
             : g_strdup_printf("ids=own only (others' files show as yours, chown/chgrp to other ids "
-                              "fail with EINVAL): %s; ", idmap_note ? idmap_note : "?");
-    notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %s%srequests: %s",
+                              "fail with EINVAL): %s; ", r->idmap_note ? r->idmap_note : "?");
+    r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %s%srequests: %s",
                             (unsigned long long)events, self_usage.ru_maxrss,
-                            fs ? fs_killpriv_v2(fs) : 0, ids_note,
-                            o.cache_lookups
+                            r->fs ? fs_killpriv_v2(r->fs) : 0, r->ids_note,
+                            r->o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",
-                            stats);
+                            r->stats);
     struct tracedb_run_end end = {
-        .end_ns = rec_now_ns(), .exit_status = exit_status, .term_signal = term_signal,
-        .state = state, .root_process_id = proc_table_root_id(procs), .notes = notes,
-        .process_tree = tree_note, .failure = failure_text};
-    if (tracedb_write_run_end(db, &end, NULL) < 0 && !rec_err)
+        .end_ns = rec_now_ns(), .exit_status = r->exit_status, .term_signal = r->term_signal,
+        .state = state, .root_process_id = proc_table_root_id(r->procs), .notes = r->notes,
+        .process_tree = r->tree_note, .failure = r->failure_text};
+    if (tracedb_write_run_end(r->db, &end, NULL) < 0 && !rec_err)
         rec_err = -EIO;
     /* A self-contained file from here on; if a query still has it open it stays in WAL mode,
      * which loses nothing. */
-    if (db)
-        (void)tracedb_seal(db);
+    if (r->db)
+        (void)tracedb_seal(r->db);
     if (rec_err) {
         fprintf(stderr, "buildtrail: the trace %s is incomplete: writing it failed: %s%s\n",
-                db_path, g_strerror(-rec_err),
+                r->db_path, g_strerror(-rec_err),
                 rec_err == -ENOSPC || rec_err == -EDQUOT
                     ? "; free space or choose another place with -o" : "");
-        if (exit_status == 0)
-            exit_status = 1;
+        if (r->exit_status == 0)
+            r->exit_status = 1;
     }
-    if (!watch.lost)
-        watch.lost = trace_file_problem(db_path, db_lock_fd, &db_st);
-    if (watch.lost) {
+    if (!r->watch.lost)
+        r->watch.lost = trace_file_problem(r->db_path, r->db_lock_fd, &r->db_st);
+    if (r->watch.lost) {
         fprintf(stderr, "buildtrail: the trace %s %s during the run: this run's record is "
-                        "lost\n", db_path, watch.lost);
-        if (exit_status == 0)
-            exit_status = 1;
+                        "lost\n", r->db_path, r->watch.lost);
+        if (r->exit_status == 0)
+            r->exit_status = 1;
     }
-    status = exit_status < 0 ? RUN_EXIT_SETUP_FAILED : exit_status;
+    r->status = r->exit_status < 0 ? RUN_EXIT_SETUP_FAILED : r->exit_status;
 
-    if (loop_running) { /* see above: still in use by the loop threads */
-        se = NULL;
-        fs = NULL;
-        procs = NULL;
-        rec = NULL;
+    if (r->loop_running) { /* see above: still in use by the loop threads */
+        r->se = NULL;
+        r->fs = NULL;
+        r->procs = NULL;
+        r->rec = NULL;
     }
-restore:
-    if (se) {
-        fuse_session_destroy(se);
-        se = NULL;
+}
+
+/* Undo whatever the stages did, in reverse. */
+static void run_cleanup(struct run *r)
+{
+    if (r->signals_blocked) {
+        if (r->se)
+            fuse_session_destroy(r->se);
+        r->se = NULL;
+        fs_free(r->fs);
+        proc_table_free(r->procs);
+        rec_free(r->rec);
+        sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
     }
-    fs_free(fs);
-    proc_table_free(procs);
-    rec_free(rec);
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
-out:
-    if (db)
-        sqlite3_close(db);
-    if (db_fresh)
-        tracedb_discard(db_path); /* made by this run, which never started its build */
-    if (watch.wake_fd >= 0)
-        close(watch.wake_fd);
-    g_free(watch.lost);
-    if (fuse_fd >= 0)
-        close(fuse_fd);
+    if (r->db)
+        sqlite3_close(r->db);
+    if (r->db_fresh)
+        tracedb_discard(r->db_path); /* made by this run, which never started its build */
+    if (r->watch.wake_fd >= 0)
+        close(r->watch.wake_fd);
+    g_free(r->watch.lost);
+    if (r->fuse_fd >= 0)
+        close(r->fuse_fd);
     for (int i = 0; i < 2; i++) {
-        if (sv[i] >= 0)
-            close(sv[i]);
-        if (rp[i] >= 0)
-            close(rp[i]);
+        if (r->sv[i] >= 0)
+            close(r->sv[i]);
+        if (r->rp[i] >= 0)
+            close(r->rp[i]);
+        if (r->map_pipe[i] >= 0)
+            close(r->map_pipe[i]);
     }
-    if (sigfd >= 0)
-        close(sigfd);
-    if (db_lock_fd >= 0)
-        close(db_lock_fd); /* after the trace is closed: another run may replace it now */
-    scratch_remove(&scratch);
-    for (guint k = 0; k < trees->len; k++) {
-        g_free(g_array_index(trees, struct run_tree, k).path);
-        g_free(g_array_index(trees, struct run_tree, k).backing);
+    if (r->sigfd >= 0)
+        close(r->sigfd);
+    if (r->db_lock_fd >= 0)
+        close(r->db_lock_fd); /* after the trace is closed: another run may replace it now */
+    scratch_remove(&r->scratch);
+    idmap_free(&r->idm);
+    for (guint k = 0; k < r->trees->len; k++) {
+        g_free(g_array_index(r->trees, struct run_tree, k).path);
+        g_free(g_array_index(r->trees, struct run_tree, k).backing);
     }
-    g_array_free(trees, TRUE);
-    g_ptr_array_free(o.trace_dirs, TRUE);
-    g_free(o.db_path);
+    g_array_free(r->trees, TRUE);
+    g_ptr_array_free(r->o.trace_dirs, TRUE);
+    g_free(r->o.db_path);
+    g_free(r->db_path);
+    g_free(r->db_dir);
+    g_free(r->db_base);
+    g_free(r->staging);
+    g_free(r->stats);
+    g_free(r->notes);
+    g_free(r->tree_note);
+    g_free(r->stop_reason);
+    g_free(r->failure_text);
+    g_free(r->idmap_note);
+    g_free(r->ids_note);
+    g_free(r->unmapped_groups);
+}
+
+int run_main(int argc, char **argv)
+{
+    struct run *r = g_new0(struct run, 1);
+    r->o = (struct run_opts){.trace_dirs = g_ptr_array_new_with_free_func(g_free),
+                             .hash_limit = DEFAULT_HASH_LIMIT, .output_mode = 0600};
+    int pr = parse_args(argc, argv, &r->o);
+    if (pr != 0) {
+        g_ptr_array_free(r->o.trace_dirs, TRUE);
+        g_free(r->o.db_path);
+        g_free(r);
+        return pr > 0 ? 0 : 2;
+    }
+    r->status = RUN_EXIT_SETUP_FAILED;
+    r->trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
+    r->sv[0] = r->sv[1] = r->rp[0] = r->rp[1] = r->map_pipe[0] = r->map_pipe[1] = -1;
+    r->sigfd = r->fuse_fd = r->db_lock_fd = -1;
+    r->scratch = (struct scratch){NULL, -1};
+    r->watch.wake_fd = -1;
+    r->loop = (struct loop_ctx){.lock = PTHREAD_MUTEX_INITIALIZER,
+                                .cond = PTHREAD_COND_INITIALIZER};
+    if (run_plan(r) == 0 && run_prepare(r) == 0 && run_serve(r) == 0)
+        run_finish(r);
+    int status = r->status;
+    run_cleanup(r);
+    g_free(r);
     return status;
 }

@@ -1,5 +1,5 @@
 /* inokey — a file's identity (st_dev, st_ino) as a GHashTable key, for the inode table
- * (fs.c) and the version table (versions.c).  Header-only; no state. */
+ * (fs-inodes.c) and the version table (versions.c).  Header-only; no state. */
 #pragma once
 
 #include <glib.h>

@@ -1,0 +1,160 @@
+/* Unit tests of the reader library (query/lib/qdb), without the CLI: the run's state and
+ * completeness as qdb_open reads them, processes and files, and the sticky error that makes a
+ * damaged trace an error instead of an answer. */
+#include "qdb.h"
+#include "tracedb.h"
+#include "unit-sql.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <string.h>
+
+/* A small trace: run row (started), two processes, one file; `end` writes the run's end with
+ * `state`, `tree` and `failure` (NULL: no end, as a killed run leaves it). */
+static char *make_trace(const char *name, const char *state, const char *tree, const char *failure)
+{
+    char *p = unit_path(name);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "make\0-j2";
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
+                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
+                                  .hostname = "h", .version = "t"};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    g_assert_cmpint(tracedb_exec(db,
+                                 "INSERT INTO processes (id, pid, start_ticks, exec_seq, "
+                                 "parent_id, start_ns, first_seen_ns, comm, exe, cwd, argv) "
+                                 "VALUES (1, 10, 5, 0, NULL, 100, 100, 'make', '/usr/bin/make', "
+                                 "'/w', X'6D616B6500'), (2, 11, 6, 0, 1, 150, 150, 'cc', "
+                                 "'/usr/bin/cc', '/w', X'636300');"
+                                 "INSERT INTO files (id, path) VALUES (1, '/w/a.c');",
+                                 NULL), ==, 0);
+    if (state) {
+        struct tracedb_run_end e = {.end_ns = 2000000100, .exit_status = 0, .state = state,
+                                    .root_process_id = 1, .notes = "", .process_tree = tree,
+                                    .failure = failure};
+        g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    }
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    return p;
+}
+
+static struct qdb *open_ok(const char *path)
+{
+    struct qdb *q = NULL;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
+    g_assert_false(qdb_failed(q));
+    return q;
+}
+
+static void test_states(void)
+{
+    g_autofree char *fin = make_trace("fin.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    struct qdb *q = open_ok(fin);
+    const struct qdb_run *r = qdb_run(q);
+    g_assert_cmpint(r->state, ==, QDB_RUN_FINISHED);
+    g_assert_true(r->complete);
+    g_assert_null(r->incomplete);
+    g_assert_cmpint(r->exit_status, ==, 0);
+    g_assert_cmpint(r->end_realtime_ns, ==, 1700000000000000000 + 2000000000);
+    g_assert_cmpstr(r->cwd, ==, "/w");
+    qdb_close(q);
+
+    /* A run with no end and no recorder alive: killed; no end time. */
+    g_autofree char *killed = make_trace("killed.db", NULL, NULL, NULL);
+    q = open_ok(killed);
+    r = qdb_run(q);
+    g_assert_cmpint(r->state, ==, QDB_RUN_KILLED);
+    g_assert_false(r->complete);
+    g_assert_nonnull(strstr(r->incomplete, "killed"));
+    g_assert_cmpint(r->end_realtime_ns, ==, 0);
+    qdb_close(q);
+
+    g_autofree char *failed = make_trace("failed.db", TRACEDB_RUN_FAILED, "complete", "disk full");
+    q = open_ok(failed);
+    r = qdb_run(q);
+    g_assert_cmpint(r->state, ==, QDB_RUN_FAILED);
+    g_assert_false(r->complete);
+    g_assert_nonnull(strstr(r->incomplete, "disk full"));
+    qdb_close(q);
+
+    g_autofree char *intr = make_trace("intr.db", TRACEDB_RUN_INTERRUPTED, "complete", NULL);
+    q = open_ok(intr);
+    g_assert_cmpint(qdb_run(q)->state, ==, QDB_RUN_INTERRUPTED);
+    g_assert_false(qdb_run(q)->complete);
+    qdb_close(q);
+
+    /* Finished, but the process tree is partial: incomplete.  Missing exits only: complete. */
+    g_autofree char *partial = make_trace("partial.db", TRACEDB_RUN_FINISHED,
+                                          "partial: no process events", NULL);
+    q = open_ok(partial);
+    g_assert_false(qdb_run(q)->complete);
+    g_assert_nonnull(strstr(qdb_run(q)->incomplete, "process tree is partial"));
+    qdb_close(q);
+    g_autofree char *exits = make_trace("exits.db", TRACEDB_RUN_FINISHED,
+                                        "complete, except the exit of 1 process", NULL);
+    q = open_ok(exits);
+    g_assert_true(qdb_run(q)->complete);
+    qdb_close(q);
+}
+
+static void test_processes_and_files(void)
+{
+    g_autofree char *p = make_trace("pf.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    struct qdb *q = open_ok(p);
+    const struct qdb_process *cc = qdb_process(q, 2);
+    g_assert_nonnull(cc);
+    g_assert_cmpint(cc->parent_id, ==, 1);
+    g_assert_cmpstr(qdb_process_program(cc), ==, "cc");
+    g_assert_null(qdb_process(q, 99));
+    g_assert_cmpint(qdb_file_id(q, "/w/a.c"), ==, 1);
+    g_assert_cmpint(qdb_file_id(q, "/w/none.c"), ==, 0);
+    g_assert_false(qdb_failed(q)); /* "none" is an answer, not an error */
+    qdb_close(q);
+}
+
+/* An error is kept: once a statement fails, every later step says "no row" *and* qdb_failed
+ * is true, with a sentence naming the trace. */
+static void test_sticky_error(void)
+{
+    g_autofree char *p = make_trace("sticky.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    struct qdb *q = open_ok(p);
+    sqlite3_stmt *st = NULL;
+    g_assert_false(qdb_prepare(q, "SELECT nope FROM nowhere", &st));
+    g_assert_null(st);
+    g_assert_true(qdb_failed(q));
+    g_assert_nonnull(strstr(qdb_error(q), "the trace "));
+    g_assert_nonnull(strstr(qdb_error(q), "is damaged"));
+    g_assert_null(qdb_process(q, 1)); /* a row that exists is not read after the error */
+    g_assert_false(qdb_prepare(q, "SELECT 1", &st));
+    qdb_close(q);
+}
+
+/* A trace missing a table of its schema version is damaged at open; one whose pages are
+ * damaged is refused as damaged, not "not a trace". */
+static void test_missing_table(void)
+{
+    g_autofree char *p = make_trace("notable.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(sqlite3_open(p, &db), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_exec(db, "DROP TABLE versions", NULL, NULL, NULL), ==, SQLITE_OK);
+    sqlite3_close(db);
+    struct qdb *q = NULL;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(p, &q, &err), ==, 0);
+    g_assert_true(qdb_failed(q));
+    g_assert_nonnull(strstr(qdb_error(q), "no table 'versions'"));
+    qdb_close(q);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/qdb/states", test_states);
+    g_test_add_func("/qdb/processes-and-files", test_processes_and_files);
+    g_test_add_func("/qdb/sticky-error", test_sticky_error);
+    g_test_add_func("/qdb/missing-table", test_missing_table);
+    return unit_run();
+}

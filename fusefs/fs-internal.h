@@ -126,9 +126,7 @@ struct fs {
     struct rec *rec;
     struct proc_table *procs;
     struct vers *vers;
-    dev_t hide_dev;
-    ino_t hide_ino;
-    char *hide_name;
+    struct fs_hidden hide[FS_MAX_HIDDEN]; /* fixed after fs_new; names owned */
     double timeout;
     bool debug;
     bool is_root;

@@ -70,12 +70,19 @@ int hash_fd_of(int fd)
 
 bool is_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
 {
-    if (!fs->hide_name || dir->type != NODE_REAL || dir->dev != fs->hide_dev ||
-        dir->ino != fs->hide_ino)
+    if (dir->type != NODE_REAL)
         return false;
-    size_t l = strlen(fs->hide_name);
-    if (strncmp(name, fs->hide_name, l) != 0)
-        return false;
-    const char *rest = name + l;
-    return !*rest || !strcmp(rest, "-wal") || !strcmp(rest, "-shm") || !strcmp(rest, "-journal");
+    for (int i = 0; i < FS_MAX_HIDDEN; i++) {
+        const struct fs_hidden *h = &fs->hide[i];
+        if (!h->name || dir->dev != h->dev || dir->ino != h->ino)
+            continue;
+        size_t l = strlen(h->name);
+        if (strncmp(name, h->name, l) != 0)
+            continue;
+        const char *rest = name + l;
+        if (!*rest || (h->sqlite_sides && (!strcmp(rest, "-wal") || !strcmp(rest, "-shm") ||
+                                           !strcmp(rest, "-journal"))))
+            return true;
+    }
+    return false;
 }

@@ -136,9 +136,10 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->rec = cfg->rec;
     fs->procs = cfg->procs;
     fs->vers = vers_new(cfg->rec, 0, cfg->hash_limit);
-    fs->hide_dev = cfg->hide_dev;
-    fs->hide_ino = cfg->hide_ino;
-    fs->hide_name = g_strdup(cfg->hide_name);
+    for (int i = 0; i < FS_MAX_HIDDEN; i++) {
+        fs->hide[i] = cfg->hide[i];
+        fs->hide[i].name = g_strdup(cfg->hide[i].name);
+    }
     fs->timeout = cfg->timeout;
     fs->debug = cfg->debug;
     fs->uid = geteuid();
@@ -198,7 +199,8 @@ void fs_free(struct fs *fs)
     for (int i = 0; i < fs->n_trees; i++)
         free_inode(fs->tree_roots[i]);
     g_free(fs->tree_roots);
-    g_free(fs->hide_name);
+    for (int i = 0; i < FS_MAX_HIDDEN; i++)
+        g_free((char *)fs->hide[i].name);
     vers_free(fs->vers);
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);

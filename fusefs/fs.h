@@ -47,16 +47,23 @@ struct fs_tree {
     int fd;           /* O_PATH|O_DIRECTORY fd of the real directory; fs takes ownership */
 };
 
+#define FS_MAX_HIDDEN 2
+
 struct fs_config {
     const struct fs_tree *trees;
     int n_trees;
     int out_fd, err_fd;   /* where the build's stdout/stderr go (buildtrail's own 1 and 2) */
     struct rec *rec;
     struct proc_table *procs;
-    /* The trace database, hidden from the build: its directory and base name. */
-    dev_t hide_dev;
-    ino_t hide_ino;
-    const char *hide_name; /* NULL: nothing hidden */
+    /* What the build never sees (lookup, readdir, create, rename, link, unlink all act as if
+     * it were not there): the trace database with its -wal/-shm/-journal files, and
+     * buildtrail's private directory.  Each is a name in a directory (st_dev, st_ino). */
+    struct fs_hidden {
+        dev_t dev;
+        ino_t ino;
+        const char *name;  /* NULL: unused */
+        bool sqlite_sides; /* also NAME-wal, NAME-shm, NAME-journal */
+    } hide[FS_MAX_HIDDEN];
     double timeout;        /* kernel entry/attr cache timeout, seconds */
     /* User-namespace mode when only our own uid/gid exist in the build's namespace (no
      * subordinate range mapped, launcher/idmap.h): the kernel refuses writes to inodes with an

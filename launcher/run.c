@@ -10,6 +10,7 @@
 #include "queries.h"
 #include "tracedb.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -48,7 +49,7 @@ struct run_tree {
 struct run_opts {
     char *db_path;
     GPtrArray *trace_dirs; /* char* */
-    bool no_tmp;
+    bool private_tmp;
     bool system;
     bool cache_lookups;
     int64_t hash_limit;
@@ -63,7 +64,9 @@ static void usage(FILE *f)
     fputs("Usage: buildtrail run [OPTION]... [--] COMMAND [ARG]...\n"
           "Run COMMAND with every file access and every line of output recorded.\n"
           "\n"
-          "The current directory is traced; the build also gets a private, traced /tmp.\n"
+          "Everything the build touches is traced wherever it lies (the current directory,\n"
+          "its siblings, $HOME, /tmp, /var, other filesystems), except the system trees\n"
+          "(/usr, /etc, /opt: --system) and the kernel's (/proc, /sys, /dev, /run).\n"
           "The trace goes to ./" DEFAULT_DB " (replacing an earlier trace there).\n"
           "\n"
           "  -o, --output FILE   write the trace to FILE instead of ./" DEFAULT_DB "\n"
@@ -72,8 +75,9 @@ static void usage(FILE *f)
           "                      makes their removal fail)\n"
           "      --output-mode MODE  the trace's permissions, in octal (default 0600: it holds\n"
           "                      the names, sizes and hashes of every file the build read)\n"
-          "      --trace DIR     also trace DIR (repeatable)\n"
-          "      --no-tmp        let the build use the real /tmp, untraced\n"
+          "      --trace DIR     also trace DIR, if it is in a tree not traced (repeatable)\n"
+          "      --private-tmp   give the build a private, empty /tmp (removed afterwards)\n"
+          "                      instead of the real one\n"
           "      --system        also trace the system directories (/usr, /etc, /opt):\n"
           "                      which headers, libraries and tools the build used\n"
           "      --hash-limit SIZE  hash file contents up to SIZE bytes (K, M, G suffixes;\n"
@@ -97,6 +101,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"output", required_argument, NULL, 'o'},
         {"trace", required_argument, NULL, 'T'},
         {"no-tmp", no_argument, NULL, 'N'},
+        {"private-tmp", no_argument, NULL, 'p'},
         {"system", no_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
@@ -116,7 +121,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             g_ptr_array_add(o->trace_dirs, g_strdup(optarg));
             break;
         case 'N':
-            o->no_tmp = true;
+            break; /* the real /tmp is the default now; kept for old scripts */
+        case 'p':
+            o->private_tmp = true;
             break;
         case 'S':
             o->system = true;
@@ -413,6 +420,9 @@ struct run {
     struct run_tree *tv;           /* trees->data, once every tree is known */
     int n_trees;
     bool private_tmp, user_ns;
+    bool workspace_nested;         /* the workspace lies in a traced tree: a row, no mount */
+    struct stat scratch_dir_st;    /* the directory holding the private directory ... */
+    char *scratch_base;            /* ... and its name there (hidden from the build) */
     char *db_path, *db_dir, *db_base, *staging;
     char *stats, *notes, *tree_note;
     char *stop_reason;             /* why buildtrail stopped the build itself */
@@ -446,6 +456,70 @@ struct run {
     int status;                    /* run_main's exit status */
 };
 
+/* Whether `path` is inside (or is) a tree already planned for mounting. */
+static bool traced_already(const struct run *r, const char *path)
+{
+    for (guint k = 0; k < r->trees->len; k++)
+        if (path_is_under(path, g_array_index(r->trees, struct run_tree, k).path))
+            return true;
+    return false;
+}
+
+/* The top of the filesystem as a build sees it, traced: every directory in / but the system
+ * trees (traced only with --system), the kernel's and the runtime's, which never are, and
+ * links (a merged-/usr system's /bin, /lib ... lead into /usr).  So the build's sibling trees,
+ * `..`, $HOME, /var/tmp and other filesystems mounted anywhere below are traced wherever they
+ * lie, with no flag.  /tmp is the real one unless --private-tmp. */
+static const char *const system_tops[] = {"usr", "etc", "opt", "bin", "sbin", "lib", "lib32",
+                                          "lib64", "libx32", "boot"};
+static const char *const never_tops[] = {"proc", "sys", "dev", "run"};
+
+static bool name_in(const char *name, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, list[i]))
+            return true;
+    return false;
+}
+
+static gint compare_names(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int plan_top_trees(struct run *r)
+{
+    DIR *root = opendir("/");
+    if (!root) {
+        fprintf(stderr, "buildtrail: cannot list /: %s\n", g_strerror(errno));
+        return -1;
+    }
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    struct dirent *e;
+    while ((e = readdir(root)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            g_ptr_array_add(names, g_strdup(e->d_name));
+    closedir(root);
+    g_ptr_array_sort(names, compare_names);
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        g_autofree char *path = g_strconcat("/", name, NULL);
+        struct stat st;
+        if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+            continue;
+        if (name_in(name, never_tops, G_N_ELEMENTS(never_tops)) ||
+            (!r->o.system && name_in(name, system_tops, G_N_ELEMENTS(system_tops))) ||
+            (r->private_tmp && !strcmp(name, "tmp")) || untraceable(path))
+            continue;
+        if (r->trees->len >= NS_MAX_TREES - 2)
+            break;
+        struct run_tree t = {g_strdup(path), g_strdup(path), ROLE_TRACE};
+        g_array_append_val(r->trees, t);
+    }
+    g_ptr_array_free(names, TRUE);
+    return 0;
+}
+
 /* Plan: the workspace, --trace and --system trees, and whether /dev/fuse and user namespaces
  * can be used.  0, or -1 after one line on stderr. */
 static int run_plan(struct run *r)
@@ -467,8 +541,9 @@ static int run_plan(struct run *r)
                         "project's directory\n", r->cwd, why_not);
         return -1;
     }
-    struct run_tree ws = {g_strdup(r->cwd), g_strdup(r->cwd), ROLE_WORKSPACE};
-    g_array_append_val(r->trees, ws);
+    r->private_tmp = r->o.private_tmp;
+    if (plan_top_trees(r) < 0)
+        return -1;
     for (guint i = 0; i < r->o.trace_dirs->len; i++) {
         const char *d = r->o.trace_dirs->pdata[i];
         char real[PATH_MAX];
@@ -492,37 +567,25 @@ static int run_plan(struct run *r)
                             "the build reads and writes\n", d, why_not);
             return -1;
         }
-        bool dup = false;
-        for (guint k = 0; k < r->trees->len; k++)
-            dup |= !strcmp(g_array_index(r->trees, struct run_tree, k).path, real);
-        if (dup)
+        if (!strcmp(real, "/tmp"))
+            r->private_tmp = false; /* /tmp itself, as it is */
+        if (traced_already(r, real))
             continue;
-        if (r->trees->len >= NS_MAX_TREES - 1) {
-            fprintf(stderr, "buildtrail: too many --trace directories (at most %d)\n",
+        if (r->trees->len >= NS_MAX_TREES - 2) {
+            fprintf(stderr, "buildtrail: too many directories to trace (at most %d)\n",
                     NS_MAX_TREES - 2);
             return -1;
         }
         struct run_tree t = {g_strdup(real), g_strdup(real), ROLE_TRACE};
         g_array_append_val(r->trees, t);
     }
-    if (r->o.system) {
-        /* The system trees that exist here (a merged-/usr system has /bin etc. inside /usr). */
-        static const char *const system_dirs[] = {"/usr", "/etc", "/opt"};
-        for (size_t i = 0; i < G_N_ELEMENTS(system_dirs); i++) {
-            struct stat st;
-            bool dup = false;
-            for (guint k = 0; k < r->trees->len; k++)
-                dup |= !strcmp(g_array_index(r->trees, struct run_tree, k).path, system_dirs[i]);
-            if (dup || stat(system_dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
-                continue;
-            struct run_tree t = {g_strdup(system_dirs[i]), g_strdup(system_dirs[i]), ROLE_TRACE};
-            g_array_append_val(r->trees, t);
-        }
+    /* The workspace is traced where it lies: under a traced tree it is only named (the trees
+     * table's 'workspace' row); elsewhere (under /usr without --system, say) it is mounted. */
+    r->workspace_nested = traced_already(r, r->cwd);
+    if (!r->workspace_nested) {
+        struct run_tree ws = {g_strdup(r->cwd), g_strdup(r->cwd), ROLE_WORKSPACE};
+        g_array_append_val(r->trees, ws);
     }
-    r->private_tmp = !r->o.no_tmp;
-    for (guint k = 0; k < r->trees->len; k++)
-        if (!strcmp(g_array_index(r->trees, struct run_tree, k).path, "/tmp"))
-            r->private_tmp = false; /* /tmp itself is traced as it is */
 
     /* --- preflight ---------------------------------------------------------------------- */
     r->user_ns = geteuid() != 0;
@@ -560,6 +623,10 @@ static int prepare_private_dirs(struct run *r)
                             "to a writable directory\n", base, g_strerror(-e));
             return -1;
         }
+        r->scratch_base = g_path_get_basename(r->scratch.path);
+        g_autofree char *scratch_dir = g_path_get_dirname(r->scratch.path);
+        if (stat(scratch_dir, &r->scratch_dir_st) < 0)
+            memset(&r->scratch_dir_st, 0, sizeof r->scratch_dir_st);
         r->staging = g_build_filename(r->scratch.path, "mnt", NULL);
         g_autofree char *tmp = g_build_filename(r->scratch.path, "tmp", NULL);
         if (mkdir(r->staging, 0700) < 0 || (r->private_tmp && mkdir(tmp, 0700) < 0) ||
@@ -623,16 +690,20 @@ static int prepare_trace(struct run *r)
         if (gethostname(host, sizeof host - 1) < 0)
             host[0] = '\0';
         g_autoptr(GBytes) args = join_argv(r->o.argv);
-        struct tracedb_tree rows[NS_MAX_TREES];
+        /* Every mounted tree, and the workspace where it lies inside one of them. */
+        struct tracedb_tree rows[NS_MAX_TREES + 1];
+        int n_rows = 0;
         for (int i = 0; i < r->n_trees && i < NS_MAX_TREES; i++)
-            rows[i] = (struct tracedb_tree){r->tv[i].path, role_names[r->tv[i].role]};
+            rows[n_rows++] = (struct tracedb_tree){r->tv[i].path, role_names[r->tv[i].role]};
+        if (r->workspace_nested)
+            rows[n_rows++] = (struct tracedb_tree){r->cwd, role_names[ROLE_WORKSPACE]};
         gsize args_len = 0;
         const void *args_data = g_bytes_get_data(args, &args_len);
         struct tracedb_run_start start = {
             .argv = args_data, .argv_len = args_len, .cwd = r->cwd,
             .start_realtime_ns = realtime_ns(), .start_ns = rec_now_ns(),
             .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
-            .trees = rows, .n_trees = r->n_trees < NS_MAX_TREES ? r->n_trees : NS_MAX_TREES};
+            .trees = rows, .n_trees = n_rows};
         if (tracedb_write_run_start(r->db, &start, &err) < 0) {
             fprintf(stderr, "buildtrail: cannot write the trace %s: %s; choose a writable place "
                             "with -o FILE\n", r->db_path, err);
@@ -743,9 +814,10 @@ static int prepare_serving(struct run *r)
         .err_fd = STDERR_FILENO,
         .rec = r->rec,
         .procs = r->procs,
-        .hide_dev = r->db_dir_st.st_dev,
-        .hide_ino = r->db_dir_st.st_ino,
-        .hide_name = r->db_base,
+        /* The trace (with its SQLite side files) and buildtrail's private directory, which
+         * lie in traced trees. */
+        .hide = {{r->db_dir_st.st_dev, r->db_dir_st.st_ino, r->db_base, true},
+                 {r->scratch_dir_st.st_dev, r->scratch_dir_st.st_ino, r->scratch_base, false}},
         /* Every change to a traced tree during the build comes through this mount, so the
          * kernel's entry and attribute caches can be trusted for long (docs/performance.md). */
         .timeout = 60.0,
@@ -1098,6 +1170,7 @@ static void run_cleanup(struct run *r)
     g_free(r->db_dir);
     g_free(r->db_base);
     g_free(r->staging);
+    g_free(r->scratch_base);
     g_free(r->stats);
     g_free(r->notes);
     g_free(r->tree_note);

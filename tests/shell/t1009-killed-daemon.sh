@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 require_fuse
 mkdir "$T/ws" && cd "$T/ws"
-"$BUILDTRAIL" run -- sh -c "echo data > /tmp/in-private-tmp; echo up; exec sh -c 'sleep 300; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
+"$BUILDTRAIL" run --private-tmp -- sh -c "echo data > /tmp/in-private-tmp; echo up; exec sh -c 'sleep 300; :' $TEST_MARK" > "$T/out.txt" 2>&1 &
 pid=$!
 wait_until 30 test -s "$T/out.txt"
 kill -KILL "$pid"

@@ -21,7 +21,7 @@ stat -c '%d:%i %n' a/x a/x-link b/y b/x README NOTES /proc/self/fd/1 | sort
 ls -i a | sort
 EOS
 native=$(sh probe.sh 2>&1); rm b/x
-traced=$(bt run --no-tmp -- sh probe.sh 2>&1) || fail "traced: $traced"
+traced=$(bt run -- sh probe.sh 2>&1) || fail "traced: $traced"
 assert_contains "$traced" "readme
 notes" "cat of two files"
 assert_contains "$traced" copied "cp between two tmpfs trees"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # An unprivileged user's Debian package build, traced: dpkg-buildpackage of dash (fakeroot for
-# debian/rules binary) with --system --trace .. succeeds and its .debs are byte-identical to
-# the same user's native build at the same path; who-wrote names dpkg-deb.  (Before, cp -a in
-# dh_install failed: chown to root gave EINVAL in the user namespace.)
+# debian/rules binary) with --system and no other flag succeeds (`..`, where the .debs go, is
+# traced where it lies) and its .debs are byte-identical to the same user's native build at
+# the same path; who-wrote of ../dash_*.deb names dpkg-deb.  (Before, cp -a in dh_install
+# failed: chown to root gave EINVAL in the user namespace.)
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" != 0 ] || skip "applies to unprivileged builds (root builds need no fakeroot)"
 require_fuse
@@ -18,14 +19,12 @@ build() { # the same path both times
     rm -rf "$T/pkg" && mkdir "$T/pkg" && cd "$T/pkg"
     dpkg-source -x "$dsc" > /dev/null 2>&1 || fail "dpkg-source -x $dsc failed"
     cd dash-0.5.12
-    # (TMPDIR is lib.sh's, under /tmp, which the build's private /tmp hides: the build gets
-    # none, natively and traced alike.)
-    "$@" env -u TMPDIR dpkg-buildpackage -b -uc -us > "$T/build.log" 2>&1 ||
+    "$@" dpkg-buildpackage -b -uc -us > "$T/build.log" 2>&1 ||
         fail "$* dpkg-buildpackage failed: $(tail -5 "$T/build.log")"
 }
 build
 mv "$T"/pkg/*.deb "$T/native/"
-build "$BUILDTRAIL" run -o "$T/trace.db" --system --trace ..
+build "$BUILDTRAIL" run -o "$T/trace.db" --system
 for f in "$T"/native/*.deb; do
     cmp -s "$f" "$T/pkg/$(basename "$f")" || fail "$(basename "$f") differs from the native build's"
 done

@@ -107,6 +107,8 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_LAST_BINDING_KIND] =
         "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 AND kind IN "
         TRACEDB_KINDS_BOUND " ORDER BY first_ns DESC, id DESC LIMIT 1",
+    [TQ_DIR_REMOVED] = "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
+        " AND result = 0 LIMIT 1",
     /* Versions and provenance (query/lib/prov.c and the exports) */
     [TQ_VERSION_BY_ID] = "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), "
         "hex(v.git_sha1),  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a "

@@ -66,6 +66,7 @@ enum tracedb_query {
     TQ_LAST_ACTIVITY, /* the last time image ?1 accessed a file or wrote output */
     TQ_ACCESS_LOG, /* intoto: every access in time order: (process, kind, path, version, result) */
     TQ_LAST_BINDING_KIND, /* the kind of the last access that bound a version at file ?1 */
+    TQ_DIR_REMOVED,       /* a row if the build removed directory ?1 (a file id) */
 
     /* Versions and provenance (query/lib/prov.c and the exports) */
     TQ_VERSION_BY_ID, /* version ?1 with its hashes and where it was last moved to */

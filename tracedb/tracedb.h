@@ -60,6 +60,7 @@ const char *tracedb_access_kind_name(int kind);
  *   MADE        a version was made by it: write, create, truncate
  *   PLACED      a version was put at a path without being made: rename_to, link
  *   GONE        a version left a path: unlink, rename_from
+ *   RMDIR       a directory removed
  *   USED        read or made (the provenance edges): READ + MADE
  *   VERSIONED   bound to the version at a path: USED + PLACED
  *   PRODUCED    left a version at a path (a product): MADE + PLACED
@@ -72,6 +73,7 @@ const char *tracedb_access_kind_name(int kind);
 #define TRACEDB_KINDS_MADE "(2,3,4)"
 #define TRACEDB_KINDS_PLACED "(10,11)"
 #define TRACEDB_KINDS_GONE "(6,9)"
+#define TRACEDB_KINDS_RMDIR "(8)"
 #define TRACEDB_KINDS_USED "(1,2,3,4,5)"
 #define TRACEDB_KINDS_VERSIONED "(1,2,3,4,5,10,11)"
 #define TRACEDB_KINDS_PRODUCED "(2,3,4,10,11)"

@@ -90,6 +90,17 @@ static GPtrArray *split_argv(const struct qdb_process *p)
     return words;
 }
 
+static bool dir_removed(struct export_ctx *x, const char *dir)
+{
+    int64_t fid = qdb_file_id(x->q, dir);
+    if (!fid)
+        return false;
+    GArray *rows = qdb_ids(x->q, tracedb_sql(TQ_DIR_REMOVED), fid);
+    bool removed = rows->len > 0;
+    g_array_unref(rows);
+    return removed;
+}
+
 int fmt_compile_commands(struct export_ctx *x)
 {
     qdb_load_all(x->q);
@@ -156,6 +167,14 @@ int fmt_compile_commands(struct export_ctx *x)
         }
         GPtrArray *written = subtree_outputs(x, tree);
         g_array_unref(tree);
+        /* A compile in a directory the build removed afterwards is a configure probe (CMake's
+         * TryCompile-*, autoconf's conftest directories): not part of what was built. */
+        if (p->cwd && dir_removed(x, p->cwd)) {
+            g_ptr_array_free(written, TRUE);
+            g_ptr_array_free(sources, TRUE);
+            g_ptr_array_free(words, TRUE);
+            continue;
+        }
         /* One entry per translation unit (a link: one entry, for its output). */
         guint n_entries = link ? 1 : sources->len;
         for (guint s = 0; s < n_entries; s++) {

@@ -57,7 +57,7 @@ GArray *ex_products(struct export_ctx *x)
         if (!prov_exists_at_end(x->p, file_id))
             continue;
         const struct prov_version *v = prov_version(x->p, prov_version_at(x->p, file_id));
-        if (!v || v->origin != TRACEDB_VERSION_WRITTEN || prov_in_private_tmp(x->p, v->path) ||
+        if (!v || v->origin != TRACEDB_VERSION_WRITTEN || prov_in_scratch_place(x->p, v->path) ||
             g_hash_table_contains(seen, &v->id))
             continue;
         g_hash_table_add(seen, (gpointer)&v->id);

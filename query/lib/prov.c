@@ -350,9 +350,27 @@ bool prov_in_private_tmp(struct prov *p, const char *path)
     return true;
 }
 
+bool prov_in_scratch_place(struct prov *p, const char *path)
+{
+    if (prov_in_private_tmp(p, path))
+        return true;
+    const char *cwd = qdb_run(p->q)->cwd;
+    g_autofree char *parent = cwd ? g_path_get_dirname(cwd) : NULL;
+    char *ws[] = {(char *)cwd, NULL};
+    char *near[] = {parent, NULL};
+    bool in_workspace = cwd && prov_path_under(path, ws);
+    if (!in_workspace && (strstr(path, "/.cache/") || strstr(path, "/.ccache/")))
+        return true;
+    if (parent && strcmp(parent, "/") && prov_path_under(path, near))
+        return false;
+    static char tmp[] = "/tmp", var_tmp[] = "/var/tmp", var_cache[] = "/var/cache";
+    char *const scratch[] = {tmp, var_tmp, var_cache, NULL};
+    return prov_path_under(path, scratch);
+}
+
 bool prov_is_product(struct prov *p, const struct prov_version *v)
 {
-    if (v->origin != TRACEDB_VERSION_WRITTEN || prov_in_private_tmp(p, v->path))
+    if (v->origin != TRACEDB_VERSION_WRITTEN || prov_in_scratch_place(p, v->path))
         return false;
     int64_t file_id = qdb_file_id(p->q, v->path);
     return file_id && prov_exists_at_end(p, file_id) && prov_version_at(p, file_id) == v->id;

@@ -70,6 +70,11 @@ bool prov_exists_at_end(struct prov *p, int64_t file_id);
 /* Is `path` in the build's private /tmp, and not in a traced tree mounted inside it (as a
  * workspace under /tmp is)? */
 bool prov_in_private_tmp(struct prov *p, const char *path);
+/* Is `path` a place for scratch files rather than results: the private /tmp; outside the
+ * directory that holds the workspace (the workspace and its siblings are never scratch), the
+ * temporary and cache directories (/tmp, /var/tmp, /var/cache); and any .cache or .ccache
+ * directory outside the workspace ($HOME's caches).  Products are never there. */
+bool prov_in_scratch_place(struct prov *p, const char *path);
 /* Is `v` one of the build's products: made by it, still at its path when the build ended
  * (not removed, not replaced), and not in the build's private /tmp (unless in a traced tree
  * mounted inside it, as a workspace under /tmp is)? */

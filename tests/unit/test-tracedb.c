@@ -101,6 +101,7 @@ static void test_kind_sets(void)
     check_set(TRACEDB_KINDS_MADE, (const char *const[]){"write", "create", "truncate", NULL});
     check_set(TRACEDB_KINDS_PLACED, (const char *const[]){"rename_to", "link", NULL});
     check_set(TRACEDB_KINDS_GONE, (const char *const[]){"unlink", "rename_from", NULL});
+    check_set(TRACEDB_KINDS_RMDIR, (const char *const[]){"rmdir", NULL});
     check_set(TRACEDB_KINDS_USED,
               (const char *const[]){"read", "write", "create", "truncate", "exec", NULL});
     check_set(TRACEDB_KINDS_VERSIONED,

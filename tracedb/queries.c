@@ -85,8 +85,8 @@ static const char *const sql[TQ_COUNT] = {
         "MAX(NULL), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = a.file_id "
         "WHERE a.process_id = ? GROUP BY a.file_id, a.kind ORDER BY t, a.kind",
     [TQ_ACCESS_MARKS] =
-        "SELECT file_id, kind, result, bytes FROM accesses NOT INDEXED WHERE ?1 = 0 OR "
-        "process_id = ?1",
+        "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
+        "WHERE ?1 = 0 OR process_id = ?1",
     [TQ_PATH_CHANGES_OF_PROCESS] =
         "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
         "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED

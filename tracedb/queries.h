@@ -58,7 +58,7 @@ enum tracedb_query {
     TQ_READERS_OF_FILE, /* who-read ?1: the same */
     TQ_FILE_USES_OF_PROCESS, /* show: what image ?1 did to each file, with versions */
     TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 */
-    TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes) of every access, or image ?1's */
+    TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes, first) of every access, or ?1's */
     /* compile-commands: (path, kind) of what image ?1 changed, in order */
     TQ_PATH_CHANGES_OF_PROCESS,
     TQ_PATHS_WRITTEN_BY_PROCESS, /* chrome-trace: the paths image ?1 wrote bytes to or made */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { F_READ = 1, F_WRITTEN = 2, F_CREATED = 4, F_DELETED = 8, F_MISSING = 16 };
+enum { F_READ = 1, F_WRITTEN = 2, F_CREATED = 4, F_DELETED = 8, F_MISSING = 16, F_TEMP = 64 };
 
 static const struct {
     int flag;
@@ -17,8 +17,9 @@ static const struct {
     const char *name;
 } flag_names[] = {
     {F_READ, 'r', "read"},       {F_WRITTEN, 'w', "written"}, {F_CREATED, 'c', "created"},
-    {F_DELETED, 'd', "deleted"}, {F_MISSING, 'm', "missing"},
+    {F_DELETED, 'd', "deleted"}, {F_MISSING, 'm', "missing"}, {F_TEMP, 't', "temporary"},
 };
+#define N_FLAGS ((int)G_N_ELEMENTS(flag_names))
 
 /* What was done to each file: successful reads/execs; changes as who-wrote counts them;
  * creations; removals; lookups or opens that found nothing (kept only if the build never made
@@ -62,7 +63,14 @@ static gint by_path(gconstpointer a, gconstpointer b)
 /* Every file with a mark, sorted by path; NULL on a database error. */
 static GArray *collect(struct qdb *q, int64_t process)
 {
-    GHashTable *marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    /* file id -> struct seen: its marks, and when it was last made and last removed (a file
+     * the build made whose last event is a removal is a temporary). */
+    struct seen {
+        int64_t id;
+        int marks;
+        int64_t last_made, last_gone;
+    };
+    GHashTable *marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     sqlite3_stmt *st = NULL;
     if (!qdb_prepare(q, tracedb_sql(TQ_ACCESS_MARKS), &st)) {
         g_hash_table_destroy(marks);
@@ -71,24 +79,32 @@ static GArray *collect(struct qdb *q, int64_t process)
     qdb_bind_int64(q, st, 1, process);
     while (qdb_row(q, st)) {
         int64_t file_id = sqlite3_column_int64(st, 0);
-        int m = marks_of(sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
-                         sqlite3_column_int64(st, 3));
+        int kind = sqlite3_column_int(st, 1), result = sqlite3_column_int(st, 2);
+        int m = marks_of(kind, result, sqlite3_column_int64(st, 3));
         if (!m)
             continue;
-        gpointer old = g_hash_table_lookup(marks, &file_id);
-        int now = GPOINTER_TO_INT(old) | m;
-        if (now != GPOINTER_TO_INT(old)) {
-            int64_t *k = g_new(int64_t, 1);
-            *k = file_id;
-            g_hash_table_replace(marks, k, GINT_TO_POINTER(now));
+        struct seen *s = g_hash_table_lookup(marks, &file_id);
+        if (!s) {
+            s = g_new0(struct seen, 1);
+            s->id = file_id;
+            g_hash_table_insert(marks, &s->id, s);
         }
+        s->marks |= m;
+        int64_t t = sqlite3_column_int64(st, 4);
+        if (m & (F_CREATED | F_WRITTEN))
+            s->last_made = MAX(s->last_made, t);
+        if (m & F_DELETED)
+            s->last_gone = MAX(s->last_gone, t);
     }
     sqlite3_finalize(st);
     GArray *files = g_array_new(FALSE, FALSE, sizeof(struct file_marks));
     if (qdb_prepare(q, tracedb_sql(TQ_FILE_PATHS), &st)) {
         while (qdb_row(q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
-            int m = GPOINTER_TO_INT(g_hash_table_lookup(marks, &id));
+            const struct seen *s = g_hash_table_lookup(marks, &id);
+            int m = s ? s->marks : 0;
+            if ((m & F_CREATED) && (m & F_DELETED) && s->last_gone >= s->last_made)
+                m |= F_TEMP;
             if (m & F_FOUND_OK)
                 m &= ~(F_MISSING | F_FOUND_OK);
             if (!m)
@@ -118,6 +134,7 @@ static int files_option(void *ctx, int c, const char *arg)
     case 'c': f->want |= F_CREATED; return 0;
     case 'x': f->want |= F_DELETED; return 0;
     case 'm': f->want |= F_MISSING; return 0;
+    case 't': f->want |= F_TEMP; return 0;
     case 'u':
         g_ptr_array_add(f->under, qdb_absolute_path(arg));
         return 0;
@@ -133,6 +150,7 @@ static const struct option files_options[] = {
     {"created", no_argument, NULL, 'c'},
     {"deleted", no_argument, NULL, 'x'},
     {"missing", no_argument, NULL, 'm'},
+    {"temporary", no_argument, NULL, 't'},
     {"under", required_argument, NULL, 'u'},
     {"process", required_argument, NULL, 'p'},
     {0}};
@@ -144,8 +162,10 @@ static const struct query_command files_command = {
              "what was done to each: r read (or executed), w written (created, truncated,\n"
              "written to, renamed or linked onto), c created, d deleted, m missing (looked\n"
              "up or opened and not found, and never made or read by the build: what it\n"
-             "looked for in vain).  Options select the files with any of the given marks.\n",
-    .options_help = "      --read --written --created --deleted --missing\n"
+             "looked for in vain), t temporary (made by the build and removed again, as\n"
+             "cc's /tmp/cc*.s).  Options select the files with any of the given marks;\n"
+             "without them, names only looked for in vain are counted, not listed.\n",
+    .options_help = "      --read --written --created --deleted --missing --temporary\n"
                     "  -u, --under DIR       only files under DIR (repeatable)\n"
                     "  -p, --process ID      only what process ID did (ids as in 'buildtrail tree')\n",
     .options = files_options,
@@ -192,6 +212,7 @@ int query_files_main(int argc, char **argv)
         g_string_append_c(out, '[');
     }
     bool first = true;
+    unsigned n_probes = 0;
     for (guint k = 0; k < files->len; k++) {
         struct file_marks *f = &g_array_index(files, struct file_marks, k);
         const char *path = f->path;
@@ -199,17 +220,23 @@ int query_files_main(int argc, char **argv)
         int marks = f->marks;
         if (want && !(marks & want))
             continue;
+        /* Names looked for in vain are many (include paths, configure's probes): listed only
+         * when asked for (--missing), else counted in one line. */
+        if (!want && marks == F_MISSING) {
+            n_probes++;
+            continue;
+        }
         if (under->len > 1 && !prov_path_under(path, (char *const *)under->pdata))
             continue;
         if (o.json) {
             g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
             json_string(out, path, len);
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i < N_FLAGS; i++)
                 g_string_append_printf(out, ",\"%s\":%s", flag_names[i].name,
                                        marks & flag_names[i].flag ? "true" : "false");
             g_string_append_c(out, '}');
         } else {
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i < N_FLAGS; i++)
                 g_string_append_c(out, marks & flag_names[i].flag ? flag_names[i].letter : '-');
             g_string_append_c(out, ' ');
             text_escape(out, path, len);
@@ -217,13 +244,19 @@ int query_files_main(int argc, char **argv)
         }
         first = false;
     }
+    if (o.json)
+        g_string_append_printf(out, "],\"missing_not_listed\":%u", n_probes);
     for (guint k = 0; k < files->len; k++)
         g_free(g_array_index(files, struct file_marks, k).path);
     g_array_free(files, TRUE);
     if (o.json)
-        g_string_append(out, "]}\n");
+        g_string_append(out, "}\n");
     if (query_emit(q, out))
         status = 1;
+    else if (!o.json && n_probes)
+        fprintf(stderr, "buildtrail files: %u name%s looked up and not found %s not listed; see "
+                        "'buildtrail files --missing'\n", n_probes, n_probes == 1 ? "" : "s",
+                n_probes == 1 ? "is" : "are");
     g_string_free(out, TRUE);
     qdb_close(q);
     g_ptr_array_free(under, TRUE);

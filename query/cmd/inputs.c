@@ -16,7 +16,7 @@ struct walk_cli {
     GPtrArray *prune;
 };
 
-static void print_nodes_text(GString *out, GArray *nodes, const struct walk_cli *o,
+static void print_nodes_text(struct prov *p, GString *out, GArray *nodes, const struct walk_cli *o,
                              bool with_roles)
 {
     for (int role = 0; role < (o->roles ? PROV_ROLE_COUNT : 1); role++) {
@@ -34,12 +34,12 @@ static void print_nodes_text(GString *out, GArray *nodes, const struct walk_cli 
                 }
                 g_string_append(out, "  ");
                 if (!o->roles && with_roles)
-                    g_string_append_printf(out, "%-6s %-7s", prov_origin_name(n->v->origin),
+                    g_string_append_printf(out, "%-6s %-7s", prov_version_label(p, n->v),
                                            prov_role_name(n->role));
                 else if (!o->roles)
-                    g_string_append_printf(out, "%-6s ", prov_origin_name(n->v->origin));
+                    g_string_append_printf(out, "%-6s ", prov_version_label(p, n->v));
                 else
-                    g_string_append_printf(out, "  %-6s", prov_origin_name(n->v->origin));
+                    g_string_append_printf(out, "  %-6s", prov_version_label(p, n->v));
                 if (o->hashes)
                     g_string_append_printf(out, "%-64s ", n->v->sha256[0] ? n->v->sha256 : "-");
                 text_escape(out, n->v->path, strlen(n->v->path));
@@ -59,7 +59,7 @@ static void print_nodes_text(GString *out, GArray *nodes, const struct walk_cli 
     }
 }
 
-static void print_nodes_json(GString *out, GArray *nodes, const struct walk_cli *o,
+static void print_nodes_json(struct prov *p, GString *out, GArray *nodes, const struct walk_cli *o,
                              bool with_roles)
 {
     bool first = true;
@@ -70,6 +70,8 @@ static void print_nodes_json(GString *out, GArray *nodes, const struct walk_cli 
         g_string_append(out, first ? "" : ",");
         first = false;
         query_json_version(out, n->v);
+        if (prov_is_temporary(p, n->v))
+            g_string_append(out, ",\"temporary\":true");
         if (with_roles)
             g_string_append_printf(out, ",\"role\":\"%s\"", prov_role_name(n->role));
         g_string_append_printf(out, ",\"depth\":%d}", n->depth);
@@ -121,7 +123,8 @@ static const struct query_command inputs_command = {
     .about = "Everything PATH was made from: the version of PATH last seen in the build,\n"
              "the processes that wrote it, the files they read before writing it, and so\n"
              "on back to files the build did not make (the sources).  Each line shows\n"
-             "whether the file was found or built, and its role:\n"
+             "whether the file was found, built, or temp (built and removed by the build, as\n"
+             "cc's /tmp/cc*.s), and its role:\n"
              "  source (compiled), header (included), object (linked object/archive),\n"
              "  shlib (shared library), tool (executed), script (read by a process that\n"
              "  started the writers: Makefiles, build scripts), other.\n",
@@ -200,7 +203,7 @@ static int walk_main(int argc, char **argv, bool inputs)
             query_json_begin(out, q, "target");
             query_json_version(out, v);
             g_string_append(out, "},\"inputs\":[");
-            print_nodes_json(out, nodes, &o, true);
+            print_nodes_json(p, out, nodes, &o, true);
             g_string_append(out, "]}\n");
         } else {
             text_escape(out, path, strlen(path));
@@ -211,7 +214,7 @@ static int walk_main(int argc, char **argv, bool inputs)
                 g_string_append(out, o.prune->len > 1 ? "  (no inputs outside the pruned "
                                                         "directories)\n"
                                                       : "  (made from nothing the build read)\n");
-            print_nodes_text(out, nodes, &o, true);
+            print_nodes_text(p, out, nodes, &o, true);
         }
     } else {
         GArray *starts = prov_versions_at(p, file_id);
@@ -224,7 +227,7 @@ static int walk_main(int argc, char **argv, bool inputs)
                 g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",
                                        g_array_index(starts, int64_t, i));
             g_string_append(out, "],\"outputs\":[");
-            print_nodes_json(out, nodes, &o, false);
+            print_nodes_json(p, out, nodes, &o, false);
             g_string_append(out, "]}\n");
         } else {
             text_escape(out, path, strlen(path));
@@ -232,7 +235,7 @@ static int walk_main(int argc, char **argv, bool inputs)
                                    starts->len == 1 ? "" : "s");
             if (!nodes->len)
                 g_string_append(out, "  (the build made nothing from it)\n");
-            print_nodes_text(out, nodes, &o, false);
+            print_nodes_text(p, out, nodes, &o, false);
         }
         g_array_unref(starts);
     }

@@ -1001,3 +1001,16 @@ const char *prov_origin_name(int origin)
 {
     return origin == TRACEDB_VERSION_FOUND ? "found" : "built";
 }
+
+bool prov_is_temporary(struct prov *p, const struct prov_version *v)
+{
+    if (v->origin != TRACEDB_VERSION_WRITTEN)
+        return false;
+    int64_t file_id = qdb_file_id(p->q, v->path);
+    return file_id && !prov_exists_at_end(p, file_id);
+}
+
+const char *prov_version_label(struct prov *p, const struct prov_version *v)
+{
+    return prov_is_temporary(p, v) ? "temp" : prov_origin_name(v->origin);
+}

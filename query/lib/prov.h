@@ -110,3 +110,9 @@ bool prov_path_under(const char *path, char *const *dirs);
 
 /* "found" (existed before the build) or "built" (made by it), for a version's origin. */
 const char *prov_origin_name(int origin);
+/* A temporary: a version the build made at a path that no longer exists when it ends (cc's
+ * /tmp/cc*.s, a file made and deleted; a file renamed into place is not one: its version is at
+ * the new path). */
+bool prov_is_temporary(struct prov *p, const struct prov_version *v);
+/* "found", "built", or "temp" for a temporary: the origin column of inputs and outputs. */
+const char *prov_version_label(struct prov *p, const struct prov_version *v);

@@ -1,6 +1,7 @@
 #!/bin/sh
-# files lists what the build read, wrote, created, deleted and looked for in vain, with
-# filters; show prints one process: argv, cwd, parents, exit, files with versions, output.
+# files lists what the build read, wrote, created, deleted, made only for a while (temporary)
+# and looked for in vain (only with --missing; else one line counts them), with filters; show
+# prints one process: argv, cwd, parents, exit, files with versions, output.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd python3
@@ -10,24 +11,31 @@ echo old > doomed.txt
 cat > build.sh <<'B'
 cat in.txt > sub/made.txt
 rm doomed.txt
+echo scratch > scratch.tmp; rm scratch.tmp
 test -e optional.conf || echo "no optional.conf"
 cat sub/made.txt
 exit 3
 B
 set +e; bt run -o "$T/trace.db" -- sh build.sh > "$T/out"; st=$?; set -e
 [ "$st" = 3 ] || fail "build exit $st"
-out=$(bt files -d "$T/trace.db")
-printf '%s\n' "$out" | grep -qx "r---- $T/ws/in.txt" || fail "in.txt read: $out"
-printf '%s\n' "$out" | grep -qx "rwc-- $T/ws/sub/made.txt" || fail "made.txt written, created, read: $out"
-printf '%s\n' "$out" | grep -qx -- "---d- $T/ws/doomed.txt" || fail "doomed.txt deleted: $out"
-printf '%s\n' "$out" | grep -qx -- "----m $T/ws/optional.conf" || fail "optional.conf missing: $out"
-assert_eq "$(bt files -d "$T/trace.db" --missing)" "----m $T/ws/optional.conf" "--missing"
-assert_eq "$(bt files -d "$T/trace.db" --created --under sub)" "rwc-- $T/ws/sub/made.txt" "--created --under"
+out=$(bt files -d "$T/trace.db" 2> "$T/err")
+printf '%s\n' "$out" | grep -qx "r----- $T/ws/in.txt" || fail "in.txt read: $out"
+printf '%s\n' "$out" | grep -qx "rwc--- $T/ws/sub/made.txt" || fail "made.txt written, created, read: $out"
+printf '%s\n' "$out" | grep -qx -- "---d-- $T/ws/doomed.txt" || fail "doomed.txt deleted: $out"
+printf '%s\n' "$out" | grep -qx -- "-wcd-t $T/ws/scratch.tmp" || fail "scratch.tmp temporary: $out"
+! printf '%s\n' "$out" | grep -q "optional.conf" || fail "a probe listed without --missing: $out"
+assert_contains "$(cat "$T/err")" "looked up and not found are not listed; see 'buildtrail files --missing'" "the probes' line"
+assert_contains "$(bt files -d "$T/trace.db" --missing)" "----m- $T/ws/optional.conf" "--missing"
+assert_eq "$(bt files -d "$T/trace.db" --temporary --under "$T/ws")" "-wcd-t $T/ws/scratch.tmp" "--temporary"
+assert_eq "$(bt files -d "$T/trace.db" --created --under sub)" "rwc--- $T/ws/sub/made.txt" "--created --under"
 bt files -d "$T/trace.db" --json | python3 -c '
 import json, sys
-d = {f["path"].rsplit("/", 1)[1]: f for f in json.load(sys.stdin)["files"]}
+doc = json.load(sys.stdin)
+d = {f["path"].rsplit("/", 1)[1]: f for f in doc["files"]}
 assert d["made.txt"]["created"] and d["made.txt"]["written"] and not d["made.txt"]["deleted"], d
-assert d["doomed.txt"]["deleted"] and d["optional.conf"]["missing"], d
+assert d["doomed.txt"]["deleted"] and not d["doomed.txt"]["temporary"], d
+assert d["scratch.tmp"]["temporary"], d
+assert "optional.conf" not in d and doc["missing_not_listed"] >= 1, doc
 '
 # show: the root process, then the cat that wrote made.txt.
 out=$(bt show -d "$T/trace.db" 1)

@@ -5,7 +5,7 @@
 # as natively, `inputs` of the product names the sources and headers in the sibling tree, and
 # `export --format compile-commands` gives CMake's own compile_commands.json entries (file,
 # directory and arguments after the compiler; CMake's try-compiles, in directories it removed,
-# are not entries).
+# are not entries).  Temporaries (cc's /tmp/cc*.s) are labelled so, caches are not products.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd python3
@@ -31,6 +31,17 @@ assert products == ["./shout.o"], products
 out=$(bt inputs -d "$T/plain.db" shout.o)
 assert_contains "$out" "found  source $T/lay/proj/src/shout.c" "the source in the sibling tree"
 assert_contains "$out" "found  header $T/lay/proj/src/greet.h" "the header in the sibling tree"
+# cc's assembly went through a temporary file ($TMPDIR/cc*.s): labelled as one, not as a
+# built source.
+printf '%s\n' "$out" | grep -q "^  temp   source .*/cc[^/]*\.s$" || fail "cc's temporary .s not labelled temp: $out"
+! printf '%s\n' "$out" | grep -q "built  source .*/cc[^/]*\.s$" || fail "a temporary shown as built: $out"
+bt inputs -d "$T/plain.db" --json shout.o | python3 -c '
+import json, sys
+import os
+temps = [n for n in json.load(sys.stdin)["inputs"]
+         if os.path.basename(n["path"]).startswith("cc") and n["path"].endswith(".s")]
+assert temps and all(n.get("temporary") is True for n in temps), temps
+' || fail "the temporary is not marked in JSON"
 bt who-read -d "$T/plain.db" ../proj/src/shout.c | grep -q "read by .*cc1" ||
     fail "who-read of ../proj/src/shout.c"
 

@@ -30,6 +30,7 @@ struct proc_image {
     char *exe;       /* owned */
     char *argv;      /* owned, argv_len bytes */
     size_t argv_len;
+    int64_t env_id;  /* its environment (rec_env_id), 0 unknown; a fork's is its parent's */
     /* Events mode, while live: its other threads still live, and whether its leader thread has
      * exited (pthread_exit() in main, or a non-leader thread's exec killing it): the process
      * ends when both say so. */
@@ -49,6 +50,7 @@ struct proc_task {
 
 struct proc_table {
     struct rec *rec;
+    char **env_redact; /* glob patterns on names whose values are not recorded; fixed */
     long ns_per_tick;
     pthread_mutex_t table_lock;
     GHashTable *tasks;  /* tid -> struct proc_task*; protected by table_lock */
@@ -123,8 +125,51 @@ struct proc_table *proc_table_new(struct rec *rec)
     t->exits_due = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_queue);
     pthread_mutex_init(&t->events_lock, NULL);
     t->stop_pipe[0] = t->stop_pipe[1] = -1;
+    t->env_redact = g_strdupv((char **)proc_default_env_redact);
     return t;
 }
+
+const char *const proc_default_env_redact[] = {"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*",
+                                               "*_KEY", "*CREDENTIAL*", NULL};
+
+void proc_table_add_env_redact(struct proc_table *t, const char *pattern)
+{
+    guint n = g_strv_length(t->env_redact);
+    t->env_redact = g_renew(char *, t->env_redact, n + 2);
+    t->env_redact[n] = g_strdup(pattern);
+    t->env_redact[n + 1] = NULL;
+}
+
+size_t proc_env_redact(char *env, size_t len, char *const *patterns)
+{
+    size_t out = 0;
+    for (size_t at = 0; at < len;) {
+        const char *entry = env + at;
+        size_t elen = strnlen(entry, len - at);
+        size_t next = at + elen + (at + elen < len ? 1 : 0);
+        const char *eq = memchr(entry, '=', elen);
+        size_t keep = elen;
+        if (eq && eq > entry) {
+            g_autofree char *name = g_strndup(entry, (gsize)(eq - entry));
+            g_autofree char *upper = g_ascii_strup(name, -1);
+            for (char *const *p = patterns; p && *p; p++) {
+                g_autofree char *pat = g_ascii_strup(*p, -1);
+                if (g_pattern_match_simple(pat, upper)) {
+                    keep = (size_t)(eq - entry); /* the name alone */
+                    break;
+                }
+            }
+        }
+        if (elen) {
+            memmove(env + out, entry, keep);
+            out += keep;
+            env[out++] = '\0';
+        }
+        at = next;
+    }
+    return out;
+}
+
 
 void proc_table_free(struct proc_table *t)
 {
@@ -132,6 +177,7 @@ void proc_table_free(struct proc_table *t)
         return;
     proc_table_stop_events(t, 0);
     procev_close(t->events);
+    g_strfreev(t->env_redact);
     g_hash_table_destroy(t->exec_images);
     g_hash_table_destroy(t->live);
     g_hash_table_destroy(t->live_tasks);
@@ -312,6 +358,21 @@ static ssize_t read_proc(pid_t pid, const char *name, char **out)
     return n;
 }
 
+/* The environment process `pid` was started with (/proc/PID/environ), redacted, as an id
+ * (0 when it cannot be read: a setuid program, a process already gone). */
+static int64_t read_env_id(struct proc_table *t, pid_t pid)
+{
+    char *env = NULL;
+    ssize_t n = read_proc(pid, "environ", &env);
+    int64_t id = 0;
+    if (n >= 0) {
+        size_t len = proc_env_redact(env ? env : (char *)"", (size_t)n, t->env_redact);
+        id = rec_env_id(t->rec, env ? env : "", len);
+    }
+    g_free(env);
+    return id;
+}
+
 /* The target of the symlink /proc/PID/NAME (exe, cwd), through another thread if the main one
  * has exited; NULL if unreadable. */
 static char *read_link(pid_t pid, const char *name)
@@ -422,6 +483,7 @@ static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp
     img->exe = exe;
     img->argv = argv;
     img->argv_len = rp->argv_len;
+    img->env_id = rp->env_id;
     img->began_ns = began_ns;
     g_ptr_array_add(t->all_images, img);
     rp->prev_image_id = prev ? prev->id : 0;
@@ -466,6 +528,7 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
     g_autofree char *cwd = read_link(pid, "cwd");
     g_autofree char *key = image_key(pid, si->start_ticks);
     struct rec_process rp = {0};
+    rp.env_id = read_env_id(t, pid);
 
     pthread_mutex_lock(&t->table_lock);
     struct proc_image *cur = g_hash_table_lookup(t->images, key);
@@ -610,9 +673,10 @@ static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
                                            unsigned long long start_ticks, int64_t parent_id,
                                            struct proc_image *prev, const char *comm, char *exe,
                                            char *argv, size_t argv_len, const char *cwd,
-                                           int64_t start_ns)
+                                           int64_t env_id, int64_t start_ns)
 {
     struct rec_process rp = {
+        .env_id = env_id,
         .parent_id = parent_id,
         .pid = tgid,
         .start_ticks = start_ticks,
@@ -731,7 +795,7 @@ static void apply_fork(struct proc_table *t, const struct procev_event *ev)
     char *exe = g_strdup(parent->exe);
     char comm[64];
     g_strlcpy(comm, parent->comm, sizeof comm);
-    int64_t parent_id = parent->id;
+    int64_t parent_id = parent->id, env_id = parent->env_id;
     pthread_mutex_unlock(&t->table_lock);
 
     struct stat_info si = {0};
@@ -739,7 +803,7 @@ static void apply_fork(struct proc_table *t, const struct procev_event *ev)
     g_autofree char *cwd = read_link(ev->pid, "cwd");
     pthread_mutex_lock(&t->table_lock);
     emit_event_image(t, ev->tgid, si.start_ticks, parent_id, NULL, comm, exe, argv, argv_len, cwd,
-                     ev->time_ns);
+                     env_id, ev->time_ns);
     pthread_mutex_unlock(&t->table_lock);
 }
 
@@ -764,6 +828,7 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
         argv_len = 0;
     }
     g_autofree char *cwd = read_link(ev->tgid, "cwd");
+    int64_t env_id = read_env_id(t, ev->tgid);
     pthread_mutex_lock(&t->table_lock);
     prev = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
     if (prev && prev->start_ticks && si.start_ticks != prev->start_ticks) {
@@ -772,13 +837,14 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
         g_clear_pointer(&exe, g_free);
         g_clear_pointer(&argv, g_free);
         g_clear_pointer(&cwd, g_free);
+        env_id = 0;
         argv_len = 0;
         si.comm[0] = '\0';
         si.start_ticks = prev->start_ticks;
     }
     struct proc_image *img = emit_event_image(t, ev->tgid, si.start_ticks,
                                               prev ? prev->parent_id : 0, prev, si.comm, exe,
-                                              argv, (size_t)argv_len, cwd, ev->time_ns);
+                                              argv, (size_t)argv_len, cwd, env_id, ev->time_ns);
     note_exec_image(t, ev->tgid, img); /* the exec'ing thread has the tgid now */
     if (is_root) {
         t->pending_root = 0;

@@ -98,3 +98,13 @@ struct proc_stat {
 
 /* Parse the contents of /proc/PID/stat.  Returns 0 or -EINVAL.  Exposed for tests/fuzzing. */
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
+
+/* Environments are recorded with each image (read at exec from /proc/PID/environ), but the
+ * value of a variable whose name matches one of these glob patterns (case-insensitive) is
+ * dropped, its name kept: the defaults, and more with proc_table_add_env_redact (before the
+ * build starts). */
+extern const char *const proc_default_env_redact[];
+void proc_table_add_env_redact(struct proc_table *t, const char *pattern);
+/* Redact `env` (NUL-separated NAME=VALUE entries, len bytes) in place: matching entries keep
+ * NAME alone, empty entries go; returns the new length.  Pure (unit-tested). */
+size_t proc_env_redact(char *env, size_t len, char *const *patterns);

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT, EV_VERSION };
+enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT, EV_VERSION, EV_ENV };
 
 struct rec_event {
     struct rec_event *next;
@@ -30,6 +30,10 @@ struct rec_event {
             int64_t id;
             char *path;
         } file;
+        struct {
+            int64_t id;
+            GBytes *env;
+        } env;
         struct rec_access access;
         struct rec_version version;
         struct {
@@ -66,9 +70,13 @@ struct rec {
     pthread_mutex_t files_lock;
     GHashTable *file_ids;          /* char *path -> int64 id; protected by files_lock */
     int64_t next_file_id;          /* protected by files_lock */
+    pthread_mutex_t envs_lock;     /* a leaf */
+    GHashTable *env_ids;           /* GBytes env -> int64 id; protected by envs_lock */
+    int64_t next_env_id;           /* protected by envs_lock */
 
     /* Prepared statements: used only by the writer thread. */
-    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output, *ins_exit, *ins_version;
+    sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output, *ins_exit, *ins_version,
+        *ins_env;
 };
 
 int64_t rec_now_ns(void)
@@ -117,6 +125,31 @@ int64_t rec_file_id(struct rec *r, const char *path)
         ev->file.path = g_strdup(path);
         push(r, ev);
     }
+    return id;
+}
+
+int64_t rec_env_id(struct rec *r, const void *env, size_t len)
+{
+    GBytes *key = g_bytes_new(env, len);
+    pthread_mutex_lock(&r->envs_lock);
+    gpointer v = g_hash_table_lookup(r->env_ids, key);
+    int64_t id;
+    bool fresh = !v;
+    if (v) {
+        id = (int64_t)GPOINTER_TO_SIZE(v);
+    } else {
+        id = r->next_env_id++;
+        g_hash_table_insert(r->env_ids, g_bytes_ref(key), GSIZE_TO_POINTER((gsize)id));
+    }
+    pthread_mutex_unlock(&r->envs_lock);
+    if (fresh) {
+        struct rec_event *ev = g_new0(struct rec_event, 1);
+        ev->type = EV_ENV;
+        ev->env.id = id;
+        ev->env.env = g_bytes_ref(key);
+        push(r, ev);
+    }
+    g_bytes_unref(key);
     return id;
 }
 
@@ -189,6 +222,9 @@ static void free_event(struct rec_event *ev)
     case EV_FILE:
         g_free(ev->file.path);
         break;
+    case EV_ENV:
+        g_bytes_unref(ev->env.env);
+        break;
     case EV_OUTPUT:
         g_free(ev->output.data);
         break;
@@ -240,6 +276,15 @@ static int write_event(struct rec *r, const struct rec_event *ev)
             sqlite3_bind_blob(st, 13, p->argv, (int)p->argv_len, SQLITE_STATIC);
         else
             sqlite3_bind_null(st, 13);
+        bind_id_or_null(st, 14, p->env_id);
+        break;
+    }
+    case EV_ENV: {
+        gsize len = 0;
+        const void *data = g_bytes_get_data(ev->env.env, &len);
+        st = r->ins_env;
+        sqlite3_bind_int64(st, 1, ev->env.id);
+        sqlite3_bind_blob(st, 2, len ? data : "", (int)len, SQLITE_STATIC);
         break;
     }
     case EV_FILE:
@@ -482,6 +527,10 @@ int rec_start(struct rec **out, sqlite3 *db)
     pthread_mutex_init(&r->files_lock, NULL);
     r->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     r->next_file_id = 1;
+    pthread_mutex_init(&r->envs_lock, NULL);
+    r->env_ids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                       (GDestroyNotify)g_bytes_unref, NULL);
+    r->next_env_id = 1;
 
     struct {
         sqlite3_stmt **st;
@@ -493,6 +542,7 @@ int rec_start(struct rec **out, sqlite3 *db)
         {&r->ins_version, TQ_INSERT_VERSION},
         {&r->ins_output, TQ_INSERT_OUTPUT},
         {&r->ins_exit, TQ_INSERT_EXIT},
+        {&r->ins_env, TQ_INSERT_ENV},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(stmts); i++) {
         if (sqlite3_prepare_v3(db, tracedb_sql(stmts[i].sql), -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
@@ -549,11 +599,14 @@ void rec_free(struct rec *r)
     sqlite3_finalize(r->ins_output);
     sqlite3_finalize(r->ins_exit);
     sqlite3_finalize(r->ins_version);
+    sqlite3_finalize(r->ins_env);
     g_hash_table_destroy(r->file_ids);
+    g_hash_table_destroy(r->env_ids);
     g_free(r->db_path);
     pthread_mutex_destroy(&r->queue_lock);
     pthread_cond_destroy(&r->queue_nonempty);
     pthread_cond_destroy(&r->queue_space);
     pthread_mutex_destroy(&r->files_lock);
+    pthread_mutex_destroy(&r->envs_lock);
     g_free(r);
 }

@@ -22,7 +22,9 @@
  *   - The hooks run on the writer thread with no lock held; they must not call back in.
  *
  * Locking: queue_lock protects the queue and its counters; files_lock protects the path→id
- * table.  They are never held together.  The writer holds neither while it talks to SQLite.
+ * table; envs_lock the environment→id table.  No two are held together (rec_file_id and
+ * rec_env_id push their event after releasing theirs).  The writer holds none while it talks
+ * to SQLite.
  */
 #pragma once
 
@@ -50,6 +52,7 @@ struct rec_process {
     const char *comm, *exe, *cwd; /* may be NULL when /proc would not say */
     const char *argv;             /* NUL-separated; argv_len bytes */
     size_t argv_len;
+    int64_t env_id;               /* rec_env_id of its environment; 0: unknown */
 };
 
 struct rec_access {
@@ -83,6 +86,10 @@ int rec_start(struct rec **out, sqlite3 *db);
 
 /* The id of a file path, assigned on first use (and queued for the files table). */
 int64_t rec_file_id(struct rec *r, const char *path);
+/* The id of an environment (NUL-separated entries, as recorded: redacted already), assigned on
+ * first use of that exact content (and queued for the environments table): a build's thousands
+ * of processes share a few environments. */
+int64_t rec_env_id(struct rec *r, const void *env, size_t len);
 
 void rec_add_process(struct rec *r, const struct rec_process *p);
 void rec_add_access(struct rec *r, const struct rec_access *a);

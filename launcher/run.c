@@ -49,6 +49,7 @@ struct run_tree {
 struct run_opts {
     char *db_path;
     GPtrArray *trace_dirs; /* char* */
+    GPtrArray *env_redact; /* char*: --env-redact patterns */
     bool private_tmp;
     bool system;
     bool cache_lookups;
@@ -78,6 +79,10 @@ static void usage(FILE *f)
           "      --trace DIR     also trace DIR, if it is in a tree not traced (repeatable)\n"
           "      --private-tmp   give the build a private, empty /tmp (removed afterwards)\n"
           "                      instead of the real one\n"
+          "      --env-redact PATTERN  record the name but not the value of environment\n"
+          "                      variables whose name matches PATTERN (a glob, any case;\n"
+          "                      repeatable); always redacted: *TOKEN* *SECRET* *PASSWORD*\n"
+          "                      *PASSWD* *_KEY *CREDENTIAL*\n"
           "      --system        also trace the system directories (/usr, /etc, /opt):\n"
           "                      which headers, libraries and tools the build used\n"
           "      --hash-limit SIZE  hash file contents up to SIZE bytes (K, M, G suffixes;\n"
@@ -102,6 +107,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"trace", required_argument, NULL, 'T'},
         {"no-tmp", no_argument, NULL, 'N'},
         {"private-tmp", no_argument, NULL, 'p'},
+        {"env-redact", required_argument, NULL, 'E'},
         {"system", no_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
@@ -124,6 +130,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break; /* the real /tmp is the default now; kept for old scripts */
         case 'p':
             o->private_tmp = true;
+            break;
+        case 'E':
+            g_ptr_array_add(o->env_redact, g_strdup(optarg));
             break;
         case 'S':
             o->system = true;
@@ -487,6 +496,71 @@ static gint compare_names(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* A mountinfo field with its octal escapes (\040 for a space, ...) undone, in place. */
+static void unescape_mountinfo(char *s)
+{
+    char *out = s;
+    for (char *in = s; *in; in++) {
+        if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+            in[3] >= '0' && in[3] <= '7') {
+            *out++ = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+            in += 3;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+}
+
+/* The deepest planned tree holding `path`, or NULL. */
+static const char *tree_of(const struct run *r, const char *path)
+{
+    const char *best = NULL;
+    for (guint k = 0; k < r->trees->len; k++) {
+        const char *t = g_array_index(r->trees, struct run_tree, k).path;
+        if (path_is_under(path, t) && (!best || strlen(t) > strlen(best)))
+            best = t;
+    }
+    return best;
+}
+
+/* A filesystem mounted inside a traced tree is reached through it, but a tree is one mount
+ * with one set of flags: one mounted with other restrictions (nosuid, nodev, noexec,
+ * read-only) than its tree's becomes a tree of its own, so that the build keeps exactly the
+ * powers it has natively there. */
+static void plan_flagged_mounts(struct run *r)
+{
+    g_autofree char *info = NULL;
+    if (!g_file_get_contents("/proc/self/mountinfo", &info, NULL, NULL))
+        return;
+    GPtrArray *points = g_ptr_array_new_with_free_func(g_free);
+    for (char *line = strtok(info, "\n"); line; line = strtok(NULL, "\n")) {
+        char *f[5] = {0};
+        char *save = NULL;
+        int n = 0;
+        for (char *w = strtok_r(line, " ", &save); w && n < 5; w = strtok_r(NULL, " ", &save))
+            f[n++] = w;
+        if (n < 5)
+            continue;
+        unescape_mountinfo(f[4]);
+        g_ptr_array_add(points, g_strdup(f[4]));
+    }
+    g_ptr_array_sort(points, compare_names); /* parents before their children */
+    for (guint i = 0; i < points->len && r->trees->len < NS_MAX_TREES - 2; i++) {
+        const char *mp = points->pdata[i];
+        const char *tree = tree_of(r, mp);
+        if (!tree || !strcmp(tree, mp) || untraceable(mp))
+            continue;
+        struct stat st;
+        if (stat(mp, &st) < 0 || !S_ISDIR(st.st_mode) ||
+            mount_flags_of(mp) == mount_flags_of(tree))
+            continue;
+        struct run_tree t = {g_strdup(mp), g_strdup(mp), ROLE_TRACE};
+        g_array_append_val(r->trees, t);
+    }
+    g_ptr_array_free(points, TRUE);
+}
+
 static int plan_top_trees(struct run *r)
 {
     DIR *root = opendir("/");
@@ -544,6 +618,7 @@ static int run_plan(struct run *r)
     r->private_tmp = r->o.private_tmp;
     if (plan_top_trees(r) < 0)
         return -1;
+    plan_flagged_mounts(r);
     for (guint i = 0; i < r->o.trace_dirs->len; i++) {
         const char *d = r->o.trace_dirs->pdata[i];
         char real[PATH_MAX];
@@ -802,6 +877,8 @@ static int prepare_serving(struct run *r)
     }
     rec_set_hooks(r->rec, &(struct rec_hooks){on_disk_full, on_write_failed, &r->watch});
     r->procs = proc_table_new(r->rec);
+    for (guint i = 0; i < r->o.env_redact->len; i++)
+        proc_table_add_env_redact(r->procs, r->o.env_redact->pdata[i]);
     /* Before the spawn, so that no fork of the build happens before the subscription.  Without
      * events the tree is partial and runs.process_tree says so.  BUILDTRAIL_NO_PROC_EVENTS=1
      * forces that /proc-only mode (tests use it to keep the fallback exercised). */
@@ -1165,6 +1242,7 @@ static void run_cleanup(struct run *r)
     }
     g_array_free(r->trees, TRUE);
     g_ptr_array_free(r->o.trace_dirs, TRUE);
+    g_ptr_array_free(r->o.env_redact, TRUE);
     g_free(r->o.db_path);
     g_free(r->db_path);
     g_free(r->db_dir);
@@ -1185,10 +1263,12 @@ int run_main(int argc, char **argv)
 {
     struct run *r = g_new0(struct run, 1);
     r->o = (struct run_opts){.trace_dirs = g_ptr_array_new_with_free_func(g_free),
+                             .env_redact = g_ptr_array_new_with_free_func(g_free),
                              .hash_limit = DEFAULT_HASH_LIMIT, .output_mode = 0600};
     int pr = parse_args(argc, argv, &r->o);
     if (pr != 0) {
         g_ptr_array_free(r->o.trace_dirs, TRUE);
+        g_ptr_array_free(r->o.env_redact, TRUE);
         g_free(r->o.db_path);
         g_free(r);
         return pr > 0 ? 0 : 2;

@@ -9,8 +9,8 @@ static const char *const sql[TQ_COUNT] = {
     /* The recorder's writes (fusefs/recorder.c) and the run's end */
     [TQ_INSERT_PROCESS] =
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, prev_image_id, "
-        "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
-        "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv, env_id) VALUES "
+        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [TQ_INSERT_FILE] = "INSERT INTO files (id, path) VALUES (?, ?)",
     [TQ_INSERT_ACCESS] =
         "INSERT INTO accesses (process_id, file_id, kind, open_flags, bytes, first_ns, "
@@ -22,6 +22,7 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_INSERT_EXIT] =
         "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) VALUES "
         "(?,?,?,?)",
+    [TQ_INSERT_ENV] = "INSERT INTO environments (id, env) VALUES (?, ?)",
     [TQ_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
     /* Opening a trace (query/lib/qdb.c) */
     [TQ_READ_SETUP] = "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
@@ -29,13 +30,13 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_TABLE_EXISTS] = "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?",
     [TQ_RUN_STATE] =
         "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
-        "failure, cwd FROM runs ORDER BY id LIMIT 1",
+        "failure, cwd, root_process_id FROM runs ORDER BY id LIMIT 1",
     [TQ_RUN_STATE_V2] =
         "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, NULL, "
-        "cwd FROM runs ORDER BY id LIMIT 1",
+        "cwd, root_process_id FROM runs ORDER BY id LIMIT 1",
     [TQ_RUN_STATE_V1] =
-        "SELECT state, NULL, start_realtime_ns, start_ns, end_ns, exit_status, NULL, cwd "
-        "FROM runs ORDER BY id LIMIT 1",
+        "SELECT state, NULL, start_realtime_ns, start_ns, end_ns, exit_status, NULL, cwd, "
+        "root_process_id FROM runs ORDER BY id LIMIT 1",
     [TQ_RUN_INFO] =
         "SELECT argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, "
         "exit_status FROM runs ORDER BY id LIMIT 1",
@@ -57,6 +58,8 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_CHILD_IMAGES] =
         "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
         "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",
+    [TQ_PROCESS_ENV] = "SELECT e.env FROM processes p JOIN environments e ON e.id = p.env_id "
+                       "WHERE p.id = ?1",
     [TQ_NEXT_IMAGE] = "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1",
     [TQ_MAX_PROCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM processes",
     /* Files and paths */

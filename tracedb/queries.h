@@ -20,6 +20,7 @@ enum tracedb_query {
     TQ_INSERT_VERSION, /* one file version */
     TQ_INSERT_OUTPUT, /* one chunk of stdout/stderr */
     TQ_INSERT_EXIT, /* a process exit */
+    TQ_INSERT_ENV, /* an environment and its id */
     TQ_CHECKPOINT, /* move the WAL into the trace (before writing the run's end after a failure) */
 
     /* Opening a trace (query/lib/qdb.c) */
@@ -43,6 +44,7 @@ enum tracedb_query {
     TQ_PROCESS_V1, /* TQ_PROCESS for schema 1 */
     TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
     TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
+    TQ_PROCESS_ENV, /* the environment of image ?1 (schema 5) */
     TQ_MAX_PROCESS_ID, /* the largest image id */
 
     /* Files and paths */

@@ -148,6 +148,12 @@ static const struct {
      /* With state 'failed': what failed, as a sentence ("the disk holding the trace ...",
       * "the build's pid-namespace init was killed by signal 9"). */
      "ALTER TABLE runs ADD COLUMN failure TEXT;"},
+    {"record each process's environment",
+     /* Each distinct environment once (most processes of a build share theirs): NUL-separated
+      * NAME=VALUE entries as the process had them at exec; a redacted entry is its NAME alone
+      * (no '='): `run --env-redact` and the default secret-looking names. */
+     "CREATE TABLE environments (id INTEGER PRIMARY KEY, env BLOB NOT NULL);"
+     "ALTER TABLE processes ADD COLUMN env_id INTEGER REFERENCES environments(id);"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))

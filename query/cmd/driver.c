@@ -357,6 +357,59 @@ char *query_run_cwd(struct qdb *q)
     return cwd ? g_strdup(cwd) : g_get_current_dir();
 }
 
+bool query_each_env(struct qdb *q, int64_t id,
+                    void (*fn)(const char *name, const char *value, void *data), void *data)
+{
+    g_autoptr(GBytes) env = qdb_process_env(q, id);
+    if (!env)
+        return false;
+    gsize len = 0;
+    const char *p = g_bytes_get_data(env, &len);
+    for (gsize at = 0; at < len;) {
+        const char *entry = p + at;
+        gsize elen = strnlen(entry, len - at);
+        g_autofree char *copy = g_strndup(entry, elen);
+        char *eq = strchr(copy, '=');
+        if (eq)
+            *eq = '\0';
+        if (*copy)
+            fn(copy, eq ? eq + 1 : NULL, data);
+        at += elen + 1;
+    }
+    return true;
+}
+
+struct env_json {
+    GString *out;
+    bool first;
+};
+
+static void env_json_entry(const char *name, const char *value, void *data)
+{
+    struct env_json *j = data;
+    g_string_append(j->out, j->first ? "" : ",");
+    j->first = false;
+    json_string(j->out, name, strlen(name));
+    g_string_append_c(j->out, ':');
+    if (value)
+        json_string(j->out, value, strlen(value));
+    else
+        g_string_append(j->out, "null");
+}
+
+void query_json_env(GString *out, struct qdb *q, int64_t id)
+{
+    size_t mark = out->len;
+    g_string_append_c(out, '{');
+    struct env_json j = {out, true};
+    if (!query_each_env(q, id, env_json_entry, &j)) {
+        g_string_truncate(out, mark);
+        g_string_append(out, "null");
+        return;
+    }
+    g_string_append_c(out, '}');
+}
+
 /* ---- provenance helpers shared by the commands --------------------------------------- */
 
 void query_json_version(GString *out, const struct prov_version *v)

@@ -95,6 +95,13 @@ int query_emit(struct qdb *q, GString *out);
  * damaged: ...") and return true.  Call it before any conclusion drawn from an absence. */
 bool query_failed(struct qdb *q);
 
+/* The environment of image `id`, one entry at a time: fn(name, value or NULL when redacted,
+ * data); false when the trace does not have it. */
+bool query_each_env(struct qdb *q, int64_t id,
+                    void (*fn)(const char *name, const char *value, void *data), void *data);
+/* The same as a JSON object {"NAME":"VALUE" or null (redacted), ...}, or null. */
+void query_json_env(GString *out, struct qdb *q, int64_t id);
+
 /* Provenance helpers. */
 /* The provenance view of a trace, or NULL after printing why not (trace older than schema 3). */
 struct prov *query_open_prov(const char *cmd, struct qdb *q);

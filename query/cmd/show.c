@@ -154,6 +154,20 @@ static void output_of(struct qdb *q, int64_t id, GString *out, bool json)
     sqlite3_finalize(st);
 }
 
+static void env_text_entry(const char *name, const char *value, void *data)
+{
+    GString *out = data;
+    g_string_append(out, "    ");
+    text_escape(out, name, strlen(name));
+    if (value) {
+        g_string_append_c(out, '=');
+        text_escape(out, value, strlen(value));
+    } else {
+        g_string_append(out, "  (value not recorded: redacted)");
+    }
+    g_string_append_c(out, '\n');
+}
+
 static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
 {
     query_text_process(out, pr);
@@ -215,6 +229,10 @@ static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *p
         g_string_append_len(out, o->str, o->len);
     }
     g_string_free(o, TRUE);
+    size_t mark = out->len;
+    g_string_append(out, "  environment:\n");
+    if (!query_each_env(q, pr->id, env_text_entry, out))
+        g_string_truncate(out, mark);
 }
 
 static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
@@ -240,7 +258,9 @@ static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *p
     g_ptr_array_free(uses, TRUE);
     g_string_append(out, "],\"output\":[");
     output_of(q, pr->id, out, true);
-    g_string_append(out, "]}");
+    g_string_append(out, "],\"environment\":");
+    query_json_env(out, q, pr->id);
+    g_string_append_c(out, '}');
 }
 
 static const struct query_command show_command = {
@@ -251,7 +271,8 @@ static const struct query_command show_command = {
     .about = "Everything about process image ID (the number in brackets in 'buildtrail\n"
              "tree', 'who-wrote', 'log --raw'): argv, pid, program, cwd, how it ended, its\n"
              "parents and children, the files it read and wrote (with the version and hash\n"
-             "of each), everything else it did to files, and what it printed.\n",
+             "of each), everything else it did to files, what it printed, and the\n"
+             "environment it was started with (redacted values shown as such: run --help).\n",
 };
 
 int query_show_main(int argc, char **argv)

@@ -88,6 +88,27 @@ static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, enum tracedb_query w
     return iris;
 }
 
+/* A process's environment as build_environment DictionaryEntry items (a redacted value:
+ * the key alone). */
+struct s3_env {
+    GString *o;
+    bool first;
+};
+
+static void s3_env_entry(const char *name, const char *value, void *data)
+{
+    struct s3_env *e = data;
+    g_string_append(e->o, e->first ? "{\"type\":\"DictionaryEntry\",\"key\":"
+                                   : ",{\"type\":\"DictionaryEntry\",\"key\":");
+    e->first = false;
+    json_string(e->o, name, strlen(name));
+    if (value) {
+        g_string_append(e->o, ",\"value\":");
+        json_string(e->o, value, strlen(value));
+    }
+    g_string_append_c(e->o, '}');
+}
+
 int fmt_spdx3(struct export_ctx *x)
 {
     g_autofree char *uid = ex_trace_uid(x);
@@ -155,6 +176,13 @@ int fmt_spdx3(struct export_ctx *x)
             ex_iso_time(x, p->end_ns, end);
             g_string_append_printf(d.graph, ",\"build_buildEndTime\":\"%s\"", end);
         }
+        size_t mark = d.graph->len;
+        g_string_append(d.graph, ",\"build_environment\":[");
+        struct s3_env e = {d.graph, true};
+        if (!query_each_env(x->q, pid, s3_env_entry, &e) || e.first)
+            g_string_truncate(d.graph, mark);
+        else
+            g_string_append_c(d.graph, ']');
         g_string_append(d.graph, "}");
         g_ptr_array_add(roots, g_strdup(iri));
         GPtrArray *in = s3_files_of(&d, pid, TQ_VERSIONS_OPENED_BY_PROCESS),

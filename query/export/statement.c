@@ -54,6 +54,8 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
         g_string_append(o, ",");
         ex_json_key_string(o, "workingDirectory", x->run.cwd);
+        g_string_append(o, ",\"environment\":");
+        query_json_env(o, x->q, qdb_run(x->q)->root_id);
         g_string_append(o, "},\"internalParameters\":{");
         ex_trace_state_members(x, o);
         g_string_append(o, "},\"resolvedDependencies\":[");
@@ -80,6 +82,8 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         ex_json_key_string(o, "hostID", x->run.hostname);
         g_string_append(o, ",\"type\":\"https://buildtrail.invalid/process/v1\",\"command\":");
         json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
+        g_string_append(o, ",\"environment\":");
+        query_json_env(o, x->q, qdb_run(x->q)->root_id);
         g_string_append(o, "},\n    \"monitorLog\":{\"process\":[");
         qdb_load_all(x->q);
         GPtrArray *all = g_ptr_array_new();

@@ -114,6 +114,7 @@ static const char *const required_tables[] = {"meta", "runs", "trees", "processe
                                               "access_kinds", "output", NULL};
 static const char *const required_tables_v2[] = {"exits", NULL};
 static const char *const required_tables_v3[] = {"versions", NULL};
+static const char *const required_tables_v5[] = {"environments", NULL};
 
 static void check_tables(struct qdb *q, const char *const *names)
 {
@@ -175,6 +176,7 @@ static void load_run(struct qdb *q, bool recording)
             r->exit_status = sqlite3_column_int(st, 5);
         r->failure = column_dup(st, 6);
         r->cwd = column_dup(st, 7);
+        r->root_id = sqlite3_column_int64(st, 8);
     }
     sqlite3_finalize(st);
     if (q->error)
@@ -243,6 +245,8 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
         check_tables(q, required_tables_v2);
     if (q->schema_version >= 3)
         check_tables(q, required_tables_v3);
+    if (q->schema_version >= 5)
+        check_tables(q, required_tables_v5);
     load_run(q, recording);
     *out = q;
     return 0;
@@ -335,6 +339,19 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
     }
     sqlite3_reset(st);
     return p;
+}
+
+GBytes *qdb_process_env(struct qdb *q, int64_t id)
+{
+    if (q->schema_version < 5)
+        return NULL;
+    sqlite3_stmt *st = NULL;
+    GBytes *env = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_PROCESS_ENV), &st) && qdb_bind_int64(q, st, 1, id) &&
+        qdb_row(q, st))
+        env = g_bytes_new(sqlite3_column_blob(st, 0), (gsize)sqlite3_column_bytes(st, 0));
+    sqlite3_finalize(st);
+    return env;
 }
 
 int64_t qdb_file_id(struct qdb *q, const char *path)

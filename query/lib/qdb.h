@@ -47,6 +47,7 @@ struct qdb_run {
     char *failure;          /* runs.failure: what failed, or NULL */
     char *process_tree;     /* runs.process_tree: "complete" or why not; NULL if not written */
     char *cwd;              /* the directory the build was started in; NULL: no run row */
+    int64_t root_id;        /* the build's command's first image; 0: not recorded */
     bool complete;          /* finished, and the process tree is not partial or incomplete */
     char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
     int64_t start_realtime_ns;
@@ -96,6 +97,11 @@ bool qdb_rc_is_damage(int rc);
 /* Load every process (for tree and log). */
 void qdb_load_all(struct qdb *q);
 const struct qdb_process *qdb_process(struct qdb *q, int64_t id);
+
+/* The environment image `id` was started with: NUL-separated entries, NAME=VALUE, or NAME
+ * alone when its value was redacted (g_bytes_unref it); NULL when the trace does not have it
+ * (recorded before schema 5, or unreadable for that process). */
+GBytes *qdb_process_env(struct qdb *q, int64_t id);
 
 /* The id of a file path in the trace, 0 if the build never touched it. */
 int64_t qdb_file_id(struct qdb *q, const char *path);

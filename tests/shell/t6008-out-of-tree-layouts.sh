@@ -14,7 +14,10 @@ rm -f "$T/lay/proj/hello" "$T/lay/proj/libgreet.a" "$T/lay/proj/version.h" "$T"/
 
 # A plain out-of-tree compile: cc -c ../proj/src/shout.c from a build directory.
 mkdir "$T/lay/plain" && cd "$T/lay/plain"
-# (It also leaves a file in $HOME's cache and in /var/tmp: traced, but never products.)
+# (It also leaves a file in $HOME's cache and in /var/tmp: traced, but never products.  A
+# private HOME: the unprivileged variant's HOME is a shared /tmp.)
+export HOME="$T/home"
+mkdir -p "$HOME"
 cache_file="$HOME/.cache/bt-t6008-$$" var_file="/var/tmp/bt-t6008-$$"
 on_cleanup rm -f "$cache_file" "$var_file"
 bt run -o "$T/plain.db" -- sh -c "cc -c ../proj/src/shout.c -o shout.o && mkdir -p '$HOME/.cache' && echo c > '$cache_file' && echo v > '$var_file'" > "$T/out" 2>&1 ||

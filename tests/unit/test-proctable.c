@@ -12,6 +12,7 @@
 #include "unit-sql.h"
 
 #include <glib.h>
+#include <string.h>
 
 #define SETUP 5000001
 #define INIT 5000002
@@ -194,6 +195,26 @@ static void test_exit_owed_at_stop(void)
     sqlite3_close(f.db);
 }
 
+/* Redaction keeps a matching variable's name and drops its value, whatever the case of the
+ * name; empty entries go; the rest is kept byte for byte. */
+static void test_env_redact(void)
+{
+    static const char in[] = "PATH=/bin\0GITHUB_TOKEN=abc\0\0db_password=x=y\0AWS_KEY=k\0"
+                             "KEYRING=1\0NOEQUALS\0";
+    char buf[sizeof in];
+    memcpy(buf, in, sizeof in);
+    size_t n = proc_env_redact(buf, sizeof in - 1, (char *const *)proc_default_env_redact);
+    static const char want[] = "PATH=/bin\0GITHUB_TOKEN\0db_password\0AWS_KEY\0KEYRING=1\0"
+                               "NOEQUALS\0";
+    g_assert_cmpmem(buf, n, want, sizeof want - 1);
+    /* An added pattern; an empty environment. */
+    char *const mine[] = {(char *)"PATH", NULL};
+    memcpy(buf, in, sizeof in);
+    n = proc_env_redact(buf, 10, mine);
+    g_assert_cmpmem(buf, n, "PATH\0", 5);
+    g_assert_cmpuint(proc_env_redact(buf, 0, mine), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -201,5 +222,6 @@ int main(int argc, char **argv)
     g_test_add_func("/proctable/reuse-by-thread-before-exit", test_reuse_by_thread_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
+    g_test_add_func("/proctable/env-redact", test_env_redact);
     return unit_run();
 }

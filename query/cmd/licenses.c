@@ -1,5 +1,6 @@
 /* licenses: the licenses of what a built file incorporates, from its traced closure. */
 #include "driver.h"
+#include "filekind.h"
 #include "licdetect.h"
 #include "outfile.h"
 #include "query.h"
@@ -57,21 +58,6 @@ static bool is_system(const char *path)
     return prov_path_under(path, sys);
 }
 
-/* Objects the compiler driver links into every program, each under a license exception. */
-static const char *runtime_exception(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    if (g_str_has_prefix(base, "crt") && g_str_has_suffix(base, ".o"))
-        return g_str_has_prefix(base, "crtbegin") || g_str_has_prefix(base, "crtend")
-                   ? "GPL-3.0-or-later WITH GCC-exception-3.1"
-                   : "LGPL-2.1-or-later WITH GCC-exception-2.0";
-    if (g_str_has_prefix(base, "libgcc") || g_str_has_prefix(base, "libssp_nonshared"))
-        return "GPL-3.0-or-later WITH GCC-exception-3.1";
-    if (!strcmp(base, "libc_nonshared.a"))
-        return "LGPL-2.1-or-later WITH GCC-exception-2.0";
-    return NULL;
-}
 
 static enum lic_category categorise(const struct prov_node *n)
 {
@@ -82,7 +68,7 @@ static enum lic_category categorise(const struct prov_node *n)
     case PROV_ROLE_HEADER:
         return is_system(path) ? CAT_SYSTEM_HEADER : CAT_INCORPORATED;
     case PROV_ROLE_OBJECT:
-        return runtime_exception(path) ? CAT_RUNTIME : CAT_OBJECT;
+        return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_OBJECT;
     case PROV_ROLE_SHLIB:
         return CAT_DYNAMIC;
     case PROV_ROLE_TOOL:
@@ -343,7 +329,7 @@ int query_licenses_main(int argc, char **argv)
         f->role = n->role;
         f->cat = categorise(n);
         if (f->cat == CAT_RUNTIME)
-            f->license = g_strdup(runtime_exception(n->v->path));
+            f->license = g_strdup(filekind_toolchain_runtime(n->v->path));
         g_ptr_array_add(files, f);
     }
     for (guint i = 0; i < files->len; i++) {

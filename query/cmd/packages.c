@@ -1,5 +1,6 @@
 /* packages: the Debian packages whose files the build read, and which it incorporated. */
 #include "driver.h"
+#include "filekind.h"
 #include "dpkgdb.h"
 #include "query.h"
 #include "textout.h"
@@ -13,7 +14,10 @@
 struct pkg_use {
     const struct dpkg_pkg *pkg;
     unsigned files;
-    bool incorporated; /* a header or static archive it owns went into a product */
+    bool incorporated; /* its code went into a product: a source, an object, a static
+                        * archive's members (a Built-Using candidate) */
+    bool runtime;      /* toolchain runtime of it was linked in, under its license exception */
+    bool headers;      /* headers of it were compiled into a product */
     bool executed;
     char *example;     /* one file of it the build read */
 };
@@ -70,9 +74,12 @@ static const struct query_command packages_command = {
     .name = "packages",
     .operands = "",
     .about = "The Debian packages whose files the build read (outside its own tree), with\n"
-             "source package and version; which of them it incorporated statically (a\n"
-             "header or static archive of theirs went into something it built: candidates\n"
-             "for Built-Using / Static-Built-Using); which it only executed; and, with\n"
+             "source package and version; which of them it incorporated statically (their\n"
+             "code went into something it built: a static archive's members, an object, a\n"
+             "compiled source: candidates for Built-Using / Static-Built-Using), and apart,\n"
+             "with the reason, toolchain runtime linked under its license exception (crt*.o,\n"
+             "libgcc, libc_nonshared) and headers only compiled in; which it only executed;\n"
+             "and, with\n"
              "--build-depends, the declared build dependencies it never touched.  Needs a\n"
              "trace recorded with 'buildtrail run --system' to see reads under /usr.\n",
     .options_help = "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
@@ -117,8 +124,11 @@ int query_packages_main(int argc, char **argv)
     bool system_traced = traced_usr->len && g_array_index(traced_usr, int64_t, 0) > 0;
     g_array_unref(traced_usr);
 
-    /* Files incorporated into the products: headers, sources and static archives in their
-     * closures (shared libraries are listed, not followed). */
+    /* What went into the products, by how: code (sources, objects, static archives: what
+     * Built-Using is for), toolchain runtime (crt*.o, libgcc, libc_nonshared: linked into
+     * every program under a license exception), headers (compiled in).  Shared libraries are
+     * listed, not followed; runtime data (locales, gconv) is never any of these. */
+    enum { USE_CODE = 1, USE_RUNTIME = 2, USE_HEADER = 4 };
     GHashTable *incorporated = g_hash_table_new(g_int64_hash, g_int64_equal);
     GArray *written = qdb_ids(q, tracedb_sql(TQ_VERSIONS_MADE), 0);
     static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true};
@@ -131,9 +141,16 @@ int query_packages_main(int argc, char **argv)
         for (guint k = 0; k < nodes->len; k++) {
             struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
             g_hash_table_add(done, (gpointer)&n->v->id);
-            if (n->role == PROV_ROLE_SOURCE || n->role == PROV_ROLE_HEADER ||
-                n->role == PROV_ROLE_OBJECT)
-                g_hash_table_add(incorporated, (gpointer)&n->v->id);
+            int use = n->role == PROV_ROLE_HEADER ? USE_HEADER
+                      : n->role == PROV_ROLE_SOURCE ? USE_CODE
+                      : n->role == PROV_ROLE_OBJECT
+                          ? (filekind_toolchain_runtime(n->v->path) ? USE_RUNTIME : USE_CODE)
+                          : 0;
+            if (use)
+                g_hash_table_insert(incorporated, (gpointer)&n->v->id,
+                                    GINT_TO_POINTER(use |
+                                        GPOINTER_TO_INT(g_hash_table_lookup(incorporated,
+                                                                            &n->v->id))));
         }
         g_array_unref(nodes);
     }
@@ -166,8 +183,10 @@ int query_packages_main(int argc, char **argv)
         u->files++;
         if (kind == TRACEDB_EXEC)
             u->executed = true;
-        if (g_hash_table_contains(incorporated, &vid))
-            u->incorporated = true;
+        int use = GPOINTER_TO_INT(g_hash_table_lookup(incorporated, &vid));
+        u->incorporated |= (use & USE_CODE) != 0;
+        u->runtime |= (use & USE_RUNTIME) != 0;
+        u->headers |= (use & USE_HEADER) != 0;
     }
     sqlite3_finalize(st);
 
@@ -204,10 +223,13 @@ int query_packages_main(int argc, char **argv)
             g_string_append_printf(out, "%s{\"package\":\"%s\",\"architecture\":\"%s\","
                                         "\"version\":\"%s\",\"source\":\"%s\","
                                         "\"source_version\":\"%s\",\"files\":%u,"
-                                        "\"incorporated\":%s,\"executed\":%s}",
+                                        "\"incorporated\":%s,\"toolchain_runtime\":%s,"
+                                        "\"headers\":%s,\"executed\":%s}",
                                    i ? "," : "", u->pkg->name, u->pkg->arch, u->pkg->version,
                                    u->pkg->source, u->pkg->source_version, u->files,
                                    u->incorporated ? "true" : "false",
+                                   u->runtime ? "true" : "false",
+                                   u->headers ? "true" : "false",
                                    u->executed ? "true" : "false");
         }
         g_string_append(out, "],\"unowned\":[");
@@ -230,10 +252,12 @@ int query_packages_main(int argc, char **argv)
         g_string_append_printf(out, "packages used (%u):\n", list->len);
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];
-            g_string_append_printf(out, "  %-28s %-24s source %s %s  %u file%s%s%s\n",
+            g_string_append_printf(out, "  %-28s %-24s source %s %s  %u file%s%s%s%s%s\n",
                                    u->pkg->name, u->pkg->version, u->pkg->source,
                                    u->pkg->source_version, u->files, u->files == 1 ? "" : "s",
                                    u->incorporated ? ", incorporated" : "",
+                                   u->runtime ? ", toolchain runtime" : "",
+                                   u->headers ? ", headers compiled in" : "",
                                    u->executed ? ", executed" : "");
         }
         GString *bu = g_string_new(NULL);
@@ -253,6 +277,23 @@ int query_packages_main(int argc, char **argv)
         }
         g_string_append_printf(out, "incorporated statically (Built-Using candidates): %s\n",
                                bu->len ? bu->str : "none");
+        /* What went in but is not Built-Using material, with the reason. */
+        GString *rt = g_string_new(NULL), *hd = g_string_new(NULL);
+        for (guint i = 0; i < list->len; i++) {
+            const struct pkg_use *u = list->pdata[i];
+            if (u->runtime && !u->incorporated)
+                g_string_append_printf(rt, "%s%s", rt->len ? ", " : "", u->pkg->name);
+            if (u->headers && !u->incorporated && !u->runtime)
+                g_string_append_printf(hd, "%s%s", hd->len ? ", " : "", u->pkg->name);
+        }
+        if (rt->len)
+            g_string_append_printf(out, "  not candidates: toolchain runtime, linked under its "
+                                        "license exception: %s\n", rt->str);
+        if (hd->len)
+            g_string_append_printf(out, "  not candidates: headers only (compiled in, no code "
+                                        "linked): %s\n", hd->str);
+        g_string_free(rt, TRUE);
+        g_string_free(hd, TRUE);
         g_string_free(bu, TRUE);
         g_ptr_array_free(seen_src, TRUE);
         if (unowned->len) {

@@ -1,6 +1,7 @@
 /* filekind — see filekind.h. */
 #include "filekind.h"
 
+#include <glib.h>
 #include <string.h>
 
 static const char *const cc_sources[] = {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".m",
@@ -62,4 +63,39 @@ bool filekind_is_code(const char *path)
 {
     enum filekind k = filekind_of(path);
     return k == FILEKIND_SOURCE || k == FILEKIND_HEADER;
+}
+
+bool filekind_is_runtime_data(const char *path)
+{
+    static const char *const dirs[] = {"/usr/lib/locale/", "/usr/share/locale/",
+                                       "/usr/share/i18n/", "/usr/share/terminfo/",
+                                       "/lib/terminfo/", "/etc/terminfo/", "/usr/share/zoneinfo/"};
+    for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++)
+        if (g_str_has_prefix(path, dirs[i]))
+            return true;
+    if (!strcmp(path, "/etc/ld.so.cache") || !strcmp(path, "/etc/localtime"))
+        return true;
+    /* gconv modules and their cache: /usr/lib/<triplet>/gconv/ */
+    return g_str_has_prefix(path, "/usr/lib/") && strstr(path, "/gconv/") != NULL;
+}
+
+const char *filekind_toolchain_runtime(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    /* glibc's start files: crt1.o, crti.o, crtn.o and the variants for PIE, profiling and
+     * static PIE (Scrt1.o, gcrt1.o, Mcrt1.o, rcrt1.o, grcrt1.o); every other crt*.o is GCC's
+     * (crtbegin*.o, crtend*.o, crtfastmath.o, ...). */
+    static const char *const glibc_crt[] = {"crt1.o", "crti.o", "crtn.o", "Scrt1.o", "gcrt1.o",
+                                            "Mcrt1.o", "rcrt1.o", "grcrt1.o"};
+    for (size_t i = 0; i < G_N_ELEMENTS(glibc_crt); i++)
+        if (!strcmp(base, glibc_crt[i]))
+            return "LGPL-2.1-or-later WITH GCC-exception-2.0";
+    if (g_str_has_prefix(base, "crt") && g_str_has_suffix(base, ".o"))
+        return "GPL-3.0-or-later WITH GCC-exception-3.1";
+    if (g_str_has_prefix(base, "libgcc") || g_str_has_prefix(base, "libssp_nonshared"))
+        return "GPL-3.0-or-later WITH GCC-exception-3.1";
+    if (!strcmp(base, "libc_nonshared.a"))
+        return "LGPL-2.1-or-later WITH GCC-exception-2.0";
+    return NULL;
 }

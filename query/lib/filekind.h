@@ -29,3 +29,13 @@ bool filekind_cc_source(const char *path);
 
 /* Source or header text: what may carry a copy of someone's code. */
 bool filekind_is_code(const char *path);
+
+/* Data the C library and the terminal read at run time, whatever their names say: locales,
+ * gconv modules, the dynamic loader's cache, terminfo, time zones.  Never a header, a library
+ * or a build script (a compiler reads them as every program does). */
+bool filekind_is_runtime_data(const char *path);
+
+/* An object the compiler driver links into every program under a license exception (crt*.o,
+ * libgcc*, libssp_nonshared, libc_nonshared.a): toolchain runtime, not the program's code.
+ * Its exception's SPDX expression, or NULL. */
+const char *filekind_toolchain_runtime(const char *path);

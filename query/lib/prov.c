@@ -445,6 +445,8 @@ static enum prov_role classify(enum filekind name, const char *path, int kind,
 {
     if (kind == TRACEDB_EXEC)
         return PROV_ROLE_TOOL;
+    if (filekind_is_runtime_data(path))
+        return PROV_ROLE_OTHER; /* locales, gconv, ld.so.cache: read by every program */
     if (script)
         return PROV_ROLE_SCRIPT;
     switch (name) {

@@ -1,8 +1,11 @@
 #!/bin/sh
-# packages on a --system trace of a build that includes zlib.h: zlib1g-dev is used and
-# incorporated (its header went into the program), its source package zlib is a Built-Using
-# candidate, the compiler's packages were executed, and an undeclared-but-untouched build
-# dependency is reported; without --system the command says what it cannot see.
+# packages on a --system trace: a program that includes zlib.h and links libz dynamically uses
+# zlib1g-dev's headers only (listed apart, not a Built-Using candidate); one linked with
+# libz.a incorporates zlib's code (its source package is a candidate); toolchain runtime
+# (crt*.o, libgcc, libc_nonshared) is listed apart, never a candidate; locale data read by
+# the compiler is never a header; the compiler's packages were executed; an
+# undeclared-but-untouched build dependency is reported; without --system the command says
+# what it cannot see.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd cc
@@ -12,9 +15,32 @@ mkdir "$T/ws" && cd "$T/ws"
 printf '#include <zlib.h>\nint main(void) { return zlibVersion()[0] == 0; }\n' > z.c
 bt run --system -o "$T/sys.db" -- cc -o z z.c -lz
 out=$(bt packages -d "$T/sys.db" --build-depends 'zlib1g-dev | libz-dev, libnothere-dev (>= 1)')
-printf '%s\n' "$out" | grep -Eq "^  zlib1g-dev +[^ ]+ +source zlib [^ ]+ .*incorporated" || fail "zlib1g-dev incorporated: $out"
+printf '%s\n' "$out" | grep -Eq "^  zlib1g-dev +[^ ]+ +source zlib [^ ]+ .*headers compiled in" || fail "zlib1g-dev headers: $out"
+! printf '%s\n' "$out" | grep -Eq "^  zlib1g-dev .*, incorporated" || fail "zlib1g-dev's headers counted as code: $out"
+assert_contains "$out" "incorporated statically (Built-Using candidates): none" "no candidate from headers and runtime"
+assert_contains "$out" "not candidates: toolchain runtime, linked under its license exception:" "runtime listed apart"
+assert_contains "$out" "not candidates: headers only (compiled in, no code linked):" "headers listed apart"
+printf '%s\n' "$out" | grep "headers only" | grep -q "zlib1g-dev" || fail "zlib1g-dev not among headers only: $out"
 src_ver=$(dpkg-query -W -f='${source:Version}' zlib1g-dev)
-assert_contains "$out" "zlib (= $src_ver)" "Built-Using candidate"
+libz_a=$(dpkg-query -L zlib1g-dev | grep '/libz\.a$' | head -n 1)
+if [ -n "$libz_a" ]; then
+    bt run --system -o "$T/static.db" -- cc -o zs z.c "$libz_a"
+    out_s=$(bt packages -d "$T/static.db")
+    assert_contains "$out_s" "Built-Using candidates): zlib (= $src_ver)" "libz.a linked: zlib is a candidate"
+    printf '%s\n' "$out_s" | grep -Eq "^  zlib1g-dev .*, incorporated" || fail "zlib1g-dev incorporated: $out_s"
+else
+    missing_part "libz.a in zlib1g-dev"
+fi
+# Runtime data (locales, gconv, ld.so.cache) is never a header, library or script.
+bt inputs -d "$T/sys.db" --roles z | python3 -c '
+import sys
+role = None
+for line in sys.stdin:
+    if not line.startswith("    ") and line.strip().endswith(":"):
+        role = line.strip()
+    elif any(d in line for d in ("/usr/lib/locale/", "/gconv/", "/etc/ld.so.cache")):
+        assert role is None or role.startswith("other"), (role, line)
+' || fail "runtime data classified as code"
 gcc_pkg=$(dpkg-query -S "$(readlink -f "$(command -v cc)")" | cut -d: -f1 | head -n 1)
 printf '%s\n' "$out" | grep -Eq "^  $gcc_pkg .*executed" || fail "the compiler's package ($gcc_pkg) was executed: $out"
 assert_contains "$out" "declared build dependencies never touched (1): libnothere-dev" "untouched"
@@ -23,7 +49,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["system_traced"] is True
 z = [p for p in d["packages"] if p["package"] == "zlib1g-dev"][0]
-assert z["source"] == "zlib" and z["incorporated"] and not z["executed"], z
+assert z["source"] == "zlib" and z["headers"] and not z["incorporated"] and not z["executed"], z
 '
 # Without --system: no reads under /usr, and the output says why.
 bt run -o "$T/plain.db" -- cc -o z z.c -lz

@@ -64,11 +64,29 @@ static void test_programs(void)
     g_assert_false(progkind_is_build_driver("makeinfo"));
 }
 
+/* Runtime data and toolchain runtime, by path. */
+static void test_runtime(void)
+{
+    g_assert_true(filekind_is_runtime_data("/usr/lib/locale/C.utf8/LC_CTYPE"));
+    g_assert_true(filekind_is_runtime_data("/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache"));
+    g_assert_true(filekind_is_runtime_data("/etc/ld.so.cache"));
+    g_assert_true(filekind_is_runtime_data("/usr/share/zoneinfo/UTC"));
+    g_assert_false(filekind_is_runtime_data("/usr/include/locale.h"));
+    g_assert_false(filekind_is_runtime_data("/usr/lib/x86_64-linux-gnu/libz.a"));
+    g_assert_nonnull(filekind_toolchain_runtime("/usr/lib/x86_64-linux-gnu/Scrt1.o"));
+    g_assert_nonnull(filekind_toolchain_runtime("/usr/lib/gcc/x86_64-linux-gnu/12/crtbeginS.o"));
+    g_assert_nonnull(filekind_toolchain_runtime("/usr/lib/gcc/x86_64-linux-gnu/12/libgcc.a"));
+    g_assert_nonnull(filekind_toolchain_runtime("/usr/lib/x86_64-linux-gnu/libc_nonshared.a"));
+    g_assert_null(filekind_toolchain_runtime("/usr/lib/x86_64-linux-gnu/libz.a"));
+    g_assert_null(filekind_toolchain_runtime("/w/src/crt.c"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/filekind/kinds", test_kinds);
     g_test_add_func("/filekind/cc-and-code", test_cc_and_code);
     g_test_add_func("/progkind/programs", test_programs);
+    g_test_add_func("/filekind/runtime", test_runtime);
     return g_test_run();
 }

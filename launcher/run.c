@@ -465,13 +465,22 @@ struct run {
     int status;                    /* run_main's exit status */
 };
 
+/* The deepest planned tree holding `path`, or NULL. */
+static const char *tree_of(const struct run *r, const char *path)
+{
+    const char *best = NULL;
+    for (guint k = 0; k < r->trees->len; k++) {
+        const char *t = g_array_index(r->trees, struct run_tree, k).path;
+        if (path_is_under(path, t) && (!best || strlen(t) > strlen(best)))
+            best = t;
+    }
+    return best;
+}
+
 /* Whether `path` is inside (or is) a tree already planned for mounting. */
 static bool traced_already(const struct run *r, const char *path)
 {
-    for (guint k = 0; k < r->trees->len; k++)
-        if (path_is_under(path, g_array_index(r->trees, struct run_tree, k).path))
-            return true;
-    return false;
+    return tree_of(r, path) != NULL;
 }
 
 /* The top of the filesystem as a build sees it, traced: every directory in / but the system
@@ -512,17 +521,6 @@ static void unescape_mountinfo(char *s)
     *out = '\0';
 }
 
-/* The deepest planned tree holding `path`, or NULL. */
-static const char *tree_of(const struct run *r, const char *path)
-{
-    const char *best = NULL;
-    for (guint k = 0; k < r->trees->len; k++) {
-        const char *t = g_array_index(r->trees, struct run_tree, k).path;
-        if (path_is_under(path, t) && (!best || strlen(t) > strlen(best)))
-            best = t;
-    }
-    return best;
-}
 
 /* A filesystem mounted inside a traced tree is reached through it, but a tree is one mount
  * with one set of flags: one mounted with other restrictions (nosuid, nodev, noexec,

@@ -545,8 +545,7 @@ void tracedb_discard(const char *path)
     }
 }
 
-/* Whether SQLite result `rc` means the file's content is wrong (damage), not a lock or memory. */
-static bool rc_is_damage(int rc)
+bool tracedb_rc_is_damage(int rc)
 {
     int primary = rc & 0xff;
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_FORMAT ||
@@ -580,7 +579,7 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     if (rc != SQLITE_OK) {
         char *msg = g_strdup(db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
-        return set_err(err_detail, rc_is_damage(rc) ? -EBADMSG : -EIO, msg);
+        return set_err(err_detail, tracedb_rc_is_damage(rc) ? -EBADMSG : -EIO, msg);
     }
     sqlite3_busy_timeout(db, 5000);
     /* meta tells ours from other SQLite files; an error reading it (not "no such table") is
@@ -611,7 +610,7 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
             r = -EINVAL;
             msg = g_strdup("not a buildtrail trace (an SQLite database of something else)");
         } else {
-            r = rc_is_damage(rc) || (rc & 0xff) == SQLITE_ERROR ? -EBADMSG : -EIO;
+            r = tracedb_rc_is_damage(rc) || (rc & 0xff) == SQLITE_ERROR ? -EBADMSG : -EIO;
             msg = g_strdup(sqlite3_errmsg(db));
         }
     } else if (!format || strcmp(format, "buildtrail")) {

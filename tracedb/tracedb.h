@@ -147,6 +147,10 @@ struct tracedb_run_end {
 };
 int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err);
 
+/* Whether SQLite result `rc` says the file's content is wrong (corrupt, not a database, a short
+ * read of a truncated file), rather than a lock, memory or permissions. */
+bool tracedb_rc_is_damage(int rc);
+
 /* Open an existing trace read-only (a symlink is followed; nothing blocks on a FIFO or device).
  * -ENOENT: no such file; -EINVAL: not a buildtrail trace (not a regular file, empty, not
  * SQLite, or SQLite without buildtrail's meta); -EBADMSG: a trace whose content is damaged

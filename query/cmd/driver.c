@@ -214,13 +214,11 @@ static void json_opt_string(GString *out, const char *key, const char *s)
 /* ISO 8601 UTC for wall-clock nanoseconds. */
 static void iso_utc(GString *out, int64_t ns)
 {
-    time_t secs = (time_t)(ns / 1000000000);
-    struct tm tm;
     char buf[32];
-    if (!gmtime_r(&secs, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm))
-        g_string_append(out, "null");
-    else
+    if (text_iso_utc(ns, buf))
         g_string_append_printf(out, "\"%s\"", buf);
+    else
+        g_string_append(out, "null");
 }
 
 void query_json_trace(GString *out, struct qdb *q)

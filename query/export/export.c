@@ -152,15 +152,11 @@ int query_export_main(int argc, char **argv)
     for (size_t i = 0; format && i < G_N_ELEMENTS(formats); i++)
         if (!strcmp(format, formats[i].name))
             fmt = &formats[i];
-    if (!fmt || optind < argc) {
-        if (optind < argc)
-            fprintf(stderr, "buildtrail export: unexpected argument '%s'; see 'buildtrail export "
-                            "--help'\n", argv[optind]);
-        else
-            fprintf(stderr, "buildtrail export: %s%s%s; choose one with --format (see 'buildtrail "
-                            "export --help' for the list)\n",
-                    format ? "'" : "no format given", format ? format : "",
-                    format ? "' is not a format" : "");
+    if (!fmt) { /* (operands were refused by query_parse: max_operands 0) */
+        fprintf(stderr, "buildtrail export: %s%s%s; choose one with --format (see 'buildtrail "
+                        "export --help' for the list)\n",
+                format ? "'" : "no format given", format ? format : "",
+                format ? "' is not a format" : "");
         g_ptr_array_free(collapse, TRUE);
         return 2;
     }

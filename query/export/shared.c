@@ -9,11 +9,7 @@
 /* Build-relative time in microseconds (Trace Event format) and ISO 8601 wall-clock time. */
 void ex_iso_time(struct export_ctx *x, int64_t boot_ns, char buf[32])
 {
-    int64_t real = x->run.start_realtime_ns + (boot_ns - x->run.start_ns);
-    time_t secs = (time_t)(real / 1000000000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    text_iso_utc(x->run.start_realtime_ns + (boot_ns - x->run.start_ns), buf);
 }
 
 /* An attestation of an incomplete trace says so: `,"KEY":"INCOMPLETE TRACE: why; …"` (nothing

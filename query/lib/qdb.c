@@ -26,16 +26,9 @@ static void free_process(gpointer p)
 
 bool qdb_rc_is_damage(int rc)
 {
-    switch (rc & 0xff) {
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-    case SQLITE_FORMAT:
-    case SQLITE_ERROR: /* no such table or column: a trace missing part of its schema */
-    case SQLITE_SCHEMA:
-        return true;
-    default:
-        return rc == SQLITE_IOERR_SHORT_READ;
-    }
+    /* A statement on a trace also fails for its schema: no such table or column is a trace
+     * missing part of what its version has. */
+    return tracedb_rc_is_damage(rc) || (rc & 0xff) == SQLITE_ERROR || (rc & 0xff) == SQLITE_SCHEMA;
 }
 
 void qdb_fail(struct qdb *q, int rc)

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 
 /* Length of the valid UTF-8 sequence at s (at most len bytes), or 0 if invalid. */
 static size_t utf8_seq(const unsigned char *s, size_t len)
@@ -156,4 +157,12 @@ void json_argv(GString *out, const char *argv, size_t len)
         start = i + 1;
     }
     g_string_append_c(out, ']');
+}
+
+gboolean text_iso_utc(gint64 realtime_ns, char buf[32])
+{
+    time_t secs = (time_t)(realtime_ns / 1000000000);
+    struct tm tm;
+    buf[0] = '\0';
+    return gmtime_r(&secs, &tm) && strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

@@ -24,3 +24,6 @@ void text_argv(GString *out, const char *argv, size_t len);
 void json_string(GString *out, const char *s, size_t len);
 /* argv as a JSON array of strings. */
 void json_argv(GString *out, const char *argv, size_t len);
+/* Wall-clock nanoseconds as ISO 8601 UTC ("2026-12-01T06:00:53Z") in buf; false (buf empty)
+ * when the time cannot be represented. */
+gboolean text_iso_utc(gint64 realtime_ns, char buf[32]);

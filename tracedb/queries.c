@@ -192,6 +192,10 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN files f ON f.id = "
         "a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ
         " AND a.result = 0 AND v.origin = 1",
+    [TQ_SYMLINKS_FOLLOWED] =
+        "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
+        TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
+    [TQ_ENVIRONMENTS] = "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id",
     [TQ_FOUND_INPUTS] =
         "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "
         "v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_READ

@@ -96,6 +96,8 @@ enum tracedb_query {
     TQ_FOUND_VERSIONS_OPENED, /* the found versions the build opened for reading (?1 unused) */
     /* packages: (path, kind, version) of every found file read or executed */
     TQ_FOUND_READS_WITH_PATHS,
+    TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */
+    TQ_ENVIRONMENTS, /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
     TQ_FOUND_INPUTS, /* verify: (path, sha256) of every found file read or executed, by path */
 
     /* Output */

@@ -1,5 +1,6 @@
 /* packages: the Debian packages whose files the build read, and which it incorporated. */
 #include "driver.h"
+#include "debdeps.h"
 #include "filekind.h"
 #include "dpkgdb.h"
 #include "query.h"
@@ -14,19 +15,24 @@
 struct pkg_use {
     const struct dpkg_pkg *pkg;
     unsigned files;
+    unsigned links;    /* symlinks of it the build followed */
     bool incorporated; /* its code went into a product: a source, an object, a static
                         * archive's members (a Built-Using candidate) */
     bool runtime;      /* toolchain runtime of it was linked in, under its license exception */
     bool headers;      /* headers of it were compiled into a product */
     bool executed;
-    char *example;     /* one file of it the build read */
 };
 
-static void free_use(gpointer p)
+/* The use of `pkg`, made on first sight. */
+static struct pkg_use *use_of(GHashTable *uses, const struct dpkg_pkg *pkg)
 {
-    struct pkg_use *u = p;
-    g_free(u->example);
-    g_free(u);
+    struct pkg_use *u = g_hash_table_lookup(uses, pkg);
+    if (!u) {
+        u = g_new0(struct pkg_use, 1);
+        u->pkg = pkg;
+        g_hash_table_insert(uses, (gpointer)pkg, u);
+    }
+    return u;
 }
 
 static gint by_name(gconstpointer a, gconstpointer b)
@@ -36,23 +42,132 @@ static gint by_name(gconstpointer a, gconstpointer b)
     return c ? c : strcmp(x->pkg->arch, y->pkg->arch);
 }
 
-/* Package names of a Build-Depends value: the first alternative of each clause, without
- * version, architecture qualifiers or restrictions. */
-static GPtrArray *declared_names(const char *list)
+/* Whether a package the build used is, or provides, `name`. */
+static bool name_used(const GPtrArray *list, const char *name)
 {
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    g_auto(GStrv) clauses = g_strsplit(list, ",", -1);
-    for (char **c = clauses; *c; c++) {
-        char *first = g_strstrip(*c);
-        size_t n = strcspn(first, " \t(|[<:\n");
-        if (n)
-            g_ptr_array_add(names, g_strndup(first, n));
+    for (guint k = 0; k < list->len; k++) {
+        const struct pkg_use *u = list->pdata[k];
+        if (!strcmp(u->pkg->name, name))
+            return true;
+        for (char **p = u->pkg->provides; *p; p++)
+            if (!strcmp(*p, name))
+                return true;
     }
-    return names;
+    return false;
+}
+
+/* The packages `name` Depends or Pre-Depends on that come from its own source package (the
+ * same software, split: python3 and python3-minimal) and that the build used, "a, b", or
+ * NULL.  Dependencies of other sources do not count: every program uses libc6. */
+static char *used_dependencies(struct dpkgdb *db, const GPtrArray *list, const char *name)
+{
+    const struct dpkg_pkg *pkg = dpkgdb_package(db, name);
+    if (!pkg)
+        return NULL;
+    GString *via = g_string_new(NULL);
+    for (char **d = pkg->depends; *d; d++) {
+        const struct dpkg_pkg *dep = dpkgdb_package(db, *d);
+        if (dep && !strcmp(dep->source, pkg->source) && name_used(list, *d))
+            g_string_append_printf(via, "%s%s", via->len ? ", " : "", *d);
+    }
+    return via->len ? g_string_free(via, FALSE) : (g_string_free(via, TRUE), NULL);
+}
+
+/* The declared clauses (a Build-Depends value) sorted into those the build did not touch
+ * but touched a dependency of their own source (python3, whose /usr/bin/python3 is
+ * python3-minimal's), those it did not touch at all, and those that do not apply to this
+ * build (architecture, profiles); each as its alternatives' names, "a | b", the first with
+ * " (through DEPS)". */
+static void check_declared(const char *declared, struct dpkgdb *db, const GPtrArray *list,
+                           const char *arch, const char *const *profiles, GPtrArray *through,
+                           GPtrArray *untouched, GPtrArray *not_applicable)
+{
+    GPtrArray *clauses = debdeps_parse(declared, strlen(declared));
+    for (guint i = 0; i < clauses->len; i++) {
+        const struct debdep_clause *c = clauses->pdata[i];
+        GString *all = g_string_new(NULL), *applying = g_string_new(NULL);
+        bool used = false;
+        char *via = NULL;
+        for (guint a = 0; a < c->alts->len; a++) {
+            const struct debdep_alt *alt = c->alts->pdata[a];
+            g_string_append_printf(all, "%s%s", a ? " | " : "", alt->name);
+            if (!debdeps_applies(alt, arch, profiles))
+                continue;
+            g_string_append_printf(applying, "%s%s", applying->len ? " | " : "", alt->name);
+            used |= name_used(list, alt->name);
+            if (!via)
+                via = used_dependencies(db, list, alt->name);
+        }
+        if (!applying->len)
+            g_ptr_array_add(not_applicable, g_string_free(all, FALSE));
+        else
+            g_string_free(all, TRUE);
+        if (applying->len && !used && via)
+            g_ptr_array_add(through, g_strdup_printf("%s (through %s)", applying->str, via));
+        else if (applying->len && !used)
+            g_ptr_array_add(untouched, g_strdup(applying->str));
+        g_string_free(applying, TRUE);
+        g_free(via);
+    }
+    g_ptr_array_free(clauses, TRUE);
+}
+
+static gint by_path(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Unowned paths, sorted; a directory holding three or more of them is one line with the
+ * count (dpkg-shlibdeps reads all of /var/lib/dpkg/info), the rest one line each.  --json
+ * has every path. */
+static void append_unowned(GString *out, GPtrArray *unowned)
+{
+    g_ptr_array_sort(unowned, by_path);
+    for (guint i = 0; i < unowned->len;) {
+        const char *p = unowned->pdata[i], *slash = strrchr(p, '/');
+        size_t dl = slash ? (size_t)(slash - p) + 1 : 0;
+        guint n = 1;
+        while (i + n < unowned->len) {
+            const char *q = unowned->pdata[i + n];
+            if (strncmp(q, p, dl) || strchr(q + dl, '/'))
+                break;
+            n++;
+        }
+        if (n >= 3) {
+            g_string_append(out, "  ");
+            text_escape(out, p, dl);
+            g_string_append_printf(out, " (%u files)\n", n);
+        } else {
+            for (guint k = 0; k < n; k++) {
+                g_string_append(out, "  ");
+                text_escape(out, unowned->pdata[i + k], strlen(unowned->pdata[i + k]));
+                g_string_append_c(out, '\n');
+            }
+        }
+        i += n;
+    }
+}
+
+static void append_names(GString *out, const GPtrArray *names)
+{
+    for (guint i = 0; i < names->len; i++)
+        g_string_append_printf(out, "%s%s", i ? ", " : " ", (const char *)names->pdata[i]);
+    g_string_append_c(out, '\n');
+}
+
+static void json_names(GString *out, const GPtrArray *names)
+{
+    g_string_append_c(out, '[');
+    for (guint i = 0; i < names->len; i++) {
+        if (i)
+            g_string_append_c(out, ',');
+        json_string(out, names->pdata[i], strlen(names->pdata[i]));
+    }
+    g_string_append_c(out, ']');
 }
 
 struct packages_cli {
-    const char *declared, *admindir;
+    const char *declared, *admindir, *arch, *profiles;
 };
 
 static int packages_option(void *ctx, int c, const char *arg)
@@ -61,6 +176,8 @@ static int packages_option(void *ctx, int c, const char *arg)
     switch (c) {
     case 'B': p->declared = arg; return 0;
     case 'A': p->admindir = arg; return 0;
+    case 'H': p->arch = arg; return 0;
+    case 'P': p->profiles = arg; return 0;
     }
     return 2;
 }
@@ -68,6 +185,8 @@ static int packages_option(void *ctx, int c, const char *arg)
 static const struct option packages_options[] = {
     {"build-depends", required_argument, NULL, 'B'},
     {"admindir", required_argument, NULL, 'A'},
+    {"host-arch", required_argument, NULL, 'H'},
+    {"profiles", required_argument, NULL, 'P'},
     {0}};
 
 static const struct query_command packages_command = {
@@ -79,11 +198,18 @@ static const struct query_command packages_command = {
              "compiled source: candidates for Built-Using / Static-Built-Using), and apart,\n"
              "with the reason, toolchain runtime linked under its license exception (crt*.o,\n"
              "libgcc, libc_nonshared) and headers only compiled in; which it only executed;\n"
-             "and, with\n"
-             "--build-depends, the declared build dependencies it never touched.  Needs a\n"
+             "and, with --build-depends, the declared build dependencies it never touched: a\n"
+             "clause counts as touched when the build read, ran or followed a symlink of a\n"
+             "package that is, or Provides, one of its alternatives; clauses whose\n"
+             "[architectures] or <profiles> exclude this build are listed apart.  Needs a\n"
              "trace recorded with 'buildtrail run --system' to see reads under /usr.\n",
     .options_help = "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
-                    "                        zlib1g-dev | libz-dev'), or @FILE to read it\n"
+                    "                        zlib1g-dev | libz-dev'), or @FILE: a debian/control\n"
+                    "                        or .dsc (its Build-Depends, -Arch, -Indep) or a value\n"
+                    "      --host-arch ARCH  for [arch] qualifiers (default: DEB_HOST_ARCH in the\n"
+                    "                        build's environment, else dpkg's architecture)\n"
+                    "      --profiles LIST   active build profiles, for <profile> qualifiers\n"
+                    "                        (default: DEB_BUILD_PROFILES in the build's environment)\n"
                     "      --admindir DIR    dpkg's database (default /var/lib/dpkg)\n",
     .options = packages_options,
     .option = packages_option,
@@ -103,6 +229,11 @@ int query_packages_main(int argc, char **argv)
             fprintf(stderr, "buildtrail packages: cannot read %s; give a readable file after "
                             "--build-depends @\n", declared + 1);
             return 2;
+        }
+        char *fields = debdeps_from_control(declared_text, strlen(declared_text));
+        if (fields) {
+            g_free(declared_text);
+            declared_text = fields;
         }
         declared = declared_text;
     }
@@ -157,7 +288,7 @@ int query_packages_main(int argc, char **argv)
     g_array_unref(written);
 
     /* Every found file the build read or executed outside its own directory. */
-    GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_use);
+    GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     GPtrArray *unowned = g_ptr_array_new_with_free_func(g_free);
     sqlite3_stmt *st = NULL;
     qdb_prepare(q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
@@ -173,13 +304,7 @@ int query_packages_main(int argc, char **argv)
             g_ptr_array_add(unowned, g_strdup(path));
             continue;
         }
-        struct pkg_use *u = g_hash_table_lookup(uses, pkg);
-        if (!u) {
-            u = g_new0(struct pkg_use, 1);
-            u->pkg = pkg;
-            u->example = g_strdup(path);
-            g_hash_table_insert(uses, (gpointer)pkg, u);
-        }
+        struct pkg_use *u = use_of(uses, pkg);
         u->files++;
         if (kind == TRACEDB_EXEC)
             u->executed = true;
@@ -187,6 +312,23 @@ int query_packages_main(int argc, char **argv)
         u->incorporated |= (use & USE_CODE) != 0;
         u->runtime |= (use & USE_RUNTIME) != 0;
         u->headers |= (use & USE_HEADER) != 0;
+    }
+    sqlite3_finalize(st);
+    /* A symlink the build followed uses the package that ships it (/usr/bin/python3 of
+     * python3, whose target python3.11 is python3.11-minimal's); unowned links
+     * (/etc/alternatives) say nothing. */
+    st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
+        qdb_bind_int64(q, st, 1, 0);
+    while (st && qdb_row(q, st)) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        if (!strncmp(path, cwd, cl) && (path[cl] == '/' || !path[cl]))
+            continue;
+        const struct dpkg_pkg *pkg = dpkgdb_owner(db, path);
+        if (!pkg)
+            continue;
+        struct pkg_use *u = use_of(uses, pkg);
+        u->links++;
     }
     sqlite3_finalize(st);
 
@@ -198,20 +340,23 @@ int query_packages_main(int argc, char **argv)
         g_ptr_array_add(list, value);
     g_ptr_array_sort(list, by_name);
     GPtrArray *untouched = g_ptr_array_new_with_free_func(g_free);
-    if (declared) {
-        GPtrArray *names = declared_names(declared);
-        for (guint i = 0; i < names->len; i++) {
-            const char *n = names->pdata[i];
-            bool used = false;
-            for (guint k = 0; k < list->len && !used; k++) {
-                const struct pkg_use *u = list->pdata[k];
-                used = !strcmp(u->pkg->name, n);
-            }
-            if (!used)
-                g_ptr_array_add(untouched, g_strdup(n));
-        }
-        g_ptr_array_free(names, TRUE);
-    }
+    GPtrArray *not_applicable = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *through = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *env_arch = NULL, *env_profiles = NULL;
+    const char *arch = pc.arch;
+    if (!arch && (env_arch = qdb_env_first_value(q, "DEB_HOST_ARCH")) && *env_arch)
+        arch = env_arch;
+    if (!arch)
+        arch = dpkgdb_native_arch(db);
+    if (!arch)
+        arch = "amd64"; /* no dpkg package in the database: a test's made-up one */
+    const char *profile_list = pc.profiles;
+    if (!profile_list)
+        profile_list = env_profiles = qdb_env_first_value(q, "DEB_BUILD_PROFILES");
+    g_auto(GStrv) profiles = g_strsplit_set(profile_list ? profile_list : "", " ,", -1);
+    if (declared)
+        check_declared(declared, db, list, arch, (const char *const *)profiles, through,
+                       untouched, not_applicable);
 
     GString *out = g_string_new(NULL);
     if (o.json) {
@@ -224,13 +369,14 @@ int query_packages_main(int argc, char **argv)
                                         "\"version\":\"%s\",\"source\":\"%s\","
                                         "\"source_version\":\"%s\",\"files\":%u,"
                                         "\"incorporated\":%s,\"toolchain_runtime\":%s,"
-                                        "\"headers\":%s,\"executed\":%s}",
+                                        "\"headers\":%s,\"executed\":%s,"
+                                        "\"symlinks_followed\":%u}",
                                    i ? "," : "", u->pkg->name, u->pkg->arch, u->pkg->version,
                                    u->pkg->source, u->pkg->source_version, u->files,
                                    u->incorporated ? "true" : "false",
                                    u->runtime ? "true" : "false",
                                    u->headers ? "true" : "false",
-                                   u->executed ? "true" : "false");
+                                   u->executed ? "true" : "false", u->links);
         }
         g_string_append(out, "],\"unowned\":[");
         for (guint i = 0; i < unowned->len; i++) {
@@ -238,13 +384,26 @@ int query_packages_main(int argc, char **argv)
                 g_string_append_c(out, ',');
             json_string(out, unowned->pdata[i], strlen(unowned->pdata[i]));
         }
-        g_string_append(out, "],\"declared_untouched\":[");
-        for (guint i = 0; i < untouched->len; i++) {
-            if (i)
-                g_string_append_c(out, ',');
-            json_string(out, untouched->pdata[i], strlen(untouched->pdata[i]));
+        g_string_append(out, "]");
+        if (declared) {
+            g_string_append(out, ",\"host_architecture\":");
+            json_string(out, arch, strlen(arch));
+            g_string_append(out, ",\"build_profiles\":[");
+            bool first = true;
+            for (char **pr = profiles; *pr; pr++)
+                if (**pr) {
+                    g_string_append(out, first ? "" : ",");
+                    json_string(out, *pr, strlen(*pr));
+                    first = false;
+                }
+            g_string_append(out, "],\"declared_untouched\":");
+            json_names(out, untouched);
+            g_string_append(out, ",\"declared_through_dependencies\":");
+            json_names(out, through);
+            g_string_append(out, ",\"declared_not_applicable\":");
+            json_names(out, not_applicable);
         }
-        g_string_append(out, "]}\n");
+        g_string_append(out, "}\n");
     } else {
         if (!system_traced)
             g_string_append(out, "note: this trace did not trace /usr (record with 'buildtrail run "
@@ -252,9 +411,18 @@ int query_packages_main(int argc, char **argv)
         g_string_append_printf(out, "packages used (%u):\n", list->len);
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];
-            g_string_append_printf(out, "  %-28s %-24s source %s %s  %u file%s%s%s%s%s\n",
+            g_autofree char *links = u->links ? g_strdup_printf(
+                                                     "%s%u symlink%s followed",
+                                                     u->files ? ", " : "", u->links,
+                                                     u->links == 1 ? "" : "s")
+                                               : NULL;
+            g_autofree char *files = u->files || !u->links
+                                         ? g_strdup_printf("%u file%s", u->files,
+                                                           u->files == 1 ? "" : "s")
+                                         : g_strdup("");
+            g_string_append_printf(out, "  %-28s %-24s source %s %s  %s%s%s%s%s%s\n",
                                    u->pkg->name, u->pkg->version, u->pkg->source,
-                                   u->pkg->source_version, u->files, u->files == 1 ? "" : "s",
+                                   u->pkg->source_version, files, links ? links : "",
                                    u->incorporated ? ", incorporated" : "",
                                    u->runtime ? ", toolchain runtime" : "",
                                    u->headers ? ", headers compiled in" : "",
@@ -299,23 +467,34 @@ int query_packages_main(int argc, char **argv)
         if (unowned->len) {
             g_string_append_printf(out, "read outside the build and owned by no package (%u):\n",
                                    unowned->len);
-            for (guint i = 0; i < unowned->len; i++) {
-                g_string_append(out, "  ");
-                text_escape(out, unowned->pdata[i], strlen(unowned->pdata[i]));
-                g_string_append_c(out, '\n');
-            }
+            append_unowned(out, unowned);
         }
         if (declared) {
             g_string_append_printf(out, "declared build dependencies never touched (%u):",
                                    untouched->len);
-            for (guint i = 0; i < untouched->len; i++)
-                g_string_append_printf(out, " %s", (char *)untouched->pdata[i]);
-            g_string_append_c(out, '\n');
+            append_names(out, untouched);
+            if (through->len) {
+                g_string_append_printf(out, "declared build dependencies not touched "
+                                            "themselves, only their own source's packages "
+                                            "they depend on (%u):",
+                                       through->len);
+                append_names(out, through);
+            }
+            if (not_applicable->len) {
+                g_string_append_printf(out, "declared build dependencies that do not apply to "
+                                            "%s%s%s (%u):", arch,
+                                       profile_list && *profile_list ? " with profiles " : "",
+                                       profile_list && *profile_list ? profile_list : "",
+                                       not_applicable->len);
+                append_names(out, not_applicable);
+            }
         }
     }
     int status = query_emit(q, out) ? 1 : 0;
     g_string_free(out, TRUE);
     g_ptr_array_free(untouched, TRUE);
+    g_ptr_array_free(not_applicable, TRUE);
+    g_ptr_array_free(through, TRUE);
     g_ptr_array_free(list, TRUE);
     g_ptr_array_free(unowned, TRUE);
     g_hash_table_destroy(uses);

@@ -1,6 +1,7 @@
 /* dpkgdb — see dpkgdb.h for the contract. */
 #include "dpkgdb.h"
 
+#include "debdeps.h"
 #include "lines.h"
 
 #include <errno.h>
@@ -23,6 +24,8 @@ void dpkg_pkg_free(gpointer p)
     g_free(k->version);
     g_free(k->source);
     g_free(k->source_version);
+    g_strfreev(k->provides);
+    g_strfreev(k->depends);
     g_free(k);
 }
 
@@ -41,12 +44,39 @@ static char *field(const char *line, size_t len, const char *name)
     return g_strndup(line + i, end - i);
 }
 
-static void finish(struct dpkg_pkg *k, bool installed, GPtrArray *pkgs)
+/* The package names of a relationship field, each once (NULL-terminated). */
+static char **relation_names(const GString *field)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GPtrArray *clauses = debdeps_parse(field->str, field->len);
+    for (guint i = 0; i < clauses->len; i++) {
+        const struct debdep_clause *c = clauses->pdata[i];
+        for (guint a = 0; a < c->alts->len; a++) {
+            const char *n = ((const struct debdep_alt *)c->alts->pdata[a])->name;
+            bool dup = false;
+            for (guint j = 0; j < names->len && !dup; j++)
+                dup = !strcmp(names->pdata[j], n);
+            if (!dup)
+                g_ptr_array_add(names, g_strdup(n));
+        }
+    }
+    g_ptr_array_free(clauses, TRUE);
+    g_ptr_array_add(names, NULL);
+    return (char **)g_ptr_array_free(names, FALSE);
+}
+
+/* The relationship fields kept, with continuation lines folded. */
+enum { REL_PROVIDES, REL_DEPENDS, REL_N };
+static const char *const rel_fields[][3] = {{"Provides", NULL}, {"Depends", "Pre-Depends", NULL}};
+
+static void finish(struct dpkg_pkg *k, bool installed, GString *const *rel, GPtrArray *pkgs)
 {
     if (!k->name || !*k->name || !installed) {
         dpkg_pkg_free(k);
         return;
     }
+    k->provides = relation_names(rel[REL_PROVIDES]);
+    k->depends = relation_names(rel[REL_DEPENDS]);
     if (!k->version)
         k->version = g_strdup("");
     if (!k->arch)
@@ -77,20 +107,42 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
 {
     struct dpkg_pkg *k = g_new0(struct dpkg_pkg, 1);
     bool installed = false;
+    int in_rel = -1; /* the relationship field a continuation line belongs to */
+    GString *rel[REL_N];
+    for (int r = 0; r < REL_N; r++)
+        rel[r] = g_string_new(NULL);
     struct lines it = {text, len, 0};
     const char *line;
     size_t l;
     while (lines_next(&it, &line, &l)) {
         if (l == 0 || (l == 1 && line[0] == '\r')) {
             /* A blank line ends a stanza. */
-            finish(k, installed, pkgs);
+            finish(k, installed, rel, pkgs);
             k = g_new0(struct dpkg_pkg, 1);
             installed = false;
+            in_rel = -1;
+            for (int r = 0; r < REL_N; r++)
+                g_string_truncate(rel[r], 0);
             continue;
         }
         if (memchr(line, '\0', l))
             continue; /* not text */
         char *v;
+        if (line[0] == ' ' || line[0] == '\t') {
+            if (in_rel >= 0) /* a continuation line */
+                g_string_append_len(g_string_append_c(rel[in_rel], ' '), line, l);
+            continue;
+        }
+        in_rel = -1;
+        for (int r = 0; r < REL_N && in_rel < 0; r++)
+            for (const char *const *f = rel_fields[r]; *f && in_rel < 0; f++)
+                if ((v = field(line, l, *f))) {
+                    g_string_append(g_string_append(rel[r], rel[r]->len ? ", " : ""), v);
+                    g_free(v);
+                    in_rel = r;
+                }
+        if (in_rel >= 0)
+            continue;
         if ((v = field(line, l, "Package"))) {
             g_free(k->name);
             k->name = v;
@@ -108,7 +160,9 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
             g_free(v);
         }
     }
-    finish(k, installed, pkgs);
+    finish(k, installed, rel, pkgs);
+    for (int r = 0; r < REL_N; r++)
+        g_string_free(rel[r], TRUE);
 }
 
 int dpkgdb_load(const char *admindir, struct dpkgdb **out)
@@ -177,6 +231,12 @@ const struct dpkg_pkg *dpkgdb_owner(struct dpkgdb *db, const char *path)
 const struct dpkg_pkg *dpkgdb_package(struct dpkgdb *db, const char *name)
 {
     return g_hash_table_lookup(db->by_name, name);
+}
+
+const char *dpkgdb_native_arch(struct dpkgdb *db)
+{
+    const struct dpkg_pkg *d = g_hash_table_lookup(db->by_name, "dpkg");
+    return d && *d->arch ? d->arch : NULL;
 }
 
 void dpkgdb_free(struct dpkgdb *db)

@@ -347,6 +347,30 @@ GBytes *qdb_process_env(struct qdb *q, int64_t id)
     return env;
 }
 
+char *qdb_env_first_value(struct qdb *q, const char *name)
+{
+    if (q->schema_version < 5)
+        return NULL;
+    size_t nl = strlen(name);
+    char *value = NULL;
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_ENVIRONMENTS), &st) && qdb_bind_int64(q, st, 1, 0)) {
+        while (!value && qdb_row(q, st)) {
+            const char *e = sqlite3_column_blob(st, 0);
+            size_t len = (size_t)sqlite3_column_bytes(st, 0), off = 0;
+            while (e && off < len && !value) {
+                const char *entry = e + off, *nul = memchr(entry, '\0', len - off);
+                size_t el = nul ? (size_t)(nul - entry) : len - off;
+                if (el > nl && entry[nl] == '=' && !memcmp(entry, name, nl))
+                    value = g_strndup(entry + nl + 1, el - nl - 1);
+                off += el + 1;
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return value;
+}
+
 int64_t qdb_file_id(struct qdb *q, const char *path)
 {
     sqlite3_stmt *st = NULL;

@@ -102,6 +102,10 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id);
  * alone when its value was redacted (g_bytes_unref it); NULL when the trace does not have it
  * (recorded before schema 5, or unreadable for that process). */
 GBytes *qdb_process_env(struct qdb *q, int64_t id);
+/* The value of NAME in the first recorded environment (in the order the build first started
+ * an image with it) that gives it one, or NULL: none does (a redacted entry has no value), or
+ * the trace has no environments (before schema 5).  g_free it. */
+char *qdb_env_first_value(struct qdb *q, const char *name);
 
 /* The id of a file path in the trace, 0 if the build never touched it. */
 int64_t qdb_file_id(struct qdb *q, const char *path);

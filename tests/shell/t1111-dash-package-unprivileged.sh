@@ -2,8 +2,12 @@
 # An unprivileged user's Debian package build, traced: dpkg-buildpackage of dash (fakeroot for
 # debian/rules binary) with --system and no other flag succeeds (`..`, where the .debs go, is
 # traced where it lies) and its .debs are byte-identical to the same user's native build at
-# the same path; who-wrote of ../dash_*.deb names dpkg-deb.  (Before, cp -a in dh_install
-# failed: chown to root gave EINVAL in the user namespace.)
+# the same path; who-wrote of ../dash_*.deb names dpkg-deb; `packages` finds no Built-Using
+# candidate (what went in is toolchain runtime and headers) and, given dash's own
+# debian/control, debhelper-compat (debhelper's Provides) and dpkg-dev touched and only
+# po-debconf never touched — rightly: this dash has no debconf templates, so nothing runs
+# po2debconf.  (Before, cp -a in dh_install failed: chown to root gave EINVAL in the user
+# namespace.)
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" != 0 ] || skip "applies to unprivileged builds (root builds need no fakeroot)"
 require_fuse
@@ -31,5 +35,10 @@ done
 [ "$(ls "$T"/native/*.deb | wc -l)" -ge 2 ] || fail "the native build made no packages"
 bt who-wrote -d "$T/trace.db" "$T/pkg/dash_0.5.12-2_amd64.deb" | grep -q "dpkg-deb --build" ||
     fail "who-wrote does not name dpkg-deb"
+out=$(bt packages -d "$T/trace.db" --build-depends @"$T/pkg/dash-0.5.12/debian/control")
+assert_contains "$out" "incorporated statically (Built-Using candidates): none" "no Built-Using candidate"
+assert_contains "$out" "declared build dependencies never touched (1): po-debconf" "only po-debconf untouched"
+[ ! -e "$T/pkg/dash-0.5.12/debian/templates" ] || fail "dash now has debconf templates: revise this test"
+printf '%s\n' "$out" | grep -q "not touched themselves" && fail "a declared build dependency touched only through another: $out"
 cd "$T"
 assert_no_leftovers

@@ -51,6 +51,23 @@ assert d["system_traced"] is True
 z = [p for p in d["packages"] if p["package"] == "zlib1g-dev"][0]
 assert z["source"] == "zlib" and z["headers"] and not z["incorporated"] and not z["executed"], z
 '
+# A symlink the build followed uses the package that ships it: /usr/bin/python3 is
+# python3-minimal's, its target python3.X-minimal's; a declared python3 (same source, not
+# touched itself) is reported as touched through python3-minimal, not as never touched.
+if [ -L /usr/bin/python3 ]; then
+    link_pkg=$(dpkg-query -S /usr/bin/python3 | cut -d: -f1)
+    exe_pkg=$(dpkg-query -S "$(readlink -f /usr/bin/python3)" | cut -d: -f1 | head -n 1)
+    bt run --system -o "$T/py.db" -- /usr/bin/python3 -S -c pass
+    out=$(bt packages -d "$T/py.db" --build-depends "$link_pkg, python3")
+    printf '%s\n' "$out" | grep -Eq "^  $link_pkg .*symlink followed" || fail "$link_pkg: symlink followed: $out"
+    printf '%s\n' "$out" | grep -Eq "^  $exe_pkg .*executed" || fail "$exe_pkg executed: $out"
+    assert_contains "$out" "never touched (0)" "the symlink's package is used"
+    if [ "$link_pkg" != python3 ] && dpkg-query -W python3 >/dev/null 2>&1; then
+        assert_contains "$out" "only their own source's packages they depend on (1): python3 (through $link_pkg" "python3 through $link_pkg"
+    fi
+else
+    missing_part "/usr/bin/python3 as a symlink"
+fi
 # Without --system: no reads under /usr, and the output says why.
 bt run -o "$T/plain.db" -- cc -o z z.c -lz
 out=$(bt packages -d "$T/plain.db")

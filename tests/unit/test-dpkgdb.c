@@ -12,14 +12,23 @@ static const char status[] =
     "Package: libfoo1\nStatus: deinstall ok config-files\nVersion: 1.0\n\n"
     "Package: gcc-12\nStatus: install ok installed\nArchitecture: amd64\n"
     "Source: gcc-12 (12.2.0-14)\nVersion: 12.2.0-14+b1\n\n"
+    "Package: debhelper\nStatus: install ok installed\nArchitecture: all\nVersion: 13.11.4\n"
+    "Provides: debhelper-compat (= 9), debhelper-compat (= 10),\n dh-sequence-dwz\n\n"
+    "Package: dpkg\nStatus: install ok installed\nArchitecture: arm64\nVersion: 1.21.22\n\n"
     "Package: dash\nStatus: install ok installed\nArchitecture: amd64\nVersion: 0.5.12-2";
 
 static void test_parse(void)
 {
     GPtrArray *pkgs = g_ptr_array_new_with_free_func(dpkg_pkg_free);
     dpkg_parse_status(status, strlen(status), pkgs);
-    g_assert_cmpuint(pkgs->len, ==, 3); /* libfoo1 is not installed */
-    const struct dpkg_pkg *z = pkgs->pdata[0], *g = pkgs->pdata[1], *d = pkgs->pdata[2];
+    g_assert_cmpuint(pkgs->len, ==, 5); /* libfoo1 is not installed */
+    const struct dpkg_pkg *z = pkgs->pdata[0], *g = pkgs->pdata[1], *h = pkgs->pdata[2],
+                          *d = pkgs->pdata[4];
+    /* Provides: names once each, continuation lines folded */
+    g_assert_cmpuint(g_strv_length(h->provides), ==, 2);
+    g_assert_cmpstr(h->provides[0], ==, "debhelper-compat");
+    g_assert_cmpstr(h->provides[1], ==, "dh-sequence-dwz");
+    g_assert_cmpuint(g_strv_length(z->provides), ==, 0);
     g_assert_cmpstr(z->name, ==, "zlib1g-dev");
     g_assert_cmpstr(z->source, ==, "zlib");
     g_assert_cmpstr(z->source_version, ==, "1:1.2.13.dfsg-1");
@@ -47,6 +56,7 @@ static void test_owner(void)
     g_assert_cmpstr(dpkgdb_owner(db, "/usr/bin/dash")->name, ==, "dash"); /* merged /usr */
     g_assert_null(dpkgdb_owner(db, "/etc/ld.so.cache"));
     g_assert_nonnull(dpkgdb_package(db, "gcc-12"));
+    g_assert_cmpstr(dpkgdb_native_arch(db), ==, "arm64"); /* dpkg's own */
     dpkgdb_free(db);
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
     g_assert_cmpint(system(cmd), ==, 0);

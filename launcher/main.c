@@ -13,6 +13,7 @@ struct command {
 
 static const struct command commands[] = {
     {"run", run_main, "run a build command and record its trace"},
+    {"info", query_info_main, "what a trace is: its run, how it ended, what it holds"},
     {"who-wrote", query_who_wrote_main, "which processes wrote a file"},
     {"who-read", query_who_read_main, "which processes read a file"},
     {"tree", query_tree_main, "the build's process tree"},

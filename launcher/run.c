@@ -8,6 +8,7 @@
 #include "recorder.h"
 #include "scratch.h"
 #include "queries.h"
+#include "textout.h"
 #include "tracedb.h"
 
 #include <dirent.h>
@@ -52,6 +53,8 @@ struct run_opts {
     GPtrArray *env_redact; /* char*: --env-redact patterns */
     bool private_tmp;
     bool system;
+    bool quiet;            /* -q: no summary line */
+    char *options;         /* the options as given, quoted (runs.options) */
     bool cache_lookups;
     int64_t hash_limit;
     mode_t output_mode;
@@ -91,7 +94,12 @@ static void usage(FILE *f)
           "                      targets: faster for configure scripts, include-path searches\n"
           "                      and --system, but each missing name and each symlink followed\n"
           "                      is recorded for the first process only, not for every one\n"
+          "  -q, --quiet         print no summary line at the end\n"
           "  -h, --help          show this help\n"
+          "\n"
+          "At the end, one line on stderr sums the trace up: processes, files read and\n"
+          "written, output, the trace's path and size, whether it is complete, and what\n"
+          "the build used that was not traced.\n"
           "\n"
           "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
           "could not set the build up or could not record it (the build is then stopped),\n"
@@ -112,12 +120,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
         {"output-mode", required_argument, NULL, 'P'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             g_free(o->db_path);
@@ -139,6 +148,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break;
         case 'M':
             o->cache_lookups = true;
+            break;
+        case 'q':
+            o->quiet = true;
             break;
         case 'P': {
             char *end;
@@ -178,6 +190,15 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         return -1;
     }
     o->argv = argv + optind;
+    GString *opts = g_string_new(NULL);
+    for (int i = 1; i < optind; i++) {
+        if (!strcmp(argv[i], "--") && i == optind - 1)
+            break;
+        if (opts->len)
+            g_string_append_c(opts, ' ');
+        text_quote_arg(opts, argv[i], strlen(argv[i]));
+    }
+    o->options = g_string_free(opts, FALSE);
     return 0;
 }
 
@@ -453,6 +474,7 @@ struct run {
     int map_pipe[2];
     bool ids_mapped;
     char *idmap_note, *ids_note, *unmapped_groups;
+    GPtrArray *not_traced;         /* top directories left untraced for want of room */
     struct run_watch watch;
     struct loop_ctx loop;
     pthread_t loop_thread;
@@ -583,8 +605,10 @@ static int plan_top_trees(struct run *r)
             (!r->o.system && name_in(name, system_tops, G_N_ELEMENTS(system_tops))) ||
             (r->private_tmp && !strcmp(name, "tmp")) || untraceable(path))
             continue;
-        if (r->trees->len >= NS_MAX_TREES - 2)
-            break;
+        if (r->trees->len >= NS_MAX_TREES - 2) {
+            g_ptr_array_add(r->not_traced, g_strdup(path)); /* said by the summary */
+            continue;
+        }
         struct run_tree t = {g_strdup(path), g_strdup(path), ROLE_TRACE};
         g_array_append_val(r->trees, t);
     }
@@ -776,7 +800,7 @@ static int prepare_trace(struct run *r)
             .argv = args_data, .argv_len = args_len, .cwd = r->cwd,
             .start_realtime_ns = realtime_ns(), .start_ns = rec_now_ns(),
             .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
-            .trees = rows, .n_trees = n_rows};
+            .options = r->o.options, .trees = rows, .n_trees = n_rows};
         if (tracedb_write_run_start(r->db, &start, &err) < 0) {
             fprintf(stderr, "buildtrail: cannot write the trace %s: %s; choose a writable place "
                             "with -o FILE\n", r->db_path, err);
@@ -1199,6 +1223,97 @@ static void run_finish(struct run *r)
     }
 }
 
+/* The top directory of an absolute path ("/usr" of "/usr/bin/cc"). */
+static char *top_dir(const char *path)
+{
+    const char *slash = strchr(path + 1, '/');
+    return slash ? g_strndup(path, slash - path) : g_strdup(path);
+}
+
+/* What the build ran from trees that were not traced: "/usr (41 programs)", one clause per
+ * top directory; with the fix for the system trees.  NULL when there is none. */
+static char *untraced_use(struct run *r)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(r->db, tracedb_sql(TQ_EXECUTABLES), -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    GHashTable *tops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *exe = (const char *)sqlite3_column_text(st, 0);
+        if (!exe || exe[0] != '/' || traced_already(r, exe))
+            continue;
+        char *top = top_dir(exe);
+        g_hash_table_insert(tops, top, GINT_TO_POINTER(GPOINTER_TO_INT(
+                                           g_hash_table_lookup(tops, top)) + 1));
+    }
+    sqlite3_finalize(st);
+    GString *out = g_string_new(NULL);
+    bool system = false;
+    GList *keys = g_list_sort(g_hash_table_get_keys(tops), (GCompareFunc)strcmp);
+    for (GList *k = keys; k; k = k->next) {
+        int n = GPOINTER_TO_INT(g_hash_table_lookup(tops, k->data));
+        g_string_append_printf(out, "%s%s (ran %d program%s from it)", out->len ? ", " : "",
+                               (char *)k->data, n, n == 1 ? "" : "s");
+        system |= name_in((char *)k->data + 1, system_tops, G_N_ELEMENTS(system_tops));
+    }
+    g_list_free(keys);
+    g_hash_table_destroy(tops);
+    for (guint i = 0; i < r->not_traced->len; i++)
+        g_string_append_printf(out, "%s%s (more top directories than buildtrail can mount)",
+                               out->len ? ", " : "", (char *)r->not_traced->pdata[i]);
+    if (system)
+        g_string_append(out, "; --system records what the build read in the system trees");
+    return out->len ? g_string_free(out, FALSE) : (g_string_free(out, TRUE), NULL);
+}
+
+/* One line on stderr at the end of a run: what the trace holds, where, how complete, and
+ * what the build used that it does not hold. */
+static void print_summary(struct run *r)
+{
+    if (!r->db)
+        return;
+    struct tracedb_counts c;
+    g_autofree char *err = NULL;
+    if (tracedb_count(r->db, &c, &err) != SQLITE_OK) {
+        fprintf(stderr, "buildtrail: cannot count what the trace %s holds: %s\n", r->db_path,
+                err);
+        return;
+    }
+    GString *line = g_string_new("buildtrail: ");
+    g_string_append_printf(line, "%" G_GINT64_FORMAT " process%s (%" G_GINT64_FORMAT
+                                 " program%s run), %" G_GINT64_FORMAT " file%s read, %"
+                                 G_GINT64_FORMAT " written, ",
+                           c.processes, c.processes == 1 ? "" : "es", c.images,
+                           c.images == 1 ? "" : "s", c.files_read, c.files_read == 1 ? "" : "s",
+                           c.files_written);
+    text_size(line, c.output_bytes);
+    g_string_append(line, " of output; trace ");
+    const char *shown = r->o.db_path ? r->o.db_path : DEFAULT_DB;
+    text_escape(line, shown, strlen(shown));
+    struct stat st;
+    if (stat(r->db_path, &st) == 0) {
+        g_string_append(line, " (");
+        text_size(line, st.st_size);
+        g_string_append_c(line, ')');
+    }
+    bool tree_complete = r->tree_note && !g_str_has_prefix(r->tree_note, "partial") &&
+                         !g_str_has_prefix(r->tree_note, "incomplete");
+    if (r->failure_text || r->watch.lost)
+        g_string_append(line, ", INCOMPLETE (see above)");
+    else if (r->interrupted)
+        g_string_append(line, ", INCOMPLETE: the build was interrupted");
+    else if (!tree_complete)
+        g_string_append_printf(line, ", INCOMPLETE: process tree %s",
+                               r->tree_note ? r->tree_note : "not recorded");
+    else
+        g_string_append(line, ", complete");
+    g_autofree char *untraced = untraced_use(r);
+    if (untraced)
+        g_string_append_printf(line, "; not traced: %s", untraced);
+    fprintf(stderr, "%s\n", line->str);
+    g_string_free(line, TRUE);
+}
+
 /* Undo whatever the stages did, in reverse. */
 static void run_cleanup(struct run *r)
 {
@@ -1242,6 +1357,8 @@ static void run_cleanup(struct run *r)
     g_ptr_array_free(r->o.trace_dirs, TRUE);
     g_ptr_array_free(r->o.env_redact, TRUE);
     g_free(r->o.db_path);
+    g_free(r->o.options);
+    g_ptr_array_free(r->not_traced, TRUE);
     g_free(r->db_path);
     g_free(r->db_dir);
     g_free(r->db_base);
@@ -1268,19 +1385,25 @@ int run_main(int argc, char **argv)
         g_ptr_array_free(r->o.trace_dirs, TRUE);
         g_ptr_array_free(r->o.env_redact, TRUE);
         g_free(r->o.db_path);
+        g_free(r->o.options);
         g_free(r);
         return pr > 0 ? 0 : 2;
     }
     r->status = RUN_EXIT_SETUP_FAILED;
     r->trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
+    r->not_traced = g_ptr_array_new_with_free_func(g_free);
     r->sv[0] = r->sv[1] = r->rp[0] = r->rp[1] = r->map_pipe[0] = r->map_pipe[1] = -1;
     r->sigfd = r->fuse_fd = r->db_lock_fd = -1;
     r->scratch = (struct scratch){NULL, -1};
     r->watch.wake_fd = -1;
     r->loop = (struct loop_ctx){.lock = PTHREAD_MUTEX_INITIALIZER,
                                 .cond = PTHREAD_COND_INITIALIZER};
-    if (run_plan(r) == 0 && run_prepare(r) == 0 && run_serve(r) == 0)
+    if (run_plan(r) == 0 && run_prepare(r) == 0 && run_serve(r) == 0) {
         run_finish(r);
+        /* (not when the command could not even be started: its own line says it all) */
+        if (!r->o.quiet && r->failure.step != NS_STEP_EXEC)
+            print_summary(r);
+    }
     int status = r->status;
     run_cleanup(r);
     g_free(r);

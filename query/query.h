@@ -13,6 +13,7 @@
 int query_who_wrote_main(int argc, char **argv);
 int query_who_read_main(int argc, char **argv);
 int query_tree_main(int argc, char **argv);
+int query_info_main(int argc, char **argv);
 int query_log_main(int argc, char **argv);
 int query_inputs_main(int argc, char **argv);
 int query_outputs_main(int argc, char **argv);

@@ -40,6 +40,17 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_RUN_INFO] =
         "SELECT argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, "
         "exit_status FROM runs ORDER BY id LIMIT 1",
+    [TQ_RUN_OPTIONS] = "SELECT options FROM runs ORDER BY id LIMIT 1",
+    [TQ_COUNTS] =
+        "SELECT (SELECT count(*) FROM (SELECT DISTINCT pid, start_ticks FROM processes)), "
+        "(SELECT count(*) FROM processes WHERE exec_seq > 0 OR parent_id IS NULL), "
+        "(SELECT count(DISTINCT a.file_id) FROM accesses a JOIN versions v ON v.id = "
+        "a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1), "
+        "(SELECT count(DISTINCT file_id) FROM accesses WHERE kind IN " TRACEDB_KINDS_PRODUCED
+        " AND result = 0 AND version_id IS NOT NULL), "
+        "(SELECT count(*) FROM versions WHERE origin = 2), "
+        "(SELECT COALESCE(sum(length(data)), 0) FROM output)",
+    [TQ_EXECUTABLES] = "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe",
     /* Processes */
     [TQ_PROCESSES] =
         "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "

@@ -34,6 +34,9 @@ enum tracedb_query {
     TQ_RUN_STATE_V1, /* the same for schema 1 (no process_tree) */
     /* argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, exit_status */
     TQ_RUN_INFO,
+    TQ_RUN_OPTIONS, /* runs.options (schema 6) */
+    TQ_COUNTS, /* tracedb_count: processes, images, files read, written, versions, output */
+    TQ_EXECUTABLES, /* every distinct executable path the build ran */
 
     /* Processes */
     /* every image: id, parent, prev image, pid, exec_seq, orphan, start_ns, comm, exe, cwd,

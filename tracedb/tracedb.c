@@ -2,6 +2,7 @@
 #include "tracedb.h"
 
 #include "longpath.h"
+#include "queries.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -154,6 +155,9 @@ static const struct {
       * (no '='): `run --env-redact` and the default secret-looking names. */
      "CREATE TABLE environments (id INTEGER PRIMARY KEY, env BLOB NOT NULL);"
      "ALTER TABLE processes ADD COLUMN env_id INTEGER REFERENCES environments(id);"},
+    {"record the options of the run",
+     /* buildtrail's own options ("--system -o out.db"), as a shell would quote them. */
+     "ALTER TABLE runs ADD COLUMN options TEXT;"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))
@@ -657,8 +661,8 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db, "INSERT INTO runs (id, argv, cwd, start_realtime_ns, start_ns, "
-                                    "state, uid, gid, hostname, version) "
-                                    "VALUES (1,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+                                    "state, uid, gid, hostname, version, options) "
+                                    "VALUES (1,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_blob(st, 1, r->argv, (int)r->argv_len, SQLITE_TRANSIENT);
     bind_text(st, 2, r->cwd, &rc);
@@ -669,6 +673,7 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
     bind_int64(st, 7, r->gid, true, &rc);
     bind_text(st, 8, r->hostname, &rc);
     bind_text(st, 9, r->version, &rc);
+    bind_text(st, 10, r->options, &rc);
     step_done(st, &rc);
     for (int i = 0; rc == SQLITE_OK && i < r->n_trees; i++) {
         st = NULL;
@@ -681,6 +686,27 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
     if (rc != SQLITE_OK)
         return set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
     return 0;
+}
+
+int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err)
+{
+    *c = (struct tracedb_counts){0};
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, tracedb_sql(TQ_COUNTS), -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            int64_t *out[] = {&c->processes, &c->images, &c->files_read, &c->files_written,
+                              &c->versions_written, &c->output_bytes};
+            for (int i = 0; i < (int)G_N_ELEMENTS(out); i++)
+                *out[i] = sqlite3_column_int64(st, i);
+            rc = SQLITE_OK;
+        }
+    }
+    if (rc != SQLITE_OK && err)
+        *err = g_strdup(sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err)

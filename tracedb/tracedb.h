@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define TRACEDB_SCHEMA_VERSION 5
+#define TRACEDB_SCHEMA_VERSION 6
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
@@ -135,6 +135,7 @@ struct tracedb_run_start {
     int64_t start_realtime_ns, start_ns; /* CLOCK_REALTIME and CLOCK_BOOTTIME */
     int64_t uid, gid;
     const char *hostname, *version;
+    const char *options;    /* buildtrail's own options, as a shell would quote them */
     const struct tracedb_tree *trees;
     int n_trees;
 };
@@ -148,6 +149,17 @@ struct tracedb_run_end {
     const char *notes, *process_tree, *failure; /* failure may be NULL */
 };
 int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err);
+
+/* What a trace holds, counted (run's summary line, `info`).  processes are tasks (a fork is
+ * one, an exec is not); images are programs run (each exec, and each image with no parent:
+ * the build's command and orphans); files_read are files
+ * found before the build that it read or executed; files_written the paths it left a
+ * version at (temporaries included); versions_written the contents it made; output_bytes its
+ * stdout and stderr.  Returns 0 or a SQLite result code (*err: its message; g_free it). */
+struct tracedb_counts {
+    int64_t processes, images, files_read, files_written, versions_written, output_bytes;
+};
+int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err);
 
 /* Whether SQLite result `rc` says the file's content is wrong (corrupt, not a database, a short
  * read of a truncated file), rather than a lock, memory or permissions. */

@@ -182,6 +182,7 @@ static void load_run(struct qdb *q, bool recording)
         r->state = QDB_RUN_FAILED;
     else
         r->state = QDB_RUN_FINISHED;
+    r->start_ns = start_ns;
     if (end_ns && r->state != QDB_RUN_RECORDING && r->state != QDB_RUN_KILLED)
         r->end_realtime_ns = r->start_realtime_ns + (end_ns - start_ns);
     bool tree_ok = r->process_tree && !g_str_has_prefix(r->process_tree, "partial") &&
@@ -347,6 +348,30 @@ GBytes *qdb_process_env(struct qdb *q, int64_t id)
     return env;
 }
 
+bool qdb_counts(struct qdb *q, struct tracedb_counts *c)
+{
+    *c = (struct tracedb_counts){0};
+    if (q->error)
+        return false;
+    int rc = tracedb_count(q->db, c, NULL);
+    if (rc != SQLITE_OK)
+        qdb_fail(q, rc);
+    return rc == SQLITE_OK;
+}
+
+char *qdb_run_options(struct qdb *q)
+{
+    if (q->schema_version < 6)
+        return NULL;
+    char *options = NULL;
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_RUN_OPTIONS), &st) && qdb_row(q, st) &&
+        sqlite3_column_type(st, 0) != SQLITE_NULL)
+        options = g_strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return options;
+}
+
 char *qdb_env_first_value(struct qdb *q, const char *name)
 {
     if (q->schema_version < 5)
@@ -369,6 +394,14 @@ char *qdb_env_first_value(struct qdb *q, const char *name)
     }
     sqlite3_finalize(st);
     return value;
+}
+
+int64_t qdb_wall_ns(const struct qdb *q, int64_t boot_ns)
+{
+    const struct qdb_run *r = &q->run;
+    if (!r->start_realtime_ns)
+        return 0;
+    return r->start_realtime_ns + (boot_ns - r->start_ns);
 }
 
 int64_t qdb_file_id(struct qdb *q, const char *path)

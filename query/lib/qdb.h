@@ -13,6 +13,8 @@
  */
 #pragma once
 
+#include "tracedb.h"
+
 #include <glib.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -51,6 +53,7 @@ struct qdb_run {
     bool complete;          /* finished, and the process tree is not partial or incomplete */
     char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
     int64_t start_realtime_ns;
+    int64_t start_ns;        /* the same instant on the trace's clock (CLOCK_BOOTTIME) */
     int64_t end_realtime_ns; /* 0: the run has no end (recording, killed) */
     int exit_status;        /* the build's, like $?; -1 unknown */
 };
@@ -73,6 +76,9 @@ void qdb_close(struct qdb *q);
 /* The run's state and completeness (read at qdb_open; the state of a trace with no run row is
  * KILLED, with incomplete saying so). */
 const struct qdb_run *qdb_run(const struct qdb *q);
+/* A time on the trace's clock (CLOCK_BOOTTIME ns: processes, output, accesses) as wall-clock
+ * ns, from the run's anchor; 0 when the trace has none. */
+int64_t qdb_wall_ns(const struct qdb *q, int64_t boot_ns);
 /* "finished", "recording", "killed", "interrupted", "failed" (the JSON vocabulary). */
 const char *qdb_run_state_name(enum qdb_run_state s);
 
@@ -93,6 +99,11 @@ bool qdb_failed(const struct qdb *q);
 const char *qdb_error(const struct qdb *q);
 /* Whether rc is an error that means the file's content is wrong (not memory or a lock). */
 bool qdb_rc_is_damage(int rc);
+
+/* What the trace holds, counted (tracedb_count); an error is kept. */
+bool qdb_counts(struct qdb *q, struct tracedb_counts *c);
+/* buildtrail's options for the run (schema 6), or NULL (older trace, none recorded). */
+char *qdb_run_options(struct qdb *q);
 
 /* Load every process (for tree and log). */
 void qdb_load_all(struct qdb *q);

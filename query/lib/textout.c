@@ -166,3 +166,33 @@ gboolean text_iso_utc(gint64 realtime_ns, char buf[32])
     buf[0] = '\0';
     return gmtime_r(&secs, &tm) && strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
+
+gboolean text_rfc3339_ns(gint64 realtime_ns, char buf[40])
+{
+    buf[0] = '\0';
+    if (realtime_ns < 0)
+        return FALSE;
+    time_t secs = (time_t)(realtime_ns / 1000000000);
+    struct tm tm;
+    char date[32];
+    if (!gmtime_r(&secs, &tm) || !strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm))
+        return FALSE;
+    g_snprintf(buf, 40, "%s.%09dZ", date, (int)(realtime_ns % 1000000000));
+    return TRUE;
+}
+
+void text_size(GString *out, gint64 bytes)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) {
+        g_string_append_printf(out, "%" G_GINT64_FORMAT " B", bytes);
+        return;
+    }
+    double v = (double)bytes / 1024;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < G_N_ELEMENTS(units)) {
+        v /= 1024;
+        u++;
+    }
+    g_string_append_printf(out, "%.1f %s", v, units[u]);
+}

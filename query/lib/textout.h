@@ -27,3 +27,8 @@ void json_argv(GString *out, const char *argv, size_t len);
 /* Wall-clock nanoseconds as ISO 8601 UTC ("2026-12-01T06:00:53Z") in buf; false (buf empty)
  * when the time cannot be represented. */
 gboolean text_iso_utc(gint64 realtime_ns, char buf[32]);
+/* Wall-clock nanoseconds as RFC 3339 UTC with nanoseconds ("2026-12-01T06:00:53.123456789Z");
+ * false (buf empty) when the time cannot be represented. */
+gboolean text_rfc3339_ns(gint64 realtime_ns, char buf[40]);
+/* A byte count for people: "812 B", "3.2 KiB", "12.0 MiB", "1.3 GiB". */
+void text_size(GString *out, gint64 bytes);

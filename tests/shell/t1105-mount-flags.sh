@@ -25,6 +25,6 @@ $T/nx/x.sh 2>&1 | sed 's/.*: /exec: /'
 EOS
 native=$(sh probe.sh 2>&1)
 assert_contains "$native" "setuid: 65534" "native nosuid"
-traced=$(bt run --trace "$T/nx" --trace "$T/ro" -- sh probe.sh 2>&1)
+traced=$(bt run -q --trace "$T/nx" --trace "$T/ro" -- sh probe.sh 2>&1)
 assert_eq "$traced" "$native" "the build's powers on a nosuid,nodev,noexec tree and a read-only one"
 assert_no_leftovers

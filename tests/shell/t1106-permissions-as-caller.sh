@@ -52,6 +52,6 @@ granted
 group
 later
 Permission denied" "native results"
-traced=$(run_probe "$BUILDTRAIL" run -o "$T/t.db" -- sh probe.sh)
+traced=$(run_probe "$BUILDTRAIL" run -q -o "$T/t.db" -- sh probe.sh)
 assert_eq "$traced" "$native" "the steps' permissions"
 assert_no_leftovers

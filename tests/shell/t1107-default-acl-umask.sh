@@ -19,6 +19,6 @@ rm -rf acl/f acl/d plain/f plain/d
 EOS
 native=$(sh probe.sh 2>&1)
 assert_contains "$native" "664 acl/f" "native: the default ACL, not the umask"
-traced=$(bt run -- sh probe.sh 2>&1)
+traced=$(bt run -q -- sh probe.sh 2>&1)
 assert_eq "$traced" "$native" "modes of created files"
 assert_no_leftovers

@@ -23,6 +23,6 @@ HOME=$T/ws git -C $repo status --short 2>&1 | grep -o 'dubious ownership' || ech
 EOS
 native=$(sh probe.sh 2>&1)
 assert_contains "$native" "dubious ownership" "native git"
-traced=$(bt run --system --trace "$repo" -- sh probe.sh 2>&1)
+traced=$(bt run -q --system --trace "$repo" -- sh probe.sh 2>&1)
 assert_eq "$traced" "$native" "owners and git's check"
 assert_no_leftovers

@@ -26,7 +26,7 @@ if [ -n "$other_group" ]; then
     echo 'cat grouponly.txt 2>&1 | sed "s/.*: //"' >> probe.sh
 fi
 native=$(sh probe.sh 2>&1)
-traced=$(bt run -- sh probe.sh 2>&1)
+traced=$(bt run -q -- sh probe.sh 2>&1)
 if [ "$(id -u)" != 0 ] && [ -n "$other_group" ] && ! grep -q "^$(id -un):$other_group:" /etc/subgid; then
     # newgidmap could not map that group: `id` shows it as nogroup (docs/conformance.md).
     native=$(printf '%s\n' "$native" | sed '1d'); traced=$(printf '%s\n' "$traced" | sed '1d')

@@ -20,6 +20,6 @@ stat -c '%u:%g %n' dst/usr/share/man/man1/x.1 out/usr/share/man/man1/x.1
 EOS
 native=$(fakeroot sh probe.sh 2>&1)
 assert_contains "$native" "cp -a: ok" "native"
-traced=$(bt run -- fakeroot sh probe.sh 2>&1)
+traced=$(bt run -q -- fakeroot sh probe.sh 2>&1)
 assert_eq "$traced" "$native" "cp -a and tar -x under fakeroot"
 assert_no_leftovers

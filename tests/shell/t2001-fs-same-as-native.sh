@@ -27,6 +27,6 @@ OPS
 mkdir "$T/native" "$T/traced"
 cp "$T/ops.sh" "$T/native/"; cp "$T/ops.sh" "$T/traced/"
 (cd "$T/native" && sh ./ops.sh > ../native.out 2>&1)
-(cd "$T/traced" && bt run -o "$T/trace.db" -- sh ./ops.sh > ../traced.out 2>&1)
+(cd "$T/traced" && bt run -q -o "$T/trace.db" -- sh ./ops.sh > ../traced.out 2>&1)
 diff -u "$T/native.out" "$T/traced.out" || fail "traced results differ from native"
 assert_no_leftovers

@@ -4,7 +4,7 @@
 require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 echo src > src.c
-bt run -- sh -c 'ls -A; test -e buildtrail.db && echo SEEN; test -e buildtrail.db-wal && echo SEEN;
+bt run -q -- sh -c 'ls -A; test -e buildtrail.db && echo SEEN; test -e buildtrail.db-wal && echo SEEN;
                  { echo x > buildtrail.db; } 2>/dev/null && echo WROTE; ls -A' > "$T/out.txt" 2>&1
 assert_eq "$(cat "$T/out.txt")" "src.c
 src.c" "what the build saw"

@@ -11,7 +11,7 @@ mkdir "$T/native" "$T/traced"
 cp "$FSCONFORM" "$T/native/fsconform"
 cp "$FSCONFORM" "$T/traced/fsconform"
 (cd "$T/native" && ./fsconform > "$T/native.out" 2>&1) || fail "fsconform failed natively: $(tail -3 "$T/native.out")"
-(cd "$T/traced" && bt run -o "$T/trace.db" -- ./fsconform > "$T/traced.out" 2>&1) ||
+(cd "$T/traced" && bt run -q -o "$T/trace.db" -- ./fsconform > "$T/traced.out" 2>&1) ||
     fail "fsconform failed traced: $(tail -3 "$T/traced.out")"
 if ! diff -u "$T/native.out" "$T/traced.out"; then
     fail "the traced filesystem behaves differently from the real one (diff above)"

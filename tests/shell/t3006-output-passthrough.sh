@@ -10,7 +10,7 @@ printf 'to stderr\n' >&2
 head -c 300000 /dev/urandom > /tmp/blob; cat /tmp/blob; cat /tmp/blob >&2
 printf '\001\002\377\n'
 GEN
-bt run -- sh gen.sh > "$T/out" 2> "$T/err"
+bt run -q -- sh gen.sh > "$T/out" 2> "$T/err"
 bt log --stream out > "$T/log-out"
 bt log --stream err > "$T/log-err"
 cmp "$T/out" "$T/log-out" || fail "recorded stdout differs from what was printed"
@@ -22,7 +22,7 @@ assert_eq "$(wc -c < "$T/out")" $((19 + 300000 + 4)) "stdout size"
 assert_eq "$(wc -c < "$T/err")" $((10 + 300000)) "stderr size"
 # A reader that goes away: the writer gets SIGPIPE, as with a pipe.
 set +e
-bt run -o "$T/pipe.db" -- sh -c 'yes | head -c 100000000; echo "yes status $?" >&2' 2> "$T/pipe-err" | head -c 10 > /dev/null
+bt run -q -o "$T/pipe.db" -- sh -c 'yes | head -c 100000000; echo "yes status $?" >&2' 2> "$T/pipe-err" | head -c 10 > /dev/null
 set -e
 assert_eq "$(cat "$T/pipe-err")" "yes status 141" "the writer died of SIGPIPE (128+13) like on a closed pipe"
 assert_no_leftovers

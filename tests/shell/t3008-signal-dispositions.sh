@@ -7,7 +7,7 @@ require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 probe='kill -USR1 $$; kill -HUP $$; echo survived; grep -E "^Sig(Blk|Ign)" /proc/self/status'
 native=$(sh -c 'trap "" USR1 HUP; exec sh -c "$1"' sh "$probe" 2>&1)
-traced=$(sh -c 'trap "" USR1 HUP; exec "$0" run -- sh -c "$1"' "$BUILDTRAIL" "$probe" 2>&1) || true
+traced=$(sh -c 'trap "" USR1 HUP; exec "$0" run -q -- sh -c "$1"' "$BUILDTRAIL" "$probe" 2>&1) || true
 assert_contains "$native" survived "native"
 assert_eq "$traced" "$native" "signal state of the traced build"
 assert_no_leftovers

@@ -23,7 +23,7 @@ JOB
     echo 'out/%: in/%'
     printf '\tsh job.sh $*\n'
 } > Makefile
-bt run -- make -s -j8 > "$T/stdout" 2> "$T/stderr"
+bt run -q -- make -s -j8 > "$T/stdout" 2> "$T/stderr"
 assert_eq "$(wc -l < "$T/stdout")" "$N" "stdout lines"
 assert_eq "$(wc -l < "$T/stderr")" "$N" "stderr lines"
 bt log --json > "$T/log.json"

@@ -1,6 +1,7 @@
 /* driver — see driver.h. */
 #include "driver.h"
 
+#include "terminal.h"
 #include "textout.h"
 #include "tracedb.h"
 
@@ -9,13 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The command being run, for query_emit's and query_failed's messages. */
+/* The command being run, for query_emit's and query_failed's messages; and its trace, for
+ * wall-clock times in JSON. */
 static const char *current_cmd = "query";
+static const struct qdb *current_q;
 
-enum { OPT_DB = 'd', OPT_HELP = 'h', OPT_JSON = 0x1000, OPT_ALLOW_INCOMPLETE = 0x1001 };
+enum { OPT_DB = 'd', OPT_HELP = 'h', OPT_JSON = 0x1000, OPT_ALLOW_INCOMPLETE = 0x1001,
+       OPT_FULL = 0x1002, OPT_NO_PAGER = 0x1003 };
 
 static void print_help(const struct query_command *cmd)
 {
@@ -31,11 +36,18 @@ static void print_help(const struct query_command *cmd)
         fputs("      --allow-incomplete  answer on an incomplete trace (a killed, failed or\n"
               "                        interrupted run, a partial process tree), marked so\n",
               stdout);
-    fputs("  -d, --db FILE         read the trace FILE (default ./" QUERY_DEFAULT_DB ")\n", stdout);
+    fputs("  -d, --db FILE         read the trace FILE (default: $BUILDTRAIL_DB, else the\n"
+          "                        nearest ./" QUERY_DEFAULT_DB " here or in a directory above)\n",
+          stdout);
     if (!(cmd->flags & QUERY_NO_JSON))
         fputs("      --json            print JSON (one object, with the trace's state)\n",
               stdout);
-    fputs("  -h, --help            print this help\n", stdout);
+    if (cmd->flags & QUERY_CUT_ARGV)
+        fputs("      --full            do not cut long command lines to the terminal's width\n",
+              stdout);
+    fputs("      --no-pager        do not page the answer (on a terminal it goes through\n"
+          "                        $BUILDTRAIL_PAGER, $PAGER or less)\n"
+          "  -h, --help            print this help\n", stdout);
 }
 
 int query_parse(const struct query_command *cmd, int argc, char **argv, struct query_opts *o,
@@ -50,6 +62,10 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
     if (cmd->flags & QUERY_ALLOW_INCOMPLETE)
         longopts[n++] =
             (struct option){"allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE};
+    if (cmd->flags & QUERY_CUT_ARGV)
+        longopts[n++] = (struct option){"full", no_argument, NULL, OPT_FULL};
+    longopts[n++] = (struct option){"no-pager", no_argument, NULL, OPT_NO_PAGER};
+    bool full = false, no_pager = false;
     for (const struct option *p = cmd->options; p && p->name && n < G_N_ELEMENTS(longopts) - 1; p++)
         longopts[n++] = *p;
     longopts[n] = (struct option){0};
@@ -69,6 +85,12 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
         case OPT_ALLOW_INCOMPLETE:
             o->allow_incomplete = true;
             break;
+        case OPT_FULL:
+            full = true;
+            break;
+        case OPT_NO_PAGER:
+            no_pager = true;
+            break;
         case OPT_HELP:
             print_help(cmd);
             return 0;
@@ -82,6 +104,7 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
         }
         }
     }
+    term_setup(cmd->flags & QUERY_CUT_ARGV, full, no_pager, o->json);
     int have = argc - optind;
     if (have < cmd->min_operands) {
         fprintf(stderr, "buildtrail %s: no %s given; usage: buildtrail %s [OPTION]... %s\n",
@@ -166,10 +189,53 @@ struct qdb *query_open(const char *cmd, const char *db_path)
     return query_open_for(cmd, db_path, QUERY_ANY_TRACE);
 }
 
+/* The trace a query reads when -d is not given: $BUILDTRAIL_DB, else the nearest
+ * buildtrail.db in the current directory or above it, as git finds .git (the first that
+ * exists, whatever it is: a damaged or foreign file there is reported, never skipped).
+ * NULL after printing that there is none. */
+static char *find_trace(const char *cmd)
+{
+    const char *env = getenv("BUILDTRAIL_DB");
+    if (env && *env)
+        return g_strdup(env);
+    g_autofree char *cwd = g_get_current_dir();
+    char *dir = g_strdup(cwd);
+    for (bool here = true;; here = false) {
+        char *candidate = g_build_filename(dir, QUERY_DEFAULT_DB, NULL);
+        struct stat st;
+        if (lstat(candidate, &st) == 0 || errno != ENOENT) {
+            g_free(dir);
+            if (here) { /* shown as the user would write it */
+                g_free(candidate);
+                return g_strdup(QUERY_DEFAULT_DB);
+            }
+            return candidate;
+        }
+        g_free(candidate);
+        char *parent = g_path_get_dirname(dir);
+        bool top = !strcmp(parent, dir);
+        g_free(dir);
+        dir = parent;
+        if (top)
+            break;
+    }
+    g_free(dir);
+    GString *e = g_string_new(NULL);
+    text_escape(e, cwd, strlen(cwd));
+    fprintf(stderr, "buildtrail %s: no " QUERY_DEFAULT_DB " in %s or any directory above it; "
+                    "record one with 'buildtrail run -- COMMAND', or name one with -d FILE or "
+                    "BUILDTRAIL_DB\n", cmd, e->str);
+    g_string_free(e, TRUE);
+    return NULL;
+}
+
 struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need)
 {
     current_cmd = cmd;
-    const char *path = db_path ? db_path : QUERY_DEFAULT_DB;
+    g_autofree char *found = db_path ? NULL : find_trace(cmd);
+    if (!db_path && !found)
+        return NULL;
+    const char *path = db_path ? db_path : found;
     struct qdb *q = NULL;
     g_autofree char *err = NULL;
     int r = qdb_open(path, &q, &err);
@@ -188,6 +254,7 @@ struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need
             return NULL;
         }
         note_run_state(cmd, path, run);
+        current_q = q;
         return q;
     }
     if (r == -EBADMSG) {
@@ -247,9 +314,19 @@ void query_json_trace(GString *out, struct qdb *q)
         g_string_append(out, ",\"exit_status\":null}");
 }
 
+void query_json_time(GString *out, const char *key, int64_t boot_ns)
+{
+    char buf[40];
+    int64_t wall = current_q ? qdb_wall_ns(current_q, boot_ns) : 0;
+    if (wall && text_rfc3339_ns(wall, buf))
+        g_string_append_printf(out, ",\"%s\":\"%s\"", key, buf);
+    else
+        g_string_append_printf(out, ",\"%s\":null", key);
+}
+
 void query_json_begin(GString *out, struct qdb *q, const char *key)
 {
-    g_string_append_c(out, '{');
+    g_string_append_printf(out, "{\"json_version\":%d,", QUERY_JSON_VERSION);
     query_json_trace(out, q);
     if (key)
         g_string_append_printf(out, ",\"%s\":", key);
@@ -258,12 +335,14 @@ void query_json_begin(GString *out, struct qdb *q, const char *key)
 void query_text_process(GString *out, const struct qdb_process *p)
 {
     g_string_append_printf(out, "[%" G_GINT64_FORMAT "] ", p->id);
+    term_mark_begin(out); /* (escaped text only: see terminal.h) */
     if (p->argv && p->argv_len)
         text_argv(out, p->argv, p->argv_len);
     else if (p->exe)
         text_escape(out, p->exe, strlen(p->exe));
     else
         g_string_append(out, "(unknown)");
+    term_mark_end(out);
 }
 
 void query_text_exit(GString *out, const struct qdb_process *p)
@@ -294,12 +373,15 @@ void query_json_process(GString *out, const struct qdb_process *p)
         g_string_append_printf(out, ",\"exec_of\":%" G_GINT64_FORMAT, p->prev_image_id);
     if (p->orphan)
         g_string_append(out, ",\"orphan\":true");
+    query_json_time(out, "started", p->start_ns);
+    g_string_append_printf(out, ",\"start_ns\":%" G_GINT64_FORMAT, p->start_ns);
     if (p->exited) {
         g_string_append(out, ",\"exit\":{");
         if (p->exit_signal)
             g_string_append_printf(out, "\"signal\":%d", p->exit_signal);
         else
             g_string_append_printf(out, "\"code\":%d", p->exit_code);
+        query_json_time(out, "ended", p->end_ns);
         g_string_append_printf(out, ",\"end_ns\":%" G_GINT64_FORMAT "}", p->end_ns);
     }
     g_string_append_c(out, '}');
@@ -336,17 +418,7 @@ int query_emit(struct qdb *q, GString *out)
 {
     if (q && query_failed(q))
         return 1;
-    size_t done = 0;
-    while (done < out->len) {
-        ssize_t n = write(STDOUT_FILENO, out->str + done, out->len - done);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return 1;
-        }
-        done += (size_t)n;
-    }
-    return 0;
+    return term_write(out) < 0 ? 1 : 0;
 }
 
 char *query_run_cwd(struct qdb *q)
@@ -469,4 +541,22 @@ int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char
     }
     *abs_out = path;
     return file_id;
+}
+
+void query_text_access(GString *out, int kind, int64_t bytes)
+{
+    if (kind == TRACEDB_READ)
+        g_string_append_printf(out, bytes > 0 ? "read at least %" G_GINT64_FORMAT " bytes"
+                                              : "opened for reading", bytes);
+    else if (kind == TRACEDB_WRITE && bytes >= 0)
+        g_string_append_printf(out, "wrote %" G_GINT64_FORMAT " byte%s", bytes,
+                               bytes == 1 ? "" : "s");
+    else
+        g_string_append(out, tracedb_access_kind_name(kind));
+}
+
+void query_json_bytes(GString *out, int kind, int64_t bytes)
+{
+    g_string_append_printf(out, ",\"bytes\":%" G_GINT64_FORMAT ",\"bytes_exact\":%s", bytes,
+                           kind == TRACEDB_READ ? "false" : "true");
 }

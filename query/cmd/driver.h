@@ -18,10 +18,10 @@
 
 #define QUERY_DEFAULT_DB "buildtrail.db"
 
-/* Options every query takes: -d/--db FILE, --json, -h/--help (and, where a command says so,
- * --allow-incomplete). */
+/* Options every query takes: -d/--db FILE, --json, --no-pager, -h/--help (and, where a
+ * command says so, --allow-incomplete, --full). */
 struct query_opts {
-    const char *db_path; /* NULL: ./buildtrail.db */
+    const char *db_path; /* NULL: $BUILDTRAIL_DB, else the nearest buildtrail.db upwards */
     bool json;
     bool allow_incomplete; /* --allow-incomplete (verdicts and attestations only) */
 };
@@ -43,6 +43,7 @@ struct query_command {
 };
 #define QUERY_NO_JSON 1u          /* takes no --json (its output is another format) */
 #define QUERY_ALLOW_INCOMPLETE 2u /* takes --allow-incomplete */
+#define QUERY_CUT_ARGV 4u         /* on a terminal, argv lines are cut to its width (--full) */
 
 /* Parse argv for `cmd`: the shared options into *o, its own through cmd->option(ctx, …).
  * Returns -1 to go on (the operands are argv[optind..argc-1], their count checked), 0 after
@@ -59,7 +60,10 @@ enum query_need {
     QUERY_ANY_TRACE,      /* any readable trace; an incomplete one gets a note on stderr */
     QUERY_COMPLETE_TRACE, /* a verdict or an attestation: an incomplete trace is refused */
 };
-/* Open the trace for `cmd`, or print why not (with the fix) and return NULL.  A damaged trace
+/* Open the trace for `cmd` (db_path, or when NULL $BUILDTRAIL_DB, else the nearest
+ * buildtrail.db in the current directory or above, as git finds .git: the first that exists
+ * is taken, a foreign or damaged one is reported, never skipped), or print why not (with the
+ * fix) and return NULL.  A damaged trace
  * is refused; a run that did not end cleanly or an incomplete trace gets one line on stderr
  * (or, with QUERY_COMPLETE_TRACE, is refused in one line that names --allow-incomplete). */
 struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need);
@@ -70,9 +74,14 @@ struct qdb *query_open(const char *cmd, const char *db_path);
  *          "incomplete":why|null,"process_tree":…,"failure":…,"started":ISO,"finished":ISO|null,
  *          "exit_status":N|null} */
 void query_json_trace(GString *out, struct qdb *q);
-/* Open a --json document: `{"trace":{…}` then, if key is given, `,"KEY":` (the caller appends
- * the value and the closing brace). */
+/* The version of every --json document's shape (docs/json.md): a change that could break a
+ * reader (a member removed, renamed or retyped) raises it; a member added does not. */
+#define QUERY_JSON_VERSION 1
+/* Open a --json document: `{"json_version":N,"trace":{…}` then, if key is given, `,"KEY":`
+ * (the caller appends the value and the closing brace). */
 void query_json_begin(GString *out, struct qdb *q, const char *key);
+/* `,"KEY":"RFC 3339 wall-clock time"` (or null) for a time on the trace's clock. */
+void query_json_time(GString *out, const char *key, int64_t boot_ns);
 
 /* "[ID] argv…" for people. */
 void query_text_process(GString *out, const struct qdb_process *p);
@@ -101,6 +110,15 @@ bool query_each_env(struct qdb *q, int64_t id,
                     void (*fn)(const char *name, const char *value, void *data), void *data);
 /* The same as a JSON object {"NAME":"VALUE" or null (redacted), ...}, or null. */
 void query_json_env(GString *out, struct qdb *q, int64_t id);
+
+/* What a read or write access moved, saying only what is known: a write's count is exact
+ * (every write goes through the daemon); a read's is a floor (pages the kernel already had
+ * are served without the daemon), so a read that moved nothing through it was "opened for
+ * reading" and one that did "read at least N bytes".  Text: the phrase, with a leading
+ * space, for kinds read and write (nothing for other kinds).  JSON: `,"bytes":N,
+ * "bytes_exact":bool`. */
+void query_text_access(GString *out, int kind, int64_t bytes);
+void query_json_bytes(GString *out, int kind, int64_t bytes);
 
 /* Provenance helpers. */
 /* The provenance view of a trace, or NULL after printing why not (trace older than schema 3). */

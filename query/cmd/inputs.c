@@ -117,6 +117,7 @@ static const struct option outputs_options[] = {
 
 static const struct query_command inputs_command = {
     .name = "inputs",
+    .flags = QUERY_CUT_ARGV,
     .operands = "PATH",
     .min_operands = 1,
     .max_operands = 1,
@@ -142,6 +143,7 @@ static const struct query_command inputs_command = {
 
 static const struct query_command outputs_command = {
     .name = "outputs",
+    .flags = QUERY_CUT_ARGV,
     .operands = "PATH",
     .min_operands = 1,
     .max_operands = 1,

@@ -78,7 +78,10 @@ static void text_use(GString *out, struct prov *p, const struct file_use *u)
 {
     g_string_append_printf(out, "    %-11s ", tracedb_access_kind_name(u->kind));
     text_escape(out, u->path, strlen(u->path));
-    if ((u->kind == TRACEDB_READ || u->kind == TRACEDB_WRITE) && u->bytes)
+    /* (the kind is the first column; a read's count is a floor: see query_text_access) */
+    if (u->kind == TRACEDB_READ && u->bytes > 0)
+        g_string_append_printf(out, "  at least %" G_GINT64_FORMAT " bytes", u->bytes);
+    else if (u->kind == TRACEDB_WRITE && u->bytes >= 0)
         g_string_append_printf(out, "  %" G_GINT64_FORMAT " bytes", u->bytes);
     if (u->count > 1)
         g_string_append_printf(out, "  (%" G_GINT64_FORMAT " times)", u->count);
@@ -94,9 +97,10 @@ static void json_use(GString *out, struct prov *p, const struct file_use *u, boo
 {
     g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
     json_string(out, u->path, strlen(u->path));
-    g_string_append_printf(out, ",\"kind\":\"%s\",\"bytes\":%" G_GINT64_FORMAT
-                                ",\"count\":%" G_GINT64_FORMAT ",\"result\":%d",
-                           tracedb_access_kind_name(u->kind), u->bytes, u->count, u->result);
+    g_string_append_printf(out, ",\"kind\":\"%s\"", tracedb_access_kind_name(u->kind));
+    query_json_bytes(out, u->kind, u->bytes);
+    g_string_append_printf(out, ",\"count\":%" G_GINT64_FORMAT ",\"result\":%d", u->count,
+                           u->result);
     const struct prov_version *v = p && u->version_id ? prov_version(p, u->version_id) : NULL;
     if (v) {
         g_string_append_printf(out, ",\"version\":%" G_GINT64_FORMAT, v->id);

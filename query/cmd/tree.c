@@ -71,6 +71,7 @@ static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
 
 static const struct query_command tree_command = {
     .name = "tree",
+    .flags = QUERY_CUT_ARGV,
     .operands = "",
     .about = "Show the build's processes as a tree, each as [ID] followed by its argv.\n"
              "An image that replaced another by exec says so; IDs are what other\n"

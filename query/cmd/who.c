@@ -30,9 +30,7 @@ static void describe_accesses(GString *out, GArray *acc)
         const struct who_access *a = &g_array_index(acc, struct who_access, i);
         if (i)
             g_string_append(out, ", ");
-        g_string_append(out, tracedb_access_kind_name(a->kind));
-        if ((a->kind == TRACEDB_READ || a->kind == TRACEDB_WRITE) && a->bytes >= 0)
-            g_string_append_printf(out, " %" G_GINT64_FORMAT " bytes", a->bytes);
+        query_text_access(out, a->kind, a->bytes);
         if (a->count > 1)
             g_string_append_printf(out, " (%" G_GINT64_FORMAT " times)", a->count);
     }
@@ -119,10 +117,10 @@ static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray 
         g_string_append(out, ",\"accesses\":[");
         for (guint k = 0; k < wp->accesses->len; k++) {
             const struct who_access *a = &g_array_index(wp->accesses, struct who_access, k);
-            g_string_append_printf(out, "%s{\"kind\":\"%s\",\"bytes\":%" G_GINT64_FORMAT
-                                        ",\"count\":%" G_GINT64_FORMAT "}",
-                                   k ? "," : "", tracedb_access_kind_name(a->kind), a->bytes,
-                                   a->count);
+            g_string_append_printf(out, "%s{\"kind\":\"%s\"", k ? "," : "",
+                                   tracedb_access_kind_name(a->kind));
+            query_json_bytes(out, a->kind, a->bytes);
+            g_string_append_printf(out, ",\"count\":%" G_GINT64_FORMAT "}", a->count);
         }
         g_string_append(out, "],\"ancestors\":");
         query_json_ancestors(out, q, p);
@@ -133,6 +131,7 @@ static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray 
 
 static const struct query_command who_wrote_command = {
     .name = "who-wrote",
+    .flags = QUERY_CUT_ARGV,
     .operands = "PATH...",
     .min_operands = 1,
     .max_operands = -1,
@@ -143,6 +142,7 @@ static const struct query_command who_wrote_command = {
 
 static const struct query_command who_read_command = {
     .name = "who-read",
+    .flags = QUERY_CUT_ARGV,
     .operands = "PATH...",
     .min_operands = 1,
     .max_operands = -1,

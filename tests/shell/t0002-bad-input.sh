@@ -31,7 +31,7 @@ one_line_error 125 "exists and is not a buildtrail trace; remove it or choose an
     bt run -o notes.txt -- true
 assert_eq "$(cat notes.txt)" precious "a non-trace file was overwritten"
 # Queries on a missing database and on a file that is not a trace.
-one_line_error 1 "buildtrail.db: No such file or directory; record one with 'buildtrail run" -- bt tree
+one_line_error 1 "no buildtrail.db in $T or any directory above it; record one with 'buildtrail run" -- bt tree
 one_line_error 1 "not a buildtrail trace" -- bt tree -d notes.txt
 sqlite3 other.db 'create table x(y); insert into x values (1);'
 one_line_error 1 "not a buildtrail trace" -- bt who-wrote -d other.db foo

@@ -53,7 +53,7 @@ writer=$(sql "$T/trace.db" "SELECT a.process_id FROM accesses a JOIN files f ON 
 out=$(bt show -d "$T/trace.db" "$writer")
 assert_contains "$out" "parents:   [" "parent chain"
 assert_contains "$out" "[1] sh build.sh" "the root among its parents"
-printf '%s\n' "$out" | grep -Eq "read +$T/ws/in.txt +3 bytes +v[0-9]+ sha256 [0-9a-f]{16}" || fail "read with version and hash: $out"
+printf '%s\n' "$out" | grep -Eq "read +$T/ws/in.txt +at least 3 bytes +v[0-9]+ sha256 [0-9a-f]{16}" || fail "read with version and hash: $out"
 bt show -d "$T/trace.db" --json "$writer" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)["processes"][0]

@@ -36,8 +36,109 @@ static void emit_raw(GString *out, const struct log_chunk *c, size_t n)
         g_string_append_c(out, '\n');
 }
 
+/* The last image of the process whose first image is `p` (what its exit is recorded on). */
+static const struct qdb_process *last_image(GHashTable *next_image, const struct qdb_process *p)
+{
+    for (int guard = 0; guard < 10000; guard++) {
+        const struct qdb_process *n = g_hash_table_lookup(next_image, &p->id);
+        if (!n)
+            break;
+        p = n;
+    }
+    return p;
+}
+
+static bool failed_exit(const struct qdb_process *p)
+{
+    return p->exited && (p->exit_signal || p->exit_code != 0);
+}
+
+static gint by_start_id(gconstpointer a, gconstpointer b)
+{
+    const struct log_proc *x = *(const struct log_proc *const *)a;
+    const struct log_proc *y = *(const struct log_proc *const *)b;
+    return x->start_ns != y->start_ns ? (x->start_ns < y->start_ns ? -1 : 1)
+                                      : (x->id < y->id ? -1 : x->id > y->id);
+}
+
+/* --failed: the jobs that failed with no failed job inside them, each with its command, its
+ * exit and its output (its echo included), in log order. */
+static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTable *next_image,
+                        const struct log_chunk *cv, size_t n, bool json)
+{
+    bool any_driver = false;
+    GHashTableIter it;
+    gpointer v;
+    g_hash_table_iter_init(&it, procs);
+    while (g_hash_table_iter_next(&it, NULL, &v))
+        any_driver |= ((const struct log_proc *)v)->driver;
+    int64_t root = qdb_run(q)->root_id;
+    GPtrArray *failed = g_ptr_array_new();
+    g_hash_table_iter_init(&it, procs);
+    while (g_hash_table_iter_next(&it, NULL, &v)) {
+        const struct log_proc *lp = v;
+        const struct log_proc *parent =
+            lp->parent_id ? g_hash_table_lookup(procs, &lp->parent_id) : NULL;
+        bool job = any_driver ? parent && parent->driver : parent && parent->id == root;
+        const struct qdb_process *p = qdb_process(q, lp->id);
+        if (job && p && p->exec_seq == 0 && failed_exit(last_image(next_image, p)))
+            g_ptr_array_add(failed, (gpointer)lp);
+    }
+    /* innermost: a failed job inside another failed job explains it */
+    GPtrArray *leaves = g_ptr_array_new();
+    for (guint i = 0; i < failed->len; i++) {
+        const struct log_proc *j = failed->pdata[i];
+        bool inner = false;
+        for (guint k = 0; k < failed->len && !inner; k++)
+            inner = k != i && log_in_job(procs, ((const struct log_proc *)failed->pdata[k])->id,
+                                         j->id);
+        if (!inner)
+            g_ptr_array_add(leaves, (gpointer)j);
+    }
+    g_ptr_array_sort(leaves, by_start_id);
+    if (json) {
+        query_json_begin(out, q, "failed_jobs");
+        g_string_append_c(out, '[');
+    }
+    for (guint i = 0; i < leaves->len; i++) {
+        const struct log_proc *j = leaves->pdata[i];
+        const struct qdb_process *last = last_image(next_image, qdb_process(q, j->id));
+        GString *text = g_string_new(NULL);
+        for (size_t c = 0; c < n; c++)
+            if (log_in_job(procs, cv[c].filed_under, j->id))
+                g_string_append_len(text, cv[c].data, (gssize)cv[c].len);
+        if (json) {
+            g_string_append(out, i ? ",{\"process\":" : "{\"process\":");
+            query_json_process(out, last);
+            g_string_append_printf(out, ",\"job\":%" G_GINT64_FORMAT ",\"exit_code\":", j->id);
+            if (last->exit_signal)
+                g_string_append_printf(out, "null,\"exit_signal\":%d", last->exit_signal);
+            else
+                g_string_append_printf(out, "%d,\"exit_signal\":null", last->exit_code);
+            g_string_append(out, ",\"output\":");
+            json_string(out, text->str, text->len);
+            g_string_append_c(out, '}');
+        } else {
+            g_string_append(out, "== ");
+            query_text_process(out, last);
+            query_text_exit(out, last);
+            g_string_append_c(out, '\n');
+            g_string_append_len(out, text->str, (gssize)text->len);
+            if (text->len && text->str[text->len - 1] != '\n')
+                g_string_append_c(out, '\n');
+        }
+        g_string_free(text, TRUE);
+    }
+    if (json)
+        g_string_append(out, "]}\n");
+    else if (!leaves->len && !qdb_failed(q))
+        fputs("buildtrail log: no job failed\n", stderr);
+    g_ptr_array_free(leaves, TRUE);
+    g_ptr_array_free(failed, TRUE);
+}
+
 struct log_cli {
-    bool raw;
+    bool raw, failed;
     int64_t only_process;
     int only_stream; /* 0 both, else TRACEDB_STDOUT / TRACEDB_STDERR */
 };
@@ -48,6 +149,9 @@ static int log_option(void *ctx, int c, const char *arg)
     switch (c) {
     case 'r':
         o->raw = true;
+        return 0;
+    case 'f':
+        o->failed = true;
         return 0;
     case 'p':
         return query_parse_id("log", "--process", arg, &o->only_process) ? 0 : 2;
@@ -66,6 +170,7 @@ static int log_option(void *ctx, int c, const char *arg)
 
 static const struct option log_options[] = {
     {"raw", no_argument, NULL, 'r'},
+    {"failed", no_argument, NULL, 'f'},
     {"process", required_argument, NULL, 'p'},
     {"stream", required_argument, NULL, 's'},
     {0},
@@ -76,10 +181,15 @@ static const struct query_command log_command = {
     .operands = "",
     .about = "Print the build's output (stdout and stderr together), each job's output kept\n"
              "together, jobs in the order they started.  A job is one command started by a build\n"
-             "driver (make, ninja, ...); a recursive make's jobs are grouped inside its own.\n"
-             "--json prints one object per chunk, in the chosen order.\n",
+             "driver (make, ninja, ...); a recursive make's jobs are grouped inside its own;\n"
+             "the driver's echo of a recipe is printed with the job it starts, as make -O\n"
+             "does.  --json prints one object per chunk, in the chosen order.\n",
     .options_help = "      --raw             the exact order the bytes were written, each line\n"
                     "                        prefixed with [ID] of the process that wrote it\n"
+                    "      --failed          only the jobs that failed (exit status not 0, or\n"
+                    "                        killed), innermost: each with its command and exit,\n"
+                    "                        then its output (without a driver, the build\n"
+                    "                        command's children are the jobs)\n"
                     "      --process ID      only what process ID wrote (IDs as 'buildtrail tree')\n"
                     "      --stream S        only stdout (out) or stderr (err)\n",
     .options = log_options,
@@ -93,6 +203,10 @@ int query_log_main(int argc, char **argv)
     int r = query_parse(&log_command, argc, argv, &o, &l);
     if (r >= 0)
         return r;
+    if (l.raw && l.failed) {
+        fputs("buildtrail log: --raw and --failed do not go together; give one of them\n", stderr);
+        return 2;
+    }
     bool raw = l.raw;
     int64_t only_process = l.only_process;
     int only_stream = l.only_stream;
@@ -127,34 +241,58 @@ int query_log_main(int argc, char **argv)
     sqlite3_finalize(st);
 
     struct log_chunk *cv = (struct log_chunk *)(void *)chunks->data;
+    GHashTable *procs = NULL, *next_image = NULL;
+    GPtrArray *commands = g_ptr_array_new_with_free_func(g_free);
     if (!raw) {
         qdb_load_all(q);
-        GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+        procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+        next_image = g_hash_table_new(g_int64_hash, g_int64_equal);
         GHashTableIter it;
         gpointer v;
         g_hash_table_iter_init(&it, q->processes);
         while (g_hash_table_iter_next(&it, NULL, &v)) {
             const struct qdb_process *p = v;
+            if (p->prev_image_id)
+                g_hash_table_insert(next_image, (gpointer)&p->prev_image_id, (gpointer)p);
+        }
+        g_hash_table_iter_init(&it, q->processes);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+            const struct qdb_process *p = v;
+            /* what it runs: the image it exec'd into (a driver forks, then execs the job) */
+            const struct qdb_process *runs = g_hash_table_lookup(next_image, &p->id);
+            if (!runs)
+                runs = p;
+            char *command = runs->argv ? log_job_command(runs->argv, runs->argv_len) : NULL;
+            if (command)
+                g_ptr_array_add(commands, command);
+            /* A process is one job whatever it execs: an image's parent here is the image
+             * it replaced, and a driver's forked copy that exec'd is not a driver. */
             struct log_proc *lp = g_new(struct log_proc, 1);
-            *lp = (struct log_proc){p->id, p->parent_id, p->start_ns,
-                                    log_is_driver(qdb_process_program(p))};
+            *lp = (struct log_proc){p->id, p->prev_image_id ? p->prev_image_id : p->parent_id,
+                                    p->start_ns,
+                                    runs == p && log_is_driver(qdb_process_program(p)),
+                                    command};
             g_hash_table_insert(procs, &lp->id, lp);
         }
         long hz = sysconf(_SC_CLK_TCK);
         log_sort(cv, chunks->len, procs, hz > 0 ? 1000000000 / hz : 10000000);
-        g_hash_table_destroy(procs);
     }
 
     GString *out = g_string_new(NULL);
-    if (json) {
+    if (l.failed) {
+        emit_failed(out, q, procs, next_image, cv, chunks->len, json);
+    } else if (json) {
         query_json_begin(out, q, "chunks");
         g_string_append_c(out, '[');
         for (guint i = 0; i < chunks->len; i++) {
             g_string_append_printf(out,
                                    "%s{\"seq\":%" G_GINT64_FORMAT ",\"process\":%" G_GINT64_FORMAT
-                                   ",\"stream\":\"%s\",\"time_ns\":%" G_GINT64_FORMAT ",\"data\":",
+                                   ",\"stream\":\"%s\"",
                                    i ? "," : "", cv[i].seq, cv[i].process_id,
-                                   cv[i].stream == 2 ? "stderr" : "stdout", cv[i].time_ns);
+                                   cv[i].stream == 2 ? "stderr" : "stdout");
+            query_json_time(out, "time", cv[i].time_ns);
+            g_string_append_printf(out, ",\"time_ns\":%" G_GINT64_FORMAT ",\"data\":",
+                                   cv[i].time_ns);
             json_string(out, cv[i].data, cv[i].len);
             g_string_append_c(out, '}');
         }
@@ -167,6 +305,11 @@ int query_log_main(int argc, char **argv)
     }
     int status = query_emit(q, out);
     g_string_free(out, TRUE);
+    if (procs)
+        g_hash_table_destroy(procs);
+    if (next_image)
+        g_hash_table_destroy(next_image);
+    g_ptr_array_free(commands, TRUE);
     for (guint i = 0; i < chunks->len; i++)
         g_free((char *)cv[i].data);
     g_array_free(chunks, TRUE);

@@ -10,7 +10,7 @@ static GHashTable *procs;
 static void add_proc(int64_t id, int64_t parent, int64_t start, bool driver)
 {
     struct log_proc *p = g_new(struct log_proc, 1);
-    *p = (struct log_proc){id, parent, start, driver};
+    *p = (struct log_proc){id, parent, start, driver, NULL};
     g_hash_table_insert(procs, &p->id, p);
 }
 
@@ -88,6 +88,41 @@ static void test_drivers(void)
     g_assert_false(log_is_driver("makeinfo"));
 }
 
+static void test_echo_filed_under_its_job(void)
+{
+    procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+    add_proc(1, 0, 0, true); /* make -j2 */
+    add_proc(2, 1, 10 * TICK, false);
+    add_proc(3, 1, 10 * TICK, false);
+    ((struct log_proc *)g_hash_table_lookup(procs, &(int64_t){2}))->command = "cc -c a.c";
+    ((struct log_proc *)g_hash_table_lookup(procs, &(int64_t){3}))->command = "cc -c b.c";
+    /* make echoes both recipes, then both compilers complain: -j2 puts the echoes first */
+    struct log_chunk c[] = {
+        CHUNK(1, 1, 10 * TICK + 1, "cc -c a.c\n"),
+        CHUNK(2, 1, 10 * TICK + 2, "cc -c b.c\n"),
+        CHUNK(3, 3, 12 * TICK, "b.c: error\n"),
+        CHUNK(4, 2, 13 * TICK, "a.c: error\n"),
+        CHUNK(5, 1, 20 * TICK, "make: *** Error 1\n"),
+    };
+    g_autofree char *s = order(c, 5);
+    g_assert_cmpstr(s, ==, "cc -c a.c\na.c: error\ncc -c b.c\nb.c: error\nmake: *** Error 1\n");
+    g_assert_cmpint(c[0].filed_under, ==, 2); /* the echo of a.c is a.c's job's */
+    g_assert_cmpint(c[0].process_id, ==, 1);  /* ... though make wrote it */
+    g_assert_true(log_in_job(procs, 2, 2));
+    g_assert_false(log_in_job(procs, 3, 2));
+    g_hash_table_destroy(procs);
+}
+
+static void test_job_command(void)
+{
+    static const char sh[] = "/bin/sh\0-c\0cc -c a.c && ar r x.a a.o";
+    static const char direct[] = "cc\0-c\0a.c";
+    g_autofree char *a = log_job_command(sh, sizeof sh - 1);
+    g_autofree char *b = log_job_command(direct, sizeof direct - 1);
+    g_assert_cmpstr(a, ==, "cc -c a.c && ar r x.a a.o");
+    g_assert_cmpstr(b, ==, "cc -c a.c");
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -95,5 +130,7 @@ int main(int argc, char **argv)
     g_test_add_func("/logorder/parallel", test_parallel_jobs_grouped);
     g_test_add_func("/logorder/recursive", test_recursive_make);
     g_test_add_func("/logorder/drivers", test_drivers);
+    g_test_add_func("/logorder/echo-filed-under-its-job", test_echo_filed_under_its_job);
+    g_test_add_func("/logorder/job-command", test_job_command);
     return g_test_run();
 }

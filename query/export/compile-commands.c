@@ -1,6 +1,7 @@
 /* compile-commands: clang's JSON compilation database, as Bear writes it (docs/exports.md). */
 #include "export.h"
 
+#include "ccdb.h"
 #include "filekind.h"
 #include "progkind.h"
 
@@ -101,8 +102,58 @@ static bool dir_removed(struct export_ctx *x, const char *dir)
     return removed;
 }
 
+/* A compiler by name: the known drivers, `zig cc`/`zig c++`, and the --compiler globs. */
+static bool is_compiler(struct export_ctx *x, const struct qdb_process *p)
+{
+    const char *slash = strrchr(p->argv, '/');
+    const char *prog = slash ? slash + 1 : p->argv;
+    if (progkind_is_compiler_driver(prog))
+        return true;
+    size_t l0 = strlen(p->argv) + 1;
+    if (!strcmp(prog, "zig") && l0 < p->argv_len &&
+        (!strcmp(p->argv + l0, "cc") || !strcmp(p->argv + l0, "c++")))
+        return true;
+    for (char **g = x->compilers; g && *g; g++)
+        if (g_pattern_match_simple(*g, prog))
+            return true;
+    return false;
+}
+
+/* The program as the build invoked it, as Bear writes it: argv[0] if it holds a '/' (made
+ * absolute against the cwd), else the first directory of the process's PATH whose argv[0]
+ * is the executable that ran (symlinks not resolved: /usr/bin/cc, not
+ * /usr/bin/x86_64-linux-gnu-gcc-12); the executable itself when neither can be told. */
+static char *invoked_as(struct export_ctx *x, const struct qdb_process *p)
+{
+    const char *cwd = p->cwd ? p->cwd : "/";
+    if (strchr(p->argv, '/'))
+        return qdb_absolute_path_in(cwd, p->argv);
+    g_autofree char *path = NULL;
+    g_autoptr(GBytes) env = qdb_process_env(x->q, p->id);
+    gsize len = 0;
+    const char *e = env ? g_bytes_get_data(env, &len) : NULL;
+    for (gsize off = 0; e && off < len;) {
+        const char *entry = e + off;
+        size_t el = strnlen(entry, len - off);
+        if (el > 5 && !memcmp(entry, "PATH=", 5))
+            path = g_strndup(entry + 5, el - 5);
+        off += el + 1;
+    }
+    g_autofree char *exe_real = p->exe ? realpath(p->exe, NULL) : NULL;
+    g_auto(GStrv) dirs = g_strsplit(path ? path : "/usr/local/bin:/usr/bin:/bin", ":", -1);
+    for (char **d = dirs; *d; d++) {
+        g_autofree char *dir = qdb_absolute_path_in(cwd, **d ? *d : ".");
+        g_autofree char *cand = g_build_filename(dir, p->argv, NULL);
+        g_autofree char *real = realpath(cand, NULL);
+        if (real && (exe_real ? !strcmp(real, exe_real) : p->exe && !strcmp(real, p->exe)))
+            return g_steal_pointer(&cand);
+    }
+    return g_strdup(p->exe ? p->exe : p->argv);
+}
+
 int fmt_compile_commands(struct export_ctx *x)
 {
+    GHashTable *made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     qdb_load_all(x->q);
     GPtrArray *procs = g_ptr_array_new();
     GHashTableIter it;
@@ -110,11 +161,7 @@ int fmt_compile_commands(struct export_ctx *x)
     g_hash_table_iter_init(&it, x->q->processes);
     while (g_hash_table_iter_next(&it, NULL, &v)) {
         const struct qdb_process *p = v;
-        if (!p->argv || !p->argv_len)
-            continue;
-        const char *slash = strrchr(p->argv, '/');
-        const char *prog = slash ? slash + 1 : p->argv;
-        if (progkind_is_compiler_driver(prog))
+        if (p->argv && p->argv_len && is_compiler(x, p))
             g_ptr_array_add(procs, v);
     }
     g_ptr_array_sort(procs, ex_proc_id_cmp);
@@ -133,9 +180,8 @@ int fmt_compile_commands(struct export_ctx *x)
             const struct qdb_process *d = qdb_process(x->q, g_array_index(tree, int64_t, k));
             if (!d || !d->argv || !d->argv_len || is_fork_copy(x, d))
                 continue;
-            const char *ds = strrchr(d->argv, '/');
             size_t dtail = strlen(d->argv) + 1;
-            wrapped = progkind_is_compiler_driver(ds ? ds + 1 : d->argv) && d->argv_len - dtail == p->argv_len - tail &&
+            wrapped = is_compiler(x, d) && d->argv_len - dtail == p->argv_len - tail &&
                       !memcmp(d->argv + dtail, p->argv + tail, p->argv_len - tail);
         }
         if (wrapped) {
@@ -210,8 +256,9 @@ int fmt_compile_commands(struct export_ctx *x)
             g_string_append(x->out, first ? "\n  {" : ",\n  {");
             first = false;
             g_string_append(x->out, "\"arguments\":[");
+            g_autofree char *program = invoked_as(x, p);
             for (guint k = 0; k < words->len; k++) {
-                const char *w = k == 0 && p->exe ? p->exe : words->pdata[k];
+                const char *w = k == 0 ? program : words->pdata[k];
                 if (k)
                     g_string_append_c(x->out, ',');
                 json_string(x->out, w, strlen(w));
@@ -225,13 +272,28 @@ int fmt_compile_commands(struct export_ctx *x)
                 ex_json_key_string(x->out, "output", output);
             }
             g_string_append(x->out, "}");
+            char *key = ccdb_key(p->cwd ? p->cwd : x->run.cwd, link ? output : src, output);
+            if (key)
+                g_hash_table_add(made, key);
             ex_flush(x);
         }
         g_ptr_array_free(written, TRUE);
         g_ptr_array_free(sources, TRUE);
         g_ptr_array_free(words, TRUE);
     }
+    /* --append: the old database's entries the build did not make again, as they were */
+    for (guint i = 0; x->append_entries && i < x->append_entries->len; i++) {
+        const struct ccdb_entry *e = &g_array_index(x->append_entries, struct ccdb_entry, i);
+        g_autofree char *key = ccdb_key(e->directory, e->file, e->output);
+        if (key && g_hash_table_contains(made, key))
+            continue;
+        g_string_append(x->out, first ? "\n  " : ",\n  ");
+        first = false;
+        g_string_append_len(x->out, x->append_text + e->begin, (gssize)(e->end - e->begin));
+        ex_flush(x);
+    }
     g_string_append(x->out, first ? "]\n" : "\n]\n");
     g_ptr_array_free(procs, TRUE);
+    g_hash_table_destroy(made);
     return 0;
 }

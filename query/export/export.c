@@ -2,12 +2,15 @@
  * The formats themselves are in this folder, one file per family (export.h). */
 #include "export.h"
 
+#include "ccdb.h"
 #include "outfile.h"
 #include "query.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char *col_dup(sqlite3_stmt *st, int i)
 {
@@ -77,7 +80,8 @@ static void list_formats(void)
 
 struct export_cli {
     const char *format, *output;
-    GPtrArray *collapse;
+    bool append;
+    GPtrArray *collapse, *compilers;
     struct export_ctx *x;
 };
 
@@ -88,6 +92,8 @@ static int export_option(void *ctx, int c, const char *arg)
     case 'f': o->format = arg; return 0;
     case 'o': o->output = arg; return 0;
     case 'L': o->x->with_links = true; return 0;
+    case 'A': o->append = true; return 0;
+    case 'K': g_ptr_array_add(o->compilers, g_strdup(arg)); return 0;
     case 'C': o->x->closure_of = arg; return 0;
     case 'D': {
         char *end;
@@ -110,6 +116,8 @@ static const struct option export_options[] = {
     {"format", required_argument, NULL, 'f'},
     {"output", required_argument, NULL, 'o'},
     {"with-links", no_argument, NULL, 'L'},
+    {"append", no_argument, NULL, 'A'},
+    {"compiler", required_argument, NULL, 'K'},
     {"closure-of", required_argument, NULL, 'C'},
     {"depth", required_argument, NULL, 'D'},
     {"collapse", required_argument, NULL, 'c'},
@@ -123,6 +131,11 @@ static const struct query_command export_command = {
     .options_help = "  -f, --format FORMAT   one of the above (required)\n"
                     "  -o, --output FILE     write to FILE (default: standard output)\n"
                     "      --with-links      compile-commands: add link steps too\n"
+                    "      --compiler NAME   compile-commands: NAME (a glob on the program's\n"
+                    "                        name) is a compiler too (repeatable; also one per\n"
+                    "                        line in ~/.config/buildtrail/compilers)\n"
+                    "      --append          compile-commands: keep the entries of the -o file\n"
+                    "                        that this build did not make again\n"
                     "      --closure-of PATH dot: only PATH and what it was made from\n"
                     "      --depth N         dot: with --closure-of, at most N steps back\n"
                     "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
@@ -135,12 +148,64 @@ static const struct query_command export_command = {
     .option = export_option,
 };
 
+/* --append: the database already at `path` (none there: nothing to keep).  0, or an exit
+ * status after one line saying why it cannot be merged into. */
+static int load_append(const char *path, char **text, GArray **entries)
+{
+    struct stat st;
+    if (stat(path, &st) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        fprintf(stderr, "buildtrail export: cannot read %s: %s\n", path, g_strerror(errno));
+        return 1;
+    }
+    g_autoptr(GError) gerr = NULL;
+    gsize len = 0;
+    if (!S_ISREG(st.st_mode) || !g_file_get_contents(path, text, &len, &gerr)) {
+        fprintf(stderr, "buildtrail export: --append: cannot read %s: %s; give a "
+                        "compile_commands.json with -o, or drop --append\n", path,
+                gerr ? gerr->message : "not a regular file");
+        return 1;
+    }
+    *entries = g_array_new(FALSE, TRUE, sizeof(struct ccdb_entry));
+    g_array_set_clear_func(*entries, ccdb_entry_clear);
+    g_autofree char *err = NULL;
+    if (ccdb_parse(*text, len, *entries, &err) < 0) {
+        fprintf(stderr, "buildtrail export: --append: %s is not a compilation database (%s); "
+                        "it is left as it is: give another -o, or drop --append\n", path, err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Compiler names from ~/.config/buildtrail/compilers ($XDG_CONFIG_HOME): one glob per line,
+ * '#' starts a comment.  A missing file is no names. */
+static void add_configured_compilers(GPtrArray *compilers)
+{
+    g_autofree char *path =
+        g_build_filename(g_get_user_config_dir(), "buildtrail", "compilers", NULL);
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return;
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        char *hash = strchr(*l, '#');
+        if (hash)
+            *hash = '\0';
+        char *name = g_strstrip(*l);
+        if (*name)
+            g_ptr_array_add(compilers, g_strdup(name));
+    }
+}
+
 int query_export_main(int argc, char **argv)
 {
     struct query_opts o = {0};
     struct export_ctx x = {0};
-    struct export_cli cli = {.collapse = g_ptr_array_new_with_free_func(g_free), .x = &x};
+    struct export_cli cli = {.collapse = g_ptr_array_new_with_free_func(g_free),
+                             .compilers = g_ptr_array_new_with_free_func(g_free), .x = &x};
     GPtrArray *collapse = cli.collapse;
+    g_autoptr(GPtrArray) compilers = cli.compilers;
     int r = query_parse(&export_command, argc, argv, &o, &cli);
     if (r >= 0) {
         g_ptr_array_free(collapse, TRUE);
@@ -160,6 +225,27 @@ int query_export_main(int argc, char **argv)
         g_ptr_array_free(collapse, TRUE);
         return 2;
     }
+    g_autofree char *append_text = NULL;
+    g_autoptr(GArray) append_entries = NULL;
+    if (cli.append && (strcmp(fmt->name, "compile-commands") || !output || !strcmp(output, "-"))) {
+        fputs("buildtrail export: --append merges into a compile_commands.json: give it with "
+              "--format compile-commands -o FILE\n", stderr);
+        g_ptr_array_free(collapse, TRUE);
+        return 2;
+    }
+    if (cli.append) {
+        int e = load_append(output, &append_text, &append_entries);
+        if (e) {
+            g_ptr_array_free(collapse, TRUE);
+            return e;
+        }
+        x.append_text = append_text;
+        x.append_entries = append_entries;
+    }
+    if (!strcmp(fmt->name, "compile-commands"))
+        add_configured_compilers(compilers);
+    g_ptr_array_add(compilers, NULL);
+    x.compilers = (char **)compilers->pdata;
     g_ptr_array_add(collapse, NULL);
     x.collapse = (char **)collapse->pdata;
     x.q = query_open_for("export", db_path, fmt->attestation && !allow_incomplete

@@ -42,6 +42,9 @@ struct export_ctx {
     const char *closure_of;
     int depth;           /* 0: unlimited */
     char **collapse;     /* NULL-terminated dirs shown as one node each (dot) */
+    char **compilers;    /* compile-commands: more compiler names (globs), NULL-terminated */
+    const char *append_text;      /* compile-commands --append: the old database's text ... */
+    const GArray *append_entries; /* ... and its entries (struct ccdb_entry), or NULL */
 };
 
 /* ---- helpers (shared.c) ---- */

@@ -6,8 +6,9 @@
 
 bool progkind_is_compiler_driver(const char *prog)
 {
-    static const char *const names[] = {"cc", "c++", "gcc", "g++", "clang", "clang++", "c89",
-                                        "c99", NULL};
+    static const char *const names[] = {"cc",  "c++",  "gcc",  "g++",  "clang", "clang++",
+                                        "c89", "c99",  "tcc",  "icx",  "icpx",  "icc",
+                                        "icpc", "emcc", "em++", "nvcc", NULL};
     for (const char *const *n = names; *n; n++)
         if (!strcmp(prog, *n))
             return true;

@@ -5,7 +5,8 @@
  * Contract
  *   - Pure functions of a program's basename (qdb_process_program): no I/O, no state.
  *   - A compiler driver is what a build runs to compile (cc, gcc, clang++, x86_64-linux-gnu-
- *     gcc-12, arm-none-eabi-g++, clang-14); `cpp` is not one.  A compiler proper is what the
+ *     gcc-12, arm-none-eabi-g++, clang-14, tcc, icx/icpx, icc/icpc, emcc/em++, nvcc); `cpp`
+ *     is not one.  (export adds `zig cc` and the user's --compiler globs.)  A compiler proper is what the
  *     driver runs to read the sources (cc1, cc1plus, clang itself).  A build driver starts the
  *     build's jobs (make and its kin, ninja, samu).
  */

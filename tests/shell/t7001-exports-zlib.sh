@@ -28,14 +28,15 @@ assert all(e["directory"] == src and e["arguments"][0].startswith("/") for e in 
 assert len(db) == 34, len(db)
 PY
 if command -v bear >/dev/null 2>&1; then
-    # The same build under Bear: the same (file, output, arguments) for every entry.
+    # The same build under Bear: the same (file, output, arguments) for every entry, the
+    # program as invoked (arguments[0]) included.
     mkdir "$T/bear" && tar xjf "$tarball" -C "$T/bear"
     (cd "$T/bear/zlib-1.2.13.dfsg" && bear -- sh -c './configure && make -j2' > /dev/null 2>&1) || fail "bear build failed"
     python3 - "$T/out.compile-commands" "$T/bear/zlib-1.2.13.dfsg/compile_commands.json" <<'PY'
 import json, os, sys
 def key(path):
     return sorted((os.path.relpath(e["file"], e["directory"]),
-                   os.path.relpath(e["output"], e["directory"]), tuple(e["arguments"][1:]))
+                   os.path.relpath(e["output"], e["directory"]), tuple(e["arguments"]))
                   for e in json.load(open(path)))
 ours, bears = key(sys.argv[1]), key(sys.argv[2])
 assert ours == bears, (set(ours) ^ set(bears))

@@ -1,4 +1,5 @@
 /* buildtrail — one binary, subcommands as a table (run, and the queries over a trace). */
+#include "doctor.h"
 #include "query.h"
 #include "run.h"
 
@@ -26,7 +27,8 @@ static const struct command commands[] = {
     {"licenses", query_licenses_main, "the licenses of what a built file incorporates"},
     {"copies", query_copies_main, "embedded copies of code, exact or edited, and where they shipped"},
     {"packages", query_packages_main, "the Debian packages the build used and incorporated"},
-    {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX, ..."},
+    {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX..."},
+    {"doctor", doctor_main, "check what tracing needs on this machine"},
 };
 
 static void usage(FILE *f)
@@ -37,7 +39,16 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\nExample: buildtrail run -- make -j2 && buildtrail who-wrote libfoo.a\n"
-          "'buildtrail COMMAND --help' tells more about each.\n", f);
+          "'buildtrail help COMMAND' (or 'buildtrail COMMAND --help') tells more about each;\n"
+          "'man buildtrail' has them all.\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help            print this help\n"
+          "  -V, --version         print the version\n"
+          "\n"
+          "Exit status: run exits with the build's status; the queries 0 when answered, 1\n"
+          "when what was asked about was not found or the trace cannot be read, 2 for a\n"
+          "usage error (see each command's help).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -47,6 +58,15 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc > 2) { /* help COMMAND: that command's --help */
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (!strcmp(argv[2], commands[i].name)) {
+                char help[] = "--help";
+                return commands[i].main(2, (char *[]){argv[2], help, NULL});
+            }
+        fprintf(stderr, "buildtrail: '%s' is not a command; see 'buildtrail --help'\n", argv[2]);
+        return 2;
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
         return 0;

@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #define DEFAULT_DB "buildtrail.db"
+/* Ends each setup error that is about the machine, not the build. */
+#define DOCTOR_HINT "; 'buildtrail doctor' checks this machine"
 
 enum tree_role { ROLE_WORKSPACE, ROLE_TRACE, ROLE_TMP };
 static const char *const role_names[] = {"workspace", "trace", "tmp"};
@@ -68,42 +70,44 @@ static void usage(FILE *f)
     fputs("Usage: buildtrail run [OPTION]... [--] COMMAND [ARG]...\n"
           "Run COMMAND with every file access and every line of output recorded.\n"
           "\n"
-          "Everything the build touches is traced wherever it lies (the current directory,\n"
-          "its siblings, $HOME, /tmp, /var, other filesystems), except the system trees\n"
-          "(/usr, /etc, /opt: --system) and the kernel's (/proc, /sys, /dev, /run).\n"
-          "The trace goes to ./" DEFAULT_DB " (replacing an earlier trace there).\n"
+          "Everything the build touches is traced wherever it lies (the current\n"
+          "directory, its siblings, $HOME, /tmp, /var, other filesystems), except the\n"
+          "system trees (/usr, /etc, /opt: --system) and the kernel's (/proc, /sys,\n"
+          "/dev, /run).  The trace goes to ./" DEFAULT_DB ", replacing an earlier trace\n"
+          "there.  At the end, one line on stderr sums the trace up: processes, files\n"
+          "read and written, output, the trace's path and size, whether it is complete,\n"
+          "and what the build used that was not traced.\n"
           "\n"
-          "  -o, --output FILE   write the trace to FILE instead of ./" DEFAULT_DB "\n"
-          "                      (only a trace or an empty file there is ever replaced; keep\n"
-          "                      it out of directories the build deletes: a trace open there\n"
-          "                      makes their removal fail)\n"
-          "      --output-mode MODE  the trace's permissions, in octal (default 0600: it holds\n"
-          "                      the names, sizes and hashes of every file the build read)\n"
-          "      --trace DIR     also trace DIR, if it is in a tree not traced (repeatable)\n"
-          "      --private-tmp   give the build a private, empty /tmp (removed afterwards)\n"
-          "                      instead of the real one\n"
-          "      --env-redact PATTERN  record the name but not the value of environment\n"
-          "                      variables whose name matches PATTERN (a glob, any case;\n"
-          "                      repeatable); always redacted: *TOKEN* *SECRET* *PASSWORD*\n"
-          "                      *PASSWD* *_KEY *CREDENTIAL*\n"
-          "      --system        also trace the system directories (/usr, /etc, /opt):\n"
-          "                      which headers, libraries and tools the build used\n"
+          "Options:\n"
+          "  -o, --output FILE     write the trace to FILE instead of ./" DEFAULT_DB "\n"
+          "                        (only a trace or an empty file there is ever\n"
+          "                        replaced; keep it out of directories the build\n"
+          "                        deletes: a trace open there makes their removal fail)\n"
+          "      --output-mode MODE  the trace's permissions, in octal (default 0600: it\n"
+          "                        holds the names, sizes and hashes of what the build\n"
+          "                        read)\n"
+          "      --system          also trace the system trees (/usr, /etc, /opt): which\n"
+          "                        headers, libraries and tools the build used\n"
+          "      --trace DIR       also trace DIR, inside a tree not traced (repeatable)\n"
+          "      --private-tmp     give the build a private, empty /tmp (removed\n"
+          "                        afterwards) instead of the real one\n"
+          "      --env-redact PATTERN  record only the name of environment variables whose\n"
+          "                        name matches PATTERN (a glob, any case; repeatable);\n"
+          "                        always redacted: *TOKEN* *SECRET* *PASSWORD* *PASSWD*\n"
+          "                        *_KEY *CREDENTIAL*\n"
           "      --hash-limit SIZE  hash file contents up to SIZE bytes (K, M, G suffixes;\n"
-          "                      default 1G; 0: no limit); larger ones are recorded unhashed\n"
-          "      --cache-lookups let the kernel remember names found missing and symlink\n"
-          "                      targets: faster for configure scripts, include-path searches\n"
-          "                      and --system, but each missing name and each symlink followed\n"
-          "                      is recorded for the first process only, not for every one\n"
-          "  -q, --quiet         print no summary line at the end\n"
-          "  -h, --help          show this help\n"
+          "                        default 1G; 0: no limit); larger ones are not hashed\n"
+          "      --cache-lookups   let the kernel remember names found missing and symlink\n"
+          "                        targets: faster for configure scripts, include-path\n"
+          "                        searches and --system, but each missing name and each\n"
+          "                        symlink followed is recorded for the first process only\n"
+          "  -q, --quiet           print no summary line at the end\n"
+          "  -h, --help            print this help\n"
           "\n"
-          "At the end, one line on stderr sums the trace up: processes, files read and\n"
-          "written, output, the trace's path and size, whether it is complete, and what\n"
-          "the build used that was not traced.\n"
-          "\n"
-          "Exit status: the build's own, 128+N if signal N killed it, 125 if buildtrail\n"
-          "could not set the build up or could not record it (the build is then stopped),\n"
-          "126/127 if COMMAND could not be executed/found.\n",
+          "Exit status: the build's own; 128+N if signal N killed it; 125 if buildtrail\n"
+          "could not set the build up or could not record it (the build is then\n"
+          "stopped); 126/127 if COMMAND could not be executed/found; 2 for a usage error.\n"
+          "'buildtrail doctor' checks what tracing needs on this machine.\n",
           f);
 }
 
@@ -293,10 +297,10 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
     const char *err = g_strerror(r->value);
     switch (r->step) {
     case NS_STEP_EXEC:
-        fprintf(stderr, "buildtrail: cannot run '%s': %s\n", argv[0], err);
+        fprintf(stderr, "buildtrail run: cannot run '%s': %s\n", argv[0], err);
         return;
     case NS_STEP_OPEN_FUSE:
-        fprintf(stderr, "buildtrail: cannot open /dev/fuse: %s; %s\n", err,
+        fprintf(stderr, "buildtrail run: cannot open /dev/fuse: %s; %s" DOCTOR_HINT "\n", err,
                 r->value == ENOENT ? "load the fuse module (modprobe fuse) or install fuse3"
                 : r->value == EACCES || r->value == EPERM
                     ? "make it usable by your user (chmod 0666 /dev/fuse, as Debian's udev rule "
@@ -304,15 +308,16 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
                     : "check that FUSE works on this machine");
         return;
     case NS_STEP_BIND_TREE:
-        fprintf(stderr, "buildtrail: cannot %s (%s): %s\n", ns_step_describe(r->step),
+        fprintf(stderr, "buildtrail run: cannot %s (%s): %s\n", ns_step_describe(r->step),
                 r->tree >= 0 ? trees[r->tree].path : "?", err);
         return;
     case NS_STEP_MOUNT_FUSE:
-        fprintf(stderr, "buildtrail: cannot mount the FUSE filesystem: %s; %s\n", err,
+        fprintf(stderr, "buildtrail run: cannot mount the FUSE filesystem: %s; %s" DOCTOR_HINT "\n",
+                err,
                 "FUSE mounts in user namespaces need Linux 4.18 or later; or run as root");
         return;
     default:
-        fprintf(stderr, "buildtrail: cannot %s: %s\n", ns_step_describe(r->step), err);
+        fprintf(stderr, "buildtrail run: cannot %s: %s\n", ns_step_describe(r->step), err);
     }
 }
 
@@ -406,11 +411,11 @@ static void on_disk_full(void *arg, int err, bool full)
     struct run_watch *w = arg;
     atomic_store(&w->disk_full, full);
     if (full)
-        fprintf(stderr, "buildtrail: the disk holding %s is full (%s); the build is paused "
+        fprintf(stderr, "buildtrail run: the disk holding %s is full (%s); the build is paused "
                         "until space is freed \u2014 Ctrl-C to stop\n", w->db_path,
                 g_strerror(err));
     else
-        fprintf(stderr, "buildtrail: there is space again for %s; the build goes on\n",
+        fprintf(stderr, "buildtrail run: there is space again for %s; the build goes on\n",
                 w->db_path);
 }
 
@@ -418,7 +423,7 @@ static void on_write_failed(void *arg, int err)
 {
     struct run_watch *w = arg;
     atomic_store(&w->write_errno, err);
-    fprintf(stderr, "buildtrail: cannot write the trace %s: %s; stopping the build, which "
+    fprintf(stderr, "buildtrail run: cannot write the trace %s: %s; stopping the build, which "
                     "would run on unrecorded\n", w->db_path, g_strerror(err));
     watch_wake(w);
 }
@@ -585,7 +590,7 @@ static int plan_top_trees(struct run *r)
 {
     DIR *root = opendir("/");
     if (!root) {
-        fprintf(stderr, "buildtrail: cannot list /: %s\n", g_strerror(errno));
+        fprintf(stderr, "buildtrail run: cannot list /: %s\n", g_strerror(errno));
         return -1;
     }
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
@@ -621,19 +626,19 @@ static int plan_top_trees(struct run *r)
 static int run_plan(struct run *r)
 {
     if (!getcwd(r->cwd, sizeof r->cwd)) {
-        fprintf(stderr, "buildtrail: cannot get the current directory: %s\n", g_strerror(errno));
+        fprintf(stderr, "buildtrail run: cannot get the current directory: %s\n", g_strerror(errno));
         return -1;
     }
 
     /* --- the trees ---------------------------------------------------------------------- */
     if (!strcmp(r->cwd, "/")) {
-        fputs("buildtrail: cannot trace / as the workspace; run from the project's directory\n",
+        fputs("buildtrail run: cannot trace / as the workspace; run from the project's directory\n",
               stderr);
         return -1;
     }
     const char *why_not = untraceable(r->cwd);
     if (why_not) {
-        fprintf(stderr, "buildtrail: cannot trace the current directory %s: %s; run from the "
+        fprintf(stderr, "buildtrail run: cannot trace the current directory %s: %s; run from the "
                         "project's directory\n", r->cwd, why_not);
         return -1;
     }
@@ -646,21 +651,21 @@ static int run_plan(struct run *r)
         char real[PATH_MAX];
         struct stat st;
         if (!realpath(d, real) || stat(real, &st) < 0) {
-            fprintf(stderr, "buildtrail: --trace %s: %s; give an existing directory\n", d,
+            fprintf(stderr, "buildtrail run: --trace %s: %s; give an existing directory\n", d,
                     g_strerror(errno));
             return -1;
         }
         if (!S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "buildtrail: --trace %s: not a directory; give a directory\n", d);
+            fprintf(stderr, "buildtrail run: --trace %s: not a directory; give a directory\n", d);
             return -1;
         }
         if (!strcmp(real, "/")) {
-            fprintf(stderr, "buildtrail: --trace %s: cannot trace /; name the directories the "
+            fprintf(stderr, "buildtrail run: --trace %s: cannot trace /; name the directories the "
                             "build uses\n", d);
             return -1;
         }
         if ((why_not = untraceable(real))) {
-            fprintf(stderr, "buildtrail: --trace %s: cannot trace it: %s; name the directories "
+            fprintf(stderr, "buildtrail run: --trace %s: cannot trace it: %s; name the directories "
                             "the build reads and writes\n", d, why_not);
             return -1;
         }
@@ -669,7 +674,7 @@ static int run_plan(struct run *r)
         if (traced_already(r, real))
             continue;
         if (r->trees->len >= NS_MAX_TREES - 2) {
-            fprintf(stderr, "buildtrail: too many directories to trace (at most %d)\n",
+            fprintf(stderr, "buildtrail run: too many directories to trace (at most %d)\n",
                     NS_MAX_TREES - 2);
             return -1;
         }
@@ -688,15 +693,17 @@ static int run_plan(struct run *r)
     r->user_ns = geteuid() != 0;
     if (access("/dev/fuse", R_OK | W_OK) < 0) {
         int e = errno;
-        fprintf(stderr, "buildtrail: cannot use /dev/fuse: %s; %s\n", g_strerror(e),
+        fprintf(stderr, "buildtrail run: cannot use /dev/fuse: %s; %s" DOCTOR_HINT "\n",
+                g_strerror(e),
                 e == ENOENT ? "load the fuse module (modprobe fuse) or install fuse3"
                             : "make it usable by your user (chmod 0666 /dev/fuse, as Debian's "
                               "udev rule does) or run as root");
         return -1;
     }
     if (r->user_ns && userns_hint()) {
-        fputs("buildtrail: unprivileged user namespaces are disabled; enable them (sysctl "
-              "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0) or run as root\n",
+        fputs("buildtrail run: unprivileged user namespaces are disabled; enable them (sysctl "
+              "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0) or run as root"
+              DOCTOR_HINT "\n",
               stderr);
         return -1;
     }
@@ -716,7 +723,7 @@ static int prepare_private_dirs(struct run *r)
         (void)scratch_reclaim(base);
         int e = scratch_create(base, &r->scratch);
         if (e < 0) {
-            fprintf(stderr, "buildtrail: cannot make a private directory in %s: %s; set TMPDIR "
+            fprintf(stderr, "buildtrail run: cannot make a private directory in %s: %s; set TMPDIR "
                             "to a writable directory\n", base, g_strerror(-e));
             return -1;
         }
@@ -728,7 +735,7 @@ static int prepare_private_dirs(struct run *r)
         g_autofree char *tmp = g_build_filename(r->scratch.path, "tmp", NULL);
         if (mkdir(r->staging, 0700) < 0 || (r->private_tmp && mkdir(tmp, 0700) < 0) ||
             (r->private_tmp && chmod(tmp, 01777) < 0)) {
-            fprintf(stderr, "buildtrail: cannot prepare %s: %s; set TMPDIR to a writable "
+            fprintf(stderr, "buildtrail run: cannot prepare %s: %s; set TMPDIR to a writable "
                             "directory\n", r->scratch.path, g_strerror(errno));
             return -1;
         }
@@ -739,7 +746,7 @@ static int prepare_private_dirs(struct run *r)
                 if (path_is_under(p, "/tmp") && strcmp(p, "/tmp")) {
                     g_autofree char *mp = g_build_filename(tmp, p + 4, NULL);
                     if (mkdir_p(mp, 0755) < 0) {
-                        fprintf(stderr, "buildtrail: cannot prepare %s: %s\n", mp,
+                        fprintf(stderr, "buildtrail run: cannot prepare %s: %s\n", mp,
                                 g_strerror(errno));
                         return -1;
                     }
@@ -762,7 +769,7 @@ static int prepare_trace(struct run *r)
         g_autofree char *err = NULL;
         int e = tracedb_create(r->db_path, r->o.output_mode, &r->db, &r->db_lock_fd, &err);
         if (e < 0) {
-            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; %s\n", r->db_path, err,
+            fprintf(stderr, "buildtrail run: cannot write the trace %s: %s; %s\n", r->db_path, err,
                     e == -EEXIST ? "remove it or choose another file with -o"
                     : e == -EBUSY ? "wait for that run, or choose another file with -o"
                     : e == -ENOSPC || e == -EDQUOT
@@ -802,7 +809,7 @@ static int prepare_trace(struct run *r)
             .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
             .options = r->o.options, .trees = rows, .n_trees = n_rows};
         if (tracedb_write_run_start(r->db, &start, &err) < 0) {
-            fprintf(stderr, "buildtrail: cannot write the trace %s: %s; choose a writable place "
+            fprintf(stderr, "buildtrail run: cannot write the trace %s: %s; choose a writable place "
                             "with -o FILE\n", r->db_path, err);
             return -1;
         }
@@ -843,7 +850,7 @@ static int prepare_namespace(struct run *r)
         r->fs_trees[i].path = r->tv[i].path;
         r->fs_trees[i].fd = open(r->tv[i].backing, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (r->fs_trees[i].fd < 0) {
-            fprintf(stderr, "buildtrail: cannot open %s: %s\n", r->tv[i].backing, g_strerror(errno));
+            fprintf(stderr, "buildtrail run: cannot open %s: %s\n", r->tv[i].backing, g_strerror(errno));
             for (int k = 0; k < i; k++)
                 close(r->fs_trees[k].fd);
             return -1;
@@ -853,7 +860,7 @@ static int prepare_namespace(struct run *r)
 
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->sv) < 0 ||
         pipe2(r->rp, O_CLOEXEC) < 0) {
-        fprintf(stderr, "buildtrail: cannot create a pipe: %s\n", g_strerror(errno));
+        fprintf(stderr, "buildtrail run: cannot create a pipe: %s\n", g_strerror(errno));
         for (int i = 0; i < r->n_trees; i++)
             close(r->fs_trees[i].fd);
         return -1;
@@ -883,7 +890,7 @@ static int prepare_serving(struct run *r)
 
     rec_start(&r->rec, r->db);
     if (!r->rec) {
-        fprintf(stderr, "buildtrail: cannot start the recorder for %s\n", r->db_path);
+        fprintf(stderr, "buildtrail run: cannot start the recorder for %s\n", r->db_path);
         for (int i = 0; i < r->n_trees; i++)
             close(r->fs_trees[i].fd);
         return -1;
@@ -892,7 +899,7 @@ static int prepare_serving(struct run *r)
     r->watch.db_path = r->db_path;
     r->watch.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (r->watch.wake_fd < 0) {
-        fprintf(stderr, "buildtrail: cannot create an eventfd: %s\n", g_strerror(errno));
+        fprintf(stderr, "buildtrail run: cannot create an eventfd: %s\n", g_strerror(errno));
         for (int i = 0; i < r->n_trees; i++)
             close(r->fs_trees[i].fd);
         return -1;
@@ -985,7 +992,7 @@ static int run_serve(struct run *r)
     idmap_free(&r->idm);
     fs_set_present_ids_as_own(r->fs, r->user_ns && !r->ids_mapped);
     if (r->setup < 0) {
-        fprintf(stderr, "buildtrail: cannot create the build's namespaces: %s; %s\n",
+        fprintf(stderr, "buildtrail run: cannot create the build's namespaces: %s; %s" DOCTOR_HINT "\n",
                 g_strerror(-r->setup),
                 r->user_ns ? "enable unprivileged user namespaces or run as root"
                         : "is this a container without CAP_SYS_ADMIN?");
@@ -1005,7 +1012,7 @@ static int run_serve(struct run *r)
         r->se = fuse_session_new(&args, fs_operations(), sizeof(struct fuse_lowlevel_ops), r->fs);
         fuse_opt_free_args(&args);
         if (!r->se || fs_session_attach(r->fs, r->se, r->fuse_fd) != 0) {
-            fputs("buildtrail: cannot serve the FUSE connection (libfuse refused it)\n", stderr);
+            fputs("buildtrail run: cannot serve the FUSE connection (libfuse refused it)\n", stderr);
             kill(r->setup, SIGKILL);
         } else {
             r->fuse_fd = -1; /* the session owns it */
@@ -1042,7 +1049,7 @@ static int run_serve(struct run *r)
             } else if (!r->watch.lost) {
                 r->watch.lost = trace_file_problem(r->db_path, r->db_lock_fd, &r->db_st);
                 if (r->watch.lost) {
-                    fprintf(stderr, "buildtrail: the trace %s %s while the build was running; "
+                    fprintf(stderr, "buildtrail run: the trace %s %s while the build was running; "
                                     "stopping the build, whose record would be lost\n",
                             r->db_path, r->watch.lost);
                     r->stop_reason = g_strdup_printf("the trace file %s during the run", r->watch.lost);
@@ -1105,7 +1112,7 @@ static void run_finish(struct run *r)
             /* Something outside the build's namespaces holds the mount (an fd passed out over
              * a socket).  Its loop threads may still be serving: leave the session and the
              * filesystem to process exit rather than free them under those threads. */
-            fputs("buildtrail: warning: the FUSE mount outlived the build; its remaining "
+            fputs("buildtrail run: warning: the FUSE mount outlived the build; its remaining "
                   "requests are not recorded\n", stderr);
             fuse_session_exit(r->se);
             r->loop_running = true;
@@ -1136,7 +1143,7 @@ static void run_finish(struct run *r)
         r->failure_text = g_strdup_printf("the build's pid-namespace init was killed by signal %d "
                                        "(from outside the build), which ended the build",
                                        r->failure.value);
-        fprintf(stderr, "buildtrail: %s\n", r->failure_text);
+        fprintf(stderr, "buildtrail run: %s\n", r->failure_text);
         r->exit_status = RUN_EXIT_SETUP_FAILED;
     } else if (r->failure.step >= 0) {
         report_setup_failure(&r->failure, r->tv, r->o.argv);
@@ -1151,7 +1158,7 @@ static void run_finish(struct run *r)
                                              "%d, which ended the build", WTERMSIG(r->setup_wait))
                            : g_strdup("the build's launcher ended without reporting the "
                                       "build's status");
-        fprintf(stderr, "buildtrail: %s\n", r->failure_text);
+        fprintf(stderr, "buildtrail run: %s\n", r->failure_text);
         r->exit_status = RUN_EXIT_SETUP_FAILED;
     }
 
@@ -1198,7 +1205,7 @@ static void run_finish(struct run *r)
     if (r->db)
         (void)tracedb_seal(r->db);
     if (rec_err) {
-        fprintf(stderr, "buildtrail: the trace %s is incomplete: writing it failed: %s%s\n",
+        fprintf(stderr, "buildtrail run: the trace %s is incomplete: writing it failed: %s%s\n",
                 r->db_path, g_strerror(-rec_err),
                 rec_err == -ENOSPC || rec_err == -EDQUOT
                     ? "; free space or choose another place with -o" : "");
@@ -1208,7 +1215,7 @@ static void run_finish(struct run *r)
     if (!r->watch.lost)
         r->watch.lost = trace_file_problem(r->db_path, r->db_lock_fd, &r->db_st);
     if (r->watch.lost) {
-        fprintf(stderr, "buildtrail: the trace %s %s during the run: this run's record is "
+        fprintf(stderr, "buildtrail run: the trace %s %s during the run: this run's record is "
                         "lost\n", r->db_path, r->watch.lost);
         if (r->exit_status == 0)
             r->exit_status = 1;
@@ -1275,11 +1282,11 @@ static void print_summary(struct run *r)
     struct tracedb_counts c;
     g_autofree char *err = NULL;
     if (tracedb_count(r->db, &c, &err) != SQLITE_OK) {
-        fprintf(stderr, "buildtrail: cannot count what the trace %s holds: %s\n", r->db_path,
+        fprintf(stderr, "buildtrail run: cannot count what the trace %s holds: %s\n", r->db_path,
                 err);
         return;
     }
-    GString *line = g_string_new("buildtrail: ");
+    GString *line = g_string_new("buildtrail run: ");
     g_string_append_printf(line, "%" G_GINT64_FORMAT " process%s (%" G_GINT64_FORMAT
                                  " program%s run), %" G_GINT64_FORMAT " file%s read, %"
                                  G_GINT64_FORMAT " written, ",

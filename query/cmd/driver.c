@@ -48,6 +48,11 @@ static void print_help(const struct query_command *cmd)
     fputs("      --no-pager        do not page the answer (on a terminal it goes through\n"
           "                        $BUILDTRAIL_PAGER, $PAGER or less)\n"
           "  -h, --help            print this help\n", stdout);
+    fputs(cmd->exit_help ? cmd->exit_help
+                         : "\nExit status: 0 answered; 1 a path or process the build never "
+                           "touched, or\nthe trace cannot be read (missing, damaged, not a "
+                           "trace); 2 a usage error.\n",
+          stdout);
 }
 
 int query_parse(const struct query_command *cmd, int argc, char **argv, struct query_opts *o,

@@ -35,6 +35,7 @@ struct query_command {
     const char *about;         /* what it does: lines ending in \n */
     void (*more_about)(void);  /* prints more of it (a list built at run time), or NULL */
     const char *options_help;  /* its own options, one "  -x, --long ARG   what\n" each, or NULL */
+    const char *exit_help;     /* its exit statuses, if not the queries' usual ones, or NULL */
     const struct option *options; /* its own long options, {0}-terminated, or NULL */
     const char *shortopts;     /* its own short options ("lp:"), or NULL */
     unsigned flags;            /* QUERY_NO_JSON, QUERY_ALLOW_INCOMPLETE */

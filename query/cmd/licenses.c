@@ -276,10 +276,12 @@ static const struct query_command licenses_command = {
              "objects (crt*.o, libgcc, libc_nonshared) under their license exceptions.  The\n"
              "content read is checked against the trace's hash (a file changed since the\n"
              "build is reported unknown).\n",
+    .exit_help = "\nExit status: 0 answered (with --deny: nothing denied); 1 with --deny, a\n"
+                 "denied license was incorporated, or without it PATH was never touched or the\n"
+                 "trace cannot be read; 2 an error under --deny (among them a damaged trace\n"
+                 "or, without --allow-incomplete, an incomplete one) or a usage error.\n",
     .options_help = "      --deny PATTERNS   exit 1 if an incorporated file's license matches one\n"
-                    "                        of the comma-separated patterns (e.g. 'GPL-*,AGPL-*');\n"
-                    "                        exit 2 on an error, among them a damaged trace or,\n"
-                    "                        without --allow-incomplete, an incomplete one\n"
+                    "                        of the comma-separated patterns ('GPL-*,AGPL-*')\n"
                     "      --corresponding-source DEST\n"
                     "                        write the incorporated sources and build scripts, as\n"
                     "                        built, to directory DEST (or a .tar.gz / .tar file)\n",

@@ -179,11 +179,12 @@ static const struct option log_options[] = {
 static const struct query_command log_command = {
     .name = "log",
     .operands = "",
-    .about = "Print the build's output (stdout and stderr together), each job's output kept\n"
-             "together, jobs in the order they started.  A job is one command started by a build\n"
-             "driver (make, ninja, ...); a recursive make's jobs are grouped inside its own;\n"
-             "the driver's echo of a recipe is printed with the job it starts, as make -O\n"
-             "does.  --json prints one object per chunk, in the chosen order.\n",
+    .about = "Print the build's output (stdout and stderr together), each job's output\n"
+             "kept together, jobs in the order they started.  A job is one command started\n"
+             "by a build driver (make, ninja, ...); a recursive make's jobs are grouped\n"
+             "inside its own; the driver's echo of a recipe is printed with the job it\n"
+             "starts, as make -O does.  --json prints one object per chunk, in the chosen\n"
+             "order.\n",
     .options_help = "      --raw             the exact order the bytes were written, each line\n"
                     "                        prefixed with [ID] of the process that wrote it\n"
                     "      --failed          only the jobs that failed (exit status not 0, or\n"

@@ -358,6 +358,10 @@ int query_packages_main(int argc, char **argv)
         check_declared(declared, db, list, arch, (const char *const *)profiles, through,
                        untouched, not_applicable);
 
+    if (!system_traced && !o.json && !qdb_failed(q))
+        fputs("buildtrail packages: note: this trace did not trace /usr (record with "
+              "'buildtrail run --system' to see the headers, libraries and tools it used)\n",
+              stderr);
     GString *out = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "system_traced");
@@ -405,9 +409,6 @@ int query_packages_main(int argc, char **argv)
         }
         g_string_append(out, "}\n");
     } else {
-        if (!system_traced)
-            g_string_append(out, "note: this trace did not trace /usr (record with 'buildtrail run "
-                                 "--system' to see the headers, libraries and tools it used)\n");
         g_string_append_printf(out, "packages used (%u):\n", list->len);
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];

@@ -59,14 +59,15 @@ static const struct option verify_options[] = {
 
 static const struct query_command verify_command = {
     .name = "verify",
+    .exit_help = "\nExit status: 0 the build was clean; 1 something was reported; 2 an error (a\n"
+                 "bad manifest, a trace that is damaged, or incomplete without\n"
+                 "--allow-incomplete) or a usage error.\n",
     .operands = "",
     .about = "Check that the build read only declared inputs.  An input is a file the build\n"
              "read or executed without having made it.  Reports each input the manifest does\n"
              "not declare ('undeclared'), each declared hash the input's content does not\n"
              "have ('mismatch'), and with --unused each manifest line no input matched\n"
-             "('unused').  Exits 1 if it reported anything, 0 if the build was clean, 2 on\n"
-             "an error (a bad manifest; a trace that is damaged, or incomplete without\n"
-             "--allow-incomplete).\n"
+             "('unused').\n"
              "\n"
              "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
              "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"

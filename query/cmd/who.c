@@ -135,9 +135,9 @@ static const struct query_command who_wrote_command = {
     .operands = "PATH...",
     .min_operands = 1,
     .max_operands = -1,
-    .about = "Show every process of the build that wrote PATH (created, truncated, wrote bytes\n"
-             "to, renamed onto), with its argv, pid, cwd, what it did, and its ancestors up to\n"
-             "the build's command.\n",
+    .about = "Show every process of the build that wrote PATH (created, truncated, wrote\n"
+             "bytes to, renamed onto), with its argv, pid, cwd, what it did, and its\n"
+             "ancestors up to the build's command.\n",
 };
 
 static const struct query_command who_read_command = {
@@ -146,9 +146,9 @@ static const struct query_command who_read_command = {
     .operands = "PATH...",
     .min_operands = 1,
     .max_operands = -1,
-    .about = "Show every process of the build that read PATH (opened it for reading, executed\n"
-             "it), with its argv, pid, cwd, what it did, and its ancestors up to the build's\n"
-             "command.\n",
+    .about = "Show every process of the build that read PATH (opened it for reading,\n"
+             "executed it), with its argv, pid, cwd, what it did, and its ancestors up to\n"
+             "the build's command.\n",
 };
 
 static int who_main(int argc, char **argv, bool wrote)

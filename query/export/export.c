@@ -58,24 +58,31 @@ static const struct format {
     bool attestation; /* a claim about the whole build: refused on an incomplete trace */
 } formats[] = {
     {"compile-commands", fmt_compile_commands,
-     "clang's JSON compilation database (like Bear's): one entry per compiled file"},
-    {"dot", fmt_dot, "the provenance graph for Graphviz (processes, file versions, read/wrote)"},
-    {"prov", fmt_prov, "W3C PROV-JSON: file versions as entities, processes as activities"},
+     "clang's JSON compilation database, as Bear writes it:\n                    one entry per compiled file"},
+    {"dot", fmt_dot, "the provenance graph for Graphviz: processes, file\n                    versions, read/wrote"},
+    {"prov", fmt_prov, "W3C PROV-JSON: file versions as entities, processes as\n                    activities"},
     {"chrome-trace", fmt_chrome_trace,
-     "the build timeline (Trace Event JSON, for Perfetto / chrome://tracing)"},
-    {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources, with hashes", true},
-    {"spdx3", fmt_spdx3, "SPDX 3.0.1 JSON-LD, Build profile: a build_Build per writing process", true},
+     "the build's timeline (Trace Event JSON, for Perfetto or\n                    chrome://tracing)"},
+    {"spdx", fmt_spdx, "SPDX 2.3 JSON: built files GENERATED_FROM their sources,\n                    with hashes", true},
+    {"spdx3", fmt_spdx3, "SPDX 3.0.1 JSON-LD, Build profile: a build_Build per\n                    writing process", true},
     {"cyclonedx", fmt_cyclonedx, "CycloneDX 1.6 JSON with the build as a formulation", true},
-    {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every file access)", true},
-    {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate (unsigned)", true},
+    {"intoto", fmt_intoto, "in-toto Statement v1, runtime-trace predicate (every\n                    file access)", true},
+    {"slsa", fmt_slsa, "in-toto Statement v1, SLSA Provenance v1 predicate\n                    (unsigned)", true},
     {"sql", fmt_sql, "a PostgreSQL dump; many traces load into one database"},
 };
 
 static void list_formats(void)
 {
     fputs("\nFormats:\n", stdout);
-    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++)
+    GString *att = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
         printf("  %-17s %s\n", formats[i].name, formats[i].what);
+        if (formats[i].attestation)
+            g_string_append_printf(att, "%s%s", att->len ? ", " : "", formats[i].name);
+    }
+    printf("\nThe attestations (%s)\nrefuse an incomplete trace without --allow-incomplete.\n",
+           att->str);
+    g_string_free(att, TRUE);
 }
 
 struct export_cli {
@@ -126,7 +133,8 @@ static const struct option export_options[] = {
 static const struct query_command export_command = {
     .name = "export",
     .operands = "",
-    .about = "Write the trace in a format other tools read (docs/exports.md has each mapping).\n",
+    .about = "Write the trace in a format other tools read (docs/exports.md has each\n"
+             "mapping).\n",
     .more_about = list_formats,
     .options_help = "  -f, --format FORMAT   one of the above (required)\n"
                     "  -o, --output FILE     write to FILE (default: standard output)\n"
@@ -139,9 +147,7 @@ static const struct query_command export_command = {
                     "      --closure-of PATH dot: only PATH and what it was made from\n"
                     "      --depth N         dot: with --closure-of, at most N steps back\n"
                     "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
-                    "                        e.g. --collapse /usr for system headers and toolchain\n"
-                    "                        spdx, spdx3, cyclonedx, intoto and slsa refuse an\n"
-                    "                        incomplete trace without --allow-incomplete\n",
+                    "                        e.g. --collapse /usr for system headers and tools\n",
     .options = export_options,
     .shortopts = "f:o:",
     .flags = QUERY_NO_JSON | QUERY_ALLOW_INCOMPLETE,

@@ -36,7 +36,7 @@ sleep 0.5
 fill
 touch go
 wait_until 60 grep -q "is full" "$T/run.err"
-assert_contains "$(cat "$T/run.err")" "buildtrail: the disk holding $T/small/t.db is full (No space left on device); the build is paused until space is freed" "pause message"
+assert_contains "$(cat "$T/run.err")" "buildtrail run: the disk holding $T/small/t.db is full (No space left on device); the build is paused until space is freed" "pause message"
 sleep 1
 kill -0 "$pid" 2>/dev/null || fail "the run ended on a full disk: $(cat "$T/run.err")"
 rm "$T/small/fill"

@@ -17,7 +17,7 @@ set +e
 st=$?
 set -e
 assert_eq "$st" 125 "exit status ($(cat "$T/run.err"))"
-assert_contains "$(cat "$T/run.err")" "buildtrail: cannot write the trace $T/ws/buildtrail.db: File too large; stopping the build" "message"
+assert_contains "$(cat "$T/run.err")" "buildtrail run: cannot write the trace $T/ws/buildtrail.db: File too large; stopping the build" "message"
 [ ! -e never.txt ] || fail "the build ran on after the trace failed"
 
 assert_eq "$(sql buildtrail.db 'select state from runs')" failed "run state"

@@ -15,8 +15,8 @@ try() { # HOW-TO-LOSE-IT WORDS
     set +e; wait "$pid"; st=$?; set -e
     [ $(( $(date +%s) - start )) -lt 15 ] || fail "$1: the build ran on"
     [ "$st" != 0 ] || fail "$1: exit 0"
-    assert_contains "$(cat "$T/run.err")" "buildtrail: the trace $T/ws/t.db $2 while the build was running; stopping the build" "$1: message at once"
-    assert_contains "$(cat "$T/run.err")" "buildtrail: the trace $T/ws/t.db $2 during the run: this run's record is lost" "$1: message at the end"
+    assert_contains "$(cat "$T/run.err")" "buildtrail run: the trace $T/ws/t.db $2 while the build was running; stopping the build" "$1: message at once"
+    assert_contains "$(cat "$T/run.err")" "buildtrail run: the trace $T/ws/t.db $2 during the run: this run's record is lost" "$1: message at the end"
     [ ! -e late.txt ] || fail "$1: the build ran to its end"
     assert_no_leftovers
     rm -f t.db* other.db*

@@ -9,14 +9,14 @@ require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 echo data > in.txt
 bt run -o "$T/a.db" -- sh -c 'cat in.txt > out.txt; echo to-stderr >&2; exit 3' 2> "$T/err" && fail "exit status lost"
-sum=$(grep '^buildtrail: ' "$T/err") || fail "no summary line: $(cat "$T/err")"
-[ "$(grep -c '^buildtrail: ' "$T/err")" = 1 ] || fail "more than one line of ours: $(cat "$T/err")"
+sum=$(grep '^buildtrail run: ' "$T/err") || fail "no summary line: $(cat "$T/err")"
+[ "$(grep -c '^buildtrail run: ' "$T/err")" = 1 ] || fail "more than one line of ours: $(cat "$T/err")"
 grep -qx 'to-stderr' "$T/err" || fail "the build's stderr changed: $(cat "$T/err")"
-printf '%s\n' "$sum" | grep -Eq '^buildtrail: 2 processes \(2 programs run\), 1 file read, 1 written, 10 B of output; trace [^ ]*a\.db \([0-9.]+ KiB\), complete; not traced: /usr \(ran 2 programs from it\); --system records' ||
+printf '%s\n' "$sum" | grep -Eq '^buildtrail run: 2 processes \(2 programs run\), 1 file read, 1 written, 10 B of output; trace [^ ]*a\.db \([0-9.]+ KiB\), complete; not traced: /usr \(ran 2 programs from it\); --system records' ||
     fail "summary: $sum"
 # With --system nothing the build ran is outside the trace.
 bt run --system -o "$T/s.db" -- sh -c 'cat in.txt > /dev/null' 2> "$T/err"
-sum=$(grep '^buildtrail: ' "$T/err")
+sum=$(grep '^buildtrail run: ' "$T/err")
 assert_contains "$sum" ", complete" "complete"
 printf '%s\n' "$sum" | grep -q "not traced" && fail "--system: $sum"
 # -q: no line of ours.
@@ -24,7 +24,7 @@ bt run -q -o "$T/q.db" -- sh -c 'echo only >&2' 2> "$T/err"
 [ "$(cat "$T/err")" = only ] || fail "-q: $(cat "$T/err")"
 # An incomplete trace says so.
 BUILDTRAIL_NO_PROC_EVENTS=1 bt run -o "$T/p.db" -- true 2> "$T/err"
-grep '^buildtrail: ' "$T/err" | grep -q "INCOMPLETE: process tree partial" || fail "incomplete: $(cat "$T/err")"
+grep '^buildtrail run: ' "$T/err" | grep -q "INCOMPLETE: process tree partial" || fail "incomplete: $(cat "$T/err")"
 
 out=$(bt info -d "$T/a.db")
 assert_contains "$out" "command:    sh -c 'cat in.txt > out.txt; echo to-stderr >&2; exit 3'" "command"

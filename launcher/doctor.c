@@ -1,0 +1,310 @@
+/* doctor — see doctor.h. */
+#include "doctor.h"
+
+#include "procevents.h"
+
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum verdict { OK, NOTE, FAIL };
+static int failures;
+
+/* One line: the verdict, the check, what was found; the fix on the next, indented. */
+static void report(enum verdict v, const char *check, const char *found, const char *fix)
+{
+    static const char *const words[] = {"ok  ", "note", "FAIL"};
+    printf("%s  %-19s %s\n", words[v], check, found);
+    if (fix && v != OK)
+        printf("      %-19s fix: %s\n", "", fix);
+    if (v == FAIL)
+        failures++;
+}
+
+static bool in_container(char **what)
+{
+    if (access("/.dockerenv", F_OK) == 0) {
+        *what = g_strdup("Docker");
+        return true;
+    }
+    g_autofree char *env = NULL;
+    if (g_file_get_contents("/run/.containerenv", &env, NULL, NULL)) {
+        *what = g_strdup("Podman");
+        return true;
+    }
+    g_autofree char *cg = NULL;
+    if (g_file_get_contents("/proc/1/cgroup", &cg, NULL, NULL) &&
+        (strstr(cg, "docker") || strstr(cg, "kubepods") || strstr(cg, "lxc"))) {
+        *what = g_strdup(strstr(cg, "kubepods") ? "Kubernetes" : strstr(cg, "lxc") ? "LXC"
+                                                                                    : "Docker");
+        return true;
+    }
+    return false;
+}
+
+static void check_dev_fuse(bool container)
+{
+    struct stat st;
+    if (stat("/dev/fuse", &st) < 0) {
+        report(FAIL, "/dev/fuse", g_strerror(errno),
+               container ? "start the container with --device /dev/fuse"
+                         : "modprobe fuse (and apt-get install fuse3)");
+        return;
+    }
+    if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != 10 || minor(st.st_rdev) != 229) {
+        report(FAIL, "/dev/fuse", "is not the FUSE device (character device 10,229)",
+               "remove it and load the fuse module: modprobe fuse");
+        return;
+    }
+    if (access("/dev/fuse", R_OK | W_OK) < 0) {
+        g_autofree char *found = g_strdup_printf("mode %04o: not readable and writable by you",
+                                                 st.st_mode & 07777);
+        report(FAIL, "/dev/fuse", found,
+               "chmod 0666 /dev/fuse (as Debian's udev rule makes it), or run as root");
+        return;
+    }
+    g_autofree char *found = g_strdup_printf("character device, mode %04o, usable by you",
+                                             st.st_mode & 07777);
+    report(OK, "/dev/fuse", found, NULL);
+}
+
+static void check_fuse_fs(void)
+{
+    g_autofree char *fs = NULL;
+    bool have = g_file_get_contents("/proc/filesystems", &fs, NULL, NULL) &&
+                strstr(fs, "\tfuse\n");
+    report(have ? OK : FAIL, "FUSE in the kernel",
+           have ? "the fuse filesystem is registered" : "no fuse in /proc/filesystems",
+           "modprobe fuse");
+}
+
+/* Make a user and mount namespace for real, in a child: what a run needs when not root. */
+static void check_userns(void)
+{
+    if (geteuid() == 0) {
+        report(OK, "user namespaces", "not needed: you are root", NULL);
+        return;
+    }
+    int pfd[2];
+    if (pipe(pfd) < 0) {
+        report(FAIL, "user namespaces", g_strerror(errno), NULL);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        int e = unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : errno;
+        (void)!write(pfd[1], &e, sizeof e);
+        _exit(0);
+    }
+    close(pfd[1]);
+    int e = -1;
+    if (pid < 0 || read(pfd[0], &e, sizeof e) != (ssize_t)sizeof e)
+        e = pid < 0 ? errno : EIO;
+    close(pfd[0]);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    if (e == 0) {
+        report(OK, "user namespaces", "you can make one (runs are unprivileged)", NULL);
+        return;
+    }
+    g_autofree char *found = g_strdup_printf("cannot make one: %s", g_strerror(e));
+    g_autofree char *aa = NULL;
+    const char *fix = "sysctl -w kernel.unprivileged_userns_clone=1 user.max_user_namespaces=15000";
+    if (g_file_get_contents("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &aa, NULL,
+                            NULL) && atoi(aa) == 1)
+        fix = "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor "
+              "profile for buildtrail)";
+    report(FAIL, "user namespaces", found, fix);
+}
+
+
+/* Real owners inside the build need newuidmap/newgidmap and a subordinate range. */
+static void check_idmap(void)
+{
+    if (geteuid() == 0) {
+        report(OK, "id maps", "not needed: you are root", NULL);
+        return;
+    }
+    g_autofree char *uidmap = g_find_program_in_path("newuidmap");
+    g_autofree char *gidmap = g_find_program_in_path("newgidmap");
+    if (!uidmap || !gidmap) {
+        report(NOTE, "id maps", "no newuidmap/newgidmap: others' files show as yours and "
+                                "chown to other ids fails", "apt-get install uidmap");
+        return;
+    }
+    struct passwd *pw = getpwuid(getuid());
+    g_autofree char *subuid = NULL;
+    g_autofree char *line = pw ? g_strdup_printf("\n%s:", pw->pw_name) : NULL;
+    g_autofree char *idline = g_strdup_printf("\n%u:", (unsigned)getuid());
+    bool have = false;
+    if (g_file_get_contents("/etc/subuid", &subuid, NULL, NULL)) {
+        g_autofree char *text = g_strconcat("\n", subuid, NULL);
+        have = (line && strstr(text, line)) || strstr(text, idline);
+    }
+    if (!have) {
+        g_autofree char *fix = g_strdup_printf("usermod --add-subuids 100000-165535 "
+                                               "--add-subgids 100000-165535 %s",
+                                               pw ? pw->pw_name : "USER");
+        report(NOTE, "id maps", "no range for you in /etc/subuid: others' files show as yours",
+               fix);
+        return;
+    }
+    report(OK, "id maps", "newuidmap and a subordinate range: files keep their owners", NULL);
+}
+
+static int kernel_at_least(int want_major, int want_minor, char **release)
+{
+    struct utsname u;
+    if (uname(&u) < 0)
+        return -1;
+    *release = g_strdup(u.release);
+    int ma = 0, mi = 0;
+    if (sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+        return -1;
+    return ma > want_major || (ma == want_major && mi >= want_minor);
+}
+
+static void check_process_events(void)
+{
+    g_autofree char *release = NULL;
+    int new_enough = kernel_at_least(6, 6, &release);
+    struct procev *pe = NULL;
+    int r = procev_open(&pe);
+    if (r == 0) {
+        procev_close(pe);
+        report(OK, "process events", "the kernel's connector is open to you: exact process "
+                                     "tree and exits", NULL);
+        return;
+    }
+    g_autofree char *found = g_strdup_printf(
+        "not available to you (%s; Linux %s): runs record processes that touched traced files, "
+        "not exits", g_strerror(-r), release ? release : "?");
+    report(NOTE, "process events", found,
+           new_enough == 1 ? "run as root (CAP_NET_ADMIN)"
+                           : "run as root, or use Linux 6.6 or later for unprivileged runs");
+}
+
+static void check_versions(void)
+{
+    g_autofree char *release = NULL;
+    (void)kernel_at_least(0, 0, &release);
+    g_autofree char *found = g_strdup_printf("libfuse %s, Linux %s", fuse_pkgversion(),
+                                             release ? release : "?");
+    report(OK, "versions", found, NULL);
+}
+
+static void check_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+    if (!t || !*t)
+        t = "/tmp";
+    g_autofree char *tmpl = g_build_filename(t, "buildtrail-doctor-XXXXXX", NULL);
+    g_autofree char *found = NULL;
+    if (!g_mkdtemp(tmpl)) {
+        found = g_strdup_printf("%s: cannot make a directory there: %s", t, g_strerror(errno));
+        report(FAIL, "TMPDIR", found, "set TMPDIR to a writable directory");
+        return;
+    }
+    g_rmdir(tmpl);
+    found = g_strdup_printf("%s is writable (runs keep a private directory there)", t);
+    report(OK, "TMPDIR", found, NULL);
+}
+
+/* The proof: this binary records `true` into a scratch trace. */
+static void check_trial_run(void)
+{
+    g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+    g_autofree char *dir = g_dir_make_tmp("buildtrail-doctor-XXXXXX", NULL);
+    if (!self || !dir) {
+        report(FAIL, "a trial run", "cannot prepare it", NULL);
+        return;
+    }
+    g_autofree char *db = g_build_filename(dir, "trial.db", NULL);
+    char run[] = "run", quiet[] = "-q", out[] = "-o", dashes[] = "--", cmd[] = "true";
+    char *argv[] = {self, run, quiet, out, db, dashes, cmd, NULL};
+    g_autofree char *err = NULL;
+    int status = -1;
+    GError *gerr = NULL;
+    bool spawned = g_spawn_sync(dir, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                                &err, &status, &gerr);
+    for (const char *suffix = ""; suffix; suffix = !*suffix ? "-wal" : !strcmp(suffix, "-wal")
+                                                                           ? "-shm" : NULL) {
+        g_autofree char *f = g_strconcat(db, suffix, NULL);
+        g_unlink(f);
+    }
+    g_rmdir(dir);
+    if (!spawned) {
+        report(FAIL, "a trial run", gerr->message, NULL);
+        g_error_free(gerr);
+        return;
+    }
+    if (g_spawn_check_wait_status(status, NULL)) {
+        report(OK, "a trial run", "'buildtrail run -- true' recorded a trace", NULL);
+        return;
+    }
+    g_strstrip(err);
+    char *nl = strchr(err, '\n');
+    if (nl)
+        *nl = '\0';
+    report(FAIL, "a trial run", *err ? err : "failed", "see the checks above");
+}
+
+int doctor_main(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        fputs("Usage: buildtrail doctor\n"
+              "Check what tracing needs on this machine: /dev/fuse, FUSE in the kernel, a\n"
+              "container, user namespaces (when not root), id maps, the kernel's process\n"
+              "events, versions, TMPDIR, and a trial run.  Each line says ok, note (tracing\n"
+              "works, with a loss said) or FAIL, with the command that fixes it.\n"
+              "\n"
+              "Options:\n"
+              "  -h, --help            print this help\n"
+              "\n"
+              "Exit status: 0 tracing works here; 1 it does not; 2 a usage error.\n",
+              stdout);
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "buildtrail doctor: unexpected argument '%s'; see 'buildtrail doctor "
+                        "--help'\n", argv[1]);
+        return 2;
+    }
+    g_autofree char *container = NULL;
+    bool in = in_container(&container);
+    if (in) {
+        g_autofree char *found = g_strdup_printf("inside %s (FUSE there needs --device "
+                                                 "/dev/fuse%s)", container,
+                                                 geteuid() == 0 ? " and --cap-add SYS_ADMIN"
+                                                                : "");
+        report(OK, "container", found, NULL);
+    }
+    check_dev_fuse(in);
+    check_fuse_fs();
+    check_userns();
+    check_idmap();
+    check_process_events();
+    check_versions();
+    check_tmpdir();
+    check_trial_run();
+    fflush(stdout);
+    if (failures)
+        printf("tracing will not work here: fix the FAIL lines above\n");
+    else
+        printf("tracing works here\n");
+    return failures ? 1 : 0;
+}

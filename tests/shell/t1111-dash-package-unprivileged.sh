@@ -8,6 +8,7 @@
 # po-debconf never touched — rightly: this dash has no debconf templates, so nothing runs
 # po2debconf.  (Before, cp -a in dh_install failed: chown to root gave EINVAL in the user
 # namespace.)
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" != 0 ] || skip "applies to unprivileged builds (root builds need no fakeroot)"
 require_fuse

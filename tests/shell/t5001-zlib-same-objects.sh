@@ -1,6 +1,7 @@
 #!/bin/sh
 # zlib (configure + make -j2) traced builds the same object files and libraries as natively,
 # and who-wrote / who-read answer correctly on it.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make

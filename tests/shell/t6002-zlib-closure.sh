@@ -1,6 +1,7 @@
 #!/bin/sh
 # inputs of zlib's libz.a: exactly the .c files of its members and the headers they include;
 # not example.c or minigzip.c.  outputs of zutil.c reach libz.a; --prune, --json, --roles.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make

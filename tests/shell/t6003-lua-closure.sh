@@ -1,5 +1,6 @@
 #!/bin/sh
 # inputs of lua's `lua` binary: lua.c and the sources of every liblua.a member, not luac.c.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make

@@ -5,6 +5,7 @@
 # there (and builtins.def, which a generator read), `who-read` of a source names the compile
 # that read it, and compile-commands entries point into the source tree from build
 # directories under the build tree.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd cc

@@ -2,6 +2,7 @@
 # export: every format from a traced zlib build, each checked by its consumer — Bear's
 # compile_commands.json and clang-tidy, Graphviz, the official SPDX 2.3 and CycloneDX 1.6
 # JSON schemas — or, for formats without one, by their structure and the hashes of the files.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make

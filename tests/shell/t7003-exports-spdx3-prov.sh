@@ -2,6 +2,7 @@
 # export spdx3 (validated against the official SPDX 3.0.1 JSON schema) and prov (W3C
 # PROV-JSON), on the bundled sample project: each writing process is a build_Build / an
 # activity with its inputs and outputs; every file version an element / entity with its hash.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make

@@ -3,6 +3,7 @@
 # xxHash release the copy is reported as the same content and shown with the outputs it went
 # into (liblz4.a, the lz4 program); an older, edited release is still recognised by
 # similarity; a file compiled but linked into nothing is "vendored but unused".
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make

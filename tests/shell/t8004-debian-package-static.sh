@@ -6,6 +6,7 @@
 # its first alternative — and lists apart the clauses that do not apply: one for other
 # architectures, one under a build profile (taken from the build's own DEB_BUILD_PROFILES,
 # set by dpkg-buildpackage -P).  who-wrote of the .deb names dpkg-deb.
+# cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd dpkg-buildpackage

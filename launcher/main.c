@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"licenses", query_licenses_main, "the licenses of what a built file incorporates"},
     {"copies", query_copies_main, "embedded copies of code, exact or edited, and where they shipped"},
     {"packages", query_packages_main, "the Debian packages the build used and incorporated"},
+    {"diff", query_diff_main, "why two builds of the same source differ: the root causes"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX..."},
     {"doctor", doctor_main, "check what tracing needs on this machine"},
 };

@@ -24,3 +24,4 @@ int query_export_main(int argc, char **argv);
 int query_licenses_main(int argc, char **argv);
 int query_packages_main(int argc, char **argv);
 int query_copies_main(int argc, char **argv);
+int query_diff_main(int argc, char **argv);

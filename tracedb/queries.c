@@ -206,6 +206,12 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
+    [TQ_WRITER_OF_VERSION] =
+        "SELECT process_id FROM accesses WHERE version_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
+        " AND result = 0 AND process_id IS NOT NULL ORDER BY (kind = 2 AND bytes > 0) DESC, "
+        "last_ns DESC LIMIT 1",
+    [TQ_DIRS_LISTED_BY_PROCESS] =
+        "SELECT count(*) FROM accesses WHERE process_id = ?1 AND kind IN " TRACEDB_KINDS_LISTED,
     [TQ_ENVIRONMENTS] = "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id",
     [TQ_FOUND_INPUTS] =
         "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "

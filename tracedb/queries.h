@@ -100,7 +100,9 @@ enum tracedb_query {
     /* packages: (path, kind, version) of every found file read or executed */
     TQ_FOUND_READS_WITH_PATHS,
     TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */
-    TQ_ENVIRONMENTS, /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
+    TQ_ENVIRONMENTS,
+    TQ_WRITER_OF_VERSION, /* diff: the image that wrote version ?1's bytes (else made it) */
+    TQ_DIRS_LISTED_BY_PROCESS, /* diff: how many directories image ?1 listed */ /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
     TQ_FOUND_INPUTS, /* verify: (path, sha256) of every found file read or executed, by path */
 
     /* Output */

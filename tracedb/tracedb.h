@@ -67,7 +67,8 @@ const char *tracedb_access_kind_name(int kind);
  *   CHANGED     changed what a path holds: MADE + rename_to + GONE (compile outputs)
  *   WROTE_PATH  "wrote" it for who-wrote: MADE + mkdir + PLACED + symlink
  *   BOUND       every kind that can bind a version: VERSIONED + GONE + symlink
- *   FOLLOWED    a symlink read (followed or listed): readlink */
+ *   FOLLOWED    a symlink read (followed or listed): readlink
+ *   LISTED      a directory listed: readdir */
 #define TRACEDB_KINDS_READ "(1,5)"
 #define TRACEDB_KINDS_OPENED_READ "(1)"
 #define TRACEDB_KINDS_EXEC "(5)"
@@ -82,6 +83,7 @@ const char *tracedb_access_kind_name(int kind);
 #define TRACEDB_KINDS_WROTE_PATH "(2,3,4,7,10,11,12)"
 #define TRACEDB_KINDS_BOUND "(1,2,3,4,5,6,9,10,11,12)"
 #define TRACEDB_KINDS_FOLLOWED "(14)"
+#define TRACEDB_KINDS_LISTED "(13)"
 
 /* versions.origin */
 enum tracedb_version_origin {

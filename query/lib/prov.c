@@ -871,6 +871,8 @@ static GArray *walk_inputs(struct prov *p, int64_t start, const struct prov_walk
         int depth = n->depth + 1;
         if (o->stop_at_shlibs && n->depth > 0 && n->role == PROV_ROLE_SHLIB)
             continue;
+        if (o->max_depth > 0 && n->depth >= o->max_depth)
+            continue; /* listed, not followed */
         if (n->v->base_id)
             walk_add(&w, n->v->base_id,
                      classify(filekind_of(n->v->path), n->v->path, TRACEDB_READ, NULL, false),

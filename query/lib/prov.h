@@ -87,6 +87,8 @@ struct prov_walk_opts {
     char **prune;        /* NULL-terminated absolute directories not shown nor followed */
     bool stop_at_shlibs; /* inputs: list shared libraries but not what they were made from
                           * (dynamically linked, not incorporated) */
+    int max_depth;       /* inputs: follow at most this many steps back (0: no limit; 1: the
+                          * versions the writer itself read, diff's direct inputs) */
 };
 
 /* The closure of inputs of `start`: every version it was made from, recursively, with the

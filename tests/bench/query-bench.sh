@@ -3,7 +3,9 @@
 # like a big C build (25 000 compile jobs: make → sh → gcc → cc1 + as, one final link reading
 # every object: 100 000 processes, ~1 000 000 accesses, 100 000 output chunks), then times
 # who-wrote, who-read, tree, log, inputs of the final binary (its whole closure: every object,
-# assembler file, source and header) and outputs of a header on it (median of 5).
+# assembler file, source and header) and outputs of a header on it (median of 5); then diff
+# against a changed copy (one header found with other content: the ~375 objects including
+# it, their assembler files and the final binary differ), with diff's peak memory.
 #
 # Usage: tests/bench/query-bench.sh [--build DIR] [--jobs N] [--out FILE]
 set -euo pipefail
@@ -127,6 +129,26 @@ print("synthetic trace: %d processes, %d files, %d accesses, %d output chunks" %
       (len(procs), len(files), len(acc), len(out)), file=sys.stderr)
 PY
 
+# The changed copy for diff: include/h0042.h found with other content, and so every version
+# made from it (the assembler files and objects of the jobs that include it, and the app).
+db_b="$scratch/synth-changed.db"
+cp "$db" "$db_b"
+python3 - "$db_b" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+h = db.execute("SELECT id FROM files WHERE path = '/work/big/include/h0042.h'").fetchone()[0]
+changed = {v for (v,) in db.execute("SELECT DISTINCT version_id FROM accesses WHERE file_id = ?", (h,))}
+readers = {p for (p,) in db.execute("SELECT DISTINCT process_id FROM accesses WHERE file_id = ?", (h,))}
+while readers:  # what they wrote, then who read that, ...
+    made = {v for (v,) in db.execute("SELECT DISTINCT version_id FROM accesses WHERE kind IN (2,3) AND process_id IN (%s)" % ",".join(map(str, readers)))}
+    made -= changed
+    changed |= made
+    readers = {p for (p,) in db.execute("SELECT DISTINCT process_id FROM accesses WHERE kind = 1 AND version_id IN (%s)" % ",".join(map(str, made)))} if made else set()
+db.executemany("UPDATE versions SET sha256 = randomblob(32) WHERE id = ?", ((v,) for v in changed))
+db.commit()
+print("changed copy: %d versions differ" % len(changed), file=sys.stderr)
+PY
+
 timeit() { # NAME COMMAND... — median of 5 runs, in ms
     local name=$1; shift
     local times=()
@@ -151,5 +173,7 @@ timeit() { # NAME COMMAND... — median of 5 runs, in ms
     timeit "inputs --leaves obj/f12345.o" "$bt" inputs --leaves -d "$db" /work/big/obj/f12345.o
     timeit "outputs include/h0042.h" "$bt" outputs -d "$db" /work/big/include/h0042.h
     timeit "files --missing" "$bt" files --missing -d "$db"
+    timeit "diff against a changed copy" sh -c '"$0" diff "$1" "$2"; [ $? = 1 ]' "$bt" "$db" "$db_b"
+    echo "diff's peak memory: $(/usr/bin/time -f %M "$bt" diff "$db" "$db_b" 2>&1 >/dev/null | tail -n 1) KiB"
 } | tee "$out"
 echo "query-bench: results also in $out" >&2

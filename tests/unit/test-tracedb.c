@@ -119,6 +119,7 @@ static void test_kind_sets(void)
               (const char *const[]){"read", "write", "create", "truncate", "exec", "unlink",
                                     "rename_from", "rename_to", "link", "symlink", NULL});
     check_set(TRACEDB_KINDS_FOLLOWED, (const char *const[]){"readlink", NULL});
+    check_set(TRACEDB_KINDS_LISTED, (const char *const[]){"readdir", NULL});
 }
 
 /* The run row written at the start and at the end reads back, NULLs where nothing was given. */

@@ -1,0 +1,881 @@
+/* diff: why two builds of the same source differ — which products differ, and the root
+ * causes behind them, followed down the provenance graph of each trace.
+ *
+ * Products are matched by path, the first build's paths mapped onto the second's (its
+ * directory onto the other's, then each --map OLD=NEW), and compared by SHA-256.  For a
+ * product that differs, the process that made it in each build is the one that wrote it
+ * (matched by what it wrote, never by pid or order); its direct inputs are paired by path
+ * (temporaries, whose names are random, by directory and extension in reading order), and
+ * every pair that differs is explained the same way, down to the first points where the
+ * builds diverge: the root causes.
+ *   input      a file found outside the build (or before it) whose content differs;
+ *   origin     made by the build in one and found in the other;
+ *   inputs     a process read a file in one build only;
+ *   argv       a process read the same inputs but was run with other arguments;
+ *   environment  ... or with another environment;
+ *   nondeterminism  ... the same in every way it can be told apart, yet its output differs
+ *              (the clock, randomness, the order of a directory listing, the build path).
+ * Each root cause lists the products it reaches; a product is listed under every cause that
+ * reaches it.  Exit: 0 identical, 1 the products differ, 2 an error or a usage error. */
+#include "driver.h"
+#include "query.h"
+#include "queries.h"
+#include "textout.h"
+#include "tracedb.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+enum cause_kind { C_INPUT, C_ORIGIN, C_INPUTS, C_ARGV, C_ENV, C_NONDET, C_UNKNOWN };
+static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
+                                          "nondeterminism", "unexplained"};
+
+struct cause {
+    enum cause_kind kind;
+    char *path;         /* the file (mapped to the second build's paths) */
+    int64_t proc[2];    /* the process in each build (0: none) */
+    char *detail;       /* what differs, for people */
+    GPtrArray *products; /* char*: the products it reaches (not owned) */
+    unsigned more_processes; /* other processes with the same argv/environment difference */
+};
+
+struct side {
+    const char *name; /* "A", "B" */
+    struct qdb *q;
+    struct prov *p;
+    const char *root; /* the directory the build ran in */
+};
+
+struct diffctx {
+    struct side s[2];
+    GPtrArray *maps;      /* char*: "OLD\0NEW" pairs, longest OLD first: A's paths as B's */
+    GHashTable *tmp_pair; /* A's temporary path -> B's (owned strings) */
+    GHashTable *memo;     /* "vA:vB" -> GArray of cause indices */
+    GPtrArray *causes;    /* struct cause* */
+    GHashTable *cause_of; /* "kind\npath\nprocA" -> index+1 */
+    GPtrArray *not_compared; /* char*: what could not be compared, once each */
+    bool skip_system;     /* only one trace saw the system trees: their files are not paired */
+};
+
+/* Under a system tree (what `run --system` adds to a trace). */
+static bool is_system_path(const char *path)
+{
+    static const char *const tops[] = {"/usr/", "/etc/", "/opt/", "/bin/", "/sbin/", "/lib",
+                                       "/boot/", NULL};
+    for (const char *const *t = tops; *t; t++)
+        if (g_str_has_prefix(path, *t))
+            return true;
+    return false;
+}
+
+/* The inputs worth pairing: all, or without the system trees' when one trace lacks them. */
+static void drop_system(struct diffctx *d, GPtrArray *inputs)
+{
+    for (guint i = inputs->len; d->skip_system && i-- > 0;)
+        if (is_system_path(((const struct prov_version *)inputs->pdata[i])->path))
+            g_ptr_array_remove_index(inputs, i);
+}
+
+/* A path of the first build as the second build would have it. */
+static char *map_path(struct diffctx *d, const char *path)
+{
+    for (guint i = 0; i < d->maps->len; i++) {
+        const char *old = d->maps->pdata[i], *new = old + strlen(old) + 1;
+        size_t l = strlen(old);
+        if (!strncmp(path, old, l) && (path[l] == '/' || !path[l]))
+            return g_strconcat(new, path + l, NULL);
+    }
+    const char *t = g_hash_table_lookup(d->tmp_pair, path);
+    return g_strdup(t ? t : path);
+}
+
+static void add_map(struct diffctx *d, const char *old, const char *new)
+{
+    size_t lo = strlen(old), ln = strlen(new);
+    char *pair = g_malloc(lo + ln + 2);
+    memcpy(pair, old, lo + 1);
+    memcpy(pair + lo + 1, new, ln + 1);
+    /* longest first, so /a/b maps before /a */
+    guint at = 0;
+    while (at < d->maps->len && strlen(d->maps->pdata[at]) >= lo)
+        at++;
+    g_ptr_array_insert(d->maps, (gint)at, pair);
+}
+
+/* An argv or environment entry of the first build in the second's terms: every mapped
+ * prefix replaced wherever it starts a path (-I/a/b, --prefix=/a/b, PWD=/a/b). */
+static char *map_words(struct diffctx *d, const char *s)
+{
+    GString *out = g_string_new(NULL);
+    for (const char *p = s; *p;) {
+        bool done = false;
+        if (*p == '/') {
+            for (guint i = 0; i < d->maps->len && !done; i++) {
+                const char *old = d->maps->pdata[i], *new = old + strlen(old) + 1;
+                size_t l = strlen(old);
+                if (!strncmp(p, old, l) && (p[l] == '/' || !p[l] || p[l] == ' ' || p[l] == ':')) {
+                    g_string_append(out, new);
+                    p += l;
+                    done = true;
+                }
+            }
+            GHashTableIter it;
+            gpointer k, v;
+            g_hash_table_iter_init(&it, d->tmp_pair);
+            while (!done && g_hash_table_iter_next(&it, &k, &v)) {
+                size_t l = strlen(k);
+                if (!strncmp(p, k, l)) {
+                    g_string_append(out, v);
+                    p += l;
+                    done = true;
+                }
+            }
+        }
+        if (!done)
+            g_string_append_c(out, *p++);
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* The build's products: path -> version, for side s. */
+static GHashTable *products(struct side *s)
+{
+    GHashTable *out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GArray *files = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(s->q, tracedb_sql(TQ_PRODUCT_FILES), &st))
+        while (qdb_row(s->q, st)) {
+            int64_t fid = sqlite3_column_int64(st, 0);
+            g_array_append_val(files, fid);
+        }
+    sqlite3_finalize(st);
+    for (guint i = 0; i < files->len; i++) {
+        int64_t fid = g_array_index(files, int64_t, i);
+        const struct prov_version *v = prov_version(s->p, prov_version_at(s->p, fid));
+        if (v && prov_is_product(s->p, v))
+            g_hash_table_insert(out, g_strdup(v->path), (gpointer)v);
+    }
+    g_array_unref(files);
+    return out;
+}
+
+static int64_t writer_of(struct side *s, int64_t vid)
+{
+    GArray *ids = qdb_ids(s->q, tracedb_sql(TQ_WRITER_OF_VERSION), vid);
+    int64_t w = ids->len ? g_array_index(ids, int64_t, 0) : 0;
+    g_array_unref(ids);
+    return w;
+}
+
+/* The versions `vid`'s writer read before writing it (its direct inputs). */
+static GPtrArray *direct_inputs(struct side *s, int64_t vid)
+{
+    static const struct prov_walk_opts walk = {.scripts = false, .max_depth = 1};
+    GArray *nodes = prov_inputs(s->p, vid, &walk);
+    GPtrArray *out = g_ptr_array_new();
+    for (guint i = 0; i < nodes->len; i++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (n->depth == 1)
+            g_ptr_array_add(out, (gpointer)n->v);
+    }
+    g_array_unref(nodes);
+    return out;
+}
+
+/* One root cause per what it is: an input by its path; argv and environment by what differs
+ * (-DX=1 given to forty compiles is one cause); non-determinism by its process. */
+static size_t add_cause(struct diffctx *d, enum cause_kind kind, const char *path, int64_t pa,
+                        int64_t pb, char *detail)
+{
+    g_autofree char *key =
+        kind == C_ARGV || kind == C_ENV
+            ? g_strdup_printf("%d\n%s", kind, detail)
+            : g_strdup_printf("%d\n%s\n%" G_GINT64_FORMAT, kind, path ? path : "", pa);
+    gpointer at = g_hash_table_lookup(d->cause_of, key);
+    if (at) {
+        struct cause *c = d->causes->pdata[GPOINTER_TO_SIZE(at) - 1];
+        if (pa && pa != c->proc[0])
+            c->more_processes++;
+        g_free(detail);
+        return (size_t)GPOINTER_TO_SIZE(at) - 1;
+    }
+    struct cause *c = g_new0(struct cause, 1);
+    *c = (struct cause){kind, g_strdup(path), {pa, pb}, detail, g_ptr_array_new()};
+    g_ptr_array_add(d->causes, c);
+    g_hash_table_insert(d->cause_of, g_steal_pointer(&key), GSIZE_TO_POINTER(d->causes->len));
+    return d->causes->len - 1;
+}
+
+static void not_compared(struct diffctx *d, char *what)
+{
+    for (guint i = 0; i < d->not_compared->len; i++)
+        if (!strcmp(d->not_compared->pdata[i], what)) {
+            g_free(what);
+            return;
+        }
+    g_ptr_array_add(d->not_compared, what);
+}
+
+/* What differs between the two processes, when their inputs do not: argv, then the
+ * environment (names whose values differ, or that one has); NULL when nothing does. */
+static char *argv_difference(struct diffctx *d, const struct qdb_process *a,
+                             const struct qdb_process *b)
+{
+    GString *wa = g_string_new(NULL), *wb = g_string_new(NULL);
+    for (size_t i = 0; a->argv && i < a->argv_len; i += strlen(a->argv + i) + 1) {
+        g_autofree char *m = map_words(d, a->argv + i);
+        g_string_append_printf(wa, "%s%s", wa->len ? " " : "", m);
+    }
+    for (size_t i = 0; b->argv && i < b->argv_len; i += strlen(b->argv + i) + 1)
+        g_string_append_printf(wb, "%s%s", wb->len ? " " : "", b->argv + i);
+    char *out = NULL;
+    if (strcmp(wa->str, wb->str)) {
+        /* the words of each that the other does not have */
+        g_auto(GStrv) xa = g_strsplit(wa->str, " ", -1);
+        g_auto(GStrv) xb = g_strsplit(wb->str, " ", -1);
+        GString *s = g_string_new(NULL);
+        for (char **w = xa; *w; w++)
+            if (!g_strv_contains((const char *const *)xb, *w))
+                g_string_append_printf(s, "%s-%s", s->len ? " " : "", *w);
+        for (char **w = xb; *w; w++)
+            if (!g_strv_contains((const char *const *)xa, *w))
+                g_string_append_printf(s, "%s+%s", s->len ? " " : "", *w);
+        out = s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE),
+                                                  g_strdup("the same words in another order"));
+    }
+    g_string_free(wa, TRUE);
+    g_string_free(wb, TRUE);
+    return out;
+}
+
+/* Variables whose values say how a driver runs, not what a process makes. */
+static bool env_noise(const char *name, size_t len)
+{
+    static const char *const noise[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
+                                        "MAKE_TERMERR", "_", "OLDPWD", "SHLVL", "TERM",
+                                        "DISPLAY", "SSH_AUTH_SOCK", "SSH_CLIENT",
+                                        "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
+                                        "INVOCATION_ID", "JOURNAL_STREAM", NULL};
+    for (const char *const *n = noise; *n; n++)
+        if (strlen(*n) == len && !memcmp(*n, name, len))
+            return true;
+    return false;
+}
+
+static GHashTable *env_table(struct diffctx *d, struct side *s, int64_t id, bool mapped)
+{
+    g_autoptr(GBytes) env = qdb_process_env(s->q, id);
+    if (!env)
+        return NULL;
+    GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    gsize len = 0;
+    const char *e = g_bytes_get_data(env, &len);
+    for (gsize off = 0; e && off < len;) {
+        const char *entry = e + off;
+        size_t el = strnlen(entry, len - off);
+        const char *eq = memchr(entry, '=', el);
+        size_t nl = eq ? (size_t)(eq - entry) : el;
+        if (!env_noise(entry, nl)) {
+            g_autofree char *value = eq ? g_strndup(eq + 1, el - nl - 1) : g_strdup("");
+            g_hash_table_insert(t, g_strndup(entry, nl),
+                                mapped ? map_words(d, value) : g_steal_pointer(&value));
+        }
+        off += el + 1;
+    }
+    return t;
+}
+
+static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb)
+{
+    GHashTable *a = env_table(d, &d->s[0], pa, true), *b = env_table(d, &d->s[1], pb, false);
+    char *out = NULL;
+    if (a && b) {
+        GPtrArray *names = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer k, v;
+        g_hash_table_iter_init(&it, a);
+        while (g_hash_table_iter_next(&it, &k, &v)) {
+            const char *vb = g_hash_table_lookup(b, k);
+            if (!vb || strcmp(vb, v))
+                g_ptr_array_add(names, k);
+        }
+        g_hash_table_iter_init(&it, b);
+        while (g_hash_table_iter_next(&it, &k, &v))
+            if (!g_hash_table_contains(a, k))
+                g_ptr_array_add(names, k);
+        g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+        if (names->len) {
+            GString *s = g_string_new(NULL);
+            for (guint i = 0; i < names->len; i++) {
+                const char *n = names->pdata[i];
+                const char *va = g_hash_table_lookup(a, n), *vb = g_hash_table_lookup(b, n);
+                g_string_append_printf(s, "%s%s (%s%s%s / %s%s%s)", s->len ? ", " : "", n,
+                                       va ? "'" : "", va ? va : "unset", va ? "'" : "",
+                                       vb ? "'" : "", vb ? vb : "unset", vb ? "'" : "");
+            }
+            out = g_string_free(s, FALSE);
+        }
+        g_ptr_array_free(names, TRUE);
+    }
+    if (a)
+        g_hash_table_destroy(a);
+    if (b)
+        g_hash_table_destroy(b);
+    return out;
+}
+
+static gint by_path(gconstpointer x, gconstpointer y)
+{
+    const struct prov_version *a = *(const struct prov_version *const *)x;
+    const struct prov_version *b = *(const struct prov_version *const *)y;
+    return strcmp(a->path, b->path);
+}
+
+/* The directory and extension of a path: how temporaries are paired. */
+static char *shape_of(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        dot = path + strlen(path);
+    return g_strdup_printf("%.*s|%s", slash ? (int)(slash - path) : 0, path, dot);
+}
+
+static GArray *explain(struct diffctx *d, const struct prov_version *va,
+                       const struct prov_version *vb, const char *product, int depth);
+
+/* The versions a file went through up to `v`, oldest first (v's base, its base, ...). */
+static GPtrArray *history(struct side *s, const struct prov_version *v)
+{
+    GPtrArray *h = g_ptr_array_new();
+    for (int guard = 0; v && guard < 100000; guard++) {
+        g_ptr_array_insert(h, 0, (gpointer)v);
+        v = v->base_id ? prov_version(s->p, v->base_id) : NULL;
+    }
+    return h;
+}
+
+/* Pair the direct inputs of the two writers and explain each pair that differs. */
+static void explain_inputs(struct diffctx *d, GArray *causes, GPtrArray *ia, GPtrArray *ib,
+                           int64_t wa, int64_t wb, const char *product, int depth,
+                           bool *inputs_differ)
+{
+    g_ptr_array_sort(ia, by_path);
+    g_ptr_array_sort(ib, by_path);
+    GHashTable *bpath = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < ib->len; i++)
+        g_hash_table_insert(bpath, (gpointer)((struct prov_version *)ib->pdata[i])->path,
+                            ib->pdata[i]);
+    GHashTable *used_b = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GPtrArray *left_a = g_ptr_array_new();
+    for (guint i = 0; i < ia->len; i++) {
+        const struct prov_version *a = ia->pdata[i];
+        g_autofree char *key = map_path(d, a->path);
+        const struct prov_version *b = g_hash_table_lookup(bpath, key);
+        if (b && !g_hash_table_contains(used_b, b)) {
+            g_hash_table_add(used_b, (gpointer)b);
+            if (strcmp(a->sha256, b->sha256)) {
+                *inputs_differ = true;
+                GArray *c = explain(d, a, b, product, depth + 1);
+                g_array_append_vals(causes, c->data, c->len);
+            }
+        } else {
+            g_ptr_array_add(left_a, (gpointer)a);
+        }
+    }
+    /* What is left on both sides: temporaries with random names, paired by directory and
+     * extension in order; the rest was read in one build only. */
+    for (guint i = 0; i < left_a->len; i++) {
+        const struct prov_version *a = left_a->pdata[i], *b = NULL;
+        g_autofree char *sa = shape_of(a->path);
+        for (guint k = 0; k < ib->len && !b; k++) {
+            const struct prov_version *c = ib->pdata[k];
+            g_autofree char *sb = shape_of(c->path);
+            if (!g_hash_table_contains(used_b, c) && !strcmp(sa, sb) &&
+                prov_is_temporary(d->s[0].p, a) == prov_is_temporary(d->s[1].p, c))
+                b = c;
+        }
+        if (b) {
+            g_hash_table_add(used_b, (gpointer)b);
+            g_hash_table_insert(d->tmp_pair, g_strdup(a->path), g_strdup(b->path));
+            if (strcmp(a->sha256, b->sha256)) {
+                *inputs_differ = true;
+                GArray *c = explain(d, a, b, product, depth + 1);
+                g_array_append_vals(causes, c->data, c->len);
+            }
+            continue;
+        }
+        *inputs_differ = true;
+        g_autofree char *key = map_path(d, a->path);
+        size_t at = add_cause(d, C_INPUTS, key, wa, wb,
+                              g_strdup_printf("read by the first build's process only"));
+        g_array_append_val(causes, at);
+    }
+    for (guint k = 0; k < ib->len; k++) {
+        const struct prov_version *b = ib->pdata[k];
+        if (g_hash_table_contains(used_b, b))
+            continue;
+        *inputs_differ = true;
+        size_t at = add_cause(d, C_INPUTS, b->path, wa, wb,
+                              g_strdup("read by the second build's process only"));
+        g_array_append_val(causes, at);
+    }
+    g_ptr_array_free(left_a, TRUE);
+    g_hash_table_destroy(used_b);
+    g_hash_table_destroy(bpath);
+}
+
+/* The root causes of two versions differing (indices into d->causes); memoised. */
+static GArray *explain(struct diffctx *d, const struct prov_version *va,
+                       const struct prov_version *vb, const char *product, int depth)
+{
+    g_autofree char *mkey = g_strdup_printf("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, va->id,
+                                            vb->id);
+    GArray *memo = g_hash_table_lookup(d->memo, mkey);
+    if (memo)
+        return memo;
+    GArray *causes = g_array_new(FALSE, FALSE, sizeof(size_t));
+    g_hash_table_insert(d->memo, g_steal_pointer(&mkey), causes); /* (cycles end here) */
+    g_autofree char *path = prov_is_temporary(d->s[1].p, vb)
+                                ? g_strdup_printf("%s (a temporary)", vb->path)
+                                : g_strdup(vb->path);
+    if (va->origin != vb->origin) {
+        size_t at = add_cause(d, C_ORIGIN, path, 0, 0,
+                              g_strdup_printf("made by the %s build, found by the %s",
+                                              va->origin == TRACEDB_VERSION_WRITTEN ? "first"
+                                                                                   : "second",
+                                              va->origin == TRACEDB_VERSION_WRITTEN ? "second"
+                                                                                   : "first"));
+        g_array_append_val(causes, at);
+        return causes;
+    }
+    if (va->origin == TRACEDB_VERSION_FOUND) {
+        size_t at = add_cause(d, C_INPUT, path, 0, 0,
+                              g_strdup_printf("found with other content (sha256 %.12s… / %.12s…)",
+                                              va->sha256[0] ? va->sha256 : "unknown",
+                                              vb->sha256[0] ? vb->sha256 : "unknown"));
+        g_array_append_val(causes, at);
+        return causes;
+    }
+    /* A file written in steps (appended to: a log, an archive updated member by member):
+     * line the two histories up from their first step; the first step that differs is
+     * where they diverge. */
+    if (va->base_id || vb->base_id) {
+        GPtrArray *ha = history(&d->s[0], va), *hb = history(&d->s[1], vb);
+        if (ha->len != hb->len) {
+            size_t at = add_cause(d, C_UNKNOWN, path, 0, 0,
+                                  g_strdup_printf("written in %u steps by one build and %u by "
+                                                  "the other", ha->len, hb->len));
+            g_array_append_val(causes, at);
+        } else {
+            guint i = 0;
+            while (i + 1 < ha->len &&
+                   !strcmp(((const struct prov_version *)ha->pdata[i])->sha256,
+                           ((const struct prov_version *)hb->pdata[i])->sha256))
+                i++;
+            if (i + 1 < ha->len) { /* an earlier step diverged first */
+                GArray *c = explain(d, ha->pdata[i], hb->pdata[i], product, depth + 1);
+                g_array_append_vals(causes, c->data, c->len);
+            }
+        }
+        bool done = ha->len != hb->len || (causes->len > 0);
+        g_ptr_array_free(ha, TRUE);
+        g_ptr_array_free(hb, TRUE);
+        if (done)
+            return causes;
+    }
+    int64_t wa = writer_of(&d->s[0], va->id), wb = writer_of(&d->s[1], vb->id);
+    const struct qdb_process *pa = wa ? qdb_process(d->s[0].q, wa) : NULL;
+    const struct qdb_process *pb = wb ? qdb_process(d->s[1].q, wb) : NULL;
+    if (!pa || !pb || depth > 64) {
+        size_t at = add_cause(d, C_UNKNOWN, path, wa, wb,
+                              g_strdup(depth > 64 ? "the chain is too long to follow"
+                                                  : "no process of one build is known to have "
+                                                    "written it"));
+        g_array_append_val(causes, at);
+        return causes;
+    }
+    GPtrArray *ia = direct_inputs(&d->s[0], va->id), *ib = direct_inputs(&d->s[1], vb->id);
+    drop_system(d, ia);
+    drop_system(d, ib);
+    /* (the earlier step, if any, agreed: it is not an input to explain) */
+    if (va->base_id)
+        g_ptr_array_remove(ia, (gpointer)prov_version(d->s[0].p, va->base_id));
+    if (vb->base_id)
+        g_ptr_array_remove(ib, (gpointer)prov_version(d->s[1].p, vb->base_id));
+    bool inputs_differ = false;
+    explain_inputs(d, causes, ia, ib, wa, wb, product, depth, &inputs_differ);
+    g_ptr_array_free(ia, TRUE);
+    g_ptr_array_free(ib, TRUE);
+    if (!inputs_differ) {
+        char *argv = argv_difference(d, pa, pb);
+        char *env = argv ? NULL : env_difference(d, wa, wb);
+        size_t at;
+        if (argv) {
+            /* Name the command that was written differently, not only the program it ran:
+             * go up while the parents differ the same way (cc1's -O2 came from cc's). */
+            char *inner = g_strdup(argv);
+            const struct qdb_process *ia0 = pa, *ib0 = pb;
+            for (int guard = 0; guard < 64; guard++) {
+                const struct qdb_process *ua = pa->parent_id ? qdb_process(d->s[0].q, pa->parent_id)
+                                                             : NULL;
+                const struct qdb_process *ub = pb->parent_id ? qdb_process(d->s[1].q, pb->parent_id)
+                                                             : NULL;
+                char *up = ua && ub ? argv_difference(d, ua, ub) : NULL;
+                if (!up)
+                    break;
+                g_free(argv);
+                argv = up;
+                pa = ua;
+                pb = ub;
+                wa = ua->id;
+                wb = ub->id;
+            }
+            if (pa != ia0) {
+                GString *det = g_string_new(argv);
+                g_string_append_printf(det, "; so the programs that made its products ran with "
+                                            "%s", inner);
+                g_free(argv);
+                argv = g_string_free(det, FALSE);
+            }
+            g_free(inner);
+            (void)ib0;
+            at = add_cause(d, C_ARGV, NULL, wa, wb, argv);
+            struct cause *c = d->causes->pdata[at];
+            if (!c->path)
+                c->path = g_strdup(path);
+        } else if (env) {
+            at = add_cause(d, C_ENV, NULL, wa, wb, env);
+            struct cause *c = d->causes->pdata[at];
+            if (!c->path)
+                c->path = g_strdup(path);
+        } else {
+            GArray *listed = qdb_ids(d->s[0].q, tracedb_sql(TQ_DIRS_LISTED_BY_PROCESS), wa);
+            bool lists = listed->len && g_array_index(listed, int64_t, 0) > 0;
+            g_array_unref(listed);
+            bool moved = strcmp(d->s[0].root, d->s[1].root) != 0;
+            at = add_cause(d, C_NONDET, NULL, wa, wb,
+                           g_strdup_printf("the same inputs, arguments and environment, another "
+                                           "output: it reads the clock or randomness%s%s",
+                                           lists ? ", or the order it listed a directory in" : "",
+                                           moved ? ", or embeds the build path" : ""));
+            struct cause *c = d->causes->pdata[at];
+            if (!c->path)
+                c->path = g_strdup(path);
+        }
+        g_array_append_val(causes, at);
+    }
+    return causes;
+}
+
+struct diff_cli {
+    GPtrArray *maps;     /* "OLD=NEW" */
+    GPtrArray *excludes; /* globs */
+};
+
+static int diff_option(void *ctx, int c, const char *arg)
+{
+    struct diff_cli *o = ctx;
+    if (c == 'x') {
+        g_ptr_array_add(o->excludes, g_strdup(arg));
+        return 0;
+    }
+    if (c != 'm')
+        return 2;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || arg[0] != '/' || eq[1] != '/') {
+        fprintf(stderr, "buildtrail diff: --map %s: give OLD=NEW, two absolute paths (the first "
+                        "build's and the second's)\n", arg);
+        return 2;
+    }
+    g_ptr_array_add(o->maps, g_strdup(arg));
+    return 0;
+}
+
+static const struct option diff_options[] = {{"map", required_argument, NULL, 'm'},
+                                             {"exclude", required_argument, NULL, 'x'},
+                                             {0}};
+
+static const struct query_command diff_command = {
+    .name = "diff",
+    .operands = "A.db B.db",
+    .min_operands = 2,
+    .max_operands = 2,
+    .about = "Why two builds of the same source differ.  Products (the files each build left)\n"
+             "are matched by path, A's build directory mapped onto B's, and compared by\n"
+             "SHA-256.  For each that differs, the process that wrote it in each build is\n"
+             "compared: its inputs, paired by path, and those that differ followed down the\n"
+             "provenance graph to the root causes, the first points where the builds\n"
+             "diverge: an input found with other content (a system header, a tool), a file\n"
+             "read in one build only, another argv or environment, or non-determinism (the\n"
+             "same inputs, arguments and environment, another output: the clock,\n"
+             "randomness, directory order, the build path).  Each root cause lists the\n"
+             "products it reaches.  Traces recorded with and without --system compare, and\n"
+             "what could not be compared is said.\n",
+    .options_help = "      --map OLD=NEW     A's path OLD is B's NEW (repeatable; A's build\n"
+                    "                        directory maps onto B's without it)\n"
+                    "      --exclude GLOB    leave out the products GLOB matches (relative to\n"
+                    "                        B's build directory, or absolute; repeatable):\n"
+                    "                        logs such as configure.log\n",
+    .exit_help = "\nExit status: 0 the products are identical; 1 they differ; 2 an error (a\n"
+                 "trace that cannot be read) or a usage error.\n",
+    .options = diff_options,
+    .option = diff_option,
+};
+
+static void text_process(GString *out, struct side *s, int64_t id)
+{
+    const struct qdb_process *p = id ? qdb_process(s->q, id) : NULL;
+    g_string_append_printf(out, "    in %s: ", s->name);
+    if (p)
+        query_text_process(out, p);
+    else
+        g_string_append(out, "(no process)");
+    g_string_append_c(out, '\n');
+}
+
+/* A path for people: relative to B's build directory when under it. */
+static void text_path(GString *out, struct diffctx *d, const char *path)
+{
+    size_t l = strlen(d->s[1].root);
+    if (l > 1 && !strncmp(path, d->s[1].root, l) && path[l] == '/')
+        path += l + 1;
+    text_escape(out, path, strlen(path));
+}
+
+static gint by_str(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int query_diff_main(int argc, char **argv)
+{
+    struct query_opts o = {0};
+    struct diff_cli cli = {g_ptr_array_new_with_free_func(g_free),
+                           g_ptr_array_new_with_free_func(g_free)};
+    g_autoptr(GPtrArray) user_maps = cli.maps;
+    g_autoptr(GPtrArray) excludes = cli.excludes;
+    int r = query_parse(&diff_command, argc, argv, &o, &cli);
+    if (r >= 0)
+        return r == 1 ? 2 : r;
+    const char *paths[2] = {argv[optind], argv[optind + 1]};
+    struct diffctx d = {
+        .maps = g_ptr_array_new_with_free_func(g_free),
+        .tmp_pair = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+        .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify)g_array_unref),
+        .causes = g_ptr_array_new(),
+        .cause_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .not_compared = g_ptr_array_new_with_free_func(g_free),
+    };
+    int status = 2;
+    for (int i = 0; i < 2; i++) {
+        d.s[i].name = i ? "B" : "A";
+        d.s[i].q = query_open("diff", paths[i]);
+        d.s[i].p = d.s[i].q ? query_open_prov("diff", d.s[i].q) : NULL;
+        if (!d.s[i].p)
+            goto out;
+        d.s[i].root = qdb_run(d.s[i].q)->cwd ? qdb_run(d.s[i].q)->cwd : "/";
+    }
+    for (guint i = 0; i < user_maps->len; i++) {
+        char *m = user_maps->pdata[i], *eq = strchr(m, '=');
+        *eq = '\0';
+        add_map(&d, m, eq + 1);
+    }
+    if (strcmp(d.s[0].root, d.s[1].root))
+        add_map(&d, d.s[0].root, d.s[1].root);
+    /* Only one trace saw the system trees: reads there are in one graph only. */
+    bool sys[2];
+    for (int i = 0; i < 2; i++) {
+        GArray *t = qdb_ids(d.s[i].q, tracedb_sql(TQ_SYSTEM_TREES_TRACED), 0);
+        sys[i] = t->len && g_array_index(t, int64_t, 0) > 0;
+        g_array_unref(t);
+    }
+    d.skip_system = sys[0] != sys[1];
+    if (sys[0] != sys[1])
+        not_compared(&d, g_strdup_printf("files under the system trees: only %s was recorded "
+                                         "with --system (its reads there are not matched)",
+                                         sys[0] ? "A" : "B"));
+
+    GHashTable *pa = products(&d.s[0]), *pb = products(&d.s[1]);
+    GPtrArray *differ = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *only_a = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *only_b = g_ptr_array_new_with_free_func(g_free);
+    unsigned identical = 0;
+    GHashTable *matched_b = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTableIter it;
+    gpointer k, v;
+    for (int side = 0; side < 2; side++) { /* --exclude */
+        GHashTable *t = side ? pb : pa;
+        g_hash_table_iter_init(&it, t);
+        while (g_hash_table_iter_next(&it, &k, &v)) {
+            g_autofree char *key = side ? g_strdup(k) : map_path(&d, k);
+            size_t l = strlen(d.s[1].root);
+            const char *rel = !strncmp(key, d.s[1].root, l) && key[l] == '/' ? key + l + 1 : key;
+            for (guint i = 0; i < excludes->len; i++)
+                if (g_pattern_match_simple(excludes->pdata[i], rel) ||
+                    g_pattern_match_simple(excludes->pdata[i], key)) {
+                    g_hash_table_iter_remove(&it);
+                    break;
+                }
+        }
+    }
+    g_hash_table_iter_init(&it, pa);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        char *key = map_path(&d, k);
+        const struct prov_version *vb = g_hash_table_lookup(pb, key);
+        if (!vb) {
+            g_ptr_array_add(only_a, key);
+            continue;
+        }
+        g_hash_table_add(matched_b, (gpointer)vb->path);
+        const struct prov_version *va = v;
+        if (va->sha256[0] && !strcmp(va->sha256, vb->sha256)) {
+            identical++;
+            g_free(key);
+            continue;
+        }
+        g_ptr_array_add(differ, key);
+        GArray *c = explain(&d, va, vb, key, 0);
+        for (guint i = 0; i < c->len; i++) {
+            struct cause *cs = d.causes->pdata[g_array_index(c, size_t, i)];
+            if (!g_ptr_array_find_with_equal_func(cs->products, key, g_str_equal, NULL))
+                g_ptr_array_add(cs->products, key);
+        }
+    }
+    g_hash_table_iter_init(&it, pb);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (!g_hash_table_contains(matched_b, k))
+            g_ptr_array_add(only_b, g_strdup(k));
+    g_hash_table_destroy(matched_b);
+    g_ptr_array_sort(differ, by_str);
+    g_ptr_array_sort(only_a, by_str);
+    g_ptr_array_sort(only_b, by_str);
+    for (guint i = 0; i < d.causes->len; i++)
+        g_ptr_array_sort(((struct cause *)d.causes->pdata[i])->products, by_str);
+
+    GString *out = g_string_new(NULL);
+    if (o.json) {
+        g_string_append_printf(out, "{\"json_version\":%d,\"a\":{", QUERY_JSON_VERSION);
+        query_json_trace(out, d.s[0].q);
+        g_string_append(out, "},\"b\":{");
+        query_json_trace(out, d.s[1].q);
+        g_string_append_printf(out, "},\"identical\":%u,\"differ\":[", identical);
+        GPtrArray *lists[] = {differ, only_a, only_b, d.not_compared};
+        const char *names[] = {"differ", "only_a", "only_b", "not_compared"};
+        for (int l = 0; l < 4; l++) {
+            if (l)
+                g_string_append_printf(out, "],\"%s\":[", names[l]);
+            for (guint i = 0; i < lists[l]->len; i++) {
+                g_string_append(out, i ? "," : "");
+                json_string(out, lists[l]->pdata[i], strlen(lists[l]->pdata[i]));
+            }
+        }
+        g_string_append(out, "],\"root_causes\":[");
+        for (guint i = 0; i < d.causes->len; i++) {
+            const struct cause *c = d.causes->pdata[i];
+            g_string_append_printf(out, "%s{\"kind\":\"%s\",\"path\":", i ? "," : "",
+                                   cause_names[c->kind]);
+            json_string(out, c->path, strlen(c->path));
+            for (int s = 0; s < 2; s++) {
+                g_string_append_printf(out, ",\"process_%s\":", s ? "b" : "a");
+                const struct qdb_process *p = c->proc[s] ? qdb_process(d.s[s].q, c->proc[s])
+                                                         : NULL;
+                if (p)
+                    query_json_process(out, p);
+                else
+                    g_string_append(out, "null");
+            }
+            g_string_append(out, ",\"detail\":");
+            json_string(out, c->detail, strlen(c->detail));
+            g_string_append_printf(out, ",\"more_processes\":%u", c->more_processes);
+            g_string_append(out, ",\"products\":[");
+            for (guint k2 = 0; k2 < c->products->len; k2++) {
+                g_string_append(out, k2 ? "," : "");
+                json_string(out, c->products->pdata[k2], strlen(c->products->pdata[k2]));
+            }
+            g_string_append(out, "]}");
+        }
+        g_string_append(out, "]}\n");
+    } else {
+        g_string_append(out, "A: ");
+        text_escape(out, d.s[0].root, strlen(d.s[0].root));
+        g_string_append(out, "\nB: ");
+        text_escape(out, d.s[1].root, strlen(d.s[1].root));
+        g_string_append_printf(out, "\nproducts: %u identical, %u differ, %u only in A, %u only "
+                                    "in B\n", identical, differ->len, only_a->len, only_b->len);
+        for (guint i = 0; i < d.causes->len; i++) {
+            const struct cause *c = d.causes->pdata[i];
+            g_string_append_printf(out, "\nroot cause %u: %s: ", i + 1, cause_names[c->kind]);
+            text_path(out, &d, c->path);
+            g_string_append(out, "\n    ");
+            text_escape(out, c->detail, strlen(c->detail));
+            g_string_append_c(out, '\n');
+            if (c->proc[0] || c->proc[1]) {
+                text_process(out, &d.s[0], c->proc[0]);
+                text_process(out, &d.s[1], c->proc[1]);
+                if (c->more_processes)
+                    g_string_append_printf(out, "    (and %u other process%s the same way)\n",
+                                           c->more_processes,
+                                           c->more_processes == 1 ? "" : "es");
+            }
+            g_string_append_printf(out, "    reaches %u product%s:\n", c->products->len,
+                                   c->products->len == 1 ? "" : "s");
+            for (guint k2 = 0; k2 < c->products->len; k2++) {
+                g_string_append(out, "      ");
+                text_path(out, &d, c->products->pdata[k2]);
+                g_string_append_c(out, '\n');
+            }
+        }
+        const char *titles[] = {"only in A", "only in B"};
+        GPtrArray *lists[] = {only_a, only_b};
+        for (int l = 0; l < 2; l++) {
+            if (!lists[l]->len)
+                continue;
+            g_string_append_printf(out, "\n%s:\n", titles[l]);
+            for (guint i = 0; i < lists[l]->len; i++) {
+                g_string_append(out, "  ");
+                text_path(out, &d, lists[l]->pdata[i]);
+                g_string_append_c(out, '\n');
+            }
+        }
+        for (guint i = 0; i < d.not_compared->len; i++)
+            g_string_append_printf(out, "\nnot compared: %s\n",
+                                   (const char *)d.not_compared->pdata[i]);
+    }
+    bool failed = qdb_failed(d.s[0].q) ? query_failed(d.s[0].q) : query_failed(d.s[1].q);
+    if (failed) {
+        status = 2;
+    } else {
+        status = query_emit(NULL, out) ? 2
+                 : (differ->len || only_a->len || only_b->len) ? 1
+                                                               : 0;
+    }
+    g_string_free(out, TRUE);
+    for (guint i = 0; i < d.causes->len; i++) {
+        struct cause *c = d.causes->pdata[i];
+        g_free(c->path);
+        g_free(c->detail);
+        g_ptr_array_free(c->products, TRUE);
+        g_free(c);
+    }
+    g_ptr_array_free(differ, TRUE);
+    g_ptr_array_free(only_a, TRUE);
+    g_ptr_array_free(only_b, TRUE);
+    g_hash_table_destroy(pa);
+    g_hash_table_destroy(pb);
+out:
+    for (int i = 0; i < 2; i++) {
+        if (d.s[i].p)
+            prov_free(d.s[i].p);
+        if (d.s[i].q)
+            qdb_close(d.s[i].q);
+    }
+    g_ptr_array_free(d.maps, TRUE);
+    g_hash_table_destroy(d.tmp_pair);
+    g_hash_table_destroy(d.memo);
+    g_ptr_array_free(d.causes, TRUE);
+    g_hash_table_destroy(d.cause_of);
+    g_ptr_array_free(d.not_compared, TRUE);
+    return status;
+}

@@ -1,0 +1,96 @@
+#!/bin/sh
+# diff names root causes, not symptoms, on small builds at two different paths:
+# - a generator that writes `date +%s%N` into a header included by one of two objects: the
+#   one root cause is that process's non-determinism at version.h; it reaches version.h, the
+#   object that includes it and the library, not the other object (identical);
+# - OPT=-O2 given to one build's make: an argv root cause naming that make command
+#   (+OPT=-O2) and the compiler it reached (+-O2), reaching that object and the library;
+# - a header found outside the build with other content: an input root cause;
+# - __FILE__ of an absolute source path: non-determinism whose hint is the build path;
+# - the same build twice at two paths: identical, exit 0.
+# Exit 1 when products differ, 2 for a trace that cannot be read or a usage error.
+. "$(dirname "$0")/lib.sh"
+require_fuse
+require_cmd cc
+require_cmd make
+require_cmd python3
+mkdir -p "$T/src" "$T/ext"
+cd "$T/src"
+cat > Makefile <<'MK'
+GEN ?= date +%s%N
+OPT ?=
+all: libx.a
+version.h:
+	$(GEN) > version.h
+a.o: a.c version.h
+	cc -c a.c -o a.o
+b.o: b.c
+	cc $(OPT) -I$(EXT) -c b.c -o b.o
+libx.a: a.o b.o
+	ar rcD libx.a a.o b.o
+MK
+printf 'long when =\n#include "version.h"\n;\n' > a.c
+printf '#include "ext.h"\nint b(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * EXT; return s; }\n' > b.c
+echo '#define EXT 3' > "$T/ext/ext.h"
+build() { # build NAME MAKE-ARGS...: a copy of src at $T/NAME, traced into $T/NAME.db
+    name=$1; shift
+    cp -r "$T/src" "$T/$name"
+    (cd "$T/$name" && bt run -q -o "$T/$name.db" -- make -s EXT="$T/ext" "$@") || fail "build $name"
+}
+build one
+build two
+set +e; out=$(bt diff "$T/one.db" "$T/two.db"); st=$?; set -e
+[ "$st" = 1 ] || fail "differing builds: exit $st: $out"
+assert_contains "$out" "products: 1 identical, 3 differ, 0 only in A, 0 only in B" "counts"
+[ "$(printf '%s\n' "$out" | grep -c '^root cause')" = 1 ] || fail "one root cause: $out"
+assert_contains "$out" "root cause 1: nondeterminism: version.h" "the generator's header"
+printf '%s\n' "$out" | grep -q "in A: \[[0-9]*\] date +%s%N" || fail "the generator process: $out"
+bt diff --json "$T/one.db" "$T/two.db" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+(c,) = d["root_causes"]
+rel = sorted(p.rsplit("/", 1)[1] for p in c["products"])
+assert c["kind"] == "nondeterminism" and rel == ["a.o", "libx.a", "version.h"], c
+assert not any(p.endswith("/b.o") for p in d["differ"]) and d["identical"] == 1, d
+assert c["process_a"]["argv"] == ["date", "+%s%N"], c
+' || fail "diff --json"
+
+build three GEN="echo 7"
+build four GEN="echo 7" OPT=-O2
+set +e; out=$(bt diff "$T/three.db" "$T/four.db"); st=$?; set -e
+[ "$st" = 1 ] || fail "-O2: exit $st"
+assert_contains "$out" "root cause 1: argv:" "argv"
+assert_contains "$out" "+OPT=-O2; so the programs that made its products ran with +-O2" "the added words"
+printf '%s\n' "$out" | grep -q "in B: \[1\] make -s .* OPT=-O2" || fail "the make command: $out"
+assert_contains "$out" "reaches 2 products:" "b.o and libx.a"
+
+echo '#define EXT 5' > "$T/ext/ext.h"
+build five GEN="echo 7"
+out=$(bt diff "$T/three.db" "$T/five.db") && fail "another header: exit 0"
+assert_contains "$out" "root cause 1: input: $T/ext/ext.h" "the header found outside the build"
+assert_contains "$out" "found with other content" "detail"
+
+echo '#define EXT 3' > "$T/ext/ext.h"
+build six GEN="echo 7"
+out=$(bt diff "$T/three.db" "$T/six.db") || fail "the same build at two paths: $out"
+assert_contains "$out" "products: 4 identical, 0 differ" "identical"
+
+# __FILE__ of an absolute path: the build path is in the object.
+mkdir "$T/fa" && cd "$T/fa"
+printf 'const char *f = __FILE__;\n' > f.c
+bt run -q -o "$T/fa.db" -- sh -c 'cc -c "$PWD/f.c" -o f.o'
+cp -r "$T/fa" "$T/fb" && rm "$T/fb/f.o" && cd "$T/fb"
+bt run -q -o "$T/fb.db" -- sh -c 'cc -c "$PWD/f.c" -o f.o'
+out=$(bt diff "$T/fa.db" "$T/fb.db") && fail "__FILE__: exit 0"
+assert_contains "$out" "nondeterminism" "kind"
+assert_contains "$out" "or embeds the build path" "the hint"
+
+set +e
+bt diff "$T/one.db" > /dev/null 2>&1; st=$?
+[ "$st" = 2 ] || fail "one operand: exit $st"
+bt diff "$T/one.db" "$T/nothing.db" > /dev/null 2> "$T/err"; st=$?
+set -e
+[ "$st" = 2 ] || fail "a missing trace: exit $st"
+assert_contains "$(cat "$T/err")" "nothing.db" "names the missing trace"
+cd "$T"
+assert_no_leftovers

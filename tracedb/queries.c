@@ -206,6 +206,11 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
+    [TQ_BINDINGS_BY_FILE] = /* (only where the build wrote or placed a version: products) */
+        "SELECT a.file_id, a.kind, a.version_id FROM accesses a WHERE (a.file_id IN (SELECT "
+        "file_id FROM versions WHERE origin = 2) OR a.file_id IN (SELECT file_id FROM accesses "
+        "WHERE kind IN " TRACEDB_KINDS_PLACED " AND result = 0)) AND a.result = 0 AND a.kind IN "
+        TRACEDB_KINDS_BOUND " ORDER BY a.file_id, a.first_ns, a.id",
     [TQ_WRITER_OF_VERSION] =
         "SELECT process_id FROM accesses WHERE version_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
         " AND result = 0 AND process_id IS NOT NULL ORDER BY (kind = 2 AND bytes > 0) DESC, "

@@ -52,6 +52,8 @@ struct diffctx {
     GPtrArray *maps;      /* char*: "OLD\0NEW" pairs, longest OLD first: A's paths as B's */
     GHashTable *tmp_pair; /* A's temporary path -> B's (owned strings) */
     GHashTable *memo;     /* "vA:vB" -> GArray of cause indices */
+    GHashTable *via;      /* "vA:vB|cause" -> the pair "vA:vB" it came through (the chain) */
+    GHashTable *pair_path; /* "vA:vB" -> B's path of the pair (not owned: the prov's) */
     GPtrArray *causes;    /* struct cause* */
     GHashTable *cause_of; /* "kind\npath\nprocA" -> index+1 */
     GPtrArray *not_compared; /* char*: what could not be compared, once each */
@@ -142,21 +144,12 @@ static char *map_words(struct diffctx *d, const char *s)
 static GHashTable *products(struct side *s)
 {
     GHashTable *out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GArray *files = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    sqlite3_stmt *st = NULL;
-    if (qdb_prepare(s->q, tracedb_sql(TQ_PRODUCT_FILES), &st))
-        while (qdb_row(s->q, st)) {
-            int64_t fid = sqlite3_column_int64(st, 0);
-            g_array_append_val(files, fid);
-        }
-    sqlite3_finalize(st);
-    for (guint i = 0; i < files->len; i++) {
-        int64_t fid = g_array_index(files, int64_t, i);
-        const struct prov_version *v = prov_version(s->p, prov_version_at(s->p, fid));
-        if (v && prov_is_product(s->p, v))
-            g_hash_table_insert(out, g_strdup(v->path), (gpointer)v);
+    GPtrArray *all = prov_products(s->p);
+    for (guint i = 0; i < all->len; i++) {
+        const struct prov_version *v = all->pdata[i];
+        g_hash_table_insert(out, g_strdup(v->path), (gpointer)v);
     }
-    g_array_unref(files);
+    g_ptr_array_free(all, TRUE);
     return out;
 }
 
@@ -355,10 +348,34 @@ static GPtrArray *history(struct side *s, const struct prov_version *v)
     return h;
 }
 
+static char *pair_key(const struct prov_version *a, const struct prov_version *b)
+{
+    return g_strdup_printf("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, a->id, b->id);
+}
+
+/* Explain the pair (a, b) that the pair `parent` was made from, and add its causes to
+ * `causes`, remembering the link for the chain shown with each product. */
+static void take_causes(struct diffctx *d, const char *parent, GArray *causes,
+                        const struct prov_version *a, const struct prov_version *b,
+                        const char *product, int depth)
+{
+    GArray *c = explain(d, a, b, product, depth + 1);
+    g_autofree char *child = pair_key(a, b);
+    for (guint i = 0; i < c->len; i++) {
+        size_t at = g_array_index(c, size_t, i);
+        char *link = g_strdup_printf("%s|%zu", parent, at);
+        if (!g_hash_table_contains(d->via, link))
+            g_hash_table_insert(d->via, link, g_strdup(child));
+        else
+            g_free(link);
+        g_array_append_val(causes, at);
+    }
+}
+
 /* Pair the direct inputs of the two writers and explain each pair that differs. */
-static void explain_inputs(struct diffctx *d, GArray *causes, GPtrArray *ia, GPtrArray *ib,
-                           int64_t wa, int64_t wb, const char *product, int depth,
-                           bool *inputs_differ)
+static void explain_inputs(struct diffctx *d, const char *parent, GArray *causes,
+                           GPtrArray *ia, GPtrArray *ib, int64_t wa, int64_t wb,
+                           const char *product, int depth, bool *inputs_differ)
 {
     g_ptr_array_sort(ia, by_path);
     g_ptr_array_sort(ib, by_path);
@@ -376,8 +393,7 @@ static void explain_inputs(struct diffctx *d, GArray *causes, GPtrArray *ia, GPt
             g_hash_table_add(used_b, (gpointer)b);
             if (strcmp(a->sha256, b->sha256)) {
                 *inputs_differ = true;
-                GArray *c = explain(d, a, b, product, depth + 1);
-                g_array_append_vals(causes, c->data, c->len);
+                take_causes(d, parent, causes, a, b, product, depth);
             }
         } else {
             g_ptr_array_add(left_a, (gpointer)a);
@@ -400,8 +416,7 @@ static void explain_inputs(struct diffctx *d, GArray *causes, GPtrArray *ia, GPt
             g_hash_table_insert(d->tmp_pair, g_strdup(a->path), g_strdup(b->path));
             if (strcmp(a->sha256, b->sha256)) {
                 *inputs_differ = true;
-                GArray *c = explain(d, a, b, product, depth + 1);
-                g_array_append_vals(causes, c->data, c->len);
+                take_causes(d, parent, causes, a, b, product, depth);
             }
             continue;
         }
@@ -435,6 +450,8 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
     if (memo)
         return memo;
     GArray *causes = g_array_new(FALSE, FALSE, sizeof(size_t));
+    const char *memo_key = mkey;
+    g_hash_table_insert(d->pair_path, (gpointer)memo_key, (gpointer)vb->path);
     g_hash_table_insert(d->memo, g_steal_pointer(&mkey), causes); /* (cycles end here) */
     g_autofree char *path = prov_is_temporary(d->s[1].p, vb)
                                 ? g_strdup_printf("%s (a temporary)", vb->path)
@@ -474,8 +491,7 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
                            ((const struct prov_version *)hb->pdata[i])->sha256))
                 i++;
             if (i + 1 < ha->len) { /* an earlier step diverged first */
-                GArray *c = explain(d, ha->pdata[i], hb->pdata[i], product, depth + 1);
-                g_array_append_vals(causes, c->data, c->len);
+                take_causes(d, memo_key, causes, ha->pdata[i], hb->pdata[i], product, depth);
             }
         }
         bool done = ha->len != hb->len || (causes->len > 0);
@@ -504,7 +520,7 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
     if (vb->base_id)
         g_ptr_array_remove(ib, (gpointer)prov_version(d->s[1].p, vb->base_id));
     bool inputs_differ = false;
-    explain_inputs(d, causes, ia, ib, wa, wb, product, depth, &inputs_differ);
+    explain_inputs(d, memo_key, causes, ia, ib, wa, wb, product, depth, &inputs_differ);
     g_ptr_array_free(ia, TRUE);
     g_ptr_array_free(ib, TRUE);
     if (!inputs_differ) {
@@ -643,6 +659,22 @@ static void text_path(GString *out, struct diffctx *d, const char *path)
     text_escape(out, path, strlen(path));
 }
 
+/* The files between product pair `pkey` and where cause `at` arose, nearest first. */
+static GPtrArray *chain_of(struct diffctx *d, const char *pkey, size_t at)
+{
+    GPtrArray *hops = g_ptr_array_new();
+    const char *k = pkey;
+    for (int guard = 0; guard < 256; guard++) {
+        g_autofree char *link = g_strdup_printf("%s|%zu", k, at);
+        const char *next = g_hash_table_lookup(d->via, link);
+        if (!next)
+            break;
+        g_ptr_array_add(hops, g_hash_table_lookup(d->pair_path, next));
+        k = next;
+    }
+    return hops;
+}
+
 static gint by_str(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -664,6 +696,8 @@ int query_diff_main(int argc, char **argv)
         .tmp_pair = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
         .memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                       (GDestroyNotify)g_array_unref),
+        .via = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+        .pair_path = g_hash_table_new(g_str_hash, g_str_equal),
         .causes = g_ptr_array_new(),
         .cause_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         .not_compared = g_ptr_array_new_with_free_func(g_free),
@@ -703,6 +737,7 @@ int query_diff_main(int argc, char **argv)
     GPtrArray *only_b = g_ptr_array_new_with_free_func(g_free);
     unsigned identical = 0;
     GHashTable *matched_b = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTable *product_pair = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
     GHashTableIter it;
     gpointer k, v;
     for (int side = 0; side < 2; side++) { /* --exclude */
@@ -736,6 +771,7 @@ int query_diff_main(int argc, char **argv)
             continue;
         }
         g_ptr_array_add(differ, key);
+        g_hash_table_insert(product_pair, key, pair_key(va, vb));
         GArray *c = explain(&d, va, vb, key, 0);
         for (guint i = 0; i < c->len; i++) {
             struct cause *cs = d.causes->pdata[g_array_index(c, size_t, i)];
@@ -794,6 +830,18 @@ int query_diff_main(int argc, char **argv)
                 g_string_append(out, k2 ? "," : "");
                 json_string(out, c->products->pdata[k2], strlen(c->products->pdata[k2]));
             }
+            g_string_append(out, "],\"chains\":[");
+            for (guint k2 = 0; k2 < c->products->len; k2++) {
+                GPtrArray *hops = chain_of(&d, g_hash_table_lookup(product_pair,
+                                                                   c->products->pdata[k2]), i);
+                g_string_append(out, k2 ? ",[" : "[");
+                for (guint h = 0; h < hops->len; h++) {
+                    g_string_append(out, h ? "," : "");
+                    json_string(out, hops->pdata[h], strlen(hops->pdata[h]));
+                }
+                g_string_append_c(out, ']');
+                g_ptr_array_free(hops, TRUE);
+            }
             g_string_append(out, "]}");
         }
         g_string_append(out, "]}\n");
@@ -824,6 +872,13 @@ int query_diff_main(int argc, char **argv)
             for (guint k2 = 0; k2 < c->products->len; k2++) {
                 g_string_append(out, "      ");
                 text_path(out, &d, c->products->pdata[k2]);
+                GPtrArray *hops = chain_of(&d, g_hash_table_lookup(product_pair,
+                                                                   c->products->pdata[k2]), i);
+                for (guint h = 0; h < hops->len; h++) {
+                    g_string_append(out, h ? " <- " : "  <- ");
+                    text_path(out, &d, hops->pdata[h]);
+                }
+                g_ptr_array_free(hops, TRUE);
                 g_string_append_c(out, '\n');
             }
         }
@@ -862,6 +917,7 @@ int query_diff_main(int argc, char **argv)
     g_ptr_array_free(differ, TRUE);
     g_ptr_array_free(only_a, TRUE);
     g_ptr_array_free(only_b, TRUE);
+    g_hash_table_destroy(product_pair);
     g_hash_table_destroy(pa);
     g_hash_table_destroy(pb);
 out:
@@ -873,6 +929,8 @@ out:
     }
     g_ptr_array_free(d.maps, TRUE);
     g_hash_table_destroy(d.tmp_pair);
+    g_hash_table_destroy(d.pair_path); /* (its keys are the memo's) */
+    g_hash_table_destroy(d.via);
     g_hash_table_destroy(d.memo);
     g_ptr_array_free(d.causes, TRUE);
     g_hash_table_destroy(d.cause_of);

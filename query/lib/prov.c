@@ -146,6 +146,7 @@ struct prov {
     GPtrArray *other_trees; /* the other traced trees */
     sqlite3_stmt *st_version, *st_path, *st_writers, *st_reads, *st_readers, *st_writes,
         *st_based;
+    sqlite3_stmt *st_version_at, *st_last_kind; /* per file: prepared on first use */
 };
 
 static const struct {
@@ -213,6 +214,8 @@ void prov_free(struct prov *p)
     sqlite3_finalize(p->st_readers);
     sqlite3_finalize(p->st_writes);
     sqlite3_finalize(p->st_based);
+    sqlite3_finalize(p->st_version_at);
+    sqlite3_finalize(p->st_last_kind);
     idmap_clear(&p->versions);
     idmap_clear(&p->paths);
     idmap_clear(&p->name_kinds);
@@ -296,26 +299,27 @@ const struct prov_version *prov_version(struct prov *p, int64_t id)
 
 int64_t prov_version_at(struct prov *p, int64_t file_id)
 {
-    sqlite3_stmt *st = NULL;
-    int64_t id = 0;
     /* Any access that bound a version at this path says "at that time it held V"; a
-     * rename_from or unlink says it stopped holding it. */
-    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSION_AT_FILE), &st)) {
-        qdb_bind_int64(p->q, st, 1, file_id);
-        if (qdb_row(p->q, st))
-            id = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
+     * rename_from or unlink says it stopped holding it.  (Asked once per product by diff
+     * and the exports: the statement is kept.) */
+    int64_t id = 0;
+    if (!p->st_version_at && !qdb_prepare(p->q, tracedb_sql(TQ_VERSION_AT_FILE), &p->st_version_at))
+        return 0;
+    if (qdb_bind_int64(p->q, p->st_version_at, 1, file_id) && qdb_row(p->q, p->st_version_at))
+        id = sqlite3_column_int64(p->st_version_at, 0);
+    sqlite3_reset(p->st_version_at);
     return id;
 }
 
 bool prov_exists_at_end(struct prov *p, int64_t file_id)
 {
-    GArray *kinds = qdb_ids(p->q, tracedb_sql(TQ_LAST_BINDING_KIND), file_id);
-    bool exists = !kinds->len || (g_array_index(kinds, int64_t, 0) != TRACEDB_UNLINK &&
-                                  g_array_index(kinds, int64_t, 0) != TRACEDB_RENAME_FROM);
-    g_array_unref(kinds);
-    return exists;
+    int64_t kind = -1;
+    if (!p->st_last_kind && !qdb_prepare(p->q, tracedb_sql(TQ_LAST_BINDING_KIND), &p->st_last_kind))
+        return true;
+    if (qdb_bind_int64(p->q, p->st_last_kind, 1, file_id) && qdb_row(p->q, p->st_last_kind))
+        kind = sqlite3_column_int64(p->st_last_kind, 0);
+    sqlite3_reset(p->st_last_kind);
+    return kind != TRACEDB_UNLINK && kind != TRACEDB_RENAME_FROM;
 }
 
 bool prov_in_private_tmp(struct prov *p, const char *path)
@@ -374,6 +378,56 @@ bool prov_is_product(struct prov *p, const struct prov_version *v)
         return false;
     int64_t file_id = qdb_file_id(p->q, v->path);
     return file_id && prov_exists_at_end(p, file_id) && prov_version_at(p, file_id) == v->id;
+}
+
+static gint by_version_path(gconstpointer a, gconstpointer b)
+{
+    return strcmp((*(const struct prov_version *const *)a)->path,
+                  (*(const struct prov_version *const *)b)->path);
+}
+
+/* The end of one file's bindings in prov_products' scan: add its last version if that is a
+ * product (the same test as prov_is_product). */
+static void product_of_file(struct prov *p, int64_t file_id, int64_t last_kind,
+                            int64_t last_version, GHashTable *seen, GPtrArray *out)
+{
+    if (!file_id || !last_version || last_kind == TRACEDB_UNLINK ||
+        last_kind == TRACEDB_RENAME_FROM)
+        return;
+    const struct prov_version *v = prov_version(p, last_version);
+    const char *path = file_path(p, file_id);
+    if (!v || v->origin != TRACEDB_VERSION_WRITTEN || !path || strcmp(v->path, path) ||
+        prov_in_scratch_place(p, v->path) || g_hash_table_contains(seen, &v->id))
+        return;
+    g_hash_table_add(seen, (gpointer)&v->id);
+    g_ptr_array_add(out, (gpointer)v);
+}
+
+GPtrArray *prov_products(struct prov *p)
+{
+    GPtrArray *out = g_ptr_array_new();
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    sqlite3_stmt *st = NULL;
+    int64_t file = 0, last_kind = -1, last_version = 0;
+    if (qdb_prepare(p->q, tracedb_sql(TQ_BINDINGS_BY_FILE), &st)) {
+        while (qdb_row(p->q, st)) {
+            int64_t f = sqlite3_column_int64(st, 0), kind = sqlite3_column_int64(st, 1);
+            if (f != file) {
+                product_of_file(p, file, last_kind, last_version, seen, out);
+                file = f;
+                last_version = 0;
+            }
+            last_kind = kind;
+            if (sqlite3_column_type(st, 2) != SQLITE_NULL && kind != TRACEDB_UNLINK &&
+                kind != TRACEDB_RENAME_FROM)
+                last_version = sqlite3_column_int64(st, 2);
+        }
+        product_of_file(p, file, last_kind, last_version, seen, out);
+    }
+    sqlite3_finalize(st);
+    g_hash_table_destroy(seen);
+    g_ptr_array_sort(out, by_version_path);
+    return out;
 }
 
 GArray *prov_versions_at(struct prov *p, int64_t file_id)
@@ -887,7 +941,10 @@ static GArray *walk_inputs(struct prov *p, int64_t start, const struct prov_walk
 
 GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o)
 {
-    GArray *r = p->graph ? NULL : walk_inputs(p, start, o, PROV_SQL_NODES);
+    /* One step back is one lookup per writer however many inputs it had (a link of 25 000
+     * objects): never worth loading the whole graph for. */
+    GArray *r = p->graph ? NULL
+                         : walk_inputs(p, start, o, o->max_depth == 1 ? 0 : PROV_SQL_NODES);
     if (r)
         return r;
     if (!p->graph)

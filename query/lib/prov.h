@@ -79,6 +79,9 @@ bool prov_in_scratch_place(struct prov *p, const char *path);
  * (not removed, not replaced), and not in the build's private /tmp (unless in a traced tree
  * mounted inside it, as a workspace under /tmp is)? */
 bool prov_is_product(struct prov *p, const struct prov_version *v);
+/* Every product of the build (prov_is_product), in one scan of the trace: sorted by path.
+ * g_ptr_array_free it (the versions stay the prov's). */
+GPtrArray *prov_products(struct prov *p);
 /* Every version ever at file_id, oldest first. */
 GArray *prov_versions_at(struct prov *p, int64_t file_id); /* int64_t ids; g_array_unref */
 

@@ -252,6 +252,7 @@ void qdb_close(struct qdb *q)
         return;
     g_hash_table_destroy(q->processes);
     sqlite3_finalize(q->st_process);
+    sqlite3_finalize(q->st_file_id);
     sqlite3_close(q->db);
     g_free(q->path);
     g_free(q->error_msg);
@@ -406,12 +407,12 @@ int64_t qdb_wall_ns(const struct qdb *q, int64_t boot_ns)
 
 int64_t qdb_file_id(struct qdb *q, const char *path)
 {
-    sqlite3_stmt *st = NULL;
     int64_t id = 0;
-    if (qdb_prepare(q, tracedb_sql(TQ_FILE_ID_BY_PATH), &st) &&
-        qdb_bind_text(q, st, 1, path) && qdb_row(q, st))
-        id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    if (!q->st_file_id && !qdb_prepare(q, tracedb_sql(TQ_FILE_ID_BY_PATH), &q->st_file_id))
+        return 0;
+    if (qdb_bind_text(q, q->st_file_id, 1, path) && qdb_row(q, q->st_file_id))
+        id = sqlite3_column_int64(q->st_file_id, 0);
+    sqlite3_reset(q->st_file_id);
     return id;
 }
 

@@ -68,6 +68,7 @@ struct qdb {
     GHashTable *processes; /* id -> struct qdb_process* */
     bool all_loaded;
     sqlite3_stmt *st_process; /* one process by id, prepared on first use */
+    sqlite3_stmt *st_file_id; /* a file's id by path, prepared on first use */
 };
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail);

@@ -7,7 +7,8 @@
 #   (+OPT=-O2) and the compiler it reached (+-O2), reaching that object and the library;
 # - a header found outside the build with other content: an input root cause;
 # - __FILE__ of an absolute source path: non-determinism whose hint is the build path;
-# - the same build twice at two paths: identical, exit 0.
+# - the same build twice at two paths: identical, exit 0; and against a trace recorded with
+#   --system, identical, with the system trees said not compared.
 # Exit 1 when products differ, 2 for a trace that cannot be read or a usage error.
 . "$(dirname "$0")/lib.sh"
 require_fuse
@@ -53,6 +54,10 @@ rel = sorted(p.rsplit("/", 1)[1] for p in c["products"])
 assert c["kind"] == "nondeterminism" and rel == ["a.o", "libx.a", "version.h"], c
 assert not any(p.endswith("/b.o") for p in d["differ"]) and d["identical"] == 1, d
 assert c["process_a"]["argv"] == ["date", "+%s%N"], c
+chain = dict(zip(c["products"], c["chains"]))
+lib = [p for p in chain if p.endswith("/libx.a")][0]
+hops = [h.rsplit("/", 1)[1] for h in chain[lib]]
+assert hops[0] == "a.o" and hops[-1] == "version.h", chain[lib]   # libx.a <- a.o <- (the assembler file) <- version.h
 ' || fail "diff --json"
 
 build three GEN="echo 7"
@@ -74,6 +79,14 @@ echo '#define EXT 3' > "$T/ext/ext.h"
 build six GEN="echo 7"
 out=$(bt diff "$T/three.db" "$T/six.db") || fail "the same build at two paths: $out"
 assert_contains "$out" "products: 4 identical, 0 differ" "identical"
+
+# A trace recorded with --system against one without: the same products, and what could
+# not be compared is said.
+build seven GEN="echo 7" --no-print-directory
+cd "$T/seven" && rm -f version.h a.o b.o libx.a && bt run -q --system -o "$T/seven-sys.db" -- make -s EXT="$T/ext" GEN="echo 7" || fail "build seven --system"
+out=$(bt diff "$T/three.db" "$T/seven-sys.db") || fail "with and without --system: $out"
+assert_contains "$out" "products: 4 identical, 0 differ" "identical"
+assert_contains "$out" "not compared: files under the system trees: only B was recorded with --system" "said"
 
 # __FILE__ of an absolute path: the build path is in the object.
 mkdir "$T/fa" && cd "$T/fa"

@@ -13,6 +13,8 @@
  *   inputs     a process read a file in one build only;
  *   argv       a process read the same inputs but was run with other arguments;
  *   environment  ... or with another environment;
+ *   executable, cwd  ... or as another program (not traced: found on another PATH), or in
+ *              another directory (after mapping);
  *   nondeterminism  ... the same in every way it can be told apart, yet its output differs
  *              (the clock, randomness, the order of a directory listing, the build path).
  * Each root cause lists the products it reaches; a product is listed under every cause that
@@ -27,9 +29,11 @@
 #include <stdio.h>
 #include <string.h>
 
-enum cause_kind { C_INPUT, C_ORIGIN, C_INPUTS, C_ARGV, C_ENV, C_NONDET, C_UNKNOWN };
+enum cause_kind {
+    C_INPUT, C_ORIGIN, C_INPUTS, C_ARGV, C_ENV, C_EXE, C_CWD, C_NONDET, C_UNKNOWN
+};
 static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
-                                          "nondeterminism", "unexplained"};
+                                          "executable", "cwd", "nondeterminism", "unexplained"};
 
 struct cause {
     enum cause_kind kind;
@@ -182,7 +186,7 @@ static size_t add_cause(struct diffctx *d, enum cause_kind kind, const char *pat
                         int64_t pb, char *detail)
 {
     g_autofree char *key =
-        kind == C_ARGV || kind == C_ENV
+        kind == C_ARGV || kind == C_ENV || kind == C_EXE || kind == C_CWD
             ? g_strdup_printf("%d\n%s", kind, detail)
             : g_strdup_printf("%d\n%s\n%" G_GINT64_FORMAT, kind, path ? path : "", pa);
     gpointer at = g_hash_table_lookup(d->cause_of, key);
@@ -318,6 +322,15 @@ static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb)
     return out;
 }
 
+/* Whether A's path (mapped) and B's differ; unknown on either side is no difference. */
+static bool differs_mapped(struct diffctx *d, const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    g_autofree char *m = map_path(d, a);
+    return strcmp(m, b) != 0;
+}
+
 static gint by_path(gconstpointer x, gconstpointer y)
 {
     const struct prov_version *a = *(const struct prov_version *const *)x;
@@ -399,8 +412,28 @@ static void explain_inputs(struct diffctx *d, const char *parent, GArray *causes
             g_ptr_array_add(left_a, (gpointer)a);
         }
     }
-    /* What is left on both sides: temporaries with random names, paired by directory and
+    /* What is left on both sides: the programs the writers ran (another compiler found on
+     * another PATH) pair with each other; temporaries with random names by directory and
      * extension in order; the rest was read in one build only. */
+    const struct qdb_process *pwa = wa ? qdb_process(d->s[0].q, wa) : NULL;
+    const struct qdb_process *pwb = wb ? qdb_process(d->s[1].q, wb) : NULL;
+    for (guint i = 0; i < left_a->len; i++) {
+        const struct prov_version *a = left_a->pdata[i], *b = NULL;
+        if (pwa && pwb && pwa->exe && pwb->exe && !strcmp(a->path, pwa->exe))
+            for (guint k = 0; k < ib->len && !b; k++) {
+                const struct prov_version *c = ib->pdata[k];
+                if (!g_hash_table_contains(used_b, c) && !strcmp(c->path, pwb->exe))
+                    b = c;
+            }
+        if (b) {
+            g_hash_table_add(used_b, (gpointer)b);
+            g_ptr_array_remove_index(left_a, i--);
+            if (strcmp(a->sha256, b->sha256)) {
+                *inputs_differ = true;
+                take_causes(d, parent, causes, a, b, product, depth);
+            }
+        }
+    }
     for (guint i = 0; i < left_a->len; i++) {
         const struct prov_version *a = left_a->pdata[i], *b = NULL;
         g_autofree char *sa = shape_of(a->path);
@@ -562,6 +595,15 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
                 c->path = g_strdup(path);
         } else if (env) {
             at = add_cause(d, C_ENV, NULL, wa, wb, env);
+            struct cause *c = d->causes->pdata[at];
+            if (!c->path)
+                c->path = g_strdup(path);
+        } else if (differs_mapped(d, pa->exe, pb->exe) || differs_mapped(d, pa->cwd, pb->cwd)) {
+            bool exe = differs_mapped(d, pa->exe, pb->exe);
+            at = add_cause(d, exe ? C_EXE : C_CWD, NULL, wa, wb,
+                           g_strdup_printf("the same arguments, environment and inputs, run %s "
+                                           "%s in A and %s in B", exe ? "as" : "in",
+                                           exe ? pa->exe : pa->cwd, exe ? pb->exe : pb->cwd));
             struct cause *c = d->causes->pdata[at];
             if (!c->path)
                 c->path = g_strdup(path);

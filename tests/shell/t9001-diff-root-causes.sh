@@ -88,6 +88,23 @@ out=$(bt diff "$T/three.db" "$T/seven-sys.db") || fail "with and without --syste
 assert_contains "$out" "products: 4 identical, 0 differ" "identical"
 assert_contains "$out" "not compared: files under the system trees: only B was recorded with --system" "said"
 
+# The same command finds another program on its PATH: the cause is that program (another
+# tool: its content, when its tree is traced, else the executable itself), not
+# non-determinism.
+mkdir -p "$T/b1" "$T/b2" "$T/g1"
+printf '#include <stdio.h>\nint main(void) { puts("1"); return 0; }\n' > "$T/g.c"
+cc -o "$T/b1/gen" "$T/g.c"
+sed -i 's/"1"/"2"/' "$T/g.c" && cc -o "$T/b2/gen" "$T/g.c"
+cd "$T/g1" && PATH="$T/b1:$PATH" bt run -q -o "$T/g1.db" -- sh -c 'gen > out.txt'
+cp -r "$T/g1" "$T/g2" && rm "$T/g2/out.txt" && cd "$T/g2"
+PATH="$T/b2:$PATH" bt run -q -o "$T/g2.db" -- sh -c 'gen > out.txt'
+bt diff --json "$T/g1.db" "$T/g2.db" | python3 -c '
+import json, sys
+(c,) = json.load(sys.stdin)["root_causes"]
+assert (c["kind"] == "input" and c["path"].endswith("/b2/gen")) or c["kind"] == "executable", c
+assert c["products"][0].endswith("/out.txt"), c
+' || fail "another program on PATH: $(bt diff "$T/g1.db" "$T/g2.db")"
+
 # __FILE__ of an absolute path: the build path is in the object.
 mkdir "$T/fa" && cd "$T/fa"
 printf 'const char *f = __FILE__;\n' > f.c

@@ -17,8 +17,14 @@ try() { # WHICH(setup|init) EXPECTED-FAILURE
     "$BUILDTRAIL" run -- sh -c "echo started; exec sh -c 'sleep 30; :' $TEST_MARK" > "$T/run.out" 2> "$T/run.err" &
     pid=$!
     wait_until 30 grep -q started "$T/run.out"
-    setup=$(child_of "$pid")
-    [ -n "$setup" ] || fail "no setup process"
+    # (asked again for a while: once, under load, the first look at /proc found no child)
+    setup=
+    for _ in $(seq 50); do
+        setup=$(child_of "$pid")
+        [ -n "$setup" ] && break
+        sleep 0.1
+    done
+    [ -n "$setup" ] || fail "no setup process: $(ps -o pid,ppid,stat,args --ppid "$pid" 2>&1)"
     victim=$setup
     [ "$1" = init ] && victim=$(child_of "$setup" 1)
     [ -n "$victim" ] || fail "no $1 process"

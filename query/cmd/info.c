@@ -18,26 +18,6 @@ static const struct query_command info_command = {
              "that recorded it.\n",
 };
 
-struct run_row {
-    char *argv, *cwd, *hostname, *version;
-    size_t argv_len;
-};
-
-static void load_run_row(struct qdb *q, struct run_row *r)
-{
-    sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, tracedb_sql(TQ_RUN_INFO), &st) && qdb_row(q, st)) {
-        r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
-        r->argv = g_memdup2(sqlite3_column_blob(st, 0), r->argv_len);
-        for (int i = 1; i <= 3; i++) {
-            const char *t = (const char *)sqlite3_column_text(st, i);
-            char **dst[] = {NULL, &r->cwd, &r->hostname, &r->version};
-            *dst[i] = t ? g_strdup(t) : NULL;
-        }
-    }
-    sqlite3_finalize(st);
-}
-
 static void text_field(GString *out, const char *name)
 {
     g_string_append_printf(out, "%-11s ", name);
@@ -52,8 +32,8 @@ int query_info_main(int argc, char **argv)
     struct qdb *q = query_open_for("info", o.db_path, QUERY_ANY_TRACE);
     if (!q)
         return 1;
-    struct run_row row = {0};
-    load_run_row(q, &row);
+    struct qdb_run_info row;
+    qdb_load_run_info(q, &row);
     struct tracedb_counts c;
     qdb_counts(q, &c);
     g_autofree char *options = qdb_run_options(q);
@@ -177,10 +157,7 @@ int query_info_main(int argc, char **argv)
     int status = query_emit(q, out);
     g_string_free(out, TRUE);
     g_ptr_array_free(trees, TRUE);
-    g_free(row.argv);
-    g_free(row.cwd);
-    g_free(row.hostname);
-    g_free(row.version);
+    qdb_run_info_clear(&row);
     qdb_close(q);
     return status;
 }

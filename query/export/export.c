@@ -12,43 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? g_strdup((const char *)t) : NULL;
-}
-
 static void load_run(struct export_ctx *x)
 {
-    struct run_info *r = &x->run;
-    r->exit_status = -1;
-    sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, tracedb_sql(TQ_RUN_INFO), &st) &&
-        qdb_row(x->q, st)) {
-        r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
-        r->argv = g_memdup2(sqlite3_column_blob(st, 0), r->argv_len + 1);
-        r->cwd = col_dup(st, 1);
-        r->hostname = col_dup(st, 2);
-        r->version = col_dup(st, 3);
-        r->state = col_dup(st, 4);
-        r->start_realtime_ns = sqlite3_column_int64(st, 5);
-        r->start_ns = sqlite3_column_int64(st, 6);
-        r->end_ns = sqlite3_column_int64(st, 7);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            r->exit_status = sqlite3_column_int(st, 8);
-    }
-    sqlite3_finalize(st);
-    if (!r->cwd)
-        r->cwd = g_strdup("/");
-}
-
-static void free_run(struct run_info *r)
-{
-    g_free(r->argv);
-    g_free(r->cwd);
-    g_free(r->hostname);
-    g_free(r->version);
-    g_free(r->state);
+    qdb_load_run_info(x->q, &x->run);
+    if (!x->run.cwd)
+        x->run.cwd = g_strdup("/");
 }
 
 static const struct format {
@@ -275,7 +243,7 @@ int query_export_main(int argc, char **argv)
     if (e < 0) {
         fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to -o\n",
                 output, g_strerror(-e));
-        free_run(&x.run);
+        qdb_run_info_clear(&x.run);
         prov_free(x.p);
         qdb_close(x.q);
         g_ptr_array_free(collapse, TRUE);
@@ -297,7 +265,7 @@ int query_export_main(int argc, char **argv)
         }
     }
     g_string_free(x.out, TRUE);
-    free_run(&x.run);
+    qdb_run_info_clear(&x.run);
     prov_free(x.p);
     qdb_close(x.q);
     g_ptr_array_free(collapse, TRUE);

@@ -23,18 +23,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct run_info {
-    char *argv;          /* NUL-separated */
-    size_t argv_len;
-    char *cwd, *hostname, *version, *state;
-    int64_t start_realtime_ns, start_ns, end_ns;
-    int exit_status;     /* -1 unknown */
-};
 
 struct export_ctx {
     struct qdb *q;
     struct prov *p;
-    struct run_info run;
+    struct qdb_run_info run; /* cwd "/" when the trace has none */
     GString *out;        /* the document being written; ex_flush passes it on to sink */
     struct outfile *sink;
     /* options */

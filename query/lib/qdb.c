@@ -349,6 +349,38 @@ GBytes *qdb_process_env(struct qdb *q, int64_t id)
     return env;
 }
 
+void qdb_load_run_info(struct qdb *q, struct qdb_run_info *r)
+{
+    *r = (struct qdb_run_info){.exit_status = -1};
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_RUN_INFO), &st) && qdb_row(q, st)) {
+        r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
+        r->argv = g_malloc0(r->argv_len + 1);
+        if (r->argv_len)
+            memcpy(r->argv, sqlite3_column_blob(st, 0), r->argv_len);
+        r->cwd = column_dup(st, 1);
+        r->hostname = column_dup(st, 2);
+        r->version = column_dup(st, 3);
+        r->state = column_dup(st, 4);
+        r->start_realtime_ns = sqlite3_column_int64(st, 5);
+        r->start_ns = sqlite3_column_int64(st, 6);
+        r->end_ns = sqlite3_column_int64(st, 7);
+        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+            r->exit_status = sqlite3_column_int(st, 8);
+    }
+    sqlite3_finalize(st);
+}
+
+void qdb_run_info_clear(struct qdb_run_info *r)
+{
+    g_free(r->argv);
+    g_free(r->cwd);
+    g_free(r->hostname);
+    g_free(r->version);
+    g_free(r->state);
+    *r = (struct qdb_run_info){.exit_status = -1};
+}
+
 bool qdb_counts(struct qdb *q, struct tracedb_counts *c)
 {
     *c = (struct tracedb_counts){0};

@@ -101,6 +101,19 @@ const char *qdb_error(const struct qdb *q);
 /* Whether rc is an error that means the file's content is wrong (not memory or a lock). */
 bool qdb_rc_is_damage(int rc);
 
+/* The runs row as recorded (info, the exports): the build command, where and by what it
+ * ran, its raw times.  Fields are NULL / 0 when the trace has no row; exit_status -1 when
+ * unknown.  An error is kept.  qdb_run_info_clear frees it. */
+struct qdb_run_info {
+    char *argv;          /* NUL-separated (one NUL past argv_len) */
+    size_t argv_len;
+    char *cwd, *hostname, *version, *state;
+    int64_t start_realtime_ns, start_ns, end_ns;
+    int exit_status;
+};
+void qdb_load_run_info(struct qdb *q, struct qdb_run_info *r);
+void qdb_run_info_clear(struct qdb_run_info *r);
+
 /* What the trace holds, counted (tracedb_count); an error is kept. */
 bool qdb_counts(struct qdb *q, struct tracedb_counts *c);
 /* buildtrail's options for the run (schema 6), or NULL (older trace, none recorded). */

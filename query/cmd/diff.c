@@ -180,15 +180,17 @@ static GPtrArray *direct_inputs(struct side *s, int64_t vid)
     return out;
 }
 
-/* One root cause per what it is: an input by its path; argv and environment by what differs
- * (-DX=1 given to forty compiles is one cause); non-determinism by its process. */
+/* One root cause per what it is: an input by its path; argv, environment, executable and cwd
+ * by what differs (-DX=1 given to forty compiles is one cause); non-determinism by its
+ * process.  `path` is where it was first seen (the cause's headline). */
 static size_t add_cause(struct diffctx *d, enum cause_kind kind, const char *path, int64_t pa,
                         int64_t pb, char *detail)
 {
     g_autofree char *key =
         kind == C_ARGV || kind == C_ENV || kind == C_EXE || kind == C_CWD
             ? g_strdup_printf("%d\n%s", kind, detail)
-            : g_strdup_printf("%d\n%s\n%" G_GINT64_FORMAT, kind, path ? path : "", pa);
+        : kind == C_NONDET ? g_strdup_printf("%d\n%" G_GINT64_FORMAT, kind, pa)
+                           : g_strdup_printf("%d\n%s\n%" G_GINT64_FORMAT, kind, path, pa);
     gpointer at = g_hash_table_lookup(d->cause_of, key);
     if (at) {
         struct cause *c = d->causes->pdata[GPOINTER_TO_SIZE(at) - 1];
@@ -260,27 +262,33 @@ static bool env_noise(const char *name, size_t len)
     return false;
 }
 
+struct env_table_ctx {
+    struct diffctx *d;
+    GHashTable *t;
+    bool mapped;
+};
+
+static void env_table_entry(const char *name, const char *value, void *data)
+{
+    struct env_table_ctx *e = data;
+    if (env_noise(name, strlen(name)))
+        return;
+    g_hash_table_insert(e->t, g_strdup(name),
+                        e->mapped ? map_words(e->d, value ? value : "")
+                                  : g_strdup(value ? value : ""));
+}
+
+/* Image id's environment as name -> value ("" when redacted), without the driver noise;
+ * A's values mapped into B's terms.  NULL when the trace does not have it. */
 static GHashTable *env_table(struct diffctx *d, struct side *s, int64_t id, bool mapped)
 {
-    g_autoptr(GBytes) env = qdb_process_env(s->q, id);
-    if (!env)
+    struct env_table_ctx e = {d, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+                              mapped};
+    if (!query_each_env(s->q, id, env_table_entry, &e)) {
+        g_hash_table_destroy(e.t);
         return NULL;
-    GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    gsize len = 0;
-    const char *e = g_bytes_get_data(env, &len);
-    for (gsize off = 0; e && off < len;) {
-        const char *entry = e + off;
-        size_t el = strnlen(entry, len - off);
-        const char *eq = memchr(entry, '=', el);
-        size_t nl = eq ? (size_t)(eq - entry) : el;
-        if (!env_noise(entry, nl)) {
-            g_autofree char *value = eq ? g_strndup(eq + 1, el - nl - 1) : g_strdup("");
-            g_hash_table_insert(t, g_strndup(entry, nl),
-                                mapped ? map_words(d, value) : g_steal_pointer(&value));
-        }
-        off += el + 1;
     }
-    return t;
+    return e.t;
 }
 
 static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb)
@@ -477,8 +485,7 @@ static void explain_inputs(struct diffctx *d, const char *parent, GArray *causes
 static GArray *explain(struct diffctx *d, const struct prov_version *va,
                        const struct prov_version *vb, const char *product, int depth)
 {
-    g_autofree char *mkey = g_strdup_printf("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, va->id,
-                                            vb->id);
+    g_autofree char *mkey = pair_key(va, vb);
     GArray *memo = g_hash_table_lookup(d->memo, mkey);
     if (memo)
         return memo;
@@ -564,7 +571,7 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
             /* Name the command that was written differently, not only the program it ran:
              * go up while the parents differ the same way (cc1's -O2 came from cc's). */
             char *inner = g_strdup(argv);
-            const struct qdb_process *ia0 = pa, *ib0 = pb;
+            const struct qdb_process *ia0 = pa;
             for (int guard = 0; guard < 64; guard++) {
                 const struct qdb_process *ua = pa->parent_id ? qdb_process(d->s[0].q, pa->parent_id)
                                                              : NULL;
@@ -588,38 +595,25 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
                 argv = g_string_free(det, FALSE);
             }
             g_free(inner);
-            (void)ib0;
-            at = add_cause(d, C_ARGV, NULL, wa, wb, argv);
-            struct cause *c = d->causes->pdata[at];
-            if (!c->path)
-                c->path = g_strdup(path);
+            at = add_cause(d, C_ARGV, path, wa, wb, argv);
         } else if (env) {
-            at = add_cause(d, C_ENV, NULL, wa, wb, env);
-            struct cause *c = d->causes->pdata[at];
-            if (!c->path)
-                c->path = g_strdup(path);
+            at = add_cause(d, C_ENV, path, wa, wb, env);
         } else if (differs_mapped(d, pa->exe, pb->exe) || differs_mapped(d, pa->cwd, pb->cwd)) {
             bool exe = differs_mapped(d, pa->exe, pb->exe);
-            at = add_cause(d, exe ? C_EXE : C_CWD, NULL, wa, wb,
+            at = add_cause(d, exe ? C_EXE : C_CWD, path, wa, wb,
                            g_strdup_printf("the same arguments, environment and inputs, run %s "
                                            "%s in A and %s in B", exe ? "as" : "in",
                                            exe ? pa->exe : pa->cwd, exe ? pb->exe : pb->cwd));
-            struct cause *c = d->causes->pdata[at];
-            if (!c->path)
-                c->path = g_strdup(path);
         } else {
             GArray *listed = qdb_ids(d->s[0].q, tracedb_sql(TQ_DIRS_LISTED_BY_PROCESS), wa);
             bool lists = listed->len && g_array_index(listed, int64_t, 0) > 0;
             g_array_unref(listed);
             bool moved = strcmp(d->s[0].root, d->s[1].root) != 0;
-            at = add_cause(d, C_NONDET, NULL, wa, wb,
+            at = add_cause(d, C_NONDET, path, wa, wb,
                            g_strdup_printf("the same inputs, arguments and environment, another "
                                            "output: it reads the clock or randomness%s%s",
                                            lists ? ", or the order it listed a directory in" : "",
                                            moved ? ", or embeds the build path" : ""));
-            struct cause *c = d->causes->pdata[at];
-            if (!c->path)
-                c->path = g_strdup(path);
         }
         g_array_append_val(causes, at);
     }

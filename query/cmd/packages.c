@@ -382,13 +382,8 @@ int query_packages_main(int argc, char **argv)
                                    u->headers ? "true" : "false",
                                    u->executed ? "true" : "false", u->links);
         }
-        g_string_append(out, "],\"unowned\":[");
-        for (guint i = 0; i < unowned->len; i++) {
-            if (i)
-                g_string_append_c(out, ',');
-            json_string(out, unowned->pdata[i], strlen(unowned->pdata[i]));
-        }
-        g_string_append(out, "]");
+        g_string_append(out, "],\"unowned\":");
+        json_names(out, unowned);
         if (declared) {
             g_string_append(out, ",\"host_architecture\":");
             json_string(out, arch, strlen(arch));

@@ -119,6 +119,15 @@ static bool is_compiler(struct export_ctx *x, const struct qdb_process *p)
     return false;
 }
 
+static void take_path(const char *name, const char *value, void *data)
+{
+    char **path = data;
+    if (value && !strcmp(name, "PATH")) {
+        g_free(*path);
+        *path = g_strdup(value);
+    }
+}
+
 /* The program as the build invoked it, as Bear writes it: argv[0] if it holds a '/' (made
  * absolute against the cwd), else the first directory of the process's PATH whose argv[0]
  * is the executable that ran (symlinks not resolved: /usr/bin/cc, not
@@ -129,16 +138,7 @@ static char *invoked_as(struct export_ctx *x, const struct qdb_process *p)
     if (strchr(p->argv, '/'))
         return qdb_absolute_path_in(cwd, p->argv);
     g_autofree char *path = NULL;
-    g_autoptr(GBytes) env = qdb_process_env(x->q, p->id);
-    gsize len = 0;
-    const char *e = env ? g_bytes_get_data(env, &len) : NULL;
-    for (gsize off = 0; e && off < len;) {
-        const char *entry = e + off;
-        size_t el = strnlen(entry, len - off);
-        if (el > 5 && !memcmp(entry, "PATH=", 5))
-            path = g_strndup(entry + 5, el - 5);
-        off += el + 1;
-    }
+    query_each_env(x->q, p->id, take_path, &path);
     g_autofree char *exe_real = p->exe ? realpath(p->exe, NULL) : NULL;
     g_auto(GStrv) dirs = g_strsplit(path ? path : "/usr/local/bin:/usr/bin:/bin", ":", -1);
     for (char **d = dirs; *d; d++) {

@@ -1303,8 +1303,7 @@ static void print_summary(struct run *r)
         text_size(line, st.st_size);
         g_string_append_c(line, ')');
     }
-    bool tree_complete = r->tree_note && !g_str_has_prefix(r->tree_note, "partial") &&
-                         !g_str_has_prefix(r->tree_note, "incomplete");
+    bool tree_complete = tracedb_tree_complete(r->tree_note);
     if (r->failure_text || r->watch.lost)
         g_string_append(line, ", INCOMPLETE (see above)");
     else if (r->interrupted)

@@ -688,6 +688,12 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
     return 0;
 }
 
+bool tracedb_tree_complete(const char *process_tree)
+{
+    return process_tree && !g_str_has_prefix(process_tree, "partial") &&
+           !g_str_has_prefix(process_tree, "incomplete");
+}
+
 int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err)
 {
     *c = (struct tracedb_counts){0};

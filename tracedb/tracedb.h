@@ -151,6 +151,9 @@ struct tracedb_run_end {
     const char *notes, *process_tree, *failure; /* failure may be NULL */
 };
 int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err);
+/* Whether a process_tree note says the tree is whole: "complete" (with or without a remark);
+ * "partial: …" and "incomplete: …" are not, nor is a missing note (NULL). */
+bool tracedb_tree_complete(const char *process_tree);
 
 /* What a trace holds, counted (run's summary line, `info`).  processes are tasks (a fork is
  * one, an exec is not); images are programs run (each exec, and each image with no parent:

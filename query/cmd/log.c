@@ -53,14 +53,6 @@ static bool failed_exit(const struct qdb_process *p)
     return p->exited && (p->exit_signal || p->exit_code != 0);
 }
 
-static gint by_start_id(gconstpointer a, gconstpointer b)
-{
-    const struct log_proc *x = *(const struct log_proc *const *)a;
-    const struct log_proc *y = *(const struct log_proc *const *)b;
-    return x->start_ns != y->start_ns ? (x->start_ns < y->start_ns ? -1 : 1)
-                                      : (x->id < y->id ? -1 : x->id > y->id);
-}
-
 /* --failed: the jobs that failed with no failed job inside them, each with its command, its
  * exit and its output (its echo included), in log order. */
 static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTable *next_image,
@@ -95,7 +87,7 @@ static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTab
         if (!inner)
             g_ptr_array_add(leaves, (gpointer)j);
     }
-    g_ptr_array_sort(leaves, by_start_id);
+    g_ptr_array_sort(leaves, log_proc_by_start);
     if (json) {
         query_json_begin(out, q, "failed_jobs");
         g_string_append_c(out, '[');

@@ -91,7 +91,7 @@ static GArray *job_chain(GHashTable *procs, int64_t id)
     return chain;
 }
 
-static gint by_start(gconstpointer a, gconstpointer b)
+gint log_proc_by_start(gconstpointer a, gconstpointer b)
 {
     const struct log_proc *x = *(const struct log_proc *const *)a;
     const struct log_proc *y = *(const struct log_proc *const *)b;
@@ -127,7 +127,7 @@ static void attach_echoes(struct log_chunk *chunks, size_t n, GHashTable *procs,
     }
     g_hash_table_iter_init(&it, jobs);
     while (g_hash_table_iter_next(&it, NULL, &v))
-        g_ptr_array_sort(v, by_start);
+        g_ptr_array_sort(v, log_proc_by_start);
     GHashTable *claimed = g_hash_table_new(g_int64_hash, g_int64_equal);
     for (size_t i = 0; i < n; i++) {
         const struct log_proc *w = g_hash_table_lookup(procs, &chunks[i].process_id);

@@ -20,7 +20,8 @@
  * Contract: log_sort() reorders `chunks` in place and sets each one's `filed_under` (its
  * writer, or the job its echo starts); `procs` maps process id (gint64*) to struct log_proc*
  * and is only read.  log_in_job() says whether a process is job `job` or inside it.
- * log_job_command() gives what a driver echoes for an argv (g_free it).  No errors.
+ * log_job_command() gives what a driver echoes for an argv (g_free it); log_proc_by_start()
+ * orders jobs by start.  No errors.
  */
 #pragma once
 
@@ -50,4 +51,6 @@ struct log_chunk {
 bool log_is_driver(const char *program);
 char *log_job_command(const char *argv, size_t len);
 bool log_in_job(GHashTable *procs, int64_t id, int64_t job);
+/* Orders struct log_proc* (in a GPtrArray) by start, then id. */
+gint log_proc_by_start(gconstpointer a, gconstpointer b);
 void log_sort(struct log_chunk *chunks, size_t n, GHashTable *procs, int64_t ns_per_tick);

@@ -185,8 +185,7 @@ static void load_run(struct qdb *q, bool recording)
     r->start_ns = start_ns;
     if (end_ns && r->state != QDB_RUN_RECORDING && r->state != QDB_RUN_KILLED)
         r->end_realtime_ns = r->start_realtime_ns + (end_ns - start_ns);
-    bool tree_ok = r->process_tree && !g_str_has_prefix(r->process_tree, "partial") &&
-                   !g_str_has_prefix(r->process_tree, "incomplete");
+    bool tree_ok = tracedb_tree_complete(r->process_tree);
     switch (r->state) {
     case QDB_RUN_RECORDING:
         r->incomplete = g_strdup("the run is still being recorded");

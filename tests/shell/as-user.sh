@@ -9,7 +9,7 @@ user=${BT_TEST_USER:-buildtrail-test}
 id "$user" >/dev/null 2>&1 || { echo "SKIP: no user $user (CI creates it)"; exit 77; }
 test_file=$1
 here=$(cd "$(dirname "$0")" && pwd)
-stage=$(mktemp -d /tmp/bt-user.XXXXXX)
+stage=$(mktemp -d "${TMPDIR:-/tmp}/bt-user.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 cp "$BUILDTRAIL" "$stage/buildtrail"
@@ -39,7 +39,9 @@ if command -v git >/dev/null 2>&1; then
         git -C "$stage/root-repo" add file
 fi
 chmod -R a+rX "$stage"
-exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
+# Not exec: the EXIT trap must still remove the stage when the test is done.
+set +e
+runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
     ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
     ${lsan:+LSAN_OPTIONS=$lsan} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
@@ -47,3 +49,4 @@ exec runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
     SCHEMAS="$stage/schemas" ROOT_REPO="$stage/root-repo" \
     sh "$stage/$(basename "$test_file")"
+exit $?

@@ -14,9 +14,11 @@
  *   argv       a process read the same inputs but was run with other arguments;
  *   environment  ... or with another environment;
  *   executable, cwd  ... or as another program (not traced: found on another PATH), or in
- *              another directory (after mapping);
+ *              another directory (after mapping; PWD and OLDPWD follow it and are not an
+ *              environment cause then);
  *   nondeterminism  ... the same in every way it can be told apart, yet its output differs
- *              (the clock, randomness, the order of a directory listing, the build path).
+ *              (the clock, randomness, the order of a directory listing, the build path; or,
+ *              when the program was not traced, the program's content — said so).
  * Each root cause lists the products it reaches; a product is listed under every cause that
  * reaches it.  Exit: 0 identical, 1 the products differ, 2 an error or a usage error. */
 #include "driver.h"
@@ -81,6 +83,14 @@ static void drop_system(struct diffctx *d, GPtrArray *inputs)
     for (guint i = inputs->len; d->skip_system && i-- > 0;)
         if (is_system_path(((const struct prov_version *)inputs->pdata[i])->path))
             g_ptr_array_remove_index(inputs, i);
+}
+
+static bool has_path(const GPtrArray *versions, const char *path)
+{
+    for (guint i = 0; i < versions->len; i++)
+        if (!strcmp(((const struct prov_version *)versions->pdata[i])->path, path))
+            return true;
+    return false;
 }
 
 /* A path of the first build as the second build would have it. */
@@ -291,7 +301,25 @@ static GHashTable *env_table(struct diffctx *d, struct side *s, int64_t id, bool
     return e.t;
 }
 
-static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb)
+/* Whether A's path (mapped) and B's differ; unknown on either side is no difference. */
+static bool differs_mapped(struct diffctx *d, const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    g_autofree char *m = map_path(d, a);
+    return strcmp(m, b) != 0;
+}
+
+/* PWD and OLDPWD follow the directory a shell was in: where the processes' directories
+ * differ, that is the cause (cwd), not these. */
+static bool shell_cwd_var(const char *name)
+{
+    return !strcmp(name, "PWD") || !strcmp(name, "OLDPWD");
+}
+
+/* The environment variables that differ between A's process and B's, for people; NULL when
+ * none (or either environment is not known). */
+static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb, bool cwd_differs)
 {
     GHashTable *a = env_table(d, &d->s[0], pa, true), *b = env_table(d, &d->s[1], pb, false);
     char *out = NULL;
@@ -302,12 +330,12 @@ static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb)
         g_hash_table_iter_init(&it, a);
         while (g_hash_table_iter_next(&it, &k, &v)) {
             const char *vb = g_hash_table_lookup(b, k);
-            if (!vb || strcmp(vb, v))
+            if ((!vb || strcmp(vb, v)) && !(cwd_differs && shell_cwd_var(k)))
                 g_ptr_array_add(names, k);
         }
         g_hash_table_iter_init(&it, b);
         while (g_hash_table_iter_next(&it, &k, &v))
-            if (!g_hash_table_contains(a, k))
+            if (!g_hash_table_contains(a, k) && !(cwd_differs && shell_cwd_var(k)))
                 g_ptr_array_add(names, k);
         g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
         if (names->len) {
@@ -330,14 +358,6 @@ static char *env_difference(struct diffctx *d, int64_t pa, int64_t pb)
     return out;
 }
 
-/* Whether A's path (mapped) and B's differ; unknown on either side is no difference. */
-static bool differs_mapped(struct diffctx *d, const char *a, const char *b)
-{
-    if (!a || !b)
-        return false;
-    g_autofree char *m = map_path(d, a);
-    return strcmp(m, b) != 0;
-}
 
 static gint by_path(gconstpointer x, gconstpointer y)
 {
@@ -561,11 +581,15 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
         g_ptr_array_remove(ib, (gpointer)prov_version(d->s[1].p, vb->base_id));
     bool inputs_differ = false;
     explain_inputs(d, memo_key, causes, ia, ib, wa, wb, product, depth, &inputs_differ);
+    /* Whether the program the writer ran was itself compared: it is among its inputs only
+     * where it was traced (a compiler under /usr without --system is not). */
+    bool exe_compared = pa->exe && pb->exe && has_path(ia, pa->exe) && has_path(ib, pb->exe);
     g_ptr_array_free(ia, TRUE);
     g_ptr_array_free(ib, TRUE);
     if (!inputs_differ) {
         char *argv = argv_difference(d, pa, pb);
-        char *env = argv ? NULL : env_difference(d, wa, wb);
+        char *env = argv ? NULL
+                              : env_difference(d, wa, wb, differs_mapped(d, pa->cwd, pb->cwd));
         size_t at;
         if (argv) {
             /* Name the command that was written differently, not only the program it ran:
@@ -611,9 +635,14 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
             bool moved = strcmp(d->s[0].root, d->s[1].root) != 0;
             at = add_cause(d, C_NONDET, path, wa, wb,
                            g_strdup_printf("the same inputs, arguments and environment, another "
-                                           "output: it reads the clock or randomness%s%s",
+                                           "output: it reads the clock or randomness%s%s%s%s%s",
                                            lists ? ", or the order it listed a directory in" : "",
-                                           moved ? ", or embeds the build path" : ""));
+                                           moved ? ", or embeds the build path" : "",
+                                           exe_compared || !pa->exe ? "" : ", or the program it ran, ",
+                                           exe_compared || !pa->exe ? "" : pa->exe,
+                                           exe_compared || !pa->exe ? ""
+                                                                    : ", not traced here, differs "
+                                                                      "(--system traces it)"));
         }
         g_array_append_val(causes, at);
     }

@@ -263,28 +263,20 @@ int query_packages_main(int argc, char **argv)
     GHashTable *incorporated = g_hash_table_new(g_int64_hash, g_int64_equal);
     GArray *written = qdb_ids(q, tracedb_sql(TQ_VERSIONS_MADE), 0);
     static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true};
-    GHashTable *done = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (guint i = 0; i < written->len; i++) {
-        int64_t vid = g_array_index(written, int64_t, i);
-        if (g_hash_table_contains(done, &vid))
-            continue;
-        GArray *nodes = prov_inputs(p, vid, &walk);
-        for (guint k = 0; k < nodes->len; k++) {
-            struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
-            g_hash_table_add(done, (gpointer)&n->v->id);
-            int use = n->role == PROV_ROLE_HEADER ? USE_HEADER
-                      : n->role == PROV_ROLE_SOURCE ? USE_CODE
-                      : n->role == PROV_ROLE_OBJECT
-                          ? (filekind_toolchain_runtime(n->v->path) ? USE_RUNTIME : USE_CODE)
-                          : 0;
-            if (use)
-                g_hash_table_insert(incorporated, (gpointer)&n->v->id,
-                                    GINT_TO_POINTER(use |
-                                        GPOINTER_TO_INT(g_hash_table_lookup(incorporated,
-                                                                            &n->v->id))));
-        }
-        g_array_unref(nodes);
+    /* One walk back from everything the build wrote: the union of their closures, each version
+     * with the most specific use it had (a walk per product cost the sum of their closures). */
+    GArray *nodes = prov_inputs_of_all(p, written, &walk);
+    for (guint k = 0; k < nodes->len; k++) {
+        struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+        int use = n->role == PROV_ROLE_HEADER ? USE_HEADER
+                  : n->role == PROV_ROLE_SOURCE ? USE_CODE
+                  : n->role == PROV_ROLE_OBJECT
+                      ? (filekind_toolchain_runtime(n->v->path) ? USE_RUNTIME : USE_CODE)
+                      : 0;
+        if (use)
+            g_hash_table_insert(incorporated, (gpointer)&n->v->id, GINT_TO_POINTER(use));
     }
+    g_array_unref(nodes);
     g_array_unref(written);
 
     /* Every found file the build read or executed outside its own directory. */
@@ -494,7 +486,6 @@ int query_packages_main(int argc, char **argv)
     g_ptr_array_free(list, TRUE);
     g_ptr_array_free(unowned, TRUE);
     g_hash_table_destroy(uses);
-    g_hash_table_destroy(done);
     g_hash_table_destroy(incorporated);
     prov_free(p);
     qdb_close(q);

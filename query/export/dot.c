@@ -79,12 +79,16 @@ int fmt_dot(struct export_ctx *x)
     GHashTable *emitted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GHashTable *procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     GHashTable *edges = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    sqlite3_stmt *acc = NULL;
-    qdb_prepare(x->q, tracedb_sql(TQ_USERS_OF_VERSION), &acc);
+    /* Whether a process made a version in the graph (readers are drawn only then), per pid:
+     * 1 no, 2 yes. */
+    GHashTable *makes_in_graph = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GArray *users = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GArray *readers = g_array_new(FALSE, FALSE, sizeof(int64_t));
     for (guint i = 0; i < nodes->len; i++) {
         struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (!g_hash_table_contains(in_graph, &n->v->id))
             continue;
+        ex_flush(x);
         bool collapsed;
         char *name = dot_file_node(x, n->v, &collapsed);
         if (!g_hash_table_contains(emitted, name)) {
@@ -105,28 +109,40 @@ int fmt_dot(struct export_ctx *x)
                     g_string_append(o, ",penwidth=2");
             }
             g_string_append(o, "];\n");
-            g_hash_table_add(emitted, g_strdup(name));
+            /* only a collapsed node is met again (one per directory) */
+            if (collapsed)
+                g_hash_table_add(emitted, g_strdup(name));
         }
-        /* Edges to the processes that read or wrote this version (only the ex_writers of
-         * versions in the graph, and those ex_writers' reads of versions in the graph). */
-        qdb_bind_int64(x->q, acc, 1, n->v->id);
-        while (acc && qdb_row(x->q, acc)) {
-            int64_t pid = sqlite3_column_int64(acc, 0);
-            int kind = sqlite3_column_int(acc, 1);
-            bool wrote = kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE;
-            g_autofree char *pnode = g_strdup_printf("p%" PRId64, pid);
-            g_autofree char *edge = wrote ? g_strdup_printf("%s->%s", pnode, name)
-                                          : g_strdup_printf("%s->%s", name, pnode);
+        /* Edges to the processes that made or read this version (only the makers of versions
+         * in the graph, and those makers' reads of versions in the graph). */
+        g_array_set_size(users, 0);
+        g_array_set_size(readers, 0);
+        prov_makers(x->p, n->v->id, users);
+        guint n_makers = users->len;
+        prov_readers(x->p, n->v->id, readers); /* apart: one that did both gets both edges */
+        g_array_append_vals(users, readers->data, readers->len);
+        for (guint u = 0; u < users->len; u++) {
+            int64_t pid = g_array_index(users, int64_t, u);
+            bool wrote = u < n_makers;
             if (!wrote && !g_hash_table_contains(procs, &pid)) {
-                /* Only readers that wrote something in the graph are drawn. */
-                bool writes_in_graph = false;
-                GArray *w = qdb_ids(x->q, tracedb_sql(TQ_VERSIONS_MADE_BY_PROCESS), pid);
-                for (guint k = 0; k < w->len && !writes_in_graph; k++)
-                    writes_in_graph = g_hash_table_contains(in_graph, &g_array_index(w, int64_t, k));
-                g_array_unref(w);
-                if (!writes_in_graph)
+                /* Only readers that made something in the graph are drawn. */
+                int known = GPOINTER_TO_INT(g_hash_table_lookup(makes_in_graph, &pid));
+                if (!known) {
+                    GPtrArray *made = prov_process_versions(x->p, pid, PROV_MADE);
+                    bool yes = false;
+                    for (guint k = 0; k < made->len && !yes; k++)
+                        yes = g_hash_table_contains(
+                            in_graph, &((const struct prov_version *)made->pdata[k])->id);
+                    g_ptr_array_free(made, TRUE);
+                    known = yes ? 2 : 1;
+                    int64_t *key = g_new(int64_t, 1);
+                    *key = pid;
+                    g_hash_table_insert(makes_in_graph, key, GINT_TO_POINTER(known));
+                }
+                if (known == 1)
                     continue;
             }
+            g_autofree char *pnode = g_strdup_printf("p%" PRId64, pid);
             if (!g_hash_table_contains(procs, &pid)) {
                 const struct qdb_process *p = qdb_process(x->q, pid);
                 int64_t *k = g_new(int64_t, 1);
@@ -147,20 +163,25 @@ int fmt_dot(struct export_ctx *x)
                 g_string_append(o, "];\n");
                 g_string_free(label, TRUE);
             }
-            if (g_hash_table_contains(edges, edge))
-                continue;
-            g_hash_table_add(edges, g_strdup(edge));
+            /* A plain version's edges are unique already; a collapsed node's repeat. */
+            if (collapsed) {
+                g_autofree char *edge = wrote ? g_strdup_printf("%s->%s", pnode, name)
+                                              : g_strdup_printf("%s->%s", name, pnode);
+                if (g_hash_table_contains(edges, edge))
+                    continue;
+                g_hash_table_add(edges, g_strdup(edge));
+            }
             g_string_append(o, "  ");
             dot_id(o, wrote ? pnode : name);
             g_string_append(o, " -> ");
             dot_id(o, wrote ? name : pnode);
             g_string_append(o, wrote ? " [label=wrote];\n" : " [label=read,color=gray40];\n");
         }
-        if (acc)
-            sqlite3_reset(acc);
         g_free(name);
     }
-    sqlite3_finalize(acc);
+    g_array_unref(users);
+    g_array_unref(readers);
+    g_hash_table_destroy(makes_in_graph);
     /* spawned: between drawn processes, along the parent chain. */
     GHashTableIter it;
     gpointer key;

@@ -60,6 +60,7 @@ GArray *ex_products(struct export_ctx *x);
 GArray *ex_materials(struct export_ctx *x);
 
 gint ex_version_path_cmp(gconstpointer a, gconstpointer b);
+gint ex_version_id_cmp(gconstpointer a, gconstpointer b);
 
 void ex_json_key_string(GString *out, const char *key, const char *s);
 
@@ -82,8 +83,9 @@ char *ex_trace_uid(struct export_ctx *x);
 
 const char *ex_rel_or_abs(struct export_ctx *x, const char *path, char *buf, size_t cap);
 
-/* The versions process `pid` touched as `which` asks (TQ_VERSIONS_*_BY_PROCESS),
- * successfully, as struct prov_version pointers (owned by the prov). */
+/* The versions process `pid` touched as `which` asks (TQ_VERSIONS_OPENED_BY_PROCESS,
+ * _EXECUTED_, _MADE_, or _READ_ for the first two), each once, in id order, as struct
+ * prov_version pointers (owned by the prov). */
 GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, enum tracedb_query which);
 
 /* The processes that wrote a version (its tasks in a formulation). */

@@ -171,25 +171,40 @@ const char *ex_rel_or_abs(struct export_ctx *x, const char *path, char *buf, siz
     return path;
 }
 
-/* The versions process `pid` touched with one of `kinds` (an SQL list such as "(1,5)"),
- * successfully, as struct prov_version pointers (owned by the prov). */
+/* The versions process `pid` touched as `which` asks (TQ_VERSIONS_OPENED_BY_PROCESS,
+ * _EXECUTED_, _MADE_, or _READ_ for both the first two), each once, in id order: from the
+ * whole graph, since the exporters ask it of every process. */
 GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, enum tracedb_query which)
 {
-    GArray *ids = qdb_ids(x->q, tracedb_sql(which), pid);
-    GPtrArray *out = g_ptr_array_new();
-    for (guint i = 0; i < ids->len; i++) {
-        const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, i));
-        if (v)
-            g_ptr_array_add(out, (gpointer)v);
+    if (which == TQ_VERSIONS_READ_BY_PROCESS) {
+        GPtrArray *out = prov_process_versions(x->p, pid, PROV_OPENED);
+        GPtrArray *ran = prov_process_versions(x->p, pid, PROV_EXECUTED);
+        for (guint i = 0; i < ran->len; i++)
+            if (!g_ptr_array_find(out, ran->pdata[i], NULL))
+                g_ptr_array_add(out, ran->pdata[i]);
+        g_ptr_array_free(ran, TRUE);
+        g_ptr_array_sort(out, ex_version_id_cmp);
+        return out;
     }
-    g_array_unref(ids);
-    return out;
+    return prov_process_versions(x->p, pid,
+                                 which == TQ_VERSIONS_EXECUTED_BY_PROCESS ? PROV_EXECUTED
+                                 : which == TQ_VERSIONS_MADE_BY_PROCESS   ? PROV_MADE
+                                                                          : PROV_OPENED);
 }
 
-/* The processes that wrote a version (its tasks in a formulation). */
+gint ex_version_id_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct prov_version *x = *(const struct prov_version *const *)a;
+    const struct prov_version *y = *(const struct prov_version *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The processes that made a version (its tasks in a formulation). */
 GArray *ex_writers(struct export_ctx *x, const struct prov_version *v)
 {
-    return qdb_ids(x->q, tracedb_sql(TQ_MAKERS_OF_VERSION), v->id);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    prov_makers(x->p, v->id, out);
+    return out;
 }
 
 void ex_flush(struct export_ctx *x)

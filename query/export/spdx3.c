@@ -9,24 +9,27 @@
 #include <string.h>
 #include <time.h>
 
+/* The document is streamed: CreationInfo, then every element as it is made, then the
+ * SpdxDocument, whose element list is made again from what was kept of each (a version or
+ * process id, a count): memory does not grow with the document's text. */
 struct spdx3 {
     struct export_ctx *x;
     const char *base;       /* IRI prefix of this document's elements */
-    GString *graph;         /* the elements, comma-separated */
-    GString *ids;           /* every element's IRI, for SpdxDocument.element */
+    GString *graph;         /* the document being written (x->out) */
     GHashTable *files;      /* version ids already written */
+    GArray *file_ids;       /* int64_t: the same, in the order written */
+    GArray *build_ids;      /* int64_t: the processes written as build_Build */
     int n_rel;
 };
 
 static void s3_begin(struct spdx3 *d, const char *type, const char *iri)
 {
+    ex_flush(d->x);
     g_string_append(d->graph, ",\n  {\"type\":\"");
     g_string_append(d->graph, type);
     g_string_append(d->graph, "\",\"spdxId\":");
     json_string(d->graph, iri, strlen(iri));
     g_string_append(d->graph, ",\"creationInfo\":\"_:creation\"");
-    g_string_append(d->ids, d->ids->len ? "," : "");
-    json_string(d->ids, iri, strlen(iri));
 }
 
 static char *s3_file_iri(struct spdx3 *d, const struct prov_version *v)
@@ -39,6 +42,7 @@ static void s3_file(struct spdx3 *d, const struct prov_version *v)
     if (g_hash_table_contains(d->files, &v->id))
         return;
     g_hash_table_add(d->files, (gpointer)&v->id);
+    g_array_append_val(d->file_ids, v->id);
     g_autofree char *iri = s3_file_iri(d, v);
     s3_begin(d, "software_File", iri);
     char buf[4096];
@@ -109,16 +113,36 @@ static void s3_env_entry(const char *name, const char *value, void *data)
     g_string_append_c(e->o, '}');
 }
 
+static void s3_id(GString *o, bool *first, const char *iri)
+{
+    if (!*first)
+        g_string_append_c(o, ',');
+    *first = false;
+    json_string(o, iri, strlen(iri));
+}
+
 int fmt_spdx3(struct export_ctx *x)
 {
     g_autofree char *uid = ex_trace_uid(x);
     g_autofree char *base = g_strdup_printf("https://buildtrail.invalid/spdx3/%s/", uid);
-    struct spdx3 d = {x, base, g_string_new(NULL), g_string_new(NULL),
-                      g_hash_table_new(g_int64_hash, g_int64_equal), 0};
+    struct spdx3 d = {x, base, x->out, g_hash_table_new(g_int64_hash, g_int64_equal),
+                      g_array_new(FALSE, FALSE, sizeof(int64_t)),
+                      g_array_new(FALSE, FALSE, sizeof(int64_t)), 0};
     char created[32];
     ex_iso_time(x, x->run.start_ns, created);
     g_autofree char *agent = g_strdup_printf("%sagent", base);
     g_autofree char *tool = g_strdup_printf("%stool/buildtrail", base);
+    GString *o = x->out;
+    g_string_append(o, "{\"@context\":\"https://spdx.org/rdf/3.0.1/spdx-context.jsonld\",\n"
+                       "\"@graph\":[\n  {\"type\":\"CreationInfo\",\"@id\":\"_:creation\","
+                       "\"specVersion\":\"3.0.1\",");
+    g_string_append_printf(o, "\"created\":\"%s\",\"createdBy\":[", created);
+    json_string(o, agent, strlen(agent));
+    g_string_append(o, "],\"createdUsing\":[");
+    json_string(o, tool, strlen(tool));
+    g_string_append(o, "]");
+    ex_incomplete_member(x, o, "comment");
+    g_string_append(o, "}");
     s3_begin(&d, "SoftwareAgent", agent);
     g_string_append(d.graph, ",\"name\":");
     g_autofree char *who = g_strdup_printf("the user who ran buildtrail on %s",
@@ -128,36 +152,33 @@ int fmt_spdx3(struct export_ctx *x)
     s3_begin(&d, "Tool", tool);
     g_string_append_printf(d.graph, ",\"name\":\"buildtrail %s\"}",
                            x->run.version ? x->run.version : BT_VERSION);
-    /* The builds: every process that wrote a product or a version in a product's closure. */
+    /* The builds: every process that made a product or a version in a product's closure —
+     * the union of the products' closures, in one walk. */
     GArray *prods = ex_products(x);
-    GHashTable *builds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-    GPtrArray *roots = g_ptr_array_new_with_free_func(g_free);
+    GArray *starts = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), prods->len);
+    for (guint i = 0; i < prods->len; i++)
+        g_array_append_val(starts, g_array_index(prods, const struct prov_version *, i)->id);
     static const struct prov_walk_opts walk = {.scripts = false};
-    for (guint i = 0; i < prods->len; i++) {
-        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
-        GArray *nodes = prov_inputs(x->p, v->id, &walk);
-        struct prov_node self = {v, PROV_ROLE_OTHER, 0};
-        g_array_append_val(nodes, self);
-        for (guint k = 0; k < nodes->len; k++) {
-            GArray *w = ex_writers(x, g_array_index(nodes, struct prov_node, k).v);
-            for (guint m = 0; m < w->len; m++) {
-                int64_t pid = g_array_index(w, int64_t, m);
-                if (g_hash_table_contains(builds, &pid))
-                    continue;
-                int64_t *key = g_new(int64_t, 1);
-                *key = pid;
-                g_hash_table_add(builds, key);
-            }
-            g_array_unref(w);
-        }
-        g_array_unref(nodes);
+    GArray *nodes = prov_inputs_of_all(x->p, starts, &walk);
+    GArray *pids = g_array_new(FALSE, FALSE, sizeof(int64_t)), *one = g_array_new(FALSE, FALSE,
+                                                                              sizeof(int64_t));
+    for (guint k = 0; k < nodes->len; k++) {
+        g_array_set_size(one, 0);
+        prov_makers(x->p, g_array_index(nodes, struct prov_node, k).v->id, one);
+        g_array_append_vals(pids, one->data, one->len); /* sorted and made unique below */
     }
-    GList *pids = g_list_sort(g_hash_table_get_keys(builds), (GCompareFunc)ex_proc_id_cmp_int64);
-    for (GList *l = pids; l; l = l->next) {
-        int64_t pid = *(int64_t *)l->data;
+    g_array_unref(one);
+    g_array_unref(nodes);
+    g_array_unref(starts);
+    g_array_sort(pids, ex_proc_id_cmp_int64);
+    for (guint i = 0; i < pids->len; i++) {
+        int64_t pid = g_array_index(pids, int64_t, i);
+        if (i && pid == g_array_index(pids, int64_t, i - 1))
+            continue;
         const struct qdb_process *p = qdb_process(x->q, pid);
         if (!p)
             continue;
+        g_array_append_val(d.build_ids, pid);
         g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base, pid);
         s3_begin(&d, "build_Build", iri);
         g_string_append(d.graph, ",\"name\":");
@@ -184,7 +205,6 @@ int fmt_spdx3(struct export_ctx *x)
         else
             g_string_append_c(d.graph, ']');
         g_string_append(d.graph, "}");
-        g_ptr_array_add(roots, g_strdup(iri));
         GPtrArray *in = s3_files_of(&d, pid, TQ_VERSIONS_OPENED_BY_PROCESS),
                   *out = s3_files_of(&d, pid, TQ_VERSIONS_MADE_BY_PROCESS),
                   *tools = s3_files_of(&d, pid, TQ_VERSIONS_EXECUTED_BY_PROCESS);
@@ -199,36 +219,47 @@ int fmt_spdx3(struct export_ctx *x)
         g_ptr_array_free(out, TRUE);
         g_ptr_array_free(tools, TRUE);
     }
-    g_list_free(pids);
+    g_array_unref(pids);
+    /* The document last: its elements are every one above. */
     g_autofree char *doc = g_strdup_printf("%sdocument", base);
     g_autofree char *name = ex_doc_name(x);
-    GString *o = x->out;
-    g_string_append(o, "{\"@context\":\"https://spdx.org/rdf/3.0.1/spdx-context.jsonld\",\n"
-                       "\"@graph\":[\n  {\"type\":\"CreationInfo\",\"@id\":\"_:creation\","
-                       "\"specVersion\":\"3.0.1\",");
-    g_string_append_printf(o, "\"created\":\"%s\",\"createdBy\":[", created);
-    json_string(o, agent, strlen(agent));
-    g_string_append(o, "],\"createdUsing\":[");
-    json_string(o, tool, strlen(tool));
-    g_string_append(o, "]");
-    ex_incomplete_member(x, o, "comment");
-    g_string_append(o, "},\n  {\"type\":\"SpdxDocument\",\"spdxId\":");
-    json_string(o, doc, strlen(doc));
-    g_string_append(o, ",\"creationInfo\":\"_:creation\",\"name\":");
+    s3_begin(&d, "SpdxDocument", doc);
+    g_string_append(o, ",\"name\":");
     json_string(o, name, strlen(name));
     g_string_append(o, ",\"profileConformance\":[\"core\",\"software\",\"build\"],"
                        "\"rootElement\":[");
-    for (guint i = 0; i < roots->len; i++) {
-        if (i)
-            g_string_append_c(o, ',');
-        json_string(o, roots->pdata[i], strlen(roots->pdata[i]));
+    bool first = true;
+    for (guint i = 0; i < d.build_ids->len; i++) {
+        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base,
+                                               g_array_index(d.build_ids, int64_t, i));
+        s3_id(o, &first, iri);
+        ex_flush(x);
     }
-    g_string_append_printf(o, "],\"element\":[%s]}%s\n]}\n", d.ids->str, d.graph->str);
-    g_ptr_array_free(roots, TRUE);
-    g_hash_table_destroy(builds);
+    g_string_append(o, "],\"element\":[");
+    first = true;
+    s3_id(o, &first, agent);
+    s3_id(o, &first, tool);
+    for (guint i = 0; i < d.build_ids->len; i++) {
+        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base,
+                                               g_array_index(d.build_ids, int64_t, i));
+        s3_id(o, &first, iri);
+        ex_flush(x);
+    }
+    for (guint i = 0; i < d.file_ids->len; i++) {
+        g_autofree char *iri = g_strdup_printf("%sfile/v%" PRId64, base,
+                                               g_array_index(d.file_ids, int64_t, i));
+        s3_id(o, &first, iri);
+        ex_flush(x);
+    }
+    for (int i = 1; i <= d.n_rel; i++) {
+        g_autofree char *iri = g_strdup_printf("%srelationship/%d", base, i);
+        s3_id(o, &first, iri);
+        ex_flush(x);
+    }
+    g_string_append(o, "]}\n]}\n");
     g_array_unref(prods);
     g_hash_table_destroy(d.files);
-    g_string_free(d.graph, TRUE);
-    g_string_free(d.ids, TRUE);
+    g_array_unref(d.file_ids);
+    g_array_unref(d.build_ids);
     return 0;
 }

@@ -914,29 +914,34 @@ static bool not_start(const struct prov_node *n, void *data)
     return n->v->id != *(int64_t *)data;
 }
 
-static GArray *walk_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o,
-                           unsigned limit)
+/* The walk back from `n` starts (at depth 0, never pruned); the starts are in the result
+ * only with keep_starts. */
+static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                           const struct prov_walk_opts *o, unsigned limit)
 {
     struct walk w;
     walk_init(&w, p, o, limit);
-    walk_add(&w, start, PROV_ROLE_OTHER, 0, false); /* the start itself is never pruned */
-    struct prov_node *n;
-    while (!w.gave_up && (n = g_queue_pop_head(&w.queue))) {
-        int depth = n->depth + 1;
-        if (o->stop_at_shlibs && n->depth > 0 && n->role == PROV_ROLE_SHLIB)
+    /* Every start first, at depth 0: one found later as another's input is still followed
+     * (stop_at_shlibs stops only below a start). */
+    for (guint i = 0; i < n; i++)
+        walk_add(&w, starts[i], PROV_ROLE_OTHER, 0, false);
+    struct prov_node *node;
+    while (!w.gave_up && (node = g_queue_pop_head(&w.queue))) {
+        int depth = node->depth + 1;
+        if (o->stop_at_shlibs && node->depth > 0 && node->role == PROV_ROLE_SHLIB)
             continue;
-        if (o->max_depth > 0 && n->depth >= o->max_depth)
+        if (o->max_depth > 0 && node->depth >= o->max_depth)
             continue; /* listed, not followed */
-        if (n->v->base_id)
-            walk_add(&w, n->v->base_id,
-                     classify(filekind_of(n->v->path), n->v->path, TRACEDB_READ, NULL, false),
+        if (node->v->base_id)
+            walk_add(&w, node->v->base_id,
+                     classify(filekind_of(node->v->path), node->v->path, TRACEDB_READ, NULL, false),
                      depth, true);
-        struct edges writers = writers_of(p, n->v->id);
+        struct edges writers = writers_of(p, node->v->id);
         for (guint i = 0; i < writers.n && !w.gave_up; i++)
             expand_writer(&w, writers.e[i].id, writers.e[i].t, depth);
         edges_done(&writers);
     }
-    return walk_finish(&w, not_start, &start);
+    return walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
 }
 
 GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o)
@@ -944,12 +949,87 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
     /* One step back is one lookup per writer however many inputs it had (a link of 25 000
      * objects): never worth loading the whole graph for. */
     GArray *r = p->graph ? NULL
-                         : walk_inputs(p, start, o, o->max_depth == 1 ? 0 : PROV_SQL_NODES);
+                         : walk_inputs(p, &start, 1, false, o,
+                                       o->max_depth == 1 ? 0 : PROV_SQL_NODES);
     if (r)
         return r;
     if (!p->graph)
         load_graph(p);
-    return walk_inputs(p, start, o, 0);
+    return walk_inputs(p, &start, 1, false, o, 0);
+}
+
+void prov_load(struct prov *p)
+{
+    if (!p->graph)
+        load_graph(p);
+}
+
+GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_walk_opts *o)
+{
+    if (!starts->len)
+        return g_array_new(FALSE, FALSE, sizeof(struct prov_node));
+    if (!p->graph)
+        load_graph(p);
+    return walk_inputs(p, (const int64_t *)(void *)starts->data, starts->len, true, o, 0);
+}
+
+static gint version_id_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct prov_version *x = *(const struct prov_version *const *)a;
+    const struct prov_version *y = *(const struct prov_version *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+GPtrArray *prov_process_versions(struct prov *p, int64_t pid, enum prov_touch how)
+{
+    if (!p->graph)
+        load_graph(p);
+    GPtrArray *out = g_ptr_array_new();
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    struct edges e = how == PROV_MADE ? csr_get(&p->graph->writes, pid)
+                                      : csr_get(&p->graph->reads, pid);
+    for (guint i = 0; i < e.n; i++) {
+        if (how != PROV_MADE &&
+            e.e[i].kind != (how == PROV_EXECUTED ? TRACEDB_EXEC : TRACEDB_READ))
+            continue;
+        const struct prov_version *v = prov_version(p, e.e[i].id);
+        if (!v || g_hash_table_contains(seen, &v->id))
+            continue;
+        g_hash_table_add(seen, (gpointer)&v->id);
+        g_ptr_array_add(out, (gpointer)v);
+    }
+    edges_done(&e);
+    g_hash_table_destroy(seen);
+    g_ptr_array_sort(out, version_id_cmp);
+    return out;
+}
+
+/* Append the edges' processes to `out`, each once (a version may be read by thousands). */
+static void append_processes(struct edges e, GArray *out)
+{
+    guint had = out->len;
+    g_array_set_size(out, had + e.n); /* room first: `seen` points into the array */
+    g_array_set_size(out, had);
+    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint k = 0; k < had; k++)
+        g_hash_table_add(seen, &g_array_index(out, int64_t, k));
+    for (guint i = 0; i < e.n; i++)
+        if (!g_hash_table_contains(seen, &e.e[i].id)) {
+            g_array_append_val(out, e.e[i].id);
+            g_hash_table_add(seen, &g_array_index(out, int64_t, out->len - 1));
+        }
+    g_hash_table_destroy(seen);
+    edges_done(&e);
+}
+
+void prov_readers(struct prov *p, int64_t id, GArray *out)
+{
+    append_processes(readers_of(p, id), out);
+}
+
+void prov_makers(struct prov *p, int64_t id, GArray *out)
+{
+    append_processes(writers_of(p, id), out);
 }
 
 /* ---- outputs ----------------------------------------------------------------------------- */

@@ -99,8 +99,29 @@ struct prov_walk_opts {
  * of struct prov_node is sorted by path; g_array_unref it. */
 GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o);
 
+/* Load the whole graph now (~0.7 s per million accesses), for a command that will walk many
+ * times: each walk is then in memory, never one SQL lookup per step. */
+void prov_load(struct prov *p);
+
+/* The union of the closures of all `starts` (int64_t ids) in one walk over the whole graph:
+ * each version once, with the most specific role it played in any of them.  The starts are in
+ * it too, at depth 0 (with the role they played as another start's input, if any).  For the
+ * whole-build analyses (packages, the SBOM exports): one traversal, not one per product. */
+GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
+
 /* The reverse: every version made from any of `starts` (int64_t ids), recursively. */
 GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
+
+/* How a process touched a version. */
+enum prov_touch { PROV_OPENED, PROV_EXECUTED, PROV_MADE };
+/* The versions process `pid` opened for reading, executed, or made (wrote, created,
+ * truncated), each once, in id order; from the whole graph (loaded on first use: for the
+ * exporters that visit every process).  g_ptr_array_free it (the versions stay the prov's). */
+GPtrArray *prov_process_versions(struct prov *p, int64_t pid, enum prov_touch how);
+/* Append to `out` (int64_t) the processes that made version `id` / that read or executed it,
+ * each once (and not already in `out`). */
+void prov_makers(struct prov *p, int64_t id, GArray *out);
+void prov_readers(struct prov *p, int64_t id, GArray *out);
 
 /* Append to `out` (int64_t) the processes `id` started: its children and its exec successor. */
 void prov_successors(struct prov *p, int64_t id, GArray *out);

@@ -1,0 +1,157 @@
+/* Unit tests of the provenance layer (query/lib/prov) on a small hand-made trace: the union of
+ * several closures in one walk (prov_inputs_of_all) against the walks one by one, and the
+ * per-process and per-version lookups the exporters use. */
+#include "prov.h"
+#include "qdb.h"
+#include "tracedb.h"
+#include "unit-sql.h"
+
+#include <glib.h>
+#include <string.h>
+
+/*   cc  [2]: a.c, h.h           -> a.o    (v4)
+ *   cc  [3]: b.c, h.h           -> b.o    (v5)
+ *   ld  [4]: a.o, b.o           -> app    (v6)
+ *   ld  [5]: b.o                -> lib.so (v7)
+ *   pack[6]: lib.so, exec ld    -> pkg    (v8)
+ * Found: a.c v1, b.c v2, h.h v3, /usr/bin/ld v9.  Every read comes before its writer's
+ * write. */
+static char *make_trace(void)
+{
+    char *p = unit_path("prov.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "make";
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
+                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
+                                  .hostname = "h", .version = "t"};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    g_assert_cmpint(
+        tracedb_exec(db,
+                     "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
+                     "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
+                     "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+                     "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', X'636300612E6300'),"
+                     "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', X'636300622E6300'),"
+                     "(4, 13, 4, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+                     "(5, 14, 5, 0, 1, 210, 210, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+                     "(6, 15, 6, 0, 1, 300, 300, 'pack', '/usr/bin/pack', '/w', X'7061636B00');"
+                     "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/w/b.c'), "
+                     "(3, '/w/h.h'), (4, '/w/a.o'), (5, '/w/b.o'), (6, '/w/app'), "
+                     "(7, '/w/lib.so'), (8, '/w/pkg'), (9, '/usr/bin/ld');"
+                     "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+                     "(1, 1, 1, 111, 111), (2, 2, 1, 121, 121), (3, 3, 1, 112, 112), "
+                     "(4, 4, 2, 150, 150), (5, 5, 2, 160, 160), (6, 6, 2, 250, 250), "
+                     "(7, 7, 2, 260, 260), (8, 8, 2, 350, 350), (9, 9, 1, 301, 301);"
+                     "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
+                     "version_id) VALUES "
+                     "(2, 1, 1, 111, 111, 1), (2, 3, 1, 112, 112, 3), (2, 4, 3, 140, 150, 4),"
+                     "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
+                     "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
+                     "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
+                     "(6, 9, 5, 301, 301, 9), (6, 7, 1, 302, 302, 7), (6, 8, 3, 340, 350, 8);",
+                     NULL),
+        ==, 0);
+    struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
+                                .root_process_id = 1, .notes = "", .process_tree = "complete"};
+    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    return p;
+}
+
+static struct prov *open_prov(struct qdb **q)
+{
+    g_autofree char *path = make_trace();
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
+    struct prov *p = prov_new(*q);
+    g_assert_nonnull(p);
+    return p;
+}
+
+/* "id:role,id:role,..." of nodes, by id. */
+static char *describe(GArray *nodes)
+{
+    GString *s = g_string_new(NULL);
+    for (int64_t id = 1; id <= 9; id++)
+        for (guint i = 0; i < nodes->len; i++) {
+            const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+            if (n->v->id == id)
+                g_string_append_printf(s, "%s%" G_GINT64_FORMAT ":%s", s->len ? "," : "", id,
+                                        prov_role_name(n->role));
+        }
+    return g_string_free(s, FALSE);
+}
+
+static void test_union_of_closures(void)
+{
+    struct qdb *q = NULL;
+    struct prov *p = open_prov(&q);
+    static const struct prov_walk_opts o = {.scripts = false, .stop_at_shlibs = true};
+    /* pkg alone: lib.so is a shared library, listed and not followed. */
+    GArray *one = prov_inputs(p, 8, &o);
+    g_autofree char *pkg = describe(one);
+    g_assert_cmpstr(pkg, ==, "7:shlib,9:tool");
+    g_array_unref(one);
+    /* pkg and lib.so together: lib.so is a start too, so what it was made from is in. */
+    GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    int64_t s8 = 8, s7 = 7, s6 = 6;
+    g_array_append_val(starts, s8);
+    g_array_append_val(starts, s7);
+    GArray *all = prov_inputs_of_all(p, starts, &o);
+    g_autofree char *both = describe(all);
+    g_assert_cmpstr(both, ==, "2:source,3:header,5:object,7:shlib,8:other,9:tool");
+    g_array_unref(all);
+    /* app and pkg: the union of the two closures, starts included. */
+    g_array_set_size(starts, 0);
+    g_array_append_val(starts, s6);
+    g_array_append_val(starts, s8);
+    all = prov_inputs_of_all(p, starts, &o);
+    g_autofree char *u = describe(all);
+    g_assert_cmpstr(u, ==, "1:source,2:source,3:header,4:object,5:object,6:other,7:shlib,8:other,"
+                           "9:tool");
+    g_array_unref(all);
+    g_array_unref(starts);
+    prov_free(p);
+    qdb_close(q);
+}
+
+static void test_process_and_version_lookups(void)
+{
+    struct qdb *q = NULL;
+    struct prov *p = open_prov(&q);
+    GPtrArray *read = prov_process_versions(p, 6, PROV_OPENED);
+    GPtrArray *ran = prov_process_versions(p, 6, PROV_EXECUTED);
+    GPtrArray *made = prov_process_versions(p, 6, PROV_MADE);
+    g_assert_cmpuint(read->len, ==, 1);
+    g_assert_cmpint(((const struct prov_version *)read->pdata[0])->id, ==, 7);
+    g_assert_cmpuint(ran->len, ==, 1);
+    g_assert_cmpint(((const struct prov_version *)ran->pdata[0])->id, ==, 9);
+    g_assert_cmpuint(made->len, ==, 1);
+    g_assert_cmpint(((const struct prov_version *)made->pdata[0])->id, ==, 8);
+    g_ptr_array_free(read, TRUE);
+    g_ptr_array_free(ran, TRUE);
+    g_ptr_array_free(made, TRUE);
+    /* b.o: made by [3]; read by [4] and [5]; each once, even when asked twice. */
+    GArray *who = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    prov_makers(p, 5, who);
+    prov_makers(p, 5, who);
+    g_assert_cmpuint(who->len, ==, 1);
+    g_assert_cmpint(g_array_index(who, int64_t, 0), ==, 3);
+    g_array_set_size(who, 0);
+    prov_readers(p, 5, who);
+    g_assert_cmpuint(who->len, ==, 2);
+    g_assert_cmpint(g_array_index(who, int64_t, 0) + g_array_index(who, int64_t, 1), ==, 9);
+    g_array_unref(who);
+    prov_free(p);
+    qdb_close(q);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/prov/union-of-closures", test_union_of_closures);
+    g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
+    return unit_run();
+}

@@ -88,6 +88,90 @@ static int cmp_match(gconstpointer a, gconstpointer b)
     return strcmp(x->name, y->name);
 }
 
+/* ---- similar files without comparing every pair ------------------------------------------
+ * An inverted index: fingerprint -> the candidates that have it.  A file A can be similar to
+ * B (B has at least t of A's fingerprints) only if B has one of A's |A| - floor(t|A|) + 1
+ * rarest fingerprints (prefix filtering): so only those are looked up, and the common ones
+ * (licence headers, include guards, shared by every file) cost nothing.  The pairs found are
+ * then compared exactly, as before. */
+struct fp_index {
+    GHashTable *postings; /* guint32 -> GArray of guint (candidate indices) */
+};
+
+static void fp_index_init(struct fp_index *x)
+{
+    x->postings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                        (GDestroyNotify)g_array_unref);
+}
+
+static void fp_index_clear(struct fp_index *x)
+{
+    g_hash_table_destroy(x->postings);
+}
+
+/* Fingerprints are keys as pointers: 0 is kept apart from "absent" by adding one (a guint32
+ * plus one still fits in a pointer on the 64-bit systems we build for, and on 32-bit ones
+ * the 2^32-1 fingerprint shares a list with 0: still only a candidate, compared exactly). */
+static gpointer fp_key(guint32 h)
+{
+    return GSIZE_TO_POINTER((gsize)h + 1);
+}
+
+static void fp_index_add(struct fp_index *x, guint cand, const GArray *fp)
+{
+    for (guint i = 0; i < fp->len; i++) {
+        gpointer k = fp_key(g_array_index(fp, guint32, i));
+        GArray *list = g_hash_table_lookup(x->postings, k);
+        if (!list) {
+            list = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_hash_table_insert(x->postings, k, list);
+        }
+        g_array_append_val(list, cand);
+    }
+}
+
+struct fp_rank {
+    guint32 h;
+    guint df; /* how many candidates have it */
+};
+
+static gint by_rarity(gconstpointer a, gconstpointer b)
+{
+    const struct fp_rank *x = a, *y = b;
+    if (x->df != y->df)
+        return x->df < y->df ? -1 : 1;
+    return (x->h > y->h) - (x->h < y->h);
+}
+
+/* The candidates that may have at least `threshold` of `fp` (guint indices, each once). */
+static GArray *similar_candidates(struct fp_index *x, const GArray *fp, double threshold)
+{
+    GArray *rank = g_array_sized_new(FALSE, FALSE, sizeof(struct fp_rank), fp->len);
+    for (guint i = 0; i < fp->len; i++) {
+        guint32 h = g_array_index(fp, guint32, i);
+        GArray *list = g_hash_table_lookup(x->postings, fp_key(h));
+        struct fp_rank r = {h, list ? list->len : 0};
+        g_array_append_val(rank, r);
+    }
+    g_array_sort(rank, by_rarity);
+    guint need = (guint)(threshold * fp->len); /* floor: never more than is needed */
+    guint prefix = need ? fp->len - need + 1 : fp->len;
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(guint));
+    GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint i = 0; i < prefix && i < rank->len; i++) {
+        GArray *list = g_hash_table_lookup(x->postings,
+                                           fp_key(g_array_index(rank, struct fp_rank, i).h));
+        for (guint k = 0; list && k < list->len; k++) {
+            guint c = g_array_index(list, guint, k);
+            if (g_hash_table_add(seen, GUINT_TO_POINTER(c + 1)))
+                g_array_append_val(out, c);
+        }
+    }
+    g_hash_table_destroy(seen);
+    g_array_unref(rank);
+    return out;
+}
+
 /* The build's products (prov_is_product) a version went into. */
 static GPtrArray *shipped_in(struct prov *p, int64_t vid)
 {
@@ -229,6 +313,24 @@ int query_copies_main(int argc, char **argv)
         g_array_append_val(cands, cd);
     }
     g_array_unref(ids);
+    prov_load(p); /* a walk forward per file reported (shipped_in) */
+    /* The candidates by content, and by fingerprint: each is compared only with those that
+     * can match it (a pass over every pair was quadratic in the build's sources). */
+    GHashTable *by_sha = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+                                               (GDestroyNotify)g_array_unref);
+    struct fp_index fpx;
+    fp_index_init(&fpx);
+    for (guint i = 0; i < cands->len; i++) {
+        const struct candidate *cd = &g_array_index(cands, struct candidate, i);
+        GArray *same = g_hash_table_lookup(by_sha, cd->v->sha256);
+        if (!same) {
+            same = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_hash_table_insert(by_sha, (gpointer)cd->v->sha256, same);
+        }
+        g_array_append_val(same, i);
+        if (cd->fp)
+            fp_index_add(&fpx, i, cd->fp);
+    }
     GString *out = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "files");
@@ -242,21 +344,31 @@ int query_copies_main(int argc, char **argv)
     for (guint i = 0; i < cands->len; i++) {
         const struct candidate *cd = &g_array_index(cands, struct candidate, i);
         GArray *matches = g_array_new(FALSE, TRUE, sizeof(struct match));
-        for (guint k = 0; k < cands->len; k++) {
-            const struct candidate *o2 = &g_array_index(cands, struct candidate, k);
-            if (k == i || !strcmp(o2->v->path, cd->v->path))
-                continue;
-            if (!strcmp(o2->v->sha256, cd->v->sha256)) {
+        GArray *twins = g_hash_table_lookup(by_sha, cd->v->sha256);
+        for (guint j = 0; j < twins->len; j++) {
+            const struct candidate *o2 = &g_array_index(cands, struct candidate,
+                                                        g_array_index(twins, guint, j));
+            if (strcmp(o2->v->path, cd->v->path)) {
                 struct match m = {"same", "build", g_strdup(o2->v->path), 1.0};
                 g_array_append_val(matches, m);
-            } else if (cd->fp && o2->fp && cd->fp->len >= MIN_FINGERPRINTS &&
-                       header_name(cd->v->path) == header_name(o2->v->path)) {
+            }
+        }
+        if (cd->fp && cd->fp->len >= MIN_FINGERPRINTS) {
+            GArray *near = similar_candidates(&fpx, cd->fp, threshold);
+            for (guint j = 0; j < near->len; j++) {
+                guint k = g_array_index(near, guint, j);
+                const struct candidate *o2 = &g_array_index(cands, struct candidate, k);
+                if (k == i || !strcmp(o2->v->path, cd->v->path) ||
+                    !strcmp(o2->v->sha256, cd->v->sha256) ||
+                    header_name(cd->v->path) != header_name(o2->v->path))
+                    continue;
                 double s = winnow_containment(cd->fp, o2->fp);
                 if (s >= threshold) {
                     struct match m = {"similar", "build", g_strdup(o2->v->path), s};
                     g_array_append_val(matches, m);
                 }
             }
+            g_array_unref(near);
         }
         g_autofree char *dir = g_path_get_dirname(cd->v->path);
         if (cd->fp) {
@@ -393,6 +505,8 @@ int query_copies_main(int argc, char **argv)
             g_array_free(cd->fp, TRUE);
     }
     g_array_free(cands, TRUE);
+    g_hash_table_destroy(by_sha);
+    fp_index_clear(&fpx);
     g_ptr_array_free(known, TRUE);
     prov_free(p);
     qdb_close(q);

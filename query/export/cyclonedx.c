@@ -57,6 +57,7 @@ static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, G
 
 int fmt_cyclonedx(struct export_ctx *x)
 {
+    prov_load(x->p); /* a walk per product: in memory, not one SQL lookup per step */
     GArray *prods = ex_products(x);
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     GString *co = g_string_new(NULL), *tasks = g_string_new(NULL);

@@ -68,6 +68,7 @@ static void unref_array_or_null(gpointer a)
  * per product, its leaves and tools (pointers), not the text. */
 int fmt_spdx(struct export_ctx *x)
 {
+    prov_load(x->p); /* a walk per product: in memory, not one SQL lookup per step */
     GArray *prods = ex_products(x);
     char created[32];
     ex_iso_time(x, x->run.start_ns, created);

@@ -97,6 +97,8 @@ int fmt_chrome_trace(struct export_ctx *x)
     for (guint l = 0; l < lane_end->len; l++)
         g_string_append_printf(o, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
                                   "\"args\":{\"name\":\"lane %u\"}}", l + 1, l + 1);
+    sqlite3_stmt *st = NULL; /* the paths each task wrote: prepared once */
+    qdb_prepare(x->q, tracedb_sql(TQ_PATHS_WRITTEN_BY_PROCESS), &st);
     for (guint i = 0; i < tasks->len; i++) {
         const struct task *t = &g_array_index(tasks, struct task, i);
         const struct qdb_process *p = t->last;
@@ -140,9 +142,8 @@ int fmt_chrome_trace(struct export_ctx *x)
         g_string_append_printf(o, ",\"files_read\":%" PRId64,
                                ids->len ? g_array_index(ids, int64_t, 0) : 0);
         g_array_unref(ids);
-        sqlite3_stmt *st = NULL;
         g_string_append(o, ",\"files_written\":[");
-        if (qdb_prepare(x->q, tracedb_sql(TQ_PATHS_WRITTEN_BY_PROCESS), &st)) {
+        if (st) {
             bool f1 = true;
             for (const struct qdb_process *img = t->last; img;
                  img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)
@@ -158,9 +159,10 @@ int fmt_chrome_trace(struct export_ctx *x)
                 sqlite3_reset(st);
             }
         }
-        sqlite3_finalize(st);
         g_string_append(o, "]}}");
+        ex_flush(x);
     }
+    sqlite3_finalize(st);
     g_string_append(o, "\n]}\n");
     g_array_free(lane_end, TRUE);
     g_array_free(tasks, TRUE);

@@ -128,17 +128,32 @@ static void take_path(const char *name, const char *value, void *data)
     }
 }
 
+static char *invoked_on_path(const struct qdb_process *p, const char *cwd, const char *path);
+
 /* The program as the build invoked it, as Bear writes it: argv[0] if it holds a '/' (made
  * absolute against the cwd), else the first directory of the process's PATH whose argv[0]
  * is the executable that ran (symlinks not resolved: /usr/bin/cc, not
  * /usr/bin/x86_64-linux-gnu-gcc-12); the executable itself when neither can be told. */
-static char *invoked_as(struct export_ctx *x, const struct qdb_process *p)
+static char *invoked_as(struct export_ctx *x, const struct qdb_process *p, GHashTable *seen)
 {
     const char *cwd = p->cwd ? p->cwd : "/";
     if (strchr(p->argv, '/'))
         return qdb_absolute_path_in(cwd, p->argv);
     g_autofree char *path = NULL;
     query_each_env(x->q, p->id, take_path, &path);
+    /* Thousands of compiles run the same compiler from the same place: look once. */
+    g_autofree char *key = g_strdup_printf("%s\n%s\n%s\n%s", cwd, p->argv, path ? path : "",
+                                           p->exe ? p->exe : "");
+    const char *known = g_hash_table_lookup(seen, key);
+    if (known)
+        return g_strdup(known);
+    char *found = invoked_on_path(p, cwd, path);
+    g_hash_table_insert(seen, g_steal_pointer(&key), g_strdup(found));
+    return found;
+}
+
+static char *invoked_on_path(const struct qdb_process *p, const char *cwd, const char *path)
+{
     g_autofree char *exe_real = p->exe ? realpath(p->exe, NULL) : NULL;
     g_auto(GStrv) dirs = g_strsplit(path ? path : "/usr/local/bin:/usr/bin:/bin", ":", -1);
     for (char **d = dirs; *d; d++) {
@@ -154,6 +169,7 @@ static char *invoked_as(struct export_ctx *x, const struct qdb_process *p)
 int fmt_compile_commands(struct export_ctx *x)
 {
     GHashTable *made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTable *invoked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     qdb_load_all(x->q);
     GPtrArray *procs = g_ptr_array_new();
     GHashTableIter it;
@@ -256,7 +272,7 @@ int fmt_compile_commands(struct export_ctx *x)
             g_string_append(x->out, first ? "\n  {" : ",\n  {");
             first = false;
             g_string_append(x->out, "\"arguments\":[");
-            g_autofree char *program = invoked_as(x, p);
+            g_autofree char *program = invoked_as(x, p, invoked);
             for (guint k = 0; k < words->len; k++) {
                 const char *w = k == 0 ? program : words->pdata[k];
                 if (k)
@@ -295,5 +311,6 @@ int fmt_compile_commands(struct export_ctx *x)
     g_string_append(x->out, first ? "]\n" : "\n]\n");
     g_ptr_array_free(procs, TRUE);
     g_hash_table_destroy(made);
+    g_hash_table_destroy(invoked);
     return 0;
 }

@@ -250,8 +250,11 @@ void qdb_close(struct qdb *q)
     if (!q)
         return;
     g_hash_table_destroy(q->processes);
+    if (q->ids_stmts)
+        g_hash_table_destroy(q->ids_stmts);
     sqlite3_finalize(q->st_process);
     sqlite3_finalize(q->st_file_id);
+    sqlite3_finalize(q->st_env);
     sqlite3_close(q->db);
     g_free(q->path);
     g_free(q->error_msg);
@@ -339,12 +342,13 @@ GBytes *qdb_process_env(struct qdb *q, int64_t id)
 {
     if (q->schema_version < 5)
         return NULL;
-    sqlite3_stmt *st = NULL;
     GBytes *env = NULL;
-    if (qdb_prepare(q, tracedb_sql(TQ_PROCESS_ENV), &st) && qdb_bind_int64(q, st, 1, id) &&
-        qdb_row(q, st))
-        env = g_bytes_new(sqlite3_column_blob(st, 0), (gsize)sqlite3_column_bytes(st, 0));
-    sqlite3_finalize(st);
+    if (!q->st_env && !qdb_prepare(q, tracedb_sql(TQ_PROCESS_ENV), &q->st_env))
+        return NULL;
+    if (qdb_bind_int64(q, q->st_env, 1, id) && qdb_row(q, q->st_env))
+        env = g_bytes_new(sqlite3_column_blob(q->st_env, 0),
+                          (gsize)sqlite3_column_bytes(q->st_env, 0));
+    sqlite3_reset(q->st_env);
     return env;
 }
 
@@ -481,17 +485,31 @@ char *qdb_absolute_path(const char *arg)
     return qdb_absolute_path_in(cwd, arg);
 }
 
+static void finalize_stmt(gpointer st)
+{
+    sqlite3_finalize(st);
+}
+
 GArray *qdb_ids(struct qdb *q, const char *sql, int64_t arg)
 {
     GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, sql, &st) && qdb_bind_int64(q, st, 1, arg)) {
+    /* Commands ask it once per process or version: each SQL text is prepared once. */
+    if (!q->ids_stmts)
+        q->ids_stmts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                             finalize_stmt);
+    sqlite3_stmt *st = g_hash_table_lookup(q->ids_stmts, sql);
+    if (!st) {
+        if (!qdb_prepare(q, sql, &st))
+            return ids;
+        g_hash_table_insert(q->ids_stmts, g_strdup(sql), st);
+    }
+    if (qdb_bind_int64(q, st, 1, arg)) {
         while (qdb_row(q, st)) {
             int64_t id = sqlite3_column_int64(st, 0);
             g_array_append_val(ids, id);
         }
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return ids;
 }
 

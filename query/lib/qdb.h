@@ -69,6 +69,8 @@ struct qdb {
     bool all_loaded;
     sqlite3_stmt *st_process; /* one process by id, prepared on first use */
     sqlite3_stmt *st_file_id; /* a file's id by path, prepared on first use */
+    sqlite3_stmt *st_env;     /* a process's environment, prepared on first use */
+    GHashTable *ids_stmts;    /* qdb_ids: SQL text -> its statement, prepared once */
 };
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail);

@@ -14,15 +14,30 @@ static void cdx_component_ref(GString *o, const struct prov_version *v)
     g_string_append_printf(o, "\"file-v%" PRId64 "\"", v->id);
 }
 
-static void cdx_add_component(struct export_ctx *x, GHashTable *seen, GString *co,
-                              const struct prov_version *v)
+/* The document streams: first every component is found (in the order the document lists
+ * them: each product, its leaf inputs, then the inputs and outputs of each new task that made
+ * it) and only its id kept; then the components are written, then the tasks. */
+struct cdx {
+    GHashTable *seen;   /* version ids listed */
+    GArray *components; /* int64_t version ids, in order */
+    GHashTable *task_done;
+    GArray *tasks;      /* int64_t process ids, in order */
+};
+
+static void cdx_add_component(struct cdx *c, const struct prov_version *v)
 {
-    if (g_hash_table_contains(seen, &v->id))
+    if (g_hash_table_contains(c->seen, &v->id))
         return;
-    g_hash_table_add(seen, (gpointer)&v->id);
+    g_hash_table_add(c->seen, (gpointer)&v->id);
+    g_array_append_val(c->components, v->id);
+}
+
+static void cdx_write_component(struct export_ctx *x, GString *co, bool first,
+                                const struct prov_version *v)
+{
     char buf[4096];
-    g_string_append(co, co->len ? ",\n    {\"type\":\"file\",\"bom-ref\":"
-                                : "\n    {\"type\":\"file\",\"bom-ref\":");
+    g_string_append(co, first ? "\n    {\"type\":\"file\",\"bom-ref\":"
+                              : ",\n    {\"type\":\"file\",\"bom-ref\":");
     cdx_component_ref(co, v);
     g_string_append(co, ",\"name\":");
     const char *name = ex_rel_or_abs(x, v->path, buf, sizeof buf);
@@ -36,17 +51,20 @@ static void cdx_add_component(struct export_ctx *x, GHashTable *seen, GString *c
                            v->origin == TRACEDB_VERSION_FOUND ? "found" : "built", v->git_sha1);
 }
 
-/* A task's inputs (the versions process `pid` read) or outputs (those it wrote), as
- * resource references; each becomes a component too. */
-static void cdx_resources(struct export_ctx *x, GHashTable *seen, GString *co, GString *tasks,
-                          int64_t pid, bool inputs)
+/* A task's inputs (the versions process `pid` read) or outputs (those it wrote): listed as
+ * components (c), or written as resource references (tasks). */
+static void cdx_resources(struct export_ctx *x, struct cdx *c, GString *tasks, int64_t pid,
+                          bool inputs)
 {
     GPtrArray *versions = ex_versions_of(x, pid, inputs ? TQ_VERSIONS_READ_BY_PROCESS
                                                              : TQ_VERSIONS_MADE_BY_PROCESS);
     bool first = true;
     for (guint m = 0; m < versions->len; m++) {
         const struct prov_version *v = versions->pdata[m];
-        cdx_add_component(x, seen, co, v);
+        if (c) {
+            cdx_add_component(c, v);
+            continue;
+        }
         g_string_append(tasks, first ? "{\"resource\":{\"ref\":" : ",{\"resource\":{\"ref\":");
         cdx_component_ref(tasks, v);
         g_string_append(tasks, "}}");
@@ -59,40 +77,28 @@ int fmt_cyclonedx(struct export_ctx *x)
 {
     prov_load(x->p); /* a walk per product: in memory, not one SQL lookup per step */
     GArray *prods = ex_products(x);
-    GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
-    GString *co = g_string_new(NULL), *tasks = g_string_new(NULL);
-    GHashTable *task_done = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    struct cdx c = {g_hash_table_new(g_int64_hash, g_int64_equal),
+                    g_array_new(FALSE, FALSE, sizeof(int64_t)),
+                    g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+                    g_array_new(FALSE, FALSE, sizeof(int64_t))};
     for (guint i = 0; i < prods->len; i++) {
         const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
-        cdx_add_component(x, seen, co, v);
+        cdx_add_component(&c, v);
         GArray *leaves, *tools;
         ex_product_inputs(x, v, &leaves, &tools);
         for (guint k = 0; k < leaves->len; k++)
-            cdx_add_component(x, seen, co, g_array_index(leaves, const struct prov_version *, k));
+            cdx_add_component(&c, g_array_index(leaves, const struct prov_version *, k));
         GArray *w = ex_writers(x, v);
         for (guint k = 0; k < w->len; k++) {
             int64_t pid = g_array_index(w, int64_t, k);
-            if (g_hash_table_contains(task_done, &pid))
+            if (g_hash_table_contains(c.task_done, &pid))
                 continue;
             int64_t *key = g_new(int64_t, 1);
             *key = pid;
-            g_hash_table_add(task_done, key);
-            const struct qdb_process *p = qdb_process(x->q, pid);
-            g_string_append(tasks, tasks->len ? ",\n      {" : "\n      {");
-            g_string_append_printf(tasks, "\"bom-ref\":\"task-p%" PRId64 "\",\"uid\":\"p%" PRId64 "\","
-                                          "\"name\":", pid, pid);
-            GString *nm = g_string_new(NULL);
-            if (p && p->argv)
-                text_argv(nm, p->argv, p->argv_len);
-            else
-                g_string_append(nm, "?");
-            json_string(tasks, nm->str, nm->len);
-            g_string_free(nm, TRUE);
-            g_string_append(tasks, ",\"taskTypes\":[\"build\"],\"inputs\":[");
-            cdx_resources(x, seen, co, tasks, pid, true);
-            g_string_append(tasks, "],\"outputs\":[");
-            cdx_resources(x, seen, co, tasks, pid, false);
-            g_string_append(tasks, "]}");
+            g_hash_table_add(c.task_done, key);
+            g_array_append_val(c.tasks, pid);
+            cdx_resources(x, &c, NULL, pid, true);
+            cdx_resources(x, &c, NULL, pid, false);
         }
         g_array_unref(w);
         g_array_unref(leaves);
@@ -123,16 +129,42 @@ int fmt_cyclonedx(struct export_ctx *x)
         json_string(o, run->incomplete, strlen(run->incomplete));
         g_string_append_c(o, '}');
     }
-    g_string_append_printf(o, "]},\n  \"components\":[%s\n  ],\n  \"formulation\":[{\"bom-ref\":"
+    g_string_append(o, "]},\n  \"components\":[");
+    for (guint i = 0; i < c.components->len; i++) {
+        cdx_write_component(x, o, i == 0,
+                            prov_version(x->p, g_array_index(c.components, int64_t, i)));
+        ex_flush(x);
+    }
+    g_string_append_printf(o, "\n  ],\n  \"formulation\":[{\"bom-ref\":"
                               "\"formula-1\",\"workflows\":[{\"bom-ref\":\"workflow-1\","
-                              "\"uid\":\"%s\",\"name\":", co->str, uid);
+                              "\"uid\":\"%s\",\"name\":", uid);
     json_string(o, name, strlen(name));
-    g_string_append_printf(o, ",\"taskTypes\":[\"build\"],\"tasks\":[%s\n    ]}]}]\n}\n",
-                           tasks->str);
-    g_string_free(co, TRUE);
-    g_string_free(tasks, TRUE);
-    g_hash_table_destroy(task_done);
-    g_hash_table_destroy(seen);
+    g_string_append(o, ",\"taskTypes\":[\"build\"],\"tasks\":[");
+    for (guint i = 0; i < c.tasks->len; i++) {
+        int64_t pid = g_array_index(c.tasks, int64_t, i);
+        const struct qdb_process *p = qdb_process(x->q, pid);
+        g_string_append(o, i ? ",\n      {" : "\n      {");
+        g_string_append_printf(o, "\"bom-ref\":\"task-p%" PRId64 "\",\"uid\":\"p%" PRId64 "\","
+                                  "\"name\":", pid, pid);
+        GString *nm = g_string_new(NULL);
+        if (p && p->argv)
+            text_argv(nm, p->argv, p->argv_len);
+        else
+            g_string_append(nm, "?");
+        json_string(o, nm->str, nm->len);
+        g_string_free(nm, TRUE);
+        g_string_append(o, ",\"taskTypes\":[\"build\"],\"inputs\":[");
+        cdx_resources(x, NULL, o, pid, true);
+        g_string_append(o, "],\"outputs\":[");
+        cdx_resources(x, NULL, o, pid, false);
+        g_string_append(o, "]}");
+        ex_flush(x);
+    }
+    g_string_append(o, "\n    ]}]}]\n}\n");
+    g_hash_table_destroy(c.seen);
+    g_array_unref(c.components);
+    g_hash_table_destroy(c.task_done);
+    g_array_unref(c.tasks);
     g_array_unref(prods);
     return 0;
 }

@@ -17,6 +17,7 @@ struct idmap {
     int64_t max;
     guint size;
     GDestroyNotify free_value;
+    GArray *touched; /* dense, reusable (idmap_reset): the ids set since the last reset */
 };
 
 G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(int64_t)); /* walk bounds are stored as values */
@@ -45,10 +46,13 @@ static void idmap_set(struct idmap *m, int64_t id, gpointer v)
     if (m->dense) {
         if (id <= 0 || id > m->max)
             return;
-        if (m->dense[id] && m->free_value)
+        if (m->dense[id] && m->free_value) {
             m->free_value(m->dense[id]);
-        else if (!m->dense[id])
+        } else if (!m->dense[id]) {
             m->size++;
+            if (m->touched)
+                g_array_append_val(m->touched, id);
+        }
         m->dense[id] = v;
         return;
     }
@@ -58,8 +62,30 @@ static void idmap_set(struct idmap *m, int64_t id, gpointer v)
     m->size = g_hash_table_size(m->h);
 }
 
+/* Empty a reusable dense map (made by idmap_init_reusable) in the time its use took, not in
+ * the time of its size: a walk per product must not cost a pass over every id. */
+static void idmap_reset(struct idmap *m)
+{
+    for (guint i = 0; i < m->touched->len; i++) {
+        int64_t id = g_array_index(m->touched, int64_t, i);
+        if (m->free_value && m->dense[id])
+            m->free_value(m->dense[id]);
+        m->dense[id] = NULL;
+    }
+    g_array_set_size(m->touched, 0);
+    m->size = 0;
+}
+
+static void idmap_init_reusable(struct idmap *m, int64_t dense_max)
+{
+    idmap_init(m, dense_max, NULL);
+    m->touched = g_array_new(FALSE, FALSE, sizeof(int64_t));
+}
+
 static void idmap_clear(struct idmap *m)
 {
+    if (m->touched)
+        g_array_unref(m->touched);
     if (m->dense) {
         for (int64_t i = 0; m->free_value && i <= m->max; i++)
             if (m->dense[i])
@@ -147,6 +173,10 @@ struct prov {
     sqlite3_stmt *st_version, *st_path, *st_writers, *st_reads, *st_readers, *st_writes,
         *st_based;
     sqlite3_stmt *st_version_at, *st_last_kind; /* per file: prepared on first use */
+    /* A walk's maps over the in-memory graph, kept from one walk to the next (walks are
+     * never nested): nodes by version, and the two bounds by process. */
+    struct idmap walk_maps[3];
+    bool walk_maps_made, walk_maps_busy;
 };
 
 static const struct {
@@ -222,6 +252,8 @@ void prov_free(struct prov *p)
     if (p->successors)
         g_hash_table_destroy(p->successors);
     graph_free(p->graph);
+    for (int i = 0; p->walk_maps_made && i < 3; i++)
+        idmap_clear(&p->walk_maps[i]);
     g_free(p->tmp_tree);
     if (p->other_trees)
         g_ptr_array_free(p->other_trees, TRUE);
@@ -776,6 +808,7 @@ struct walk {
     GPtrArray *all;        /* every node, in the order found */
     unsigned limit;        /* give up past this many nodes (0: none) */
     bool gave_up;
+    bool reused;           /* the three maps are the prov's walk_maps (given back at the end) */
 };
 
 static void walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
@@ -783,11 +816,25 @@ static void walk_init(struct walk *w, struct prov *p, const struct prov_walk_opt
 {
     w->p = p;
     w->o = o;
-    int64_t max_v = p->graph ? p->versions.max : 0, max_p = p->graph ? p->graph->max_process : 0;
-    idmap_init(&w->nodes, max_v, NULL);
+    w->reused = p->graph && !p->walk_maps_busy;
+    if (w->reused) {
+        /* Dense maps over every id, made once and reset after each walk. */
+        if (!p->walk_maps_made) {
+            idmap_init_reusable(&p->walk_maps[0], p->versions.max);
+            idmap_init_reusable(&p->walk_maps[1], p->graph->max_process);
+            idmap_init_reusable(&p->walk_maps[2], p->graph->max_process);
+            p->walk_maps_made = true;
+        }
+        p->walk_maps_busy = true;
+        w->nodes = p->walk_maps[0];
+        w->done_data = p->walk_maps[1];
+        w->done_script = p->walk_maps[2];
+    } else {
+        idmap_init(&w->nodes, 0, NULL);
+        idmap_init(&w->done_data, 0, NULL);
+        idmap_init(&w->done_script, 0, NULL);
+    }
     g_queue_init(&w->queue);
-    idmap_init(&w->done_data, max_p, NULL);
-    idmap_init(&w->done_script, max_p, NULL);
     w->all = g_ptr_array_new_with_free_func(g_free);
     w->limit = limit;
     w->gave_up = false;
@@ -814,9 +861,19 @@ static GArray *walk_finish(struct walk *w, bool (*keep)(const struct prov_node *
         }
         g_array_sort(out, node_cmp);
     }
-    idmap_clear(&w->nodes);
-    idmap_clear(&w->done_data);
-    idmap_clear(&w->done_script);
+    if (w->reused) {
+        idmap_reset(&w->nodes);
+        idmap_reset(&w->done_data);
+        idmap_reset(&w->done_script);
+        w->p->walk_maps[0] = w->nodes;
+        w->p->walk_maps[1] = w->done_data;
+        w->p->walk_maps[2] = w->done_script;
+        w->p->walk_maps_busy = false;
+    } else {
+        idmap_clear(&w->nodes);
+        idmap_clear(&w->done_data);
+        idmap_clear(&w->done_script);
+    }
     g_ptr_array_free(w->all, TRUE);
     g_queue_clear(&w->queue);
     return out;

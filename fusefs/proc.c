@@ -491,8 +491,8 @@ static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp
     rp->comm = img->comm;
     rp->exe = img->exe;
     rp->argv = img->argv;
-    /* The recorder copies; the image's strings live as long as the table.  Queued under the
-     * lock, so that images reach the trace in id order. */
+    /* The recorder copies; the image's strings live until it ends (forget_program).  Queued
+     * under the lock, so that images reach the trace in id order. */
     rec_add_process(t->rec, rp);
     return img;
 }
@@ -591,17 +591,18 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
 
     if (img) {
         /* A new memory layout is an exec, whatever the names say.  Otherwise comm changed: an
-         * exec, or a thread renaming itself (prctl) — told apart by exe/argv.  The image fields
-         * are written only under the lock, but exe/argv of a recorded image never change. */
+         * exec, or a thread renaming itself (prctl) — told apart by exe/argv (read under the
+         * lock: an ended image's are dropped, forget_program). */
+        pthread_mutex_lock(&t->table_lock);
         bool new_layout = layout_known(img->layout) && layout_known(si->layout) &&
                           memcmp(img->layout, si->layout, sizeof img->layout) != 0;
         bool changed = new_layout || g_strcmp0(img->exe, exe) != 0 ||
                        (size_t)argv_len != img->argv_len ||
                        (argv_len && memcmp(img->argv, argv, (size_t)argv_len) != 0);
-        if (!changed) {
-            pthread_mutex_lock(&t->table_lock);
+        if (!changed)
             g_strlcpy(img->comm, si->comm, sizeof img->comm);
-            pthread_mutex_unlock(&t->table_lock);
+        pthread_mutex_unlock(&t->table_lock);
+        if (!changed) {
             g_free(argv);
             return img->id;
         }
@@ -666,6 +667,18 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
 int proc_table_enable_events(struct proc_table *t)
 {
     return procev_open(&t->events);
+}
+
+/* An ended process's program and arguments are in the trace and nothing here reads them
+ * again (a fork copies a live parent's; only /proc mode, which has no exits, compares them):
+ * dropped, so that what the daemon holds per ended process is a small fixed record. */
+static void forget_program(struct proc_image *img)
+{
+    g_free(img->exe);
+    img->exe = NULL;
+    g_free(img->argv);
+    img->argv = NULL;
+    img->argv_len = 0;
 }
 
 /* Make, record and register the image an event announced (table_lock held). */
@@ -846,6 +859,8 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
                                               prev ? prev->parent_id : 0, prev, si.comm, exe,
                                               argv, (size_t)argv_len, cwd, env_id, ev->time_ns);
     note_exec_image(t, ev->tgid, img); /* the exec'ing thread has the tgid now */
+    if (prev)
+        forget_program(prev); /* replaced: only its id and times are needed now */
     if (is_root) {
         t->pending_root = 0;
         t->root_id = img->id;
@@ -866,6 +881,7 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
         struct owed_exit *o = owed->data;
         if (o->img) {
             rec_add_exit(t->rec, o->img->id, ev->time_ns, ev->exit_code);
+            forget_program(o->img);
             t->due_images--;
         }
         g_free(o);
@@ -892,6 +908,7 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
     if (img && img->leader_exited && !img->threads) {
         rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
         g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid));
+        forget_program(img);
     }
     pthread_mutex_unlock(&t->table_lock);
 }

@@ -115,9 +115,8 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_LAST_ACTIVITY] =
         "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses WHERE process_id = ?1 "
         "UNION ALL SELECT MAX(time_ns) FROM output WHERE process_id = ?1)",
-    [TQ_ACCESS_LOG] =
-        "SELECT a.process_id, a.kind, f.path, a.version_id, a.result FROM accesses a JOIN "
-        "files f ON f.id = a.file_id ORDER BY a.first_ns, a.id",
+    [TQ_ACCESS_LOG] = /* (in storage order: the caller sorts by first_ns, id) */
+        "SELECT process_id, kind, file_id, version_id, result, first_ns, id FROM accesses",
     [TQ_LAST_BINDING_KIND] =
         "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 AND kind IN "
         TRACEDB_KINDS_BOUND " ORDER BY first_ns DESC, id DESC LIMIT 1",

@@ -69,7 +69,9 @@ enum tracedb_query {
     TQ_PATHS_WRITTEN_BY_PROCESS, /* chrome-trace: the paths image ?1 wrote bytes to or made */
     TQ_READ_COUNT_OF_PROCESS, /* chrome-trace: how many successful reads image ?1 made */
     TQ_LAST_ACTIVITY, /* the last time image ?1 accessed a file or wrote output */
-    TQ_ACCESS_LOG, /* intoto: every access in time order: (process, kind, path, version, result) */
+    TQ_ACCESS_LOG, /* intoto: every access (process, kind, file id, version, result, first_ns,
+                    * id), unsorted: the caller sorts them in memory (SQLite's sorter and a
+                    * join per row were most of the export's time) */
     TQ_LAST_BINDING_KIND, /* the kind of the last access that bound a version at file ?1 */
     TQ_DIR_REMOVED,       /* a row if the build removed directory ?1 (a file id) */
 

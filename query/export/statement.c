@@ -10,6 +10,60 @@
 #include <string.h>
 #include <time.h>
 
+/* One access, as the in-toto runtime trace lists them (in time order). */
+struct access_row {
+    int64_t first_ns, id, pid, file_id, vid;
+    int kind, result;
+};
+
+static gint access_time_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct access_row *x = a, *y = b;
+    if (x->first_ns != y->first_ns)
+        return x->first_ns < y->first_ns ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Every access, sorted by time (then id): read in one plain scan and sorted here. */
+static GArray *access_log(struct export_ctx *x)
+{
+    GArray *log = g_array_new(FALSE, FALSE, sizeof(struct access_row));
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(x->q, tracedb_sql(TQ_ACCESS_LOG), &st)) {
+        while (qdb_row(x->q, st)) {
+            struct access_row r = {
+                .pid = sqlite3_column_int64(st, 0), .kind = sqlite3_column_int(st, 1),
+                .file_id = sqlite3_column_int64(st, 2), .vid = sqlite3_column_int64(st, 3),
+                .result = sqlite3_column_int(st, 4), .first_ns = sqlite3_column_int64(st, 5),
+                .id = sqlite3_column_int64(st, 6)};
+            g_array_append_val(log, r);
+        }
+    }
+    sqlite3_finalize(st);
+    g_array_sort(log, access_time_cmp);
+    return log;
+}
+
+/* Every file's path, at its id (NULL where there is none). */
+static GPtrArray *file_paths(struct export_ctx *x)
+{
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(x->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
+        while (qdb_row(x->q, st)) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            if (id <= 0 || id > G_MAXINT32)
+                continue;
+            if ((guint64)id >= paths->len)
+                g_ptr_array_set_size(paths, (guint)id + 1);
+            g_free(paths->pdata[id]);
+            paths->pdata[id] = g_strdup((const char *)sqlite3_column_text(st, 1));
+        }
+    }
+    sqlite3_finalize(st);
+    return paths;
+}
+
 static void intoto_descriptor(struct export_ctx *x, GString *o, const struct prov_version *v)
 {
     char buf[4096];
@@ -100,30 +154,31 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         }
         g_ptr_array_free(all, TRUE);
         g_string_append(o, "],\n      \"fileAccess\":[");
-        sqlite3_stmt *st = NULL;
-        if (qdb_prepare(x->q, tracedb_sql(TQ_ACCESS_LOG), &st)) {
-            bool f1 = true;
-            while (qdb_row(x->q, st)) {
-                g_string_append(o, f1 ? "\n      {" : ",\n      {");
-                f1 = false;
-                g_string_append_printf(o, "\"process\":%" PRId64 ",\"access\":\"%s\",\"path\":",
-                                       (int64_t)sqlite3_column_int64(st, 0),
-                                       tracedb_access_kind_name(sqlite3_column_int(st, 1)));
-                const char *path = (const char *)sqlite3_column_text(st, 2);
-                json_string(o, path, strlen(path));
-                const struct prov_version *ver =
-                    sqlite3_column_int64(st, 3) ? prov_version(x->p, sqlite3_column_int64(st, 3))
-                                                : NULL;
-                if (ver && ver->sha256[0])
-                    g_string_append_printf(o, ",\"digest\":{\"sha256\":\"%s\",\"gitBlob\":\"%s\"}",
-                                           ver->sha256, ver->git_sha1);
-                if (sqlite3_column_int(st, 4))
-                    g_string_append_printf(o, ",\"errno\":%d", sqlite3_column_int(st, 4));
-                g_string_append_c(o, '}');
-                ex_flush(x);
-            }
+        GArray *log = access_log(x);
+        GPtrArray *paths = file_paths(x);
+        bool first_access = true;
+        for (guint i = 0; i < log->len; i++) {
+            const struct access_row *a = &g_array_index(log, struct access_row, i);
+            const char *path = a->file_id > 0 && (guint64)a->file_id < paths->len
+                                   ? paths->pdata[a->file_id] : NULL;
+            if (!path)
+                continue; /* (a foreign key the trace cannot have broken unless damaged) */
+            g_string_append(o, first_access ? "\n      {" : ",\n      {");
+            first_access = false;
+            g_string_append_printf(o, "\"process\":%" PRId64 ",\"access\":\"%s\",\"path\":",
+                                   a->pid, tracedb_access_kind_name(a->kind));
+            json_string(o, path, strlen(path));
+            const struct prov_version *ver = a->vid ? prov_version(x->p, a->vid) : NULL;
+            if (ver && ver->sha256[0])
+                g_string_append_printf(o, ",\"digest\":{\"sha256\":\"%s\",\"gitBlob\":\"%s\"}",
+                                       ver->sha256, ver->git_sha1);
+            if (a->result)
+                g_string_append_printf(o, ",\"errno\":%d", a->result);
+            g_string_append_c(o, '}');
+            ex_flush(x);
         }
-        sqlite3_finalize(st);
+        g_array_unref(log);
+        g_ptr_array_free(paths, TRUE);
         g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\"", started);
         if (*finished)
             g_string_append_printf(o, ",\"monitorEndTime\":\"%s\"", finished);

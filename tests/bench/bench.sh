@@ -10,6 +10,10 @@
 #                             [--build DIR (containing launcher/buildtrail)] [--out FILE]
 #                             [--baseline DIR (another build: adds mode "baseline")]
 #                             [--custom NAME SRC_DIR 'BUILD COMMAND']...
+#                             [--debian PKG]... (Debian's source of PKG, apt-get source, built
+#                              with dpkg-buildpackage -b -uc -us; needs a deb-src entry and
+#                              PKG's build dependencies: apt-get build-dep PKG)
+#                             [--keep-trace DIR (each workload's last trace, per mode)]
 # Needs root for bindfs and to install the peers (strace, bear, bindfs) when missing.
 # Results go to the screen and to --out (default ./bench-results.txt).
 set -euo pipefail
@@ -24,6 +28,8 @@ out="$PWD/bench-results.txt"
 # The workload cache (filled by .ci/fetch-workloads from ../shared/workloads or Debian's archive).
 shared=$("$top/.ci/fetch-workloads" | tail -n1)
 baseline=
+keep=
+debian=()
 declare -A custom_src custom_cmd
 
 while [ $# -gt 0 ]; do
@@ -35,7 +41,9 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --baseline) baseline=$2; modes="$modes baseline"; shift 2 ;;
         --custom) custom_src[$2]=$3; custom_cmd[$2]=$4; workloads="$workloads $2"; shift 4 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --debian) debian+=("$2"); shift 2 ;;
+        --keep-trace) keep=$2; shift 2 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
     esac
 done
@@ -75,6 +83,17 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/bt-bench.XXXXXX")
 mnt="$scratch/mnt"
 cleanup() { mountpoint -q "$mnt" 2>/dev/null && fusermount3 -u "$mnt" 2>/dev/null || umount "$mnt" 2>/dev/null || true; rm -rf "$scratch"; }
 trap cleanup EXIT
+# Debian packages: fetched once (not timed), then built like a --custom workload.
+for pkg in "${debian[@]}"; do
+    mkdir -p "$scratch/debian/$pkg"
+    (cd "$scratch/debian/$pkg" && apt-get source -qq "$pkg" >/dev/null 2>&1) ||
+        { echo "bench.sh: apt-get source $pkg failed; add a deb-src entry (apt-get update) first" >&2; exit 2; }
+    src=$(find "$scratch/debian/$pkg" -mindepth 1 -maxdepth 1 -type d | head -n1)
+    [ -d "$src/debian" ] || { echo "bench.sh: no unpacked source of $pkg in $scratch/debian/$pkg" >&2; exit 2; }
+    custom_src[$pkg-deb]=$src
+    custom_cmd[$pkg-deb]='dpkg-buildpackage -b -uc -us >/dev/null 2>&1'
+    workloads="$workloads $pkg-deb"
+done
 results="$scratch/results.tsv" # workload mode rep wall cpu rss_kb trace_bytes accesses requests
 
 # Prepare a fresh source tree for one run (not timed).
@@ -113,6 +132,9 @@ run_one() {
         { echo "bench.sh: $w under $m failed:"; tail -5 "$scratch/log.txt"; exit 1; } >&2
     t1=$(date +%s.%N)
     [ "$m" = bindfs ] && fusermount3 -u "$mnt"
+    if [ -n "$keep" ] && [ -f "$db" ]; then
+        mkdir -p "$keep" && cp "$db" "$keep/$w-$m.db"
+    fi
     cpu=$(awk '{print $1 + $2}' "$timing")
     if [ -f "$db" ]; then
         size=$(stat -c %s "$db")

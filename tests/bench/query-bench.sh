@@ -5,26 +5,38 @@
 # who-wrote, who-read, tree, log, inputs of the final binary (its whole closure: every object,
 # assembler file, source and header) and outputs of a header on it (median of 5); then diff
 # against a changed copy (one header found with other content: the ~375 objects including
-# it, their assembler files and the final binary differ), with diff's peak memory.
+# it, their assembler files and the final binary differ), with diff's peak memory; then every
+# query and every export format on it, with peak memory (query-all.sh).  With --trace, only
+# the last, on a real build's trace (bench.sh --debian PKG --keep-trace DIR records one).
 #
 # Usage: tests/bench/query-bench.sh [--build DIR] [--jobs N] [--out FILE]
+#                                   [--trace FILE [--product PATH] [--source PATH]]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build="$top/build"
 jobs=25000
 out="$PWD/query-bench-results.txt"
+trace=
+all_args=()
 while [ $# -gt 0 ]; do
     case $1 in
         --build) build=$2; shift 2 ;;
         --jobs) jobs=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --trace) trace=$2; shift 2 ;;
+        --product|--source) all_args+=("$1" "$2"); shift 2 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "query-bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
     esac
 done
 bt="$build/launcher/buildtrail"
 [ -x "$bt" ] || { echo "query-bench.sh: no buildtrail at $bt" >&2; exit 2; }
+if [ -n "$trace" ]; then
+    [ -f "$trace" ] || { echo "query-bench.sh: no trace at $trace" >&2; exit 2; }
+    "$here/query-all.sh" --build "$build" "${all_args[@]}" "$trace" | tee "$out"
+    exit "${PIPESTATUS[0]}"
+fi
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/bt-qbench.XXXXXX")
 trap '[ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$scratch"' EXIT
 db="$scratch/synth.db"
@@ -175,5 +187,7 @@ timeit() { # NAME COMMAND... — median of 5 runs, in ms
     timeit "files --missing" "$bt" files --missing -d "$db"
     timeit "diff against a changed copy" sh -c '"$0" diff "$1" "$2"; [ $? = 1 ]' "$bt" "$db" "$db_b"
     echo "diff's peak memory: $(/usr/bin/time -f %M "$bt" diff "$db" "$db_b" 2>&1 >/dev/null | tail -n 1) KiB"
+    "$here/query-all.sh" --build "$build" --product /work/big/app \
+        --source /work/big/include/h0042.h "$db"
 } | tee "$out"
 echo "query-bench: results also in $out" >&2

@@ -1,0 +1,73 @@
+#!/bin/bash
+# query-all.sh — every query and every export format on one trace: wall time and peak memory
+# (GNU time's maximum RSS) of each, one table.  For a real build's trace (bench.sh --debian
+# records one) and for query-bench.sh's synthetic trace.
+#
+# Usage: tests/bench/query-all.sh [--build DIR] [--product PATH] [--source PATH] TRACE
+#   --product  the file that inputs, who-wrote, licenses ask about (default: the largest product
+#              that is an ELF executable or .a, else the last one written)
+#   --source   the file that outputs and who-read ask about (default: the first .c read)
+#   --allow-incomplete  passed to the attestations (a trace recorded by a killed run)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build="$here/../../build"
+product= source= allow=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build) build=$2; shift 2 ;;
+        --product) product=$2; shift 2 ;;
+        --source) source=$2; shift 2 ;;
+        --allow-incomplete) allow=--allow-incomplete; shift ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "query-all.sh: unknown option '$1'; see --help" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
+[ $# = 1 ] || { echo "query-all.sh: give one trace; see --help" >&2; exit 2; }
+db=$(realpath "$1")
+bt="$(realpath "$build")/launcher/buildtrail"
+[ -x "$bt" ] || { echo "query-all.sh: no buildtrail at $bt" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "query-all.sh: needs GNU time (apt-get install time)" >&2; exit 2; }
+command -v sqlite3 >/dev/null || { echo "query-all.sh: needs sqlite3" >&2; exit 2; }
+if [ -z "$product" ]; then
+    # the largest built file whose name has no extension (a program) or is an archive
+    product=$(sqlite3 -separator ' ' "$db" "SELECT v.size, f.path FROM versions v JOIN files f
+        ON f.id = v.file_id WHERE v.origin = 2 AND v.size IS NOT NULL
+        ORDER BY v.size DESC" | awk '!found { n = split($2, c, "/"); if (c[n] !~ /[.]/ || c[n] ~ /[.]a$/) { print $2; found = 1 } }')
+fi
+if [ -z "$source" ]; then
+    source=$(sqlite3 "$db" "SELECT f.path FROM accesses a JOIN files f ON f.id = a.file_id
+        WHERE f.path LIKE '%.h' AND f.path NOT LIKE '/usr/%' ORDER BY a.id LIMIT 1")
+fi
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bt-qall.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+echo "# trace: $db ($(du -h "$db" | cut -f1)); product: $product; source: $source"
+printf '%-34s %8s %9s %10s %4s\n' "command" "seconds" "peak MiB" "output" "exit"
+one() { # one LABEL ARGS...: run buildtrail ARGS on the trace, print a row
+    label=$1; shift
+    set +e
+    /usr/bin/time -f '%e %M' -o "$scratch/time" "$bt" "$@" > "$scratch/out" 2> "$scratch/err"
+    st=$?
+    set -e
+    read -r secs kib < <(tail -1 "$scratch/time")
+    size=$(stat -c %s "$scratch/out")
+    printf '%-34s %8s %9d %10s %4s\n' "$label" "$secs" $((kib / 1024)) \
+        "$(numfmt --to=iec "$size")" "$st"
+}
+one "info" info -d "$db"
+one "tree" tree -d "$db" --no-pager
+one "log" log -d "$db" --no-pager
+one "files" files -d "$db" --no-pager
+one "who-wrote PRODUCT" who-wrote -d "$db" "$product"
+one "who-read SOURCE" who-read -d "$db" "$source"
+one "show 1" show -d "$db" 1
+one "inputs PRODUCT" inputs -d "$db" --no-pager "$product"
+one "outputs SOURCE" outputs -d "$db" --no-pager "$source"
+one "licenses PRODUCT" licenses -d "$db" "$product"
+: > "$scratch/manifest" # nothing declared: every input is reported
+one "verify (empty manifest)" verify -d "$db" $allow --inputs "$scratch/manifest"
+one "copies" copies -d "$db"
+one "packages" packages -d "$db"
+for f in compile-commands dot prov chrome-trace spdx spdx3 cyclonedx intoto slsa sql; do
+    one "export $f" export -d "$db" $allow -f "$f"
+done

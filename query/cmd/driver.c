@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,9 +235,20 @@ static char *find_trace(const char *cmd)
     return NULL;
 }
 
+/* Keep freed memory in the process: SQLite frees a statement's buffers at every reset, and a
+ * query that runs a statement per product or per access made glibc give the top of the heap
+ * back and take it again each time — each time a TLB shootdown across CPUs, which on this
+ * 2-CPU VM made the slsa export 6.0 s instead of 1.6 s.  The peak stays what it was. */
+static void keep_freed_memory(void)
+{
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+}
+
 struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need)
 {
     current_cmd = cmd;
+    keep_freed_memory();
     g_autofree char *found = db_path ? NULL : find_trace(cmd);
     if (!db_path && !found)
         return NULL;

@@ -131,6 +131,9 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_VERSIONS] =
         "SELECT id, file_id, origin, base_id, size, hex(sha256), hex(git_sha1), hash_error, "
         "hex(sha1) FROM versions",
+    [TQ_PLACEMENTS] =
+        "SELECT version_id, file_id, first_ns FROM accesses WHERE kind IN " TRACEDB_KINDS_PLACED
+        " AND result = 0 AND version_id IS NOT NULL ORDER BY id",
     [TQ_MAX_VERSION_ID] = "SELECT COALESCE(MAX(id), 0) FROM versions",
     [TQ_VERSION_AT_FILE] =
         "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS NOT NULL AND "

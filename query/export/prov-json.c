@@ -19,6 +19,9 @@ struct use {
  * array (32 bytes each), not from five growing strings. */
 int fmt_prov(struct export_ctx *x)
 {
+    /* Most versions and processes are asked for: read each table once, not a row at a time. */
+    prov_load_versions(x->p);
+    qdb_load_all(x->q);
     GArray *uses = g_array_new(FALSE, FALSE, sizeof(struct use));
     GArray *ent_order = g_array_new(FALSE, FALSE, sizeof(int64_t));
     GArray *act_order = g_array_new(FALSE, FALSE, sizeof(int64_t));

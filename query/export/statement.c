@@ -79,6 +79,9 @@ static void intoto_descriptor(struct export_ctx *x, GString *o, const struct pro
 /* in-toto Statement v1 with SLSA Provenance v1 (slsa) or the runtime-trace predicate (intoto). */
 static int fmt_statement(struct export_ctx *x, bool slsa)
 {
+    /* Products, materials and (intoto) every access name versions: one scan, not a lookup
+     * each. */
+    prov_load_versions(x->p);
     GArray *prods = ex_products(x);
     GArray *mats = ex_materials(x);
     g_array_sort(mats, ex_version_path_cmp);

@@ -177,6 +177,7 @@ struct prov {
      * never nested): nodes by version, and the two bounds by process. */
     struct idmap walk_maps[3];
     bool walk_maps_made, walk_maps_busy;
+    bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
 };
 
 static const struct {
@@ -317,7 +318,7 @@ static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int
 const struct prov_version *prov_version(struct prov *p, int64_t id)
 {
     gpointer value = idmap_get(&p->versions, id);
-    if (value || p->graph)
+    if (value || p->graph || p->versions_loaded)
         return value == NO_VERSION ? NULL : value;
     sqlite3_stmt *st = p->st_version;
     qdb_bind_int64(p->q, st, 1, id);
@@ -1013,6 +1014,49 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
     if (!p->graph)
         load_graph(p);
     return walk_inputs(p, &start, 1, false, o, 0);
+}
+
+void prov_load_versions(struct prov *p)
+{
+    if (p->graph || p->versions_loaded)
+        return;
+    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID), max_file = max_id(p->q, TQ_MAX_FILE_ID);
+    idmap_make_dense(&p->paths, max_file);
+    idmap_make_dense(&p->versions, max_version);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(p->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
+        while (qdb_row(p->q, st)) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            if (!idmap_get(&p->paths, id))
+                idmap_set(&p->paths, id, g_strdup((const char *)sqlite3_column_text(st, 1)));
+        }
+    }
+    sqlite3_finalize(st);
+    /* Where each version was last put (as TQ_VERSION_BY_ID says: the latest rename_to/link). */
+    struct placed {
+        int64_t t, file_id;
+    } *placed = g_new0(struct placed, (size_t)max_version + 1);
+    st = NULL;
+    if (qdb_prepare(p->q, tracedb_sql(TQ_PLACEMENTS), &st)) {
+        while (qdb_row(p->q, st)) {
+            int64_t vid = sqlite3_column_int64(st, 0), t = sqlite3_column_int64(st, 2);
+            if (vid >= 1 && vid <= max_version && (!placed[vid].file_id || t >= placed[vid].t))
+                placed[vid] = (struct placed){t, sqlite3_column_int64(st, 1)};
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONS), &st)) {
+        while (qdb_row(p->q, st)) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            if (id >= 1 && id <= max_version && !idmap_get(&p->versions, id))
+                idmap_set(&p->versions, id, row_to_version(p, st, id, placed[id].file_id));
+        }
+    }
+    sqlite3_finalize(st);
+    g_free(placed);
+    /* (after an error, a lookup still finds nothing: the error is kept and reported) */
+    p->versions_loaded = true;
 }
 
 void prov_load(struct prov *p)

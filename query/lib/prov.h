@@ -102,6 +102,9 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
 /* Load the whole graph now (~0.7 s per million accesses), for a command that will walk many
  * times: each walk is then in memory, never one SQL lookup per step. */
 void prov_load(struct prov *p);
+/* Read every version (and file path) now, in two scans, without the graph: for a command
+ * that asks for most versions one by one (the prov and intoto exports). */
+void prov_load_versions(struct prov *p);
 
 /* The union of the closures of all `starts` (int64_t ids) in one walk over the whole graph:
  * each version once, with the most specific role it played in any of them.  The starts are in

@@ -131,6 +131,7 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_VERSIONS] =
         "SELECT id, file_id, origin, base_id, size, hex(sha256), hex(git_sha1), hash_error, "
         "hex(sha1) FROM versions",
+    [TQ_MAX_ACCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM accesses",
     [TQ_PLACEMENTS] =
         "SELECT version_id, file_id, first_ns FROM accesses WHERE kind IN " TRACEDB_KINDS_PLACED
         " AND result = 0 AND version_id IS NOT NULL ORDER BY id",

@@ -78,6 +78,7 @@ enum tracedb_query {
     /* Versions and provenance (query/lib/prov.c and the exports) */
     TQ_VERSION_BY_ID, /* version ?1 with its hashes and where it was last moved to */
     TQ_VERSIONS, /* every version with its hashes */
+    TQ_MAX_ACCESS_ID, /* the largest access id (0: none): an upper bound on their number */
     TQ_PLACEMENTS, /* every rename_to/link that put a version at a path: (version, file,
                     * first_ns), in id order */
     TQ_MAX_VERSION_ID, /* the largest version id */

@@ -675,8 +675,10 @@ static void load_graph(struct prov *p)
     struct moved {
         int64_t t, file_id;
     } *moved = g_new0(struct moved, (size_t)max_version + 1);
-    GArray *rd = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by process */
-    GArray *wr = g_array_new(FALSE, FALSE, sizeof(struct keyed));  /* keyed by version */
+    /* Sized once for every access (untouched pages cost nothing): no copy as they grow. */
+    guint room = (guint)MIN(max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
+    GArray *rd = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by process */
+    GArray *wr = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by version */
     if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONED_ACCESSES), &st)) {
         while (qdb_row(p->q, st)) {
             int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);

@@ -128,7 +128,21 @@ static void take_path(const char *name, const char *value, void *data)
     }
 }
 
-static char *invoked_on_path(const struct qdb_process *p, const char *cwd, const char *path);
+/* The first directory of `path` (the process's PATH) whose argv[0] is the executable that
+ * ran, as invoked_as says. */
+static char *invoked_on_path(const struct qdb_process *p, const char *cwd, const char *path)
+{
+    g_autofree char *exe_real = p->exe ? realpath(p->exe, NULL) : NULL;
+    g_auto(GStrv) dirs = g_strsplit(path ? path : "/usr/local/bin:/usr/bin:/bin", ":", -1);
+    for (char **d = dirs; *d; d++) {
+        g_autofree char *dir = qdb_absolute_path_in(cwd, **d ? *d : ".");
+        g_autofree char *cand = g_build_filename(dir, p->argv, NULL);
+        g_autofree char *real = realpath(cand, NULL);
+        if (real && (exe_real ? !strcmp(real, exe_real) : p->exe && !strcmp(real, p->exe)))
+            return g_steal_pointer(&cand);
+    }
+    return g_strdup(p->exe ? p->exe : p->argv);
+}
 
 /* The program as the build invoked it, as Bear writes it: argv[0] if it holds a '/' (made
  * absolute against the cwd), else the first directory of the process's PATH whose argv[0]
@@ -150,20 +164,6 @@ static char *invoked_as(struct export_ctx *x, const struct qdb_process *p, GHash
     char *found = invoked_on_path(p, cwd, path);
     g_hash_table_insert(seen, g_steal_pointer(&key), g_strdup(found));
     return found;
-}
-
-static char *invoked_on_path(const struct qdb_process *p, const char *cwd, const char *path)
-{
-    g_autofree char *exe_real = p->exe ? realpath(p->exe, NULL) : NULL;
-    g_auto(GStrv) dirs = g_strsplit(path ? path : "/usr/local/bin:/usr/bin:/bin", ":", -1);
-    for (char **d = dirs; *d; d++) {
-        g_autofree char *dir = qdb_absolute_path_in(cwd, **d ? *d : ".");
-        g_autofree char *cand = g_build_filename(dir, p->argv, NULL);
-        g_autofree char *real = realpath(cand, NULL);
-        if (real && (exe_real ? !strcmp(real, exe_real) : p->exe && !strcmp(real, p->exe)))
-            return g_steal_pointer(&cand);
-    }
-    return g_strdup(p->exe ? p->exe : p->argv);
 }
 
 int fmt_compile_commands(struct export_ctx *x)

@@ -60,7 +60,6 @@ GArray *ex_products(struct export_ctx *x);
 GArray *ex_materials(struct export_ctx *x);
 
 gint ex_version_path_cmp(gconstpointer a, gconstpointer b);
-gint ex_version_id_cmp(gconstpointer a, gconstpointer b);
 
 void ex_json_key_string(GString *out, const char *key, const char *s);
 

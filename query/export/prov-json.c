@@ -94,7 +94,6 @@ int fmt_prov(struct export_ctx *x)
         ex_flush(x);
     }
     /* used, then wasGeneratedBy: one numbering over both, in the edges' order. */
-    int n = 0;
     for (int pass = 0; pass < 2; pass++) {
         bool want_read = pass == 0, first = true;
         g_string_append(o, want_read ? "},\n  \"used\":{" : "},\n  \"wasGeneratedBy\":{");
@@ -113,7 +112,7 @@ int fmt_prov(struct export_ctx *x)
             ex_flush(x);
         }
     }
-    n = (int)uses->len;
+    int n = (int)uses->len; /* the numbering goes on */
     /* Process tree among the activities: a child was informed by the process that started it. */
     g_string_append(o, "},\n  \"wasInformedBy\":{");
     bool first = true;

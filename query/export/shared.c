@@ -176,27 +176,11 @@ const char *ex_rel_or_abs(struct export_ctx *x, const char *path, char *buf, siz
  * whole graph, since the exporters ask it of every process. */
 GPtrArray *ex_versions_of(struct export_ctx *x, int64_t pid, enum tracedb_query which)
 {
-    if (which == TQ_VERSIONS_READ_BY_PROCESS) {
-        GPtrArray *out = prov_process_versions(x->p, pid, PROV_OPENED);
-        GPtrArray *ran = prov_process_versions(x->p, pid, PROV_EXECUTED);
-        for (guint i = 0; i < ran->len; i++)
-            if (!g_ptr_array_find(out, ran->pdata[i], NULL))
-                g_ptr_array_add(out, ran->pdata[i]);
-        g_ptr_array_free(ran, TRUE);
-        g_ptr_array_sort(out, ex_version_id_cmp);
-        return out;
-    }
     return prov_process_versions(x->p, pid,
-                                 which == TQ_VERSIONS_EXECUTED_BY_PROCESS ? PROV_EXECUTED
-                                 : which == TQ_VERSIONS_MADE_BY_PROCESS   ? PROV_MADE
-                                                                          : PROV_OPENED);
-}
-
-gint ex_version_id_cmp(gconstpointer a, gconstpointer b)
-{
-    const struct prov_version *x = *(const struct prov_version *const *)a;
-    const struct prov_version *y = *(const struct prov_version *const *)b;
-    return (x->id > y->id) - (x->id < y->id);
+                                 which == TQ_VERSIONS_READ_BY_PROCESS       ? PROV_READ
+                                 : which == TQ_VERSIONS_EXECUTED_BY_PROCESS ? PROV_EXECUTED
+                                 : which == TQ_VERSIONS_MADE_BY_PROCESS     ? PROV_MADE
+                                                                            : PROV_OPENED);
 }
 
 /* The processes that made a version (its tasks in a formulation). */

@@ -44,26 +44,6 @@ static GArray *access_log(struct export_ctx *x)
     return log;
 }
 
-/* Every file's path, at its id (NULL where there is none). */
-static GPtrArray *file_paths(struct export_ctx *x)
-{
-    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
-    sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
-        while (qdb_row(x->q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            if (id <= 0 || id > G_MAXINT32)
-                continue;
-            if ((guint64)id >= paths->len)
-                g_ptr_array_set_size(paths, (guint)id + 1);
-            g_free(paths->pdata[id]);
-            paths->pdata[id] = g_strdup((const char *)sqlite3_column_text(st, 1));
-        }
-    }
-    sqlite3_finalize(st);
-    return paths;
-}
-
 static void intoto_descriptor(struct export_ctx *x, GString *o, const struct prov_version *v)
 {
     char buf[4096];
@@ -158,12 +138,10 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         g_ptr_array_free(all, TRUE);
         g_string_append(o, "],\n      \"fileAccess\":[");
         GArray *log = access_log(x);
-        GPtrArray *paths = file_paths(x);
         bool first_access = true;
         for (guint i = 0; i < log->len; i++) {
             const struct access_row *a = &g_array_index(log, struct access_row, i);
-            const char *path = a->file_id > 0 && (guint64)a->file_id < paths->len
-                                   ? paths->pdata[a->file_id] : NULL;
+            const char *path = prov_file_path(x->p, a->file_id); /* (all loaded above) */
             if (!path)
                 continue; /* (a foreign key the trace cannot have broken unless damaged) */
             g_string_append(o, first_access ? "\n      {" : ",\n      {");
@@ -181,7 +159,6 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
             ex_flush(x);
         }
         g_array_unref(log);
-        g_ptr_array_free(paths, TRUE);
         g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\"", started);
         if (*finished)
             g_string_append_printf(o, ",\"monitorEndTime\":\"%s\"", finished);

@@ -120,6 +120,15 @@ static void idmap_make_dense(struct idmap *m, int64_t max)
     *m = d;
 }
 
+/* The trace has no file with this id (kept in `paths` so that it is asked once). */
+static char no_path;
+
+static void free_path(gpointer v)
+{
+    if (v != &no_path)
+        g_free(v);
+}
+
 static char no_version;
 #define NO_VERSION ((gpointer)&no_version) /* cached: no such version */
 
@@ -217,7 +226,7 @@ struct prov *prov_new(struct qdb *q)
     struct prov *p = g_new0(struct prov, 1);
     p->q = q;
     idmap_init(&p->versions, 0, free_version);
-    idmap_init(&p->paths, 0, g_free);
+    idmap_init(&p->paths, 0, free_path);
     idmap_init(&p->name_kinds, 0, NULL);
     p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
     p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
@@ -268,21 +277,26 @@ static int64_t *id_key(int64_t id)
     return k;
 }
 
-static const char *file_path(struct prov *p, int64_t file_id)
+const char *prov_file_path(struct prov *p, int64_t file_id)
 {
     const char *path = idmap_get(&p->paths, file_id);
-    if (path)
-        return path;
+    if (path || p->graph || p->versions_loaded) /* (once loaded, every path is there) */
+        return path == &no_path ? NULL : path;
     sqlite3_stmt *st = p->st_path;
     qdb_bind_int64(p->q, st, 1, file_id);
     char *s = NULL;
     if (qdb_row(p->q, st))
         s = g_strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_reset(st);
-    if (!s)
-        s = g_strdup("?");
-    idmap_set(&p->paths, file_id, s);
+    idmap_set(&p->paths, file_id, s ? s : &no_path);
     return s;
+}
+
+/* prov_file_path, or "?" for a file the trace does not have (a damaged trace). */
+static const char *file_path(struct prov *p, int64_t file_id)
+{
+    const char *path = prov_file_path(p, file_id);
+    return path ? path : "?";
 }
 
 static void copy_hex(char *dst, size_t cap, const unsigned char *hex)
@@ -653,15 +667,22 @@ static int64_t max_id(struct qdb *q, enum tracedb_query which)
     return n;
 }
 
-/* Load every file path, version and versioned access in three scans. */
-static void load_graph(struct prov *p)
+/* Where each version was last put by a rename_to or link (the latest wins, as
+ * TQ_VERSION_BY_ID says): [version] = {time, file}; file 0 where never moved. */
+struct placement {
+    int64_t t, file_id;
+};
+
+static void place(struct placement *placed, int64_t vid, int64_t t, int64_t file_id)
 {
-    struct graph *g = g_new0(struct graph, 1);
-    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID), max_process = max_id(p->q, TQ_MAX_PROCESS_ID);
-    int64_t max_file = max_id(p->q, TQ_MAX_FILE_ID);
+    if (!placed[vid].file_id || t >= placed[vid].t)
+        placed[vid] = (struct placement){t, file_id};
+}
+
+/* Every file path, in one scan (`paths` made dense first). */
+static void load_paths(struct prov *p, int64_t max_file)
+{
     idmap_make_dense(&p->paths, max_file);
-    idmap_make_dense(&p->name_kinds, max_file);
-    idmap_make_dense(&p->versions, max_version);
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(p->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
         while (qdb_row(p->q, st)) {
@@ -671,10 +692,41 @@ static void load_graph(struct prov *p)
         }
     }
     sqlite3_finalize(st);
-    /* Where each version was last moved to (rename_to, link): [version] = {time, file}. */
-    struct moved {
-        int64_t t, file_id;
-    } *moved = g_new0(struct moved, (size_t)max_version + 1);
+}
+
+/* Every version, in one scan (`versions` made dense first), each at the path it was last
+ * placed at; with `based`, the base edges too ({base, {version}} as struct keyed). */
+static void load_versions(struct prov *p, int64_t max_version, const struct placement *placed,
+                          GArray *based)
+{
+    idmap_make_dense(&p->versions, max_version);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONS), &st)) {
+        while (qdb_row(p->q, st)) {
+            int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
+            if (id < 1 || id > max_version)
+                continue;
+            if (based && base > 0 && base <= max_version) {
+                struct keyed k = {base, {id, 0, 0, 0}};
+                g_array_append_val(based, k);
+            }
+            if (!idmap_get(&p->versions, id))
+                idmap_set(&p->versions, id, row_to_version(p, st, id, placed[id].file_id));
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+/* Load every file path, version and versioned access in three scans. */
+static void load_graph(struct prov *p)
+{
+    struct graph *g = g_new0(struct graph, 1);
+    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID), max_process = max_id(p->q, TQ_MAX_PROCESS_ID);
+    int64_t max_file = max_id(p->q, TQ_MAX_FILE_ID);
+    load_paths(p, max_file);
+    idmap_make_dense(&p->name_kinds, max_file);
+    struct placement *moved = g_new0(struct placement, (size_t)max_version + 1);
+    sqlite3_stmt *st = NULL;
     /* Sized once for every access (untouched pages cost nothing): no copy as they grow. */
     guint room = (guint)MIN(max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
     GArray *rd = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by process */
@@ -688,8 +740,7 @@ static void load_graph(struct prov *p)
             int64_t first = sqlite3_column_int64(st, 3), last = sqlite3_column_int64(st, 4);
             int64_t file_id = sqlite3_column_int64(st, 5);
             if (kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) {
-                if (!moved[vid].file_id || first >= moved[vid].t)
-                    moved[vid] = (struct moved){first, file_id};
+                place(moved, vid, first, file_id);
             } else if (!pid) {
                 continue;
             } else if (kind == TRACEDB_READ || kind == TRACEDB_EXEC) {
@@ -720,21 +771,7 @@ static void load_graph(struct prov *p)
     csr_build(&g->readers, max_version, (struct keyed *)(void *)rd->data, rd->len);
     csr_build(&g->writes, max_process, (struct keyed *)(void *)wr->data, wr->len);
     g_array_set_size(rd, 0);
-    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONS), &st)) {
-        while (qdb_row(p->q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
-            if (id < 1 || id > max_version)
-                continue;
-            if (base > 0 && base <= max_version) {
-                struct keyed k = {base, {id, 0, 0, 0}};
-                g_array_append_val(rd, k);
-            }
-            if (idmap_get(&p->versions, id))
-                continue;
-            idmap_set(&p->versions, id, row_to_version(p, st, id, moved[id].file_id));
-        }
-    }
-    sqlite3_finalize(st);
+    load_versions(p, max_version, moved, rd);
     csr_build(&g->based, max_version, (struct keyed *)(void *)rd->data, rd->len);
     g_array_free(rd, TRUE);
     g_array_free(wr, TRUE);
@@ -1022,40 +1059,19 @@ void prov_load_versions(struct prov *p)
 {
     if (p->graph || p->versions_loaded)
         return;
-    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID), max_file = max_id(p->q, TQ_MAX_FILE_ID);
-    idmap_make_dense(&p->paths, max_file);
-    idmap_make_dense(&p->versions, max_version);
+    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID);
+    load_paths(p, max_id(p->q, TQ_MAX_FILE_ID));
+    struct placement *placed = g_new0(struct placement, (size_t)max_version + 1);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(p->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
-        while (qdb_row(p->q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            if (!idmap_get(&p->paths, id))
-                idmap_set(&p->paths, id, g_strdup((const char *)sqlite3_column_text(st, 1)));
-        }
-    }
-    sqlite3_finalize(st);
-    /* Where each version was last put (as TQ_VERSION_BY_ID says: the latest rename_to/link). */
-    struct placed {
-        int64_t t, file_id;
-    } *placed = g_new0(struct placed, (size_t)max_version + 1);
-    st = NULL;
     if (qdb_prepare(p->q, tracedb_sql(TQ_PLACEMENTS), &st)) {
         while (qdb_row(p->q, st)) {
-            int64_t vid = sqlite3_column_int64(st, 0), t = sqlite3_column_int64(st, 2);
-            if (vid >= 1 && vid <= max_version && (!placed[vid].file_id || t >= placed[vid].t))
-                placed[vid] = (struct placed){t, sqlite3_column_int64(st, 1)};
+            int64_t vid = sqlite3_column_int64(st, 0);
+            if (vid >= 1 && vid <= max_version)
+                place(placed, vid, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 1));
         }
     }
     sqlite3_finalize(st);
-    st = NULL;
-    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONS), &st)) {
-        while (qdb_row(p->q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
-            if (id >= 1 && id <= max_version && !idmap_get(&p->versions, id))
-                idmap_set(&p->versions, id, row_to_version(p, st, id, placed[id].file_id));
-        }
-    }
-    sqlite3_finalize(st);
+    load_versions(p, max_version, placed, NULL);
     g_free(placed);
     /* (after an error, a lookup still finds nothing: the error is kept and reported) */
     p->versions_loaded = true;
@@ -1092,9 +1108,9 @@ GPtrArray *prov_process_versions(struct prov *p, int64_t pid, enum prov_touch ho
     struct edges e = how == PROV_MADE ? csr_get(&p->graph->writes, pid)
                                       : csr_get(&p->graph->reads, pid);
     for (guint i = 0; i < e.n; i++) {
-        if (how != PROV_MADE &&
-            e.e[i].kind != (how == PROV_EXECUTED ? TRACEDB_EXEC : TRACEDB_READ))
-            continue;
+        if ((how == PROV_OPENED && e.e[i].kind != TRACEDB_READ) ||
+            (how == PROV_EXECUTED && e.e[i].kind != TRACEDB_EXEC))
+            continue; /* (PROV_READ: both; the graph's reads are opens and execs only) */
         const struct prov_version *v = prov_version(p, e.e[i].id);
         if (!v || g_hash_table_contains(seen, &v->id))
             continue;

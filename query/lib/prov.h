@@ -116,8 +116,8 @@ GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_wal
 GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
 
 /* How a process touched a version. */
-enum prov_touch { PROV_OPENED, PROV_EXECUTED, PROV_MADE };
-/* The versions process `pid` opened for reading, executed, or made (wrote, created,
+enum prov_touch { PROV_OPENED, PROV_EXECUTED, PROV_READ /* either */, PROV_MADE };
+/* The versions process `pid` opened for reading, executed, either, or made (wrote, created,
  * truncated), each once, in id order; from the whole graph (loaded on first use: for the
  * exporters that visit every process).  g_ptr_array_free it (the versions stay the prov's). */
 GPtrArray *prov_process_versions(struct prov *p, int64_t pid, enum prov_touch how);
@@ -133,6 +133,9 @@ void prov_successors(struct prov *p, int64_t id, GArray *out);
  * matches the trace's): g_free it.  Otherwise NULL, and *problem says why (a static string:
  * "no longer readable", "changed since the build", "not hashed in the trace"). */
 char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem);
+
+/* The path of file `file_id`, or NULL when the trace has no such file (owned by the prov). */
+const char *prov_file_path(struct prov *p, int64_t file_id);
 
 /* Is `path` under one of the NULL-terminated directories? */
 bool prov_path_under(const char *path, char *const *dirs);

@@ -101,8 +101,9 @@ int main(int argc, char **argv)
             ssize_t len = read(fan, buf, sizeof buf);
             if (len < 0 && errno != EINTR && errno != EAGAIN)
                 break;
-            struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
-            for (; len > 0 && FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
+            struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)(void *)buf; /* aligned above */
+            for (; len > 0 && FAN_EVENT_OK(m, len);
+                 len -= m->event_len, m = (void *)((char *)m + m->event_len)) { /* FAN_EVENT_NEXT */
                 if (m->mask & FAN_OPEN_EXEC_PERM)
                     execs++;
                 else if (m->mask & FAN_OPEN_PERM)

@@ -7,6 +7,9 @@ require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 
 try() { # HOW-TO-LOSE-IT WORDS
+    # Emptied here, not by the background job's redirection, which may come later: the wait
+    # below would then see the previous try's "started" and lose the trace before it exists.
+    : > "$T/run.out"
     "$BUILDTRAIL" run -o t.db -- sh -c "echo started; exec sh -c 'sleep 30; echo late > late.txt' $TEST_MARK" > "$T/run.out" 2> "$T/run.err" &
     pid=$!
     wait_until 30 grep -q started "$T/run.out"

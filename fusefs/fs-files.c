@@ -84,18 +84,20 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, -r);
         return;
     }
+    pid_t exec_pid = 0;
+    if (fi->flags & FS_OPEN_EXEC_FLAG) {
+        /* The process's pid (a non-main thread that execs takes it over).  Held before the
+         * handle takes its open time, so the exec it is for is kept for its release. */
+        exec_pid = proc_task_tgid(fs->procs, fuse_req_ctx(req)->pid);
+        proc_exec_hold(fs->procs, exec_pid);
+    }
     struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
     h->dev = in->dev;
     h->ino = in->ino;
     h->version_id = version_id;
     h->read_version_id = read_version_id;
     h->vw = vw;
-    if (h->exec) {
-        /* The process's pid (a non-main thread that execs takes it over), known from the
-         * caller's image; the launcher, single-threaded, is its own request's pid. */
-        pid_t pid = proc_image_pid(fs->procs, caller);
-        h->exec_pid = pid > 0 ? pid : fuse_req_ctx(req)->pid;
-    }
+    h->exec_pid = exec_pid;
     fi->fh = (uint64_t)(uintptr_t)h;
     /* Keep the kernel's page cache across opens: every change to a traced file goes through
      * this mount, and the kernel updates or drops its pages for each (see op_init).  Reads

@@ -143,6 +143,8 @@ void handle_release(struct fs *fs, struct fs_handle *h)
     pthread_mutex_lock(&h->acct_lock);
     if (h->exec && h->n_acct > 0)
         acct_merge_exec_opener(fs, h);
+    if (h->exec_pid)
+        proc_exec_release(fs->procs, h->exec_pid);
     for (int i = 0; i < h->n_acct; i++)
         acct_flush(fs, h, &h->acct[i], i == 0);
     pthread_mutex_unlock(&h->acct_lock);

@@ -89,7 +89,7 @@ struct fs_handle {
                               * writer the one it writes on top of (0: none, it starts empty) */
     struct vers_writer *vw; /* HANDLE_FILE opened to write: its writer (ended at release) */
     bool exec;
-    pid_t exec_pid;      /* exec opens: the process that was exec'ing */
+    pid_t exec_pid;      /* exec opens: the process that was exec'ing (proc_exec_hold), or 0 */
     int64_t open_ns;
     pthread_mutex_t acct_lock;
     struct fs_acct acct[FS_ACCT_SLOTS]; /* protected by acct_lock; [0] is the opener */

@@ -36,8 +36,21 @@ struct proc_image {
      * ends when both say so. */
     unsigned threads;
     bool leader_exited;
-    /* The image the previous exec of this tid started (exec_images chain; borrowed). */
+    /* The image the previous exec of this tid started (an exec_watch chain; a reference). */
     struct proc_image *earlier_exec;
+    /* References (table_lock): one from each of images, live, a task, an owed exit, an
+     * exec_watch's head or a later image's earlier_exec.  Freed at 0: an ended image nobody
+     * can ask about again costs nothing (see "Process identity" in docs/architecture.md). */
+    unsigned refs;
+    struct proc_table *table; /* counts the images held (images_held) */
+};
+
+/* The exec opens of one process (tgid) still open, and the images its execs started since the
+ * oldest of them (newest first, chained by earlier_exec): what proc_image_after() answers
+ * from.  With no exec open outstanding nothing can ask, and the chain is dropped. */
+struct exec_watch {
+    unsigned holds;
+    struct proc_image *head; /* a reference, or NULL */
 };
 
 struct proc_task {
@@ -45,7 +58,7 @@ struct proc_task {
     unsigned long long start_ticks;
     char comm[64];           /* the thread's comm when last checked */
     unsigned long long layout[3];
-    struct proc_image *image; /* borrowed from the images table */
+    struct proc_image *image; /* a reference */
 };
 
 struct proc_table {
@@ -54,16 +67,16 @@ struct proc_table {
     long ns_per_tick;
     pthread_mutex_t table_lock;
     GHashTable *tasks;  /* tid -> struct proc_task*; protected by table_lock */
-    GHashTable *images; /* "pid:start" key -> current struct proc_image*; protected by table_lock */
-    GPtrArray *all_images; /* owns every image ever made, image id N at N - 1; table_lock */
+    /* pid -> the current image of the task with that pid (its start_ticks tell which task:
+     * one with other start_ticks is an earlier task, ended); protected by table_lock */
+    GHashTable *images;
     int64_t next_id;    /* protected by table_lock */
+    unsigned images_held, images_peak; /* images not yet freed, and the most at once; table_lock */
     pid_t setup_pid, init_pid; /* protected by table_lock; init_pid 0 until known */
     pthread_cond_t launcher_known; /* signalled when init_pid is set */
     pid_t root_pid;     /* protected by table_lock */
     int64_t root_id;    /* protected by table_lock */
-    GHashTable *exec_images; /* tid -> the image its last exec started, chained to the earlier
-                              * ones by earlier_exec (outlives the task, until the
-                              * tid is reused); protected by table_lock */
+    GHashTable *exec_images; /* tgid -> struct exec_watch; protected by table_lock */
 
     /* Process events (proc_table_enable_events): when on, they are the truth about fork, exec
      * and exit; /proc is only read for what an event does not carry (argv, exe, cwd). */
@@ -88,23 +101,59 @@ struct proc_table {
     int stop_pipe[2];
 };
 
-static void free_image(gpointer p)
+/* Take a reference to `img` (table_lock held). */
+static struct proc_image *image_ref(struct proc_image *img)
+{
+    img->refs++;
+    return img;
+}
+
+/* Drop a reference (table_lock held; a GDestroyNotify for the tables holding them); the last
+ * one frees the image, and with it its reference to the image its tid's previous exec
+ * started. */
+static void image_unref(gpointer p)
 {
     struct proc_image *img = p;
-    g_free(img->exe);
-    g_free(img->argv);
-    g_free(img);
+    while (img && --img->refs == 0) {
+        struct proc_image *earlier = img->earlier_exec;
+        img->table->images_held--;
+        g_free(img->exe);
+        g_free(img->argv);
+        g_free(img);
+        img = earlier;
+    }
+}
+
+static void free_exec_watch(gpointer p)
+{
+    struct exec_watch *w = p;
+    image_unref(w->head);
+    g_free(w);
+}
+
+static void free_task(gpointer p)
+{
+    struct proc_task *task = p;
+    image_unref(task->image);
+    g_free(task);
 }
 
 /* An exit event still owed for a tid that was reused (see exits_due). */
 struct owed_exit {
     pid_t tgid;
-    struct proc_image *img; /* borrowed; NULL: a thread's exit, nothing to record */
+    struct proc_image *img; /* a reference; NULL: a thread's exit, nothing to record */
 };
+
+static void free_owed_exit(gpointer p)
+{
+    struct owed_exit *o = p;
+    image_unref(o->img);
+    g_free(o);
+}
 
 static void free_queue(gpointer q)
 {
-    g_queue_free_full(q, g_free);
+    g_queue_free_full(q, free_owed_exit);
 }
 
 struct proc_table *proc_table_new(struct rec *rec)
@@ -115,12 +164,11 @@ struct proc_table *proc_table_new(struct rec *rec)
     t->ns_per_tick = hz > 0 ? 1000000000L / hz : 10000000L;
     pthread_mutex_init(&t->table_lock, NULL);
     pthread_cond_init(&t->launcher_known, NULL);
-    t->tasks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    t->images = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    t->all_images = g_ptr_array_new_with_free_func(free_image);
+    t->tasks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_task);
+    t->images = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, image_unref);
     t->next_id = 1;
-    t->exec_images = g_hash_table_new(g_direct_hash, g_direct_equal);
-    t->live = g_hash_table_new(g_direct_hash, g_direct_equal);
+    t->exec_images = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_exec_watch);
+    t->live = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, image_unref);
     t->live_tasks = g_hash_table_new(g_direct_hash, g_direct_equal);
     t->exits_due = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_queue);
     pthread_mutex_init(&t->events_lock, NULL);
@@ -185,7 +233,6 @@ void proc_table_free(struct proc_table *t)
     pthread_mutex_destroy(&t->events_lock);
     g_hash_table_destroy(t->tasks);
     g_hash_table_destroy(t->images);
-    g_ptr_array_free(t->all_images, TRUE);
     pthread_mutex_destroy(&t->table_lock);
     pthread_cond_destroy(&t->launcher_known);
     g_free(t);
@@ -459,21 +506,35 @@ static pid_t read_status_field(pid_t pid, const char *field)
     return (pid_t)strtol(last, NULL, 10);
 }
 
-static char *image_key(pid_t pid, unsigned long long start)
+/* The recorded current image of task (pid, start), or NULL (table_lock held). */
+static struct proc_image *current_image(struct proc_table *t, pid_t pid,
+                                        unsigned long long start)
 {
-    return g_strdup_printf("%d:%llu", (int)pid, start);
+    struct proc_image *img = g_hash_table_lookup(t->images, GINT_TO_POINTER(pid));
+    return img && img->start_ticks == start ? img : NULL;
+}
+
+/* `img` is now the current image of its task (table_lock held): an earlier task with its pid
+ * has ended, and an image it replaces by exec is no longer current. */
+static void set_current_image(struct proc_table *t, struct proc_image *img)
+{
+    g_hash_table_replace(t->images, GINT_TO_POINTER(img->pid), image_ref(img));
 }
 
 static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
                                int depth);
 
-/* Make an image from the process row `rp` describes, keep it, and queue the row (table_lock
- * held).  Fills in rp's id, exec_seq, prev_image_id and first_seen_ns; takes exe and argv. */
+/* Make an image from the process row `rp` describes and queue the row (table_lock held); the
+ * caller files it (it has no reference yet).  Fills in rp's id, exec_seq, prev_image_id and
+ * first_seen_ns; takes exe and argv. */
 static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp,
                                     struct proc_image *prev, int64_t began_ns, char *exe,
                                     char *argv)
 {
     struct proc_image *img = g_new0(struct proc_image, 1);
+    img->table = t;
+    if (++t->images_held > t->images_peak)
+        t->images_peak = t->images_held;
     img->id = rp->id = t->next_id++;
     img->parent_id = rp->parent_id;
     img->pid = rp->pid;
@@ -485,7 +546,6 @@ static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp
     img->argv_len = rp->argv_len;
     img->env_id = rp->env_id;
     img->began_ns = began_ns;
-    g_ptr_array_add(t->all_images, img);
     rp->prev_image_id = prev ? prev->id : 0;
     rp->first_seen_ns = rec_now_ns();
     rp->comm = img->comm;
@@ -498,11 +558,36 @@ static struct proc_image *add_image(struct proc_table *t, struct rec_process *rp
 }
 
 
-/* `img` was started by an exec of task `tid` (table_lock held). */
-static void note_exec_image(struct proc_table *t, pid_t tid, struct proc_image *img)
+/* `img` was started by an exec of process `tgid` (table_lock held): kept for the exec opens
+ * still open, if any (none: no open made before this exec can ask about it). */
+static void note_exec_image(struct proc_table *t, pid_t tgid, struct proc_image *img)
 {
-    img->earlier_exec = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
-    g_hash_table_replace(t->exec_images, GINT_TO_POINTER(tid), img);
+    struct exec_watch *w = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tgid));
+    if (!w)
+        return;
+    img->earlier_exec = w->head; /* the watch's reference passes to the newer image */
+    w->head = image_ref(img);
+}
+
+void proc_exec_hold(struct proc_table *t, pid_t tgid)
+{
+    pthread_mutex_lock(&t->table_lock);
+    struct exec_watch *w = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tgid));
+    if (!w) {
+        w = g_new0(struct exec_watch, 1);
+        g_hash_table_insert(t->exec_images, GINT_TO_POINTER(tgid), w);
+    }
+    w->holds++;
+    pthread_mutex_unlock(&t->table_lock);
+}
+
+void proc_exec_release(struct proc_table *t, pid_t tgid)
+{
+    pthread_mutex_lock(&t->table_lock);
+    struct exec_watch *w = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tgid));
+    if (w && --w->holds == 0)
+        g_hash_table_remove(t->exec_images, GINT_TO_POINTER(tgid));
+    pthread_mutex_unlock(&t->table_lock);
 }
 
 /* Whether process `pid` still runs this program (the launcher's, before the build's command
@@ -526,12 +611,11 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
                             char *argv, size_t argv_len)
 {
     g_autofree char *cwd = read_link(pid, "cwd");
-    g_autofree char *key = image_key(pid, si->start_ticks);
     struct rec_process rp = {0};
     rp.env_id = read_env_id(t, pid);
 
     pthread_mutex_lock(&t->table_lock);
-    struct proc_image *cur = g_hash_table_lookup(t->images, key);
+    struct proc_image *cur = current_image(t, pid, si->start_ticks);
     if (cur && cur != superseded) {
         /* Someone else got here first (first sighting, or the same exec). */
         int64_t id = cur->id;
@@ -551,7 +635,7 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
     struct proc_image *img = add_image(t, &rp, prev, rec_now_ns(), exe, argv);
     img->ppid = si->ppid;
     memcpy(img->layout, si->layout, sizeof img->layout);
-    g_hash_table_replace(t->images, g_steal_pointer(&key), img);
+    set_current_image(t, img);
     if (prev || is_root) /* the exec open (by the old image, or the launcher) is this one's */
         note_exec_image(t, pid, img);
     if (is_root && !t->root_id) {
@@ -563,24 +647,11 @@ static int64_t record_image(struct proc_table *t, pid_t pid, const struct stat_i
     return id;
 }
 
-/* The current image of process `pid` (described by `si`), recording what is new. */
-static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
-                               int depth)
+/* resolve_process() for a task whose recorded image `img` (a reference the caller holds, or
+ * NULL: none) is not plainly its current one. */
+static int64_t resolve_changed(struct proc_table *t, pid_t pid, const struct stat_info *si,
+                               int depth, struct proc_image *img)
 {
-    if (pid == t->setup_pid || pid == t->init_pid || pid <= 1)
-        return 0;
-    if (depth > MAX_ANCESTRY)
-        return 0;
-
-    g_autofree char *key = image_key(pid, si->start_ticks);
-    pthread_mutex_lock(&t->table_lock);
-    struct proc_image *img = g_hash_table_lookup(t->images, key);
-    bool same = img && same_image(img->comm, img->layout, si->comm, si->layout);
-    int64_t id = img ? img->id : 0;
-    pthread_mutex_unlock(&t->table_lock);
-    if (same)
-        return id;
-
     g_autofree char *exe = read_link(pid, "exe");
     char *argv = NULL;
     ssize_t argv_len = read_proc(pid, "cmdline", &argv);
@@ -662,6 +733,33 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct sta
                         (size_t)argv_len);
 }
 
+/* The current image of process `pid` (described by `si`), recording what is new. */
+static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct stat_info *si,
+                               int depth)
+{
+    if (pid == t->setup_pid || pid == t->init_pid || pid <= 1)
+        return 0;
+    if (depth > MAX_ANCESTRY)
+        return 0;
+
+    pthread_mutex_lock(&t->table_lock);
+    struct proc_image *img = current_image(t, pid, si->start_ticks);
+    bool same = img && same_image(img->comm, img->layout, si->comm, si->layout);
+    int64_t id = img ? img->id : 0;
+    if (img && !same)
+        image_ref(img); /* it can be replaced and freed while /proc is read */
+    pthread_mutex_unlock(&t->table_lock);
+    if (same)
+        return id;
+    id = resolve_changed(t, pid, si, depth, img);
+    if (img) {
+        pthread_mutex_lock(&t->table_lock);
+        image_unref(img);
+        pthread_mutex_unlock(&t->table_lock);
+    }
+    return id;
+}
+
 /* ---- process events ---------------------------------------------------------------------- */
 
 int proc_table_enable_events(struct proc_table *t)
@@ -679,6 +777,14 @@ static void forget_program(struct proc_image *img)
     g_free(img->argv);
     img->argv = NULL;
     img->argv_len = 0;
+}
+
+/* Process image `img` has ended (table_lock held): its task is no longer current. */
+static void image_ended(struct proc_table *t, struct proc_image *img)
+{
+    forget_program(img);
+    if (g_hash_table_lookup(t->images, GINT_TO_POINTER(img->pid)) == img)
+        g_hash_table_remove(t->images, GINT_TO_POINTER(img->pid));
 }
 
 /* Make, record and register the image an event announced (table_lock held). */
@@ -709,10 +815,10 @@ static struct proc_image *emit_event_image(struct proc_table *t, pid_t tgid,
             if (GPOINTER_TO_INT(tg) == tgid && GPOINTER_TO_INT(tid) != tgid)
                 g_hash_table_iter_remove(&it);
     }
-    g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), img);
+    g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), image_ref(img));
     g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tgid), GINT_TO_POINTER(tgid));
     if (start_ticks)
-        g_hash_table_replace(t->images, image_key(tgid, start_ticks), img);
+        set_current_image(t, img);
     return img;
 }
 
@@ -750,8 +856,6 @@ static void settle_reused_tid(struct proc_table *t, pid_t tid)
         if (!img->leader_exited || img->threads)
             img = NULL;
     }
-    if (img)
-        g_hash_table_remove(t->live, tg);
     GQueue *q = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(tid));
     if (!q) {
         q = g_queue_new();
@@ -759,7 +863,9 @@ static void settle_reused_tid(struct proc_table *t, pid_t tid)
     }
     struct owed_exit *o = g_new(struct owed_exit, 1);
     o->tgid = GPOINTER_TO_INT(tg);
-    o->img = img;
+    o->img = img ? image_ref(img) : NULL;
+    if (img)
+        g_hash_table_remove(t->live, tg);
     g_queue_push_tail(q, o);
     if (img)
         t->due_images++;
@@ -844,6 +950,8 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
     int64_t env_id = read_env_id(t, ev->tgid);
     pthread_mutex_lock(&t->table_lock);
     prev = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
+    if (prev)
+        image_ref(prev); /* the new image replaces it in the tables */
     if (prev && prev->start_ticks && si.start_ticks != prev->start_ticks) {
         /* The task ended and its pid went to another before we read /proc: what we read is
          * not this image's.  Record the exec without it rather than with another's argv. */
@@ -859,8 +967,10 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
                                               prev ? prev->parent_id : 0, prev, si.comm, exe,
                                               argv, (size_t)argv_len, cwd, env_id, ev->time_ns);
     note_exec_image(t, ev->tgid, img); /* the exec'ing thread has the tgid now */
-    if (prev)
+    if (prev) {
         forget_program(prev); /* replaced: only its id and times are needed now */
+        image_unref(prev);
+    }
     if (is_root) {
         t->pending_root = 0;
         t->root_id = img->id;
@@ -881,10 +991,10 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
         struct owed_exit *o = owed->data;
         if (o->img) {
             rec_add_exit(t->rec, o->img->id, ev->time_ns, ev->exit_code);
-            forget_program(o->img);
+            image_ended(t, o->img);
             t->due_images--;
         }
-        g_free(o);
+        free_owed_exit(o);
         g_queue_delete_link(due, owed);
         if (g_queue_is_empty(due))
             g_hash_table_remove(t->exits_due, GINT_TO_POINTER(ev->pid));
@@ -907,8 +1017,8 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
      * (exit_group() gives every thread the same status) is the process's. */
     if (img && img->leader_exited && !img->threads) {
         rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
-        g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid));
-        forget_program(img);
+        image_ended(t, img);
+        g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid)); /* may free it */
     }
     pthread_mutex_unlock(&t->table_lock);
 }
@@ -1007,6 +1117,14 @@ void proc_table_stop_events(struct proc_table *t, int grace_ms)
     }
 }
 
+unsigned proc_table_peak_images(struct proc_table *t)
+{
+    pthread_mutex_lock(&t->table_lock);
+    unsigned n = t->images_peak;
+    pthread_mutex_unlock(&t->table_lock);
+    return n;
+}
+
 char *proc_table_tree_note(struct proc_table *t)
 {
     pthread_mutex_lock(&t->table_lock);
@@ -1027,16 +1145,19 @@ char *proc_table_tree_note(struct proc_table *t)
     return g_strdup("complete");
 }
 
-pid_t proc_image_pid(struct proc_table *t, int64_t id)
+pid_t proc_task_tgid(struct proc_table *t, pid_t tid)
 {
-    pid_t pid = 0;
     pthread_mutex_lock(&t->table_lock);
-    if (id > 0 && (guint64)id <= t->all_images->len) { /* ids are 1, 2, ... in add order */
-        const struct proc_image *img = g_ptr_array_index(t->all_images, id - 1);
-        pid = img->pid;
+    pid_t tgid = GPOINTER_TO_INT(g_hash_table_lookup(t->live_tasks, GINT_TO_POINTER(tid)));
+    if (!tgid) {
+        struct proc_task *task = g_hash_table_lookup(t->tasks, GINT_TO_POINTER(tid));
+        if (task && task->image)
+            tgid = task->image->pid;
     }
     pthread_mutex_unlock(&t->table_lock);
-    return pid;
+    if (!tgid) /* the launcher, or lost events: the caller is blocked, /proc is its own */
+        tgid = read_status_field(tid, "Tgid");
+    return tgid > 0 ? tgid : tid;
 }
 
 int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)
@@ -1047,8 +1168,9 @@ int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)
     /* The first exec after the open used the file; later ones (sh -c 'exec cc', a wrapper)
      * came after it. */
     int64_t id = 0;
-    for (struct proc_image *img = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
-         img && img->began_ns >= since_ns; img = img->earlier_exec)
+    struct exec_watch *w = g_hash_table_lookup(t->exec_images, GINT_TO_POINTER(tid));
+    for (struct proc_image *img = w ? w->head : NULL; img && img->began_ns >= since_ns;
+         img = img->earlier_exec)
         id = img->id;
     pthread_mutex_unlock(&t->table_lock);
     return id;
@@ -1112,8 +1234,7 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
     int64_t id = resolve_process(t, tgid, &psi, 0);
 
     pthread_mutex_lock(&t->table_lock);
-    g_autofree char *key = image_key(tgid, psi.start_ticks);
-    struct proc_image *img = id ? g_hash_table_lookup(t->images, key) : NULL;
+    struct proc_image *img = id ? current_image(t, tgid, psi.start_ticks) : NULL;
     if (img && img->id == id) {
         task = g_hash_table_lookup(t->tasks, GINT_TO_POINTER(tid));
         if (!task) {
@@ -1124,7 +1245,10 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
         task->start_ticks = tsi.start_ticks;
         g_strlcpy(task->comm, tsi.comm, sizeof task->comm);
         memcpy(task->layout, tsi.layout, sizeof task->layout);
-        task->image = img;
+        if (task->image != img) {
+            image_unref(task->image);
+            task->image = image_ref(img);
+        }
     }
     pthread_mutex_unlock(&t->table_lock);
     return id;

@@ -68,16 +68,29 @@ void proc_table_stop_events(struct proc_table *t, int grace_ms);
  * (the event thread's own events must not concern the same pids). */
 void proc_table_apply_event(struct proc_table *t, const struct procev_event *ev);
 
+/* The most process images the table held at once.  An image is held while it is live, its
+ * task current, an exec open of its process outstanding, or its exit owed: this follows the
+ * build's concurrency, not its length (runs.notes daemon_peak_images). */
+unsigned proc_table_peak_images(struct proc_table *t);
+
 /* How complete the recorded process tree is, as a sentence for runs.process_tree. */
 char *proc_table_tree_note(struct proc_table *t);
 
-/* The image that the first exec of task `tid` at or after `since_ns` started (0 if none seen):
- * an exec open is attributed to the program it starts, once the exec has completed. */
-int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns);
+/* Exec opens.  An exec open is attributed to the program it starts, once the exec has
+ * completed: proc_exec_hold() when process `tgid` opens a file for exec (before the open's
+ * time is taken), proc_exec_release() when that handle is released.  While a process has an
+ * exec open outstanding the images its execs start are kept for proc_image_after(); with none,
+ * they are not (no open made before them can ask). */
+void proc_exec_hold(struct proc_table *t, pid_t tgid);
+void proc_exec_release(struct proc_table *t, pid_t tgid);
 
-/* The pid of process image `id` (its thread group's, whichever thread made the request that
- * resolved to it); 0 if `id` is not an image. */
-pid_t proc_image_pid(struct proc_table *t, int64_t id);
+/* The image that the first exec of process `tgid` at or after `since_ns` started (0 if none
+ * seen), for an exec open it holds. */
+int64_t proc_image_after(struct proc_table *t, pid_t tgid, int64_t since_ns);
+
+/* The process (thread group id) of task `tid`, which is blocked in a request (a non-main
+ * thread that execs takes over this pid); `tid` itself if it cannot be told. */
+pid_t proc_task_tgid(struct proc_table *t, pid_t tid);
 
 /* The pid of the build's root process, once seen (0 before). */
 pid_t proc_table_root_pid(struct proc_table *t);

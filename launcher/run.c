@@ -1187,8 +1187,10 @@ static void run_finish(struct run *r)
                               r->unmapped_groups ? r->unmapped_groups : "")
             : g_strdup_printf("ids=own only (others' files show as yours, chown/chgrp to other ids "
                               "fail with EINVAL): %s; ", r->idmap_note ? r->idmap_note : "?");
-    r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; killpriv_v2=%d; %s%srequests: %s",
+    r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
+                            "killpriv_v2=%d; %s%srequests: %s",
                             (unsigned long long)events, self_usage.ru_maxrss,
+                            r->procs ? proc_table_peak_images(r->procs) : 0,
                             r->fs ? fs_killpriv_v2(r->fs) : 0, r->ids_note,
                             r->o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "

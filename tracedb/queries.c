@@ -105,16 +105,11 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
         "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
         " ORDER BY a.first_ns",
-    [TQ_PATHS_WRITTEN_BY_PROCESS] =
-        "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
-        "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
-        " AND a.kind NOT IN " TRACEDB_KINDS_GONE " AND (a.kind != 2 OR a.bytes > 0)",
-    [TQ_READ_COUNT_OF_PROCESS] =
-        "SELECT COUNT(*) FROM accesses WHERE process_id = ?1 AND kind IN " TRACEDB_KINDS_READ
-        " AND result = 0",
-    [TQ_LAST_ACTIVITY] =
-        "SELECT MAX(t) FROM (SELECT MAX(last_ns) AS t FROM accesses WHERE process_id = ?1 "
-        "UNION ALL SELECT MAX(time_ns) FROM output WHERE process_id = ?1)",
+    [TQ_BINDINGS] = "SELECT file_id, version_id, kind, first_ns, id FROM accesses NOT INDEXED "
+                    "WHERE result = 0",
+    [TQ_ACTIVITY] =
+        "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses NOT INDEXED",
+    [TQ_LAST_OUTPUT] = "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id",
     [TQ_ACCESS_LOG] = /* (in storage order: the caller sorts by first_ns, id) */
         "SELECT process_id, kind, file_id, version_id, result, first_ns, id FROM accesses",
     [TQ_LAST_BINDING_KIND] =
@@ -146,7 +141,7 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_VERSIONS_BASED_ON] = "SELECT id FROM versions WHERE base_id = ?",
     [TQ_VERSIONED_ACCESSES] =
         "SELECT process_id, version_id, kind, first_ns, last_ns, file_id FROM accesses NOT "
-        "INDEXED WHERE version_id IS NOT NULL AND result = 0 AND kind IN " TRACEDB_KINDS_VERSIONED,
+        "INDEXED WHERE version_id IS NOT NULL AND result = 0",
     [TQ_WRITERS_OF_VERSION] =
         "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
         TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",
@@ -168,14 +163,10 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_USERS_OF_VERSION] =
         "SELECT process_id, kind FROM accesses WHERE version_id = ? AND result = 0 AND "
         "process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED,
-    [TQ_USE_EDGES] =
-        "SELECT process_id, version_id, kind, MIN(first_ns), MAX(last_ns) FROM accesses "
+    [TQ_USES] =
+        "SELECT process_id, version_id, kind, first_ns, last_ns FROM accesses NOT INDEXED "
         "WHERE version_id IS NOT NULL AND process_id IS NOT NULL AND result = 0 AND kind IN "
-        TRACEDB_KINDS_USED " GROUP BY process_id, version_id, kind IN " TRACEDB_KINDS_READ
-        " ORDER BY 4",
-    [TQ_VERSIONS_USED] =
-        "SELECT DISTINCT version_id FROM accesses WHERE version_id IS NOT NULL AND result = "
-        "0 AND ?1 = ?1",
+        TRACEDB_KINDS_USED,
     [TQ_VERSIONS_MADE] =
         "SELECT DISTINCT version_id FROM accesses WHERE kind IN " TRACEDB_KINDS_MADE
         " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1",
@@ -191,17 +182,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_VERSIONS_EXECUTED_BY_PROCESS] =
         "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
         TRACEDB_KINDS_EXEC " AND result = 0 AND version_id IS NOT NULL",
-    [TQ_PRODUCT_FILES] =
-        "SELECT DISTINCT a.file_id FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
-        "a.kind IN " TRACEDB_KINDS_PRODUCED
-        " AND a.result = 0 AND a.version_id IS NOT NULL ORDER BY f.path",
-    [TQ_FOUND_VERSIONS_READ] =
-        "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON v.id = a.version_id "
-        "WHERE a.kind IN " TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 AND ?1 = ?1",
-    [TQ_FOUND_VERSIONS_OPENED] =
-        "SELECT DISTINCT a.version_id FROM accesses a JOIN versions v ON v.id = a.version_id "
-        "WHERE a.kind IN " TRACEDB_KINDS_OPENED_READ
-        " AND a.result = 0 AND v.origin = 1 AND ?1 = ?1",
     [TQ_FOUND_READS_WITH_PATHS] =
         "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN files f ON f.id = "
         "a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ

@@ -66,9 +66,9 @@ enum tracedb_query {
     TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes, first) of every access, or ?1's */
     /* compile-commands: (path, kind) of what image ?1 changed, in order */
     TQ_PATH_CHANGES_OF_PROCESS,
-    TQ_PATHS_WRITTEN_BY_PROCESS, /* chrome-trace: the paths image ?1 wrote bytes to or made */
-    TQ_READ_COUNT_OF_PROCESS, /* chrome-trace: how many successful reads image ?1 made */
-    TQ_LAST_ACTIVITY, /* the last time image ?1 accessed a file or wrote output */
+    TQ_BINDINGS, /* every successful access: file, version, kind, time, id (a scan) */
+    TQ_ACTIVITY, /* every access: who, what kind, which file, bytes, when, result (a scan) */
+    TQ_LAST_OUTPUT, /* each process's last output time (a scan) */
     TQ_ACCESS_LOG, /* intoto: every access (process, kind, file id, version, result, first_ns,
                     * id), unsorted: the caller sorts them in memory (SQLite's sorter and a
                     * join per row were most of the export's time) */
@@ -85,23 +85,20 @@ enum tracedb_query {
     TQ_VERSION_AT_FILE, /* the version file ?1 held last */
     TQ_VERSIONS_OF_FILE, /* every version seen at file ?1 */
     TQ_VERSIONS_BASED_ON, /* versions written on top of ?1 */
-    TQ_VERSIONED_ACCESSES, /* every access bound to a version: the provenance graph in one scan */
+    TQ_VERSIONED_ACCESSES, /* every successful access bound to a version: the provenance graph
+                            * in one scan */
     TQ_WRITERS_OF_VERSION, /* (process, last write) of the images that made version ?1 */
     TQ_READS_OF_PROCESS, /* (version, first, file, kind) image ?1 read with a start in [?2, ?3] */
     TQ_READERS_OF_VERSION, /* (process, first read) of the images that read version ?1 */
     TQ_WRITES_OF_PROCESS, /* (version, last write) image ?1 made with an end in [?2, ?3] */
     TQ_MAKERS_OF_VERSION, /* the images that made version ?1 */
     TQ_USERS_OF_VERSION, /* (process, kind) of every image that read or made version ?1 */
-    TQ_USE_EDGES, /* prov: (process, version, kind, first, last) of every use, grouped read/made */
-    TQ_VERSIONS_USED, /* every version read or written (?1 unused) */
+    TQ_USES, /* prov: (process, version, kind, first, last) of every successful use (a scan) */
     TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
     TQ_VERSIONS_OPENED_BY_PROCESS, /* the versions image ?1 opened for reading */
     TQ_VERSIONS_EXECUTED_BY_PROCESS, /* the versions image ?1 executed */
-    TQ_PRODUCT_FILES, /* the files the build left a version at, by path */
-    TQ_FOUND_VERSIONS_READ, /* the found versions the build read or executed (?1 unused) */
-    TQ_FOUND_VERSIONS_OPENED, /* the found versions the build opened for reading (?1 unused) */
     /* packages: (path, kind, version) of every found file read or executed */
     TQ_FOUND_READS_WITH_PATHS,
     TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */

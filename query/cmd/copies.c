@@ -298,7 +298,7 @@ int query_copies_main(int argc, char **argv)
         return 1;
     }
     /* The candidates: source files the build read and did not make. */
-    GArray *ids = qdb_ids(q, tracedb_sql(TQ_FOUND_VERSIONS_OPENED), 0);
+    GArray *ids = prov_versions_used_as(p, PROV_USE_OPENED, true);
     GArray *cands = g_array_new(FALSE, TRUE, sizeof(struct candidate));
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(p, g_array_index(ids, int64_t, i));

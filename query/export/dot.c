@@ -58,7 +58,7 @@ int fmt_dot(struct export_ctx *x)
         g_array_append_val(nodes, self);
     } else {
         /* The whole build: every version that was read or written. */
-        GArray *ids = qdb_ids(x->q, tracedb_sql(TQ_VERSIONS_USED), 0);
+        GArray *ids = prov_versions_used(x->p);
         nodes = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
         for (guint i = 0; i < ids->len; i++) {
             struct prov_node n = {prov_version(x->p, g_array_index(ids, int64_t, i)),

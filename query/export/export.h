@@ -56,7 +56,7 @@ void ex_trace_state_members(struct export_ctx *x, GString *o);
  * private /tmp), the version there.  Sorted by path. */
 GArray *ex_products(struct export_ctx *x);
 
-/* Every found version the build read (its ex_materials), sorted by path. */
+/* Every found version the build read (its ex_materials), in id order. */
 GArray *ex_materials(struct export_ctx *x);
 
 gint ex_version_path_cmp(gconstpointer a, gconstpointer b);

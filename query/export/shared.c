@@ -44,12 +44,10 @@ void ex_trace_state_members(struct export_ctx *x, GString *o)
 GArray *ex_products(struct export_ctx *x)
 {
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
-    sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(x->q, tracedb_sql(TQ_PRODUCT_FILES), &st))
-        return out;
+    GArray *files = prov_product_files(x->p);
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
-    while (qdb_row(x->q, st)) {
-        int64_t file_id = sqlite3_column_int64(st, 0);
+    for (guint i = 0; i < files->len; i++) {
+        int64_t file_id = g_array_index(files, int64_t, i);
         if (!prov_exists_at_end(x->p, file_id))
             continue;
         const struct prov_version *v = prov_version(x->p, prov_version_at(x->p, file_id));
@@ -59,15 +57,15 @@ GArray *ex_products(struct export_ctx *x)
         g_hash_table_add(seen, (gpointer)&v->id);
         g_array_append_val(out, v);
     }
-    sqlite3_finalize(st);
+    g_array_unref(files);
     g_hash_table_destroy(seen);
     return out;
 }
 
-/* Every found version the build read (its ex_materials), sorted by path. */
+/* Every found version the build read (its ex_materials), in id order. */
 GArray *ex_materials(struct export_ctx *x)
 {
-    GArray *ids = qdb_ids(x->q, tracedb_sql(TQ_FOUND_VERSIONS_READ), 0);
+    GArray *ids = prov_versions_used_as(x->p, PROV_USE_READ, true);
     GArray *out = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(x->p, g_array_index(ids, int64_t, i));

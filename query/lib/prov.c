@@ -154,7 +154,8 @@ struct csr {
 
 /* The whole graph in memory, for walks too big to do one lookup at a time (PROV_SQL_NODES). */
 struct graph {
-    int64_t max_process;
+    int64_t max_process, max_version;
+    guint8 *used;       /* [version]: 1 if a successful access was bound to it */
     struct csr writers; /* version -> {process, last_ns} */
     struct csr reads;   /* process -> {version, first_ns, file_id, kind} */
     struct csr readers; /* version -> {process, first_ns} */
@@ -187,6 +188,24 @@ struct prov {
     struct idmap walk_maps[3];
     bool walk_maps_made, walk_maps_busy;
     bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
+    struct bindings *bindings; /* NULL until prov_load_bindings */
+};
+
+/* What every successful access says about files and versions, from one scan
+ * (prov_load_bindings): per file, its last binding access (TQ_LAST_BINDING_KIND's row) and
+ * the version it held last (TQ_VERSION_AT_FILE's), and whether a version was produced there;
+ * per version, how it was used (enum prov_use). */
+struct file_end {
+    int64_t last_t, last_id; /* the last binding access: its time and id (0: none) */
+    int64_t at_t, at_id, version_at;
+    int last_kind;
+    bool produced;
+};
+
+struct bindings {
+    int64_t max_file, max_version;
+    struct file_end *files; /* [file id] */
+    guint8 *uses;           /* [version id]: enum prov_use bits */
 };
 
 static const struct {
@@ -256,6 +275,11 @@ void prov_free(struct prov *p)
     sqlite3_finalize(p->st_based);
     sqlite3_finalize(p->st_version_at);
     sqlite3_finalize(p->st_last_kind);
+    if (p->bindings) {
+        g_free(p->bindings->files);
+        g_free(p->bindings->uses);
+        g_free(p->bindings);
+    }
     idmap_clear(&p->versions);
     idmap_clear(&p->paths);
     idmap_clear(&p->name_kinds);
@@ -290,6 +314,13 @@ const char *prov_file_path(struct prov *p, int64_t file_id)
     sqlite3_reset(st);
     idmap_set(&p->paths, file_id, s ? s : &no_path);
     return s;
+}
+
+/* Files by path (the paths are loaded). */
+static gint file_path_cmp(gconstpointer a, gconstpointer b, gpointer data)
+{
+    struct prov *p = data;
+    return strcmp(prov_file_path(p, *(const int64_t *)a), prov_file_path(p, *(const int64_t *)b));
 }
 
 /* prov_file_path, or "?" for a file the trace does not have (a damaged trace). */
@@ -344,8 +375,96 @@ const struct prov_version *prov_version(struct prov *p, int64_t id)
     return v;
 }
 
+static int64_t max_id(struct qdb *q, enum tracedb_query which);
+
+static bool later(int64_t t, int64_t id, int64_t than_t, int64_t than_id)
+{
+    return t > than_t || (t == than_t && id > than_id);
+}
+
+void prov_load_bindings(struct prov *p)
+{
+    if (p->bindings)
+        return;
+    struct bindings *b = g_new0(struct bindings, 1);
+    b->max_file = max_id(p->q, TQ_MAX_FILE_ID);
+    b->max_version = max_id(p->q, TQ_MAX_VERSION_ID);
+    b->files = g_new0(struct file_end, (size_t)b->max_file + 1);
+    b->uses = g_new0(guint8, (size_t)b->max_version + 1);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(p->q, tracedb_sql(TQ_BINDINGS), &st)) {
+        while (qdb_row(p->q, st)) {
+            int64_t fid = sqlite3_column_int64(st, 0);
+            if (fid < 1 || fid > b->max_file)
+                continue;
+            bool has_version = sqlite3_column_type(st, 1) != SQLITE_NULL;
+            int64_t vid = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 3),
+                    id = sqlite3_column_int64(st, 4);
+            int kind = sqlite3_column_int(st, 2);
+            struct file_end *f = &b->files[fid];
+            bool bound = kind != TRACEDB_MKDIR && kind != TRACEDB_RMDIR &&
+                         kind >= TRACEDB_READ && kind <= TRACEDB_SYMLINK; /* KINDS_BOUND */
+            if (bound && (!f->last_id || later(t, id, f->last_t, f->last_id))) {
+                f->last_t = t;
+                f->last_id = id;
+                f->last_kind = kind;
+            }
+            if (!has_version)
+                continue;
+            bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
+            if (!gone && (!f->at_id || later(t, id, f->at_t, f->at_id))) {
+                f->at_t = t;
+                f->at_id = id;
+                f->version_at = vid;
+            }
+            if (kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE ||
+                kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) /* KINDS_PRODUCED */
+                f->produced = true;
+            if (vid < 1 || vid > b->max_version)
+                continue;
+            if (kind == TRACEDB_READ)
+                b->uses[vid] |= PROV_USE_OPENED | PROV_USE_READ;
+            else if (kind == TRACEDB_EXEC)
+                b->uses[vid] |= PROV_USE_READ;
+            else if (kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE)
+                b->uses[vid] |= PROV_USE_MADE;
+        }
+    }
+    sqlite3_finalize(st);
+    p->bindings = b;
+}
+
+GArray *prov_product_files(struct prov *p)
+{
+    prov_load_bindings(p);
+    prov_load_versions(p); /* every path */
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int64_t f = 1; f <= p->bindings->max_file; f++)
+        if (p->bindings->files[f].produced && prov_file_path(p, f))
+            g_array_append_val(out, f);
+    g_array_sort_with_data(out, file_path_cmp, p);
+    return out;
+}
+
+GArray *prov_versions_used_as(struct prov *p, unsigned uses, bool found_only)
+{
+    prov_load_bindings(p);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int64_t v = 1; v <= p->bindings->max_version; v++) {
+        if (!(p->bindings->uses[v] & uses))
+            continue;
+        const struct prov_version *pv = prov_version(p, v);
+        if (pv && (!found_only || pv->origin == TRACEDB_VERSION_FOUND))
+            g_array_append_val(out, v);
+    }
+    return out;
+}
+
 int64_t prov_version_at(struct prov *p, int64_t file_id)
 {
+    if (p->bindings)
+        return file_id >= 1 && file_id <= p->bindings->max_file
+                   ? p->bindings->files[file_id].version_at : 0;
     /* Any access that bound a version at this path says "at that time it held V"; a
      * rename_from or unlink says it stopped holding it.  (Asked once per product by diff
      * and the exports: the statement is kept.) */
@@ -360,6 +479,11 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
 
 bool prov_exists_at_end(struct prov *p, int64_t file_id)
 {
+    if (p->bindings) {
+        int kind = file_id >= 1 && file_id <= p->bindings->max_file
+                       ? p->bindings->files[file_id].last_kind : 0;
+        return kind != TRACEDB_UNLINK && kind != TRACEDB_RENAME_FROM;
+    }
     int64_t kind = -1;
     if (!p->st_last_kind && !qdb_prepare(p->q, tracedb_sql(TQ_LAST_BINDING_KIND), &p->st_last_kind))
         return true;
@@ -654,6 +778,7 @@ static void graph_free(struct graph *g)
     csr_free(&g->readers);
     csr_free(&g->writes);
     csr_free(&g->based);
+    g_free(g->used);
     g_free(g);
 }
 
@@ -717,6 +842,19 @@ static void load_versions(struct prov *p, int64_t max_version, const struct plac
     sqlite3_finalize(st);
 }
 
+/* Whether accesses of this kind are edges of the graph (TRACEDB_KINDS_VERSIONED). */
+static bool versioned_kind(int kind)
+{
+    switch (kind) {
+    case TRACEDB_READ: case TRACEDB_EXEC:                           /* reads */
+    case TRACEDB_WRITE: case TRACEDB_CREATE: case TRACEDB_TRUNCATE: /* made */
+    case TRACEDB_RENAME_TO: case TRACEDB_LINK:                      /* placed */
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Load every file path, version and versioned access in three scans. */
 static void load_graph(struct prov *p)
 {
@@ -731,12 +869,16 @@ static void load_graph(struct prov *p)
     guint room = (guint)MIN(max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
     GArray *rd = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by process */
     GArray *wr = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by version */
+    g->used = g_new0(guint8, (size_t)max_version + 1);
     if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONED_ACCESSES), &st)) {
         while (qdb_row(p->q, st)) {
             int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
             if (vid < 1 || vid > max_version || pid < 0 || pid > max_process)
                 continue; /* not a version or process of this trace */
+            g->used[vid] = 1;
             int kind = sqlite3_column_int(st, 2);
+            if (!versioned_kind(kind))
+                continue; /* bound to a version but not an edge: removed, moved away */
             int64_t first = sqlite3_column_int64(st, 3), last = sqlite3_column_int64(st, 4);
             int64_t file_id = sqlite3_column_int64(st, 5);
             if (kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) {
@@ -778,6 +920,7 @@ static void load_graph(struct prov *p)
     g_free(moved);
     qdb_load_all(p->q);
     g->max_process = max_process;
+    g->max_version = max_version;
     p->graph = g;
 }
 
@@ -1081,6 +1224,17 @@ void prov_load(struct prov *p)
 {
     if (!p->graph)
         load_graph(p);
+}
+
+GArray *prov_versions_used(struct prov *p)
+{
+    if (!p->graph)
+        load_graph(p);
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int64_t v = 1; v <= p->graph->max_version; v++)
+        if (p->graph->used[v])
+            g_array_append_val(ids, v);
+    return ids;
 }
 
 GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_walk_opts *o)

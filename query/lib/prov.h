@@ -63,6 +63,25 @@ void prov_free(struct prov *p);
 
 const struct prov_version *prov_version(struct prov *p, int64_t id);
 
+/* Load, in one scan of the accesses, what the next four answer from (without it each asks
+ * SQL: right for a few files, seconds for tens of thousands). */
+void prov_load_bindings(struct prov *p);
+
+/* Every file a successful access put a version at (written, created, truncated, moved or
+ * linked there: TRACEDB_KINDS_PRODUCED), by path.  Loads the bindings and every path. */
+GArray *prov_product_files(struct prov *p);
+
+/* How a version was used by successful accesses. */
+enum prov_use {
+    PROV_USE_READ = 1,   /* read or executed (TRACEDB_KINDS_READ) */
+    PROV_USE_OPENED = 2, /* opened for reading (TRACEDB_KINDS_OPENED_READ) */
+    PROV_USE_MADE = 4,   /* written, created or truncated (TRACEDB_KINDS_MADE) */
+};
+
+/* The versions used in any of the ways in `uses` (and with `found_only`, only those found in
+ * place rather than made by the build), in id order.  Loads the bindings. */
+GArray *prov_versions_used_as(struct prov *p, unsigned uses, bool found_only);
+
 /* The version last seen at `file_id` (written, moved there, or read there); 0 if none. */
 int64_t prov_version_at(struct prov *p, int64_t file_id);
 /* Does the path still exist when the build ends (its last event is not a removal)? */
@@ -102,6 +121,10 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
 /* Load the whole graph now (~0.7 s per million accesses), for a command that will walk many
  * times: each walk is then in memory, never one SQL lookup per step. */
 void prov_load(struct prov *p);
+
+/* Every version a successful access was bound to (read, written, executed, moved, removed), in
+ * id order, from the whole graph (loaded if it is not). */
+GArray *prov_versions_used(struct prov *p);
 /* Read every version (and file path) now, in two scans, without the graph: for a command
  * that asks for most versions one by one (the prov and intoto exports). */
 void prov_load_versions(struct prov *p);

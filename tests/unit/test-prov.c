@@ -148,10 +148,89 @@ static void test_process_and_version_lookups(void)
     qdb_close(q);
 }
 
+/* "a,b,c" of int64 ids. */
+static char *ids_text(GArray *ids)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < ids->len; i++)
+        g_string_append_printf(s, "%s%" G_GINT64_FORMAT, i ? "," : "", g_array_index(ids, int64_t, i));
+    return g_string_free(s, FALSE);
+}
+
+/* What one scan of the accesses answers (prov_load_bindings) is what a query per file
+ * answers: the version at each path at the end, whether the path still exists, the files a
+ * version was put at, and how each version was used.  On the trace above plus: app renamed to
+ * app2, a temporary made and removed, b.o removed, a failed write of a.c and a read of h.h by
+ * no known process (both count for nothing but the process-less read). */
+static void test_bindings_scan(void)
+{
+    g_autofree char *path = make_trace();
+    sqlite3 *db = NULL;
+    g_assert_cmpint(sqlite3_open(path, &db), ==, SQLITE_OK);
+    g_assert_cmpint(
+        sqlite3_exec(db,
+                     "INSERT INTO files (id, path) VALUES (10, '/w/app2'), (11, '/w/gone.tmp');"
+                     "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+                     "(10, 11, 2, 370, 370);"
+                     "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
+                     "version_id, result) VALUES "
+                     "(6, 6, 9, 360, 360, 6, 0), (6, 10, 10, 360, 360, 6, 0),"
+                     "(6, 11, 3, 365, 370, 10, 0), (6, 11, 6, 380, 380, 10, 0),"
+                     "(5, 5, 6, 390, 390, 5, 0), (6, 1, 2, 395, 395, 1, 13),"
+                     "(NULL, 3, 1, 396, 396, 3, 0);",
+                     NULL, NULL, NULL),
+        ==, SQLITE_OK);
+    sqlite3_close(db);
+    g_autofree char *err = NULL;
+    struct qdb *q = NULL, *q2 = NULL;
+    g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
+    g_assert_cmpint(qdb_open(path, &q2, &err), ==, 0);
+    struct prov *by_sql = prov_new(q), *p = prov_new(q2);
+    prov_load_bindings(p);
+    for (int64_t f = 0; f <= 12; f++) {
+        g_assert_cmpint(prov_version_at(p, f), ==, prov_version_at(by_sql, f));
+        g_assert_cmpint(prov_exists_at_end(p, f), ==, prov_exists_at_end(by_sql, f));
+    }
+    g_assert_cmpint(prov_version_at(p, 10), ==, 6);  /* app2 holds what app held */
+    g_assert_cmpint(prov_version_at(p, 11), ==, 10); /* the temporary's last content */
+    g_assert_false(prov_exists_at_end(p, 6));        /* app: renamed away */
+    g_assert_true(prov_exists_at_end(p, 10));
+    g_assert_false(prov_exists_at_end(p, 11));
+    g_assert_false(prov_exists_at_end(p, 5));        /* b.o: removed */
+    g_assert_true(prov_exists_at_end(p, 1));         /* a.c: its failed write changed nothing */
+    GArray *files = prov_product_files(p);
+    g_autofree char *files_s = ids_text(files);
+    g_assert_cmpstr(files_s, ==, "4,6,10,5,11,7,8"); /* a.o app app2 b.o gone.tmp lib.so pkg */
+    GArray *read = prov_versions_used_as(p, PROV_USE_READ, true);
+    GArray *opened = prov_versions_used_as(p, PROV_USE_OPENED, true);
+    GArray *made = prov_versions_used_as(p, PROV_USE_MADE, false);
+    GArray *built_read = prov_versions_used_as(p, PROV_USE_READ, false);
+    GArray *used = prov_versions_used(p);
+    g_autofree char *read_s = ids_text(read), *opened_s = ids_text(opened),
+                    *made_s = ids_text(made), *built_read_s = ids_text(built_read),
+                    *used_s = ids_text(used);
+    g_assert_cmpstr(read_s, ==, "1,2,3,9");
+    g_assert_cmpstr(opened_s, ==, "1,2,3");
+    g_assert_cmpstr(made_s, ==, "4,5,6,7,8,10");
+    g_assert_cmpstr(built_read_s, ==, "1,2,3,4,5,7,9");
+    g_assert_cmpstr(used_s, ==, "1,2,3,4,5,6,7,8,9,10");
+    g_array_unref(files);
+    g_array_unref(read);
+    g_array_unref(opened);
+    g_array_unref(made);
+    g_array_unref(built_read);
+    g_array_unref(used);
+    prov_free(p);
+    prov_free(by_sql);
+    qdb_close(q);
+    qdb_close(q2);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/prov/union-of-closures", test_union_of_closures);
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
+    g_test_add_func("/prov/bindings-scan", test_bindings_scan);
     return unit_run();
 }

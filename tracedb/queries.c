@@ -139,9 +139,9 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT version_id FROM accesses WHERE file_id = ?1 AND version_id IS NOT NULL AND "
         "result = 0 UNION SELECT id FROM versions WHERE file_id = ?1 ORDER BY 1",
     [TQ_VERSIONS_BASED_ON] = "SELECT id FROM versions WHERE base_id = ?",
-    [TQ_VERSIONED_ACCESSES] =
-        "SELECT process_id, version_id, kind, first_ns, last_ns, file_id FROM accesses NOT "
-        "INDEXED WHERE version_id IS NOT NULL AND result = 0",
+    [TQ_SUCCESSFUL_ACCESSES] =
+        "SELECT process_id, version_id, kind, first_ns, last_ns, file_id, id FROM accesses NOT "
+        "INDEXED WHERE result = 0",
     [TQ_WRITERS_OF_VERSION] =
         "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
         TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",

@@ -85,8 +85,8 @@ enum tracedb_query {
     TQ_VERSION_AT_FILE, /* the version file ?1 held last */
     TQ_VERSIONS_OF_FILE, /* every version seen at file ?1 */
     TQ_VERSIONS_BASED_ON, /* versions written on top of ?1 */
-    TQ_VERSIONED_ACCESSES, /* every successful access bound to a version: the provenance graph
-                            * in one scan */
+    TQ_SUCCESSFUL_ACCESSES, /* every successful access: the provenance graph (those bound to a
+                             * version) and the bindings in one scan */
     TQ_WRITERS_OF_VERSION, /* (process, last write) of the images that made version ?1 */
     TQ_READS_OF_PROCESS, /* (version, first, file, kind) image ?1 read with a start in [?2, ?3] */
     TQ_READERS_OF_VERSION, /* (process, first read) of the images that read version ?1 */

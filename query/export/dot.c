@@ -58,7 +58,8 @@ int fmt_dot(struct export_ctx *x)
         g_array_append_val(nodes, self);
     } else {
         /* The whole build: every version that was read or written. */
-        GArray *ids = prov_versions_used(x->p);
+        prov_load(x->p); /* one scan for the graph and the versions used */
+        GArray *ids = prov_versions_used_as(x->p, PROV_USE_BOUND, false);
         nodes = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
         for (guint i = 0; i < ids->len; i++) {
             struct prov_node n = {prov_version(x->p, g_array_index(ids, int64_t, i)),

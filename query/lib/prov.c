@@ -154,8 +154,7 @@ struct csr {
 
 /* The whole graph in memory, for walks too big to do one lookup at a time (PROV_SQL_NODES). */
 struct graph {
-    int64_t max_process, max_version;
-    guint8 *used;       /* [version]: 1 if a successful access was bound to it */
+    int64_t max_process;
     struct csr writers; /* version -> {process, last_ns} */
     struct csr reads;   /* process -> {version, first_ns, file_id, kind} */
     struct csr readers; /* version -> {process, first_ns} */
@@ -356,7 +355,8 @@ static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int
     copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, 6));
     v->hash_error = sqlite3_column_int(st, 7);
     copy_hex(v->sha1, sizeof v->sha1, sqlite3_column_text(st, 8));
-    v->path = file_path(p, moved_to ? moved_to : v->file_id);
+    v->at_file_id = moved_to ? moved_to : v->file_id;
+    v->path = file_path(p, v->at_file_id);
     return v;
 }
 
@@ -382,53 +382,63 @@ static bool later(int64_t t, int64_t id, int64_t than_t, int64_t than_id)
     return t > than_t || (t == than_t && id > than_id);
 }
 
-void prov_load_bindings(struct prov *p)
+static struct bindings *bindings_new(struct prov *p)
 {
-    if (p->bindings)
-        return;
     struct bindings *b = g_new0(struct bindings, 1);
     b->max_file = max_id(p->q, TQ_MAX_FILE_ID);
     b->max_version = max_id(p->q, TQ_MAX_VERSION_ID);
     b->files = g_new0(struct file_end, (size_t)b->max_file + 1);
     b->uses = g_new0(guint8, (size_t)b->max_version + 1);
+    return b;
+}
+
+/* Account one successful access (of TQ_BINDINGS' columns) in `b`. */
+static void bindings_add(struct bindings *b, int64_t fid, bool has_version, int64_t vid,
+                         int kind, int64_t t, int64_t id)
+{
+    if (fid < 1 || fid > b->max_file)
+        return;
+    struct file_end *f = &b->files[fid];
+    bool bound = kind != TRACEDB_MKDIR && kind != TRACEDB_RMDIR && kind >= TRACEDB_READ &&
+                 kind <= TRACEDB_SYMLINK; /* TRACEDB_KINDS_BOUND */
+    if (bound && (!f->last_id || later(t, id, f->last_t, f->last_id))) {
+        f->last_t = t;
+        f->last_id = id;
+        f->last_kind = kind;
+    }
+    if (!has_version)
+        return;
+    bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
+    if (!gone && (!f->at_id || later(t, id, f->at_t, f->at_id))) {
+        f->at_t = t;
+        f->at_id = id;
+        f->version_at = vid;
+    }
+    bool made = kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE;
+    if (made || kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) /* TRACEDB_KINDS_PRODUCED */
+        f->produced = true;
+    if (vid < 1 || vid > b->max_version)
+        return;
+    b->uses[vid] |= PROV_USE_BOUND;
+    if (kind == TRACEDB_READ)
+        b->uses[vid] |= PROV_USE_OPENED | PROV_USE_READ;
+    else if (kind == TRACEDB_EXEC)
+        b->uses[vid] |= PROV_USE_READ;
+    else if (made)
+        b->uses[vid] |= PROV_USE_MADE;
+}
+
+void prov_load_bindings(struct prov *p)
+{
+    if (p->bindings)
+        return;
+    struct bindings *b = bindings_new(p);
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(p->q, tracedb_sql(TQ_BINDINGS), &st)) {
-        while (qdb_row(p->q, st)) {
-            int64_t fid = sqlite3_column_int64(st, 0);
-            if (fid < 1 || fid > b->max_file)
-                continue;
-            bool has_version = sqlite3_column_type(st, 1) != SQLITE_NULL;
-            int64_t vid = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 3),
-                    id = sqlite3_column_int64(st, 4);
-            int kind = sqlite3_column_int(st, 2);
-            struct file_end *f = &b->files[fid];
-            bool bound = kind != TRACEDB_MKDIR && kind != TRACEDB_RMDIR &&
-                         kind >= TRACEDB_READ && kind <= TRACEDB_SYMLINK; /* KINDS_BOUND */
-            if (bound && (!f->last_id || later(t, id, f->last_t, f->last_id))) {
-                f->last_t = t;
-                f->last_id = id;
-                f->last_kind = kind;
-            }
-            if (!has_version)
-                continue;
-            bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
-            if (!gone && (!f->at_id || later(t, id, f->at_t, f->at_id))) {
-                f->at_t = t;
-                f->at_id = id;
-                f->version_at = vid;
-            }
-            if (kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE ||
-                kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) /* KINDS_PRODUCED */
-                f->produced = true;
-            if (vid < 1 || vid > b->max_version)
-                continue;
-            if (kind == TRACEDB_READ)
-                b->uses[vid] |= PROV_USE_OPENED | PROV_USE_READ;
-            else if (kind == TRACEDB_EXEC)
-                b->uses[vid] |= PROV_USE_READ;
-            else if (kind == TRACEDB_WRITE || kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE)
-                b->uses[vid] |= PROV_USE_MADE;
-        }
+        while (qdb_row(p->q, st))
+            bindings_add(b, sqlite3_column_int64(st, 0), sqlite3_column_type(st, 1) != SQLITE_NULL,
+                         sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2),
+                         sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
     }
     sqlite3_finalize(st);
     p->bindings = b;
@@ -778,7 +788,6 @@ static void graph_free(struct graph *g)
     csr_free(&g->readers);
     csr_free(&g->writes);
     csr_free(&g->based);
-    g_free(g->used);
     g_free(g);
 }
 
@@ -869,14 +878,19 @@ static void load_graph(struct prov *p)
     guint room = (guint)MIN(max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
     GArray *rd = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by process */
     GArray *wr = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by version */
-    g->used = g_new0(guint8, (size_t)max_version + 1);
-    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONED_ACCESSES), &st)) {
+    /* The same scan fills the bindings (prov_load_bindings), which the answers on a big graph
+     * ask about for many files. */
+    struct bindings *b = p->bindings ? NULL : bindings_new(p);
+    if (qdb_prepare(p->q, tracedb_sql(TQ_SUCCESSFUL_ACCESSES), &st)) {
         while (qdb_row(p->q, st)) {
             int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
-            if (vid < 1 || vid > max_version || pid < 0 || pid > max_process)
-                continue; /* not a version or process of this trace */
-            g->used[vid] = 1;
+            bool has_version = sqlite3_column_type(st, 1) != SQLITE_NULL;
             int kind = sqlite3_column_int(st, 2);
+            if (b)
+                bindings_add(b, sqlite3_column_int64(st, 5), has_version, vid, kind,
+                             sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6));
+            if (!has_version || vid < 1 || vid > max_version || pid < 0 || pid > max_process)
+                continue; /* not a version or process of this trace */
             if (!versioned_kind(kind))
                 continue; /* bound to a version but not an edge: removed, moved away */
             int64_t first = sqlite3_column_int64(st, 3), last = sqlite3_column_int64(st, 4);
@@ -920,7 +934,8 @@ static void load_graph(struct prov *p)
     g_free(moved);
     qdb_load_all(p->q);
     g->max_process = max_process;
-    g->max_version = max_version;
+    if (b)
+        p->bindings = b;
     p->graph = g;
 }
 
@@ -1226,16 +1241,6 @@ void prov_load(struct prov *p)
         load_graph(p);
 }
 
-GArray *prov_versions_used(struct prov *p)
-{
-    if (!p->graph)
-        load_graph(p);
-    GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    for (int64_t v = 1; v <= p->graph->max_version; v++)
-        if (p->graph->used[v])
-            g_array_append_val(ids, v);
-    return ids;
-}
 
 GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_walk_opts *o)
 {
@@ -1420,8 +1425,7 @@ bool prov_is_temporary(struct prov *p, const struct prov_version *v)
 {
     if (v->origin != TRACEDB_VERSION_WRITTEN)
         return false;
-    int64_t file_id = qdb_file_id(p->q, v->path);
-    return file_id && !prov_exists_at_end(p, file_id);
+    return !prov_exists_at_end(p, v->at_file_id);
 }
 
 const char *prov_version_label(struct prov *p, const struct prov_version *v)

@@ -39,7 +39,8 @@ const char *prov_role_title(enum prov_role r); /* "compiled sources", ... */
 struct prov_version {
     int64_t id;
     int64_t file_id;     /* where it was made (or first read) */
-    const char *path;    /* where it is last known to be (rename/link carry it) */
+    int64_t at_file_id;  /* where it is last known to be (rename/link carry it) ... */
+    const char *path;    /* ... and that file's path */
     int origin;          /* TRACEDB_VERSION_FOUND / _WRITTEN */
     int64_t base_id;
     int64_t size;        /* -1 unknown */
@@ -64,7 +65,8 @@ void prov_free(struct prov *p);
 const struct prov_version *prov_version(struct prov *p, int64_t id);
 
 /* Load, in one scan of the accesses, what the next four answer from (without it each asks
- * SQL: right for a few files, seconds for tens of thousands). */
+ * SQL: right for a few files, seconds for tens of thousands).  Loading the graph loads them
+ * too, in its own scan. */
 void prov_load_bindings(struct prov *p);
 
 /* Every file a successful access put a version at (written, created, truncated, moved or
@@ -76,6 +78,8 @@ enum prov_use {
     PROV_USE_READ = 1,   /* read or executed (TRACEDB_KINDS_READ) */
     PROV_USE_OPENED = 2, /* opened for reading (TRACEDB_KINDS_OPENED_READ) */
     PROV_USE_MADE = 4,   /* written, created or truncated (TRACEDB_KINDS_MADE) */
+    PROV_USE_BOUND = 8,  /* any of those, moved, linked or removed: every successful access
+                          * bound to it */
 };
 
 /* The versions used in any of the ways in `uses` (and with `found_only`, only those found in
@@ -122,9 +126,6 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
  * times: each walk is then in memory, never one SQL lookup per step. */
 void prov_load(struct prov *p);
 
-/* Every version a successful access was bound to (read, written, executed, moved, removed), in
- * id order, from the whole graph (loaded if it is not). */
-GArray *prov_versions_used(struct prov *p);
 /* Read every version (and file path) now, in two scans, without the graph: for a command
  * that asks for most versions one by one (the prov and intoto exports). */
 void prov_load_versions(struct prov *p);

@@ -3,7 +3,9 @@
 # (GNU time's maximum RSS) of each, one table.  For a real build's trace (bench.sh --debian
 # records one) and for query-bench.sh's synthetic trace.
 #
-# Usage: tests/bench/query-all.sh [--build DIR] [--product PATH] [--source PATH] TRACE
+# Usage: tests/bench/query-all.sh [--build DIR] [--reps N] [--product PATH] [--source PATH] TRACE
+#   --reps     run each command N times: the median time and the largest peak RSS (default 1;
+#              this VM's timings swing by tens of percent from one run to the next)
 #   --product  the file that inputs, who-wrote, licenses ask about (default: the largest product
 #              that is an ELF executable or .a, else the last one written)
 #   --source   the file that outputs and who-read ask about (default: the first .c read)
@@ -11,19 +13,21 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build="$here/../../build"
-product= source= allow=
+product= source= allow= reps=1
 while [ $# -gt 0 ]; do
     case $1 in
         --build) build=$2; shift 2 ;;
+        --reps) reps=$2; shift 2 ;;
         --product) product=$2; shift 2 ;;
         --source) source=$2; shift 2 ;;
         --allow-incomplete) allow=--allow-incomplete; shift ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "query-all.sh: unknown option '$1'; see --help" >&2; exit 2 ;;
         *) break ;;
     esac
 done
 [ $# = 1 ] || { echo "query-all.sh: give one trace; see --help" >&2; exit 2; }
+case $reps in ''|*[!0-9]*|0) echo "query-all.sh: --reps takes a positive number, not '$reps'" >&2; exit 2 ;; esac
 db=$(realpath "$1")
 bt="$(realpath "$build")/launcher/buildtrail"
 [ -x "$bt" ] || { echo "query-all.sh: no buildtrail at $bt" >&2; exit 2; }
@@ -47,12 +51,18 @@ one() { # one LABEL ARGS...: run buildtrail ARGS on the trace, print a row
     label=$1; shift
     # The trace in the page cache, as after the build that wrote it: this machine's proactive
     # reclaim (DAMON) drops cold pages, and a query reading from disk measures the disk.
-    cat "$db" > /dev/null
-    set +e
-    /usr/bin/time -f '%e %M' -o "$scratch/time" "$bt" "$@" > "$scratch/out" 2> "$scratch/err"
-    st=$?
-    set -e
-    read -r secs kib < <(tail -1 "$scratch/time")
+    local times=() kib=0 r t k
+    for ((r = 0; r < reps; r++)); do
+        cat "$db" > /dev/null
+        set +e
+        /usr/bin/time -f '%e %M' -o "$scratch/time" "$bt" "$@" > "$scratch/out" 2> "$scratch/err"
+        st=$?
+        set -e
+        read -r t k < <(tail -1 "$scratch/time")
+        times+=("$t")
+        [ "$k" -le "$kib" ] || kib=$k
+    done
+    secs=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (reps + 1) / 2 ))p")
     size=$(stat -c %s "$scratch/out")
     printf '%-34s %8s %9d %10s %4s\n' "$label" "$secs" $((kib / 1024)) \
         "$(numfmt --to=iec "$size")" "$st"

@@ -182,15 +182,27 @@ static void test_bindings_scan(void)
         ==, SQLITE_OK);
     sqlite3_close(db);
     g_autofree char *err = NULL;
-    struct qdb *q = NULL, *q2 = NULL;
+    struct qdb *q = NULL, *q2 = NULL, *q3 = NULL;
     g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
     g_assert_cmpint(qdb_open(path, &q2, &err), ==, 0);
-    struct prov *by_sql = prov_new(q), *p = prov_new(q2);
+    g_assert_cmpint(qdb_open(path, &q3, &err), ==, 0);
+    struct prov *by_sql = prov_new(q), *p = prov_new(q2), *by_graph = prov_new(q3);
     prov_load_bindings(p);
+    prov_load(by_graph); /* its scan loads the bindings too */
     for (int64_t f = 0; f <= 12; f++) {
         g_assert_cmpint(prov_version_at(p, f), ==, prov_version_at(by_sql, f));
         g_assert_cmpint(prov_exists_at_end(p, f), ==, prov_exists_at_end(by_sql, f));
+        g_assert_cmpint(prov_version_at(by_graph, f), ==, prov_version_at(by_sql, f));
+        g_assert_cmpint(prov_exists_at_end(by_graph, f), ==, prov_exists_at_end(by_sql, f));
     }
+    GArray *graph_made = prov_versions_used_as(by_graph, PROV_USE_MADE | PROV_USE_READ, false);
+    g_autofree char *graph_made_s = ids_text(graph_made);
+    g_assert_cmpstr(graph_made_s, ==, "1,2,3,4,5,6,7,8,9,10");
+    g_array_unref(graph_made);
+    /* A version's label: temporary when it was written and its path is gone at the end. */
+    g_assert_cmpstr(prov_version_label(by_graph, prov_version(by_graph, 10)), ==, "temp");
+    g_assert_cmpstr(prov_version_label(by_sql, prov_version(by_sql, 10)), ==, "temp");
+    g_assert_cmpstr(prov_version_label(by_graph, prov_version(by_graph, 6)), !=, "temp");
     g_assert_cmpint(prov_version_at(p, 10), ==, 6);  /* app2 holds what app held */
     g_assert_cmpint(prov_version_at(p, 11), ==, 10); /* the temporary's last content */
     g_assert_false(prov_exists_at_end(p, 6));        /* app: renamed away */
@@ -205,7 +217,7 @@ static void test_bindings_scan(void)
     GArray *opened = prov_versions_used_as(p, PROV_USE_OPENED, true);
     GArray *made = prov_versions_used_as(p, PROV_USE_MADE, false);
     GArray *built_read = prov_versions_used_as(p, PROV_USE_READ, false);
-    GArray *used = prov_versions_used(p);
+    GArray *used = prov_versions_used_as(p, PROV_USE_BOUND, false);
     g_autofree char *read_s = ids_text(read), *opened_s = ids_text(opened),
                     *made_s = ids_text(made), *built_read_s = ids_text(built_read),
                     *used_s = ids_text(used);
@@ -222,8 +234,10 @@ static void test_bindings_scan(void)
     g_array_unref(used);
     prov_free(p);
     prov_free(by_sql);
+    prov_free(by_graph);
     qdb_close(q);
     qdb_close(q2);
+    qdb_close(q3);
 }
 
 int main(int argc, char **argv)

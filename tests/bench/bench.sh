@@ -8,7 +8,8 @@
 #                             [--modes "native buildtrail system strace bear bindfs"]
 #                             (also: cache-lookups, system-cache = with --cache-lookups)
 #                             [--build DIR (containing launcher/buildtrail)] [--out FILE]
-#                             [--baseline DIR (another build: adds mode "baseline")]
+#                             [--baseline DIR (another build: adds mode "baseline"; put
+#                              "baseline-system" in --modes for it with --system)]
 #                             [--custom NAME SRC_DIR 'BUILD COMMAND']...
 #                             [--debian PKG]... (Debian's source of PKG, apt-get source, built
 #                              with dpkg-buildpackage -b -uc -us; needs a deb-src entry and
@@ -43,12 +44,14 @@ while [ $# -gt 0 ]; do
         --custom) custom_src[$2]=$3; custom_cmd[$2]=$4; workloads="$workloads $2"; shift 4 ;;
         --debian) debian+=("$2"); shift 2 ;;
         --keep-trace) keep=$2; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
     esac
 done
 
 bt="$build/launcher/buildtrail"
+[ -n "$baseline" ] || [[ " $modes " != *" baseline-system "* ]] ||
+    { echo "bench.sh: mode baseline-system needs --baseline DIR" >&2; exit 2; }
 [ -z "$baseline" ] || [ -x "$baseline/launcher/buildtrail" ] ||
     { echo "bench.sh: no buildtrail at $baseline/launcher/buildtrail; build that commit there first" >&2; exit 2; }
 [ -x "$bt" ] || { echo "bench.sh: no buildtrail at $bt; build it (cmake --build build) or pass --build" >&2; exit 2; }
@@ -119,6 +122,7 @@ run_one() {
         native) run=(sh -c "$cmd") ;;
         buildtrail) run=("$bt" run -o "$db" -- sh -c "$cmd") ;;
         baseline) run=("$baseline/launcher/buildtrail" run -o "$db" -- sh -c "$cmd") ;;
+        baseline-system) run=("$baseline/launcher/buildtrail" run --system -o "$db" -- sh -c "$cmd") ;;
         system) run=("$bt" run --system -o "$db" -- sh -c "$cmd") ;;
         cache-lookups) run=("$bt" run --cache-lookups -o "$db" -- sh -c "$cmd") ;;
         system-cache) run=("$bt" run --system --cache-lookups -o "$db" -- sh -c "$cmd") ;;

@@ -19,6 +19,14 @@ while [ $i -lt 600 ]; do
 done
 SH
 bt run -q -- sh many.sh || fail "the build failed"
+# The bound is the process events' (an image is let go at its exit).  When the kernel drops
+# events (its socket overflows when the machine is busy creating processes), the build's
+# processes are found from /proc instead and held to the end: this run cannot judge.
+tree=$(sql buildtrail.db "select process_tree from runs")
+case $tree in
+    complete*) ;;
+    *) skip "process events incomplete in this run ($tree)" ;;
+esac
 python3 - <<'PY' || fail "see above"
 import re, sqlite3, sys
 db = sqlite3.connect("buildtrail.db")

@@ -209,8 +209,8 @@ static void *uring_thread(void *arg)
     }
 }
 
-/* Answer INIT (read from /dev/fuse) and say whether io_uring was accepted. */
-static void init_session(void)
+/* Answer INIT (read from /dev/fuse); false if io_uring was asked for and is not offered. */
+static bool init_session(void)
 {
     char buf[PAYLOAD_SZ + 4096];
     ssize_t n = read(fuse_fd, buf, sizeof buf);
@@ -236,8 +236,9 @@ static void init_session(void)
     if (use_uring && !(((uint64_t)ii->flags2 << 32) & PROTO_OVER_IO_URING)) {
         fprintf(stderr, "fuse-uring-proto: the kernel does not offer FUSE over io_uring "
                         "(echo Y > /sys/module/fuse/parameters/enable_uring)\n");
-        exit(77);
+        return false;
     }
+    return true;
 }
 
 static int possible_cpus(void)
@@ -282,7 +283,11 @@ int main(int argc, char **argv)
     snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse_fd);
     if (mount("proto", dir, "fuse.proto", MS_NOSUID | MS_NODEV, opts) < 0)
         die("mount");
-    init_session();
+    if (!init_session()) {
+        umount2(dir, MNT_DETACH);
+        rmdir(dir);
+        return 77;
+    }
     pthread_t t;
     int readers = use_uring ? 1 : threads; /* with io_uring: forgets and interrupts */
     for (int i = 0; i < readers; i++)

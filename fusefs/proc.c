@@ -36,7 +36,8 @@ struct proc_image {
      * ends when both say so. */
     unsigned threads;
     bool leader_exited;
-    /* The image the previous exec of this tid started (an exec_watch chain; a reference). */
+    /* The image the previous exec of this process started (an exec_watch chain; a
+     * reference). */
     struct proc_image *earlier_exec;
     /* References (table_lock): one from each of images, live, a task, an owed exit, an
      * exec_watch's head or a later image's earlier_exec.  Freed at 0: an ended image nobody

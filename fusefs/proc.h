@@ -23,7 +23,9 @@
  * A new image's row is queued (rec_add_process) with table_lock held, so that rows reach the
  * trace in id order; when the recorder's queue is full that call waits for the writer thread,
  * which never takes table_lock: other resolvers stall behind it (backpressure), nothing
- * deadlocks.  No other recorder call is made under table_lock.
+ * deadlocks.  No other recorder call is made under table_lock.  Images are reference-counted
+ * under table_lock and freed when the last table lets go of one: code that uses an image after
+ * dropping the lock (resolve_process while it reads /proc) holds a reference of its own.
  */
 #pragma once
 

@@ -1241,7 +1241,6 @@ void prov_load(struct prov *p)
         load_graph(p);
 }
 
-
 GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_walk_opts *o)
 {
     if (!starts->len)

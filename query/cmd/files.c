@@ -206,6 +206,17 @@ int query_files_main(int argc, char **argv)
         g_ptr_array_free(under, TRUE);
         return 1;
     }
+    /* Trees watched instead of served (run --system as root) record no failed lookups. */
+    GPtrArray *watched = qdb_watched_trees(q);
+    if (query_failed(q)) {
+        for (guint k = 0; k < files->len; k++)
+            g_free(g_array_index(files, struct file_marks, k).path);
+        g_array_free(files, TRUE);
+        g_ptr_array_free(watched, TRUE);
+        qdb_close(q);
+        g_ptr_array_free(under, TRUE);
+        return 1;
+    }
     GString *out = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "files");
@@ -244,8 +255,15 @@ int query_files_main(int argc, char **argv)
         }
         first = false;
     }
-    if (o.json)
+    if (o.json) {
         g_string_append_printf(out, "],\"missing_not_listed\":%u", n_probes);
+        g_string_append(out, ",\"missing_not_recorded_under\":[");
+        for (guint k = 0; k < watched->len; k++) {
+            g_string_append(out, k ? "," : "");
+            json_string(out, watched->pdata[k], strlen(watched->pdata[k]));
+        }
+        g_string_append_c(out, ']');
+    }
     for (guint k = 0; k < files->len; k++)
         g_free(g_array_index(files, struct file_marks, k).path);
     g_array_free(files, TRUE);
@@ -257,6 +275,16 @@ int query_files_main(int argc, char **argv)
         fprintf(stderr, "buildtrail files: %u name%s looked up and not found %s not listed; see "
                         "'buildtrail files --missing'\n", n_probes, n_probes == 1 ? "" : "s",
                 n_probes == 1 ? "is" : "are");
+    if (!o.json && watched->len && (!want || (want & F_MISSING))) {
+        GString *list = g_string_new(NULL);
+        for (guint k = 0; k < watched->len; k++)
+            g_string_append_printf(list, "%s%s", k ? ", " : "", (char *)watched->pdata[k]);
+        fprintf(stderr, "buildtrail files: names looked up in vain are not recorded in %s "
+                        "(watched, not served: 'run --system' as root); 'buildtrail run "
+                        "--system=full' records them\n", list->str);
+        g_string_free(list, TRUE);
+    }
+    g_ptr_array_free(watched, TRUE);
     g_string_free(out, TRUE);
     qdb_close(q);
     g_ptr_array_free(under, TRUE);

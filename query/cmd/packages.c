@@ -354,11 +354,22 @@ int query_packages_main(int argc, char **argv)
         fputs("buildtrail packages: note: this trace did not trace /usr (record with "
               "'buildtrail run --system' to see the headers, libraries and tools it used)\n",
               stderr);
+    /* Watched system trees (run --system as root) record opens, execs and the symlinks they
+     * went through, not stat(), readlink() or failed lookups: a package used only so is not
+     * seen. */
+    GPtrArray *watched = qdb_watched_trees(q);
+    bool system_watched = watched->len > 0;
+    g_ptr_array_free(watched, TRUE);
+    if (system_watched && !o.json && !qdb_failed(q))
+        fputs("buildtrail packages: note: the system trees were watched, not served (run "
+              "--system as root): a package the build only stat()ed, readlink()ed or looked "
+              "for is not seen; 'buildtrail run --system=full' records those too\n", stderr);
     GString *out = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "system_traced");
-        g_string_append_printf(out, "%s,\"packages\":[",
-                               system_traced ? "true" : "false");
+        g_string_append_printf(out, "%s,\"system_watched\":%s,\"packages\":[",
+                               system_traced ? "true" : "false",
+                               system_watched ? "true" : "false");
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];
             g_string_append_printf(out, "%s{\"package\":\"%s\",\"architecture\":\"%s\","

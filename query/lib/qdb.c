@@ -408,6 +408,21 @@ char *qdb_run_options(struct qdb *q)
     return options;
 }
 
+GPtrArray *qdb_watched_trees(struct qdb *q)
+{
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_TREES), &st))
+        while (qdb_row(q, st)) {
+            const char *path = (const char *)sqlite3_column_text(st, 0);
+            const char *role = (const char *)sqlite3_column_text(st, 1);
+            if (path && role && !strcmp(role, "watched"))
+                g_ptr_array_add(out, g_strdup(path));
+        }
+    sqlite3_finalize(st);
+    return out;
+}
+
 char *qdb_env_first_value(struct qdb *q, const char *name)
 {
     if (q->schema_version < 5)

@@ -121,6 +121,12 @@ bool qdb_counts(struct qdb *q, struct tracedb_counts *c);
 /* buildtrail's options for the run (schema 6), or NULL (older trace, none recorded). */
 char *qdb_run_options(struct qdb *q);
 
+/* The system trees the run watched with fanotify instead of serving them (trees.role
+ * 'watched': `run --system` as root), in the trace's order; empty for other traces.  Their
+ * failed lookups, stat()s and readlink()s are not in the trace.  On a read error it is empty
+ * too and qdb_failed() says so. */
+GPtrArray *qdb_watched_trees(struct qdb *q);
+
 /* Load every process (for tree and log). */
 void qdb_load_all(struct qdb *q);
 const struct qdb_process *qdb_process(struct qdb *q, int64_t id);

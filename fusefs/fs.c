@@ -178,6 +178,11 @@ void fs_set_present_ids_as_own(struct fs *fs, bool on)
         fs->present_ids_as_own = on;
 }
 
+struct vers *fs_versions(struct fs *fs)
+{
+    return fs->vers;
+}
+
 char *fs_stats_summary(struct fs *fs)
 {
     GString *s = g_string_new(NULL);

@@ -41,6 +41,7 @@
 #include <sys/types.h>
 
 struct fs;
+struct vers;
 
 struct fs_tree {
     const char *path; /* absolute path the build sees it at */
@@ -98,6 +99,9 @@ bool fs_killpriv_v2(struct fs *fs);
 /* Record the reads and writes of handles the kernel never released (the build was killed, or
  * the connection ended first).  Call once, after the session loop has returned. */
 void fs_flush_open_handles(struct fs *fs);
+
+/* The version table (versions.h), shared with the watched system trees (syswatch.h). */
+struct vers *fs_versions(struct fs *fs);
 
 /* Requests served, by FUSE opcode name ("lookup", "read", ...), for the run's notes. */
 char *fs_stats_summary(struct fs *fs);

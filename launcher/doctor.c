@@ -2,6 +2,7 @@
 #include "doctor.h"
 
 #include "procevents.h"
+#include "syswatch.h"
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
@@ -198,6 +199,29 @@ static void check_process_events(void)
                            : "run as root, or use Linux 6.6 or later for unprivileged runs");
 }
 
+/* --system as root watches the system trees with fanotify permission events. */
+static void check_system_watch(void)
+{
+    if (geteuid() != 0) {
+        report(OK, "--system", "served through FUSE (without root the only way: every "
+                               "lookup recorded, slower)", NULL);
+        return;
+    }
+    int fd = syswatch_group_new();
+    if (fd >= 0) {
+        close(fd);
+        report(OK, "--system", "watched with fanotify (opens, execs, writes, symlinks; "
+                               "--system=full adds failed lookups and stat)", NULL);
+        return;
+    }
+    g_autofree char *found = g_strdup_printf("fanotify permission events unavailable (%s): "
+                                             "--system serves the system trees through FUSE "
+                                             "(slower)", g_strerror(-fd));
+    report(NOTE, "--system", found,
+           fd == -EPERM ? "run with CAP_SYS_ADMIN (a container: --cap-add SYS_ADMIN)"
+                        : "use a kernel built with CONFIG_FANOTIFY_ACCESS_PERMISSIONS");
+}
+
 static void check_versions(void)
 {
     g_autofree char *release = NULL;
@@ -269,8 +293,9 @@ int doctor_main(int argc, char **argv)
         fputs("Usage: buildtrail doctor\n"
               "Check what tracing needs on this machine: /dev/fuse, FUSE in the kernel, a\n"
               "container, user namespaces (when not root), id maps, the kernel's process\n"
-              "events, versions, TMPDIR, and a trial run.  Each line says ok, note (tracing\n"
-              "works, with a loss said) or FAIL, with the command that fixes it.\n"
+              "events, how --system traces, versions, TMPDIR, and a trial run.  Each line\n"
+              "says ok, note (tracing works, with a loss said) or FAIL, with the command\n"
+              "that fixes it.\n"
               "\n"
               "Options:\n"
               "  -h, --help            print this help\n"
@@ -298,6 +323,7 @@ int doctor_main(int argc, char **argv)
     check_userns();
     check_idmap();
     check_process_events();
+    check_system_watch();
     check_versions();
     check_tmpdir();
     check_trial_run();

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -35,6 +36,8 @@ const char *ns_step_describe(int step)
     case NS_STEP_CHDIR: return "enter the working directory";
     case NS_STEP_EXEC: return "execute the build command";
     case NS_STEP_INIT_DIED: return "keep the build's pid-namespace init running";
+    case NS_STEP_WATCH_TREE: return "bind-mount a system tree to watch";
+    case NS_STEP_WATCH_MARK: return "watch a system tree's mount with fanotify";
     default: return "set up the build";
     }
 }
@@ -232,8 +235,12 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* A clone without exec holds a copy of every descriptor of the daemon (the trace, the real
      * trees, the event socket, the signalfd): keep stdin/out/err and our two channels only. */
-    int keep[] = {p->sock_fd, p->report_fd, p->map_sync_fd};
-    close_all_but(STDERR_FILENO + 1, keep, p->map_sync_fd >= 0 ? 3 : 2);
+    int keep[4] = {p->sock_fd, p->report_fd}, n_keep = 2;
+    if (p->map_sync_fd >= 0)
+        keep[n_keep++] = p->map_sync_fd;
+    if (p->watch_fd >= 0)
+        keep[n_keep++] = p->watch_fd;
+    close_all_but(STDERR_FILENO + 1, keep, n_keep);
 
     char mapped = 'S';
     if (p->user_namespace && p->map_sync_fd >= 0) {
@@ -255,6 +262,16 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     }
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         fail(p, NS_STEP_MAKE_PRIVATE, -1);
+    /* A watched tree's mount of its own, so that the mark sees the build's opens alone. */
+    for (int i = 0; i < p->n_watched && p->watch_fd >= 0; i++)
+        if (mount(p->watched_paths[i], p->watched_paths[i], NULL, MS_BIND | MS_REC, NULL) < 0)
+            fail(p, NS_STEP_WATCH_TREE, i);
+    for (int i = 0; i < p->n_watch_marks && p->watch_fd >= 0; i++)
+        if (fanotify_mark(p->watch_fd, FAN_MARK_ADD | FAN_MARK_MOUNT, p->watch_mask, AT_FDCWD,
+                          p->watch_marks[i]) < 0)
+            fail(p, NS_STEP_WATCH_MARK, i);
+    if (p->watch_fd >= 0)
+        close(p->watch_fd);
 
     int fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
     if (fuse_fd < 0)

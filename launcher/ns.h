@@ -4,8 +4,9 @@
  *   daemon ──clone(NEWNS[|NEWUSER])──> setup ──fork, after unshare(NEWPID)──> init (pid 1)
  *                                            └─fork──────────────────────────> build (pid 2: argv)
  *   setup: closes every descriptor it inherited but stdin/out/err, plan->sock_fd,
- *     plan->report_fd and plan->map_sync_fd; in the user namespace case waits to be mapped by
- *     the daemon (newuidmap) or maps its own uid/gid, makes every mount private, opens
+ *     plan->report_fd, plan->map_sync_fd and plan->watch_fd; in the user namespace case waits
+ *     to be mapped by the daemon (newuidmap) or maps its own uid/gid, makes every mount
+ *     private, marks the watched trees' own bind mounts (then closes plan->watch_fd), opens
  *     /dev/fuse (after unsharing: the kernel refuses a /dev/fuse fd opened in another user
  *     namespace), mounts the FUSE filesystem on plan->staging, passes the /dev/fuse fd to the
  *     daemon over plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over
@@ -38,6 +39,7 @@
 #include <sys/types.h>
 
 #define NS_MAX_TREES 64
+#define NS_MAX_WATCH_MARKS 256
 
 enum ns_step {
     NS_STEP_STATUS = 0, /* not a failure: value is the build's wait status */
@@ -58,6 +60,8 @@ enum ns_step {
     NS_STEP_CHDIR,
     NS_STEP_EXEC,
     NS_STEP_INIT_DIED, /* value: the signal that killed init (from outside the namespace) */
+    NS_STEP_WATCH_TREE, /* bind-mount a watched tree (tree: which one) */
+    NS_STEP_WATCH_MARK, /* mark a mount in a watched tree (tree: which of watch_marks) */
 };
 
 struct ns_report {
@@ -80,6 +84,16 @@ struct ns_plan {
                                              * them, so the build has no powers it lacks
                                              * natively (a set-uid file, a device node) */
     int mount_order[NS_MAX_TREES];        /* tree indices, parents before children */
+    /* Watched trees (fusefs/syswatch.h): each is bind-mounted onto itself with the mounts
+     * inside it, and each of those mounts (watch_marks: the trees and every mount point inside
+     * them) is marked in watch_fd with watch_mask, before any traced tree is mounted (one may
+     * lie inside); then setup closes watch_fd. */
+    int n_watched;
+    const char *watched_paths[NS_MAX_TREES];
+    int n_watch_marks;
+    const char *watch_marks[NS_MAX_WATCH_MARKS];
+    int watch_fd;                 /* a fanotify group, or -1 */
+    unsigned long long watch_mask;
     const char *cwd;
     char *const *argv;
     sigset_t sigmask;     /* the caller's signal mask, for the build */

@@ -7,6 +7,7 @@
 #include "proc.h"
 #include "recorder.h"
 #include "scratch.h"
+#include "syswatch.h"
 #include "queries.h"
 #include "textout.h"
 #include "tracedb.h"
@@ -55,6 +56,7 @@ struct run_opts {
     GPtrArray *env_redact; /* char*: --env-redact patterns */
     bool private_tmp;
     bool system;
+    enum { SYSTEM_AUTO, SYSTEM_OPENS, SYSTEM_FULL } system_how; /* --system=HOW */
     bool quiet;            /* -q: no summary line */
     char *options;         /* the options as given, quoted (runs.options) */
     bool cache_lookups;
@@ -86,8 +88,13 @@ static void usage(FILE *f)
           "      --output-mode MODE  the trace's permissions, in octal (default 0600: it\n"
           "                        holds the names, sizes and hashes of what the build\n"
           "                        read)\n"
-          "      --system          also trace the system trees (/usr, /etc, /opt): which\n"
-          "                        headers, libraries and tools the build used\n"
+          "      --system[=HOW]    also trace the system trees (/usr, /etc, /opt): which\n"
+          "                        headers, libraries and tools the build used.  As root,\n"
+          "                        HOW=opens (the default) watches them with fanotify:\n"
+          "                        every open, exec and symlink followed there, not\n"
+          "                        failed lookups, stat, listings, renames or removals;\n"
+          "                        HOW=full serves them through FUSE: everything, slower\n"
+          "                        (the only way without root)\n"
           "      --trace DIR       also trace DIR, inside a tree not traced (repeatable)\n"
           "      --private-tmp     give the build a private, empty /tmp (removed\n"
           "                        afterwards) instead of the real one\n"
@@ -120,7 +127,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"no-tmp", no_argument, NULL, 'N'},
         {"private-tmp", no_argument, NULL, 'p'},
         {"env-redact", required_argument, NULL, 'E'},
-        {"system", no_argument, NULL, 'S'},
+        {"system", optional_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
         {"output-mode", required_argument, NULL, 'P'},
@@ -149,6 +156,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break;
         case 'S':
             o->system = true;
+            if (!optarg)
+                o->system_how = SYSTEM_AUTO;
+            else if (!strcmp(optarg, "opens"))
+                o->system_how = SYSTEM_OPENS;
+            else if (!strcmp(optarg, "full"))
+                o->system_how = SYSTEM_FULL;
+            else {
+                fprintf(stderr, "buildtrail run: --system=%s: not a way to trace the system "
+                                "trees; give --system=opens or --system=full\n", optarg);
+                return -1;
+            }
             break;
         case 'M':
             o->cache_lookups = true;
@@ -292,7 +310,7 @@ static GBytes *join_argv(char **argv)
 
 /* Why a setup step failed, and what to do about it: one line. */
 static void report_setup_failure(const struct ns_report *r, const struct run_tree *trees,
-                                 char **argv)
+                                 const struct ns_plan *plan, char **argv)
 {
     const char *err = g_strerror(r->value);
     switch (r->step) {
@@ -311,6 +329,16 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
         fprintf(stderr, "buildtrail run: cannot %s (%s): %s\n", ns_step_describe(r->step),
                 r->tree >= 0 ? trees[r->tree].path : "?", err);
         return;
+    case NS_STEP_WATCH_TREE:
+    case NS_STEP_WATCH_MARK: {
+        const char *what = r->step == NS_STEP_WATCH_TREE
+            ? (r->tree >= 0 && r->tree < plan->n_watched ? plan->watched_paths[r->tree] : "?")
+            : (r->tree >= 0 && r->tree < plan->n_watch_marks ? plan->watch_marks[r->tree] : "?");
+        fprintf(stderr, "buildtrail run: cannot %s (%s): %s; use --system=full to trace the "
+                        "system trees through FUSE instead\n", ns_step_describe(r->step), what,
+                err);
+        return;
+    }
     case NS_STEP_MOUNT_FUSE:
         fprintf(stderr, "buildtrail run: cannot mount the FUSE filesystem: %s; %s" DOCTOR_HINT "\n",
                 err,
@@ -480,6 +508,12 @@ struct run {
     bool ids_mapped;
     char *idmap_note, *ids_note, *unmapped_groups;
     GPtrArray *not_traced;         /* top directories left untraced for want of room */
+    GPtrArray *watched;            /* char*: system trees watched instead of mounted */
+    GPtrArray *watch_marks;        /* char*: those trees and every mount point inside them */
+    int watch_fd;                  /* their fanotify group until the watcher takes it */
+    char *watch_why_not;           /* why --system serves them through FUSE as root */
+    struct syswatch *syswatch;
+    char *watch_note;
     struct run_watch watch;
     struct loop_ctx loop;
     pthread_t loop_thread;
@@ -502,6 +536,15 @@ static const char *tree_of(const struct run *r, const char *path)
             best = t;
     }
     return best;
+}
+
+/* Whether `path` is inside (or is) a watched system tree. */
+static bool watched_already(const struct run *r, const char *path)
+{
+    for (guint k = 0; k < r->watched->len; k++)
+        if (path_is_under(path, r->watched->pdata[k]))
+            return true;
+    return false;
 }
 
 /* Whether `path` is inside (or is) a tree already planned for mounting. */
@@ -552,7 +595,7 @@ static void unescape_mountinfo(char *s)
 /* A filesystem mounted inside a traced tree is reached through it, but a tree is one mount
  * with one set of flags: one mounted with other restrictions (nosuid, nodev, noexec,
  * read-only) than its tree's becomes a tree of its own, so that the build keeps exactly the
- * powers it has natively there. */
+ * powers it has natively there.  Inside a watched tree, every mount is marked (watch_marks). */
 static void plan_flagged_mounts(struct run *r)
 {
     g_autofree char *info = NULL;
@@ -583,6 +626,17 @@ static void plan_flagged_mounts(struct run *r)
         struct run_tree t = {g_strdup(mp), g_strdup(mp), ROLE_TRACE};
         g_array_append_val(r->trees, t);
     }
+    /* A watched tree's mark covers its own mount only: every mount inside it is marked too. */
+    for (guint i = 0; i < r->watched->len; i++)
+        g_ptr_array_add(r->watch_marks, g_strdup(r->watched->pdata[i]));
+    for (guint i = 0; i < points->len; i++) {
+        const char *mp = points->pdata[i];
+        if (!watched_already(r, mp) || name_in(mp, (const char *const *)r->watched->pdata,
+                                                r->watched->len) ||
+            untraceable(mp) || (i > 0 && !strcmp(mp, points->pdata[i - 1])))
+            continue;
+        g_ptr_array_add(r->watch_marks, g_strdup(mp)); /* run_plan checks the count */
+    }
     g_ptr_array_free(points, TRUE);
 }
 
@@ -610,6 +664,10 @@ static int plan_top_trees(struct run *r)
             (!r->o.system && name_in(name, system_tops, G_N_ELEMENTS(system_tops))) ||
             (r->private_tmp && !strcmp(name, "tmp")) || untraceable(path))
             continue;
+        if (r->watch_fd >= 0 && name_in(name, system_tops, G_N_ELEMENTS(system_tops))) {
+            g_ptr_array_add(r->watched, g_steal_pointer(&path));
+            continue;
+        }
         if (r->trees->len >= NS_MAX_TREES - 2) {
             g_ptr_array_add(r->not_traced, g_strdup(path)); /* said by the summary */
             continue;
@@ -643,9 +701,36 @@ static int run_plan(struct run *r)
         return -1;
     }
     r->private_tmp = r->o.private_tmp;
+    /* As root, --system watches the system trees with fanotify (fusefs/syswatch.h) unless
+     * --system=full; where the kernel or a container refuses, they are served as without. */
+    if (r->o.system && r->o.system_how != SYSTEM_FULL && geteuid() == 0) {
+        r->watch_fd = syswatch_group_new();
+        if (r->watch_fd < 0) {
+            int e = -r->watch_fd;
+            if (r->o.system_how == SYSTEM_OPENS) {
+                fprintf(stderr, "buildtrail run: --system=opens: cannot watch the system trees "
+                                "with fanotify: %s; use --system=full" DOCTOR_HINT "\n",
+                        g_strerror(e));
+                return -1;
+            }
+            r->watch_why_not = g_strdup_printf("fanotify permission events unavailable: %s",
+                                               g_strerror(e));
+            r->watch_fd = -1;
+        }
+    } else if (r->o.system && r->o.system_how == SYSTEM_OPENS) {
+        fputs("buildtrail run: --system=opens needs root (fanotify); run as root, or use "
+              "--system to trace the system trees through FUSE\n", stderr);
+        return -1;
+    }
     if (plan_top_trees(r) < 0)
         return -1;
     plan_flagged_mounts(r);
+    if (r->watch_marks->len > NS_MAX_WATCH_MARKS) {
+        fprintf(stderr, "buildtrail run: --system: %u mounts inside the system trees, more than "
+                        "the %d buildtrail can watch; use --system=full\n",
+                r->watch_marks->len, NS_MAX_WATCH_MARKS);
+        return -1;
+    }
     for (guint i = 0; i < r->o.trace_dirs->len; i++) {
         const char *d = r->o.trace_dirs->pdata[i];
         char real[PATH_MAX];
@@ -795,12 +880,14 @@ static int prepare_trace(struct run *r)
             host[0] = '\0';
         g_autoptr(GBytes) args = join_argv(r->o.argv);
         /* Every mounted tree, and the workspace where it lies inside one of them. */
-        struct tracedb_tree rows[NS_MAX_TREES + 1];
+        struct tracedb_tree rows[2 * NS_MAX_TREES + 1];
         int n_rows = 0;
         for (int i = 0; i < r->n_trees && i < NS_MAX_TREES; i++)
             rows[n_rows++] = (struct tracedb_tree){r->tv[i].path, role_names[r->tv[i].role]};
         if (r->workspace_nested)
             rows[n_rows++] = (struct tracedb_tree){r->cwd, role_names[ROLE_WORKSPACE]};
+        for (guint i = 0; i < r->watched->len && i < NS_MAX_TREES; i++)
+            rows[n_rows++] = (struct tracedb_tree){r->watched->pdata[i], "watched"};
         gsize args_len = 0;
         const void *args_data = g_bytes_get_data(args, &args_len);
         struct tracedb_run_start start = {
@@ -839,6 +926,12 @@ static int prepare_namespace(struct run *r)
     snprintf(r->plan.fuse_options, sizeof r->plan.fuse_options,
              "rootmode=40000,user_id=%u,group_id=%u,allow_other", getuid(), getgid());
     r->plan.staging = r->staging;
+    r->plan.watch_fd = r->watch_fd;
+    r->plan.watch_mask = SYSWATCH_MARK_MASK;
+    for (guint i = 0; i < r->watched->len && i < NS_MAX_TREES; i++)
+        r->plan.watched_paths[r->plan.n_watched++] = r->watched->pdata[i];
+    for (guint i = 0; i < r->watch_marks->len && i < NS_MAX_WATCH_MARKS; i++)
+        r->plan.watch_marks[r->plan.n_watch_marks++] = r->watch_marks->pdata[i];
     r->plan.n_trees = r->n_trees;
     r->plan.cwd = r->cwd;
     r->plan.argv = r->o.argv;
@@ -935,6 +1028,23 @@ static int prepare_serving(struct run *r)
         .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
     };
     r->fs = fs_new(&fcfg);
+    if (r->watch_fd >= 0) {
+        int e = 0;
+        /* The watcher owns the group; setup inherits it (same number) to make the marks. */
+        g_autofree const char **served = g_new0(const char *, r->n_trees + 1);
+        for (int i = 0; i < r->n_trees; i++)
+            served[i] = r->tv[i].path;
+        g_ptr_array_add(r->watched, NULL); /* terminated for the watcher, then not */
+        r->syswatch = syswatch_start(r->watch_fd, r->rec, r->procs, fs_versions(r->fs),
+                                     (char *const *)r->watched->pdata, (char *const *)served, &e);
+        g_ptr_array_remove_index(r->watched, r->watched->len - 1);
+        if (!r->syswatch) {
+            r->watch_fd = -1;
+            fprintf(stderr, "buildtrail run: cannot start watching the system trees: %s\n",
+                    g_strerror(-e));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -943,7 +1053,26 @@ static int prepare_serving(struct run *r)
  * filesystem.  0, or -1 after one line on stderr. */
 static int run_prepare(struct run *r)
 {
-    if (prepare_private_dirs(r) < 0 || prepare_trace(r) < 0 || prepare_namespace(r) < 0)
+    if (prepare_private_dirs(r) < 0)
+        return -1;
+    /* A watched tree is the build's to see and change: the trace and the private directory,
+     * hidden in a served tree, cannot lie in one (outside a tree served inside it). */
+    g_autofree char *db = !r->o.db_path || g_path_is_absolute(r->o.db_path)
+                              ? g_strdup(r->o.db_path ? r->o.db_path : r->cwd)
+                              : g_build_filename(r->cwd, r->o.db_path, NULL);
+    const char *inside =
+        watched_already(r, db) && !traced_already(r, db) ? db
+        : watched_already(r, r->scratch.path) && !traced_already(r, r->scratch.path)
+            ? r->scratch.path
+            : NULL;
+    if (inside) {
+        fprintf(stderr, "buildtrail run: %s lies in a system tree that --system watches, where "
+                        "the build could change it; %s, or use --system=full\n", inside,
+                inside == db ? "write the trace elsewhere with -o FILE"
+                             : "set TMPDIR to a directory outside /usr, /etc and /opt");
+        return -1;
+    }
+    if (prepare_trace(r) < 0 || prepare_namespace(r) < 0)
         return -1;
     return prepare_serving(r);
 }
@@ -1123,6 +1252,11 @@ static void run_finish(struct run *r)
     }
     proc_table_stop_events(r->procs, 5000);
     r->tree_note = proc_table_tree_note(r->procs);
+    if (r->syswatch) {
+        r->watch_note = syswatch_stop(r->syswatch); /* after the last exec events */
+        r->syswatch = NULL;
+        r->watch_fd = -1;
+    }
 
     r->exit_status = -1;
     r->term_signal = 0;
@@ -1146,7 +1280,7 @@ static void run_finish(struct run *r)
         fprintf(stderr, "buildtrail run: %s\n", r->failure_text);
         r->exit_status = RUN_EXIT_SETUP_FAILED;
     } else if (r->failure.step >= 0) {
-        report_setup_failure(&r->failure, r->tv, r->o.argv);
+        report_setup_failure(&r->failure, r->tv, &r->plan, r->o.argv);
         if (r->failure.step != NS_STEP_EXEC) {
             r->exit_status = RUN_EXIT_SETUP_FAILED;
             r->failure_text = g_strdup_printf("cannot %s: %s", ns_step_describe(r->failure.step),
@@ -1187,11 +1321,16 @@ static void run_finish(struct run *r)
                               r->unmapped_groups ? r->unmapped_groups : "")
             : g_strdup_printf("ids=own only (others' files show as yours, chown/chgrp to other ids "
                               "fail with EINVAL): %s; ", r->idmap_note ? r->idmap_note : "?");
+    g_autofree char *system_note =
+        r->watch_note ? g_strdup_printf("%s; ", r->watch_note)
+        : r->o.system && r->watch_why_not
+            ? g_strdup_printf("system_trees=served (%s); ", r->watch_why_not)
+            : g_strdup("");
     r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
-                            "killpriv_v2=%d; %s%srequests: %s",
+                            "killpriv_v2=%d; %s%s%srequests: %s",
                             (unsigned long long)events, self_usage.ru_maxrss,
                             r->procs ? proc_table_peak_images(r->procs) : 0,
-                            r->fs ? fs_killpriv_v2(r->fs) : 0, r->ids_note,
+                            r->fs ? fs_killpriv_v2(r->fs) : 0, system_note, r->ids_note,
                             r->o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",
@@ -1249,7 +1388,7 @@ static char *untraced_use(struct run *r)
     GHashTable *tops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *exe = (const char *)sqlite3_column_text(st, 0);
-        if (!exe || exe[0] != '/' || traced_already(r, exe))
+        if (!exe || exe[0] != '/' || traced_already(r, exe) || watched_already(r, exe))
             continue;
         char *top = top_dir(exe);
         g_hash_table_insert(tops, top, GINT_TO_POINTER(GPOINTER_TO_INT(
@@ -1325,6 +1464,10 @@ static void print_summary(struct run *r)
 /* Undo whatever the stages did, in reverse. */
 static void run_cleanup(struct run *r)
 {
+    if (r->syswatch) /* the build never ran: nothing to record */
+        g_free(syswatch_stop(r->syswatch));
+    else if (r->watch_fd >= 0)
+        close(r->watch_fd);
     if (r->signals_blocked) {
         if (r->se)
             fuse_session_destroy(r->se);
@@ -1367,6 +1510,10 @@ static void run_cleanup(struct run *r)
     g_free(r->o.db_path);
     g_free(r->o.options);
     g_ptr_array_free(r->not_traced, TRUE);
+    g_ptr_array_free(r->watched, TRUE);
+    g_ptr_array_free(r->watch_marks, TRUE);
+    g_free(r->watch_why_not);
+    g_free(r->watch_note);
     g_free(r->db_path);
     g_free(r->db_dir);
     g_free(r->db_base);
@@ -1400,6 +1547,9 @@ int run_main(int argc, char **argv)
     r->status = RUN_EXIT_SETUP_FAILED;
     r->trees = g_array_new(FALSE, TRUE, sizeof(struct run_tree));
     r->not_traced = g_ptr_array_new_with_free_func(g_free);
+    r->watched = g_ptr_array_new_with_free_func(g_free);
+    r->watch_marks = g_ptr_array_new_with_free_func(g_free);
+    r->watch_fd = -1;
     r->sv[0] = r->sv[1] = r->rp[0] = r->rp[1] = r->map_pipe[0] = r->map_pipe[1] = -1;
     r->sigfd = r->fuse_fd = r->db_lock_fd = -1;
     r->scratch = (struct scratch){NULL, -1};

@@ -1,13 +1,14 @@
 #!/bin/sh
 # doctor checks what tracing needs and proves it with a trial run: on this machine every
-# check is ok or a note, it says "tracing works here" and exits 0, leaving nothing behind.
+# check is ok or a note (how --system traces among them), it says "tracing works here" and
+# exits 0, leaving nothing behind.
 # As root, with /dev/null bound over /dev/fuse in a private mount namespace, it says
 # /dev/fuse is not the FUSE device, how to fix it, that the trial run failed, and exits 1;
 # run's own error then points to doctor.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 out=$(bt doctor) || fail "doctor failed where tracing works: $out"
-for c in "/dev/fuse" "FUSE in the kernel" "user namespaces" "id maps" "process events" "versions" "TMPDIR" "a trial run"; do
+for c in "/dev/fuse" "FUSE in the kernel" "user namespaces" "id maps" "process events" "--system" "versions" "TMPDIR" "a trial run"; do
     printf '%s\n' "$out" | grep -Eq "^(ok  |note)  $c " || fail "check '$c': $out"
 done
 printf '%s\n' "$out" | grep -q "^FAIL" && fail "a FAIL where tracing works: $out"

@@ -6,7 +6,8 @@
 #
 # Usage: tests/bench/bench.sh [--reps N] [--workloads "zlib lua lz4 dash"]
 #                             [--modes "native buildtrail system strace bear bindfs"]
-#                             (also: cache-lookups, system-cache = with --cache-lookups)
+#                             (also: cache-lookups, system-cache = with --cache-lookups,
+#                              system-full = --system=full: the system trees through FUSE)
 #                             [--build DIR (containing launcher/buildtrail)] [--out FILE]
 #                             [--baseline DIR (another build: adds mode "baseline"; put
 #                              "baseline-system" in --modes for it with --system)]
@@ -15,6 +16,10 @@
 #                              with dpkg-buildpackage -b -uc -us; needs a deb-src entry and
 #                              PKG's build dependencies: apt-get build-dep PKG)
 #                             [--keep-trace DIR (each workload's last trace, per mode)]
+#                             [--path PATH|inherit (the builds' PATH; default Debian's
+#                              /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin,
+#                              as a package builder has: a PATH through a traced tree, as
+#                              ~/.cargo/bin, costs each command's lookups there)]
 # Needs root for bindfs and to install the peers (strace, bear, bindfs) when missing.
 # Results go to the screen and to --out (default ./bench-results.txt).
 set -euo pipefail
@@ -31,6 +36,7 @@ shared=$("$top/.ci/fetch-workloads" | tail -n1)
 baseline=
 keep=
 debian=()
+build_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 declare -A custom_src custom_cmd
 
 while [ $# -gt 0 ]; do
@@ -44,7 +50,8 @@ while [ $# -gt 0 ]; do
         --custom) custom_src[$2]=$3; custom_cmd[$2]=$4; workloads="$workloads $2"; shift 4 ;;
         --debian) debian+=("$2"); shift 2 ;;
         --keep-trace) keep=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --path) build_path=$2; [ "$2" != inherit ] || build_path=$PATH; shift 2 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
     esac
 done
@@ -124,6 +131,7 @@ run_one() {
         baseline) run=("$baseline/launcher/buildtrail" run -o "$db" -- sh -c "$cmd") ;;
         baseline-system) run=("$baseline/launcher/buildtrail" run --system -o "$db" -- sh -c "$cmd") ;;
         system) run=("$bt" run --system -o "$db" -- sh -c "$cmd") ;;
+        system-full) run=("$bt" run --system=full -o "$db" -- sh -c "$cmd") ;;
         cache-lookups) run=("$bt" run --cache-lookups -o "$db" -- sh -c "$cmd") ;;
         system-cache) run=("$bt" run --system --cache-lookups -o "$db" -- sh -c "$cmd") ;;
         strace) run=(strace -f -qq -o /dev/null -e trace=%file,%process,write sh -c "$cmd") ;;
@@ -132,7 +140,7 @@ run_one() {
     esac
     sync
     t0=$(date +%s.%N)
-    (cd "$dir" && /usr/bin/time -o "$timing" -f "%U %S" "${run[@]}") > "$scratch/log.txt" 2>&1 ||
+    (cd "$dir" && PATH=$build_path /usr/bin/time -o "$timing" -f "%U %S" "${run[@]}") > "$scratch/log.txt" 2>&1 ||
         { echo "bench.sh: $w under $m failed:"; tail -5 "$scratch/log.txt"; exit 1; } >&2
     t1=$(date +%s.%N)
     [ "$m" = bindfs ] && fusermount3 -u "$mnt"
@@ -153,6 +161,7 @@ run_one() {
 }
 
 echo "bench: reps=$reps workloads=[$workloads] modes=[$modes] on $(nproc) cores, $(uname -r)" >&2
+echo "bench: PATH=$build_path" >&2
 for w in $workloads; do
     for rep in $(seq "$reps"); do
         for m in $modes; do   # interleaved: each repetition runs every mode once
@@ -161,7 +170,7 @@ for w in $workloads; do
     done
 done
 
-python3 - "$results" "$out" <<'PY'
+python3 - "$results" "$out" "$build_path" <<'PY'
 import statistics, sys, collections
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 by = collections.defaultdict(list)
@@ -199,7 +208,8 @@ for w in dict.fromkeys(r[0] for r in rows):
         lines.append("%-8s requests (buildtrail, last run): %s" % (w, reqs[-1].replace(",", " ")))
 lines.append("(median of %d interleaved runs per mode; x = ratio of medians to native, x-pair = "
              "median of per-repetition ratios, x-min = ratio of fastest runs; requests = FUSE "
-             "requests of the last run)" % max(len(v) for v in by.values()))
+             "requests of the last run; the builds' PATH=%s)" % (max(len(v) for v in by.values()),
+                                                                  sys.argv[3]))
 text = "\n".join(lines)
 print(text)
 open(sys.argv[2], "w").write(text + "\n")

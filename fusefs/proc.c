@@ -84,6 +84,7 @@ struct proc_table {
     struct procev *events;        /* NULL: /proc-only mode */
     pthread_mutex_t events_lock;  /* serialises draining and applying events; before table_lock */
     bool events_lost;             /* protected by table_lock */
+    unsigned reattached;          /* processes found from /proc and made live; table_lock */
     GHashTable *live;             /* tgid -> current image of a live build process; table_lock */
     GHashTable *live_tasks;       /* tid -> tgid of live build tasks, threads too; table_lock */
     /* The kernel reports an exit only after the parent could reap it (exit_notify() comes before
@@ -1130,15 +1131,17 @@ char *proc_table_tree_note(struct proc_table *t)
 {
     pthread_mutex_lock(&t->table_lock);
     bool lost = t->events_lost;
-    unsigned missing = t->exits_missing;
+    unsigned missing = t->exits_missing, reattached = t->reattached;
     pthread_mutex_unlock(&t->table_lock);
     if (!t->events)
         return g_strdup("partial: no process events (the connector needs root, or Linux 6.6+ "
                         "for other users); processes that touched no traced file are missing and "
                         "exits are not recorded");
     if (lost)
-        return g_strdup("incomplete: the kernel dropped process events under load; processes "
-                        "were completed from /proc where they touched traced files");
+        return g_strdup_printf("incomplete: the kernel dropped process events under load; "
+                               "processes were completed from /proc where they touched traced "
+                               "files (%u found so, and followed by events from then on)",
+                               reattached);
     if (missing)
         return g_strdup_printf("complete, except the exit%s of %u process%s: not reported by "
                                "the end of the run", missing == 1 ? "" : "s", missing,
@@ -1175,6 +1178,51 @@ int64_t proc_image_after(struct proc_table *t, pid_t tid, int64_t since_ns)
         id = img->id;
     pthread_mutex_unlock(&t->table_lock);
     return id;
+}
+
+/* The tids of process `tgid`'s threads (from /proc/TGID/task), or NULL. */
+static GArray *list_tasks(pid_t tgid)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/task", (int)tgid);
+    GDir *d = g_dir_open(p, 0, NULL);
+    if (!d)
+        return NULL;
+    GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+    const char *name;
+    while ((name = g_dir_read_name(d))) {
+        char *end;
+        long v = strtol(name, &end, 10);
+        if (!*end && v > 0 && v <= INT32_MAX) {
+            pid_t tid = (pid_t)v;
+            g_array_append_val(tids, tid);
+        }
+    }
+    g_dir_close(d);
+    return tids;
+}
+
+/* A build process that events never reported (they were dropped: ENOBUFS) was found from /proc
+ * as `img`: make it live, with its threads `tids`, so that its forks, execs and exit are
+ * applied from the events that come after (without this its children would be ignored and it
+ * would be held to the end).  Nothing to do if events know it already (table_lock held). */
+static void attach_live(struct proc_table *t, pid_t tgid, struct proc_image *img,
+                        const GArray *tids)
+{
+    if (g_hash_table_contains(t->live, GINT_TO_POINTER(tgid)))
+        return;
+    g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), image_ref(img));
+    g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tgid), GINT_TO_POINTER(tgid));
+    img->threads = 0;
+    img->leader_exited = false;
+    for (guint i = 0; i < tids->len; i++) {
+        pid_t tid = g_array_index(tids, pid_t, i);
+        if (tid == tgid || g_hash_table_contains(t->live_tasks, GINT_TO_POINTER(tid)))
+            continue;
+        g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tid), GINT_TO_POINTER(tgid));
+        img->threads++;
+    }
+    t->reattached++;
 }
 
 int64_t proc_resolve(struct proc_table *t, pid_t tid)
@@ -1233,9 +1281,21 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
     if (!layout_known(psi.layout))
         memcpy(psi.layout, tsi.layout, sizeof psi.layout);
     int64_t id = resolve_process(t, tgid, &psi, 0);
-
+    /* With events on, a build process found here was not reported (the kernel dropped events):
+     * it is followed by events again from here on, with the threads it has now.  Listed and
+     * attached with no event applied in between (events_lock), so that a thread's exit is
+     * either not listed or applied after. */
+    GArray *threads = NULL;
+    if (t->events && id) {
+        pthread_mutex_lock(&t->events_lock);
+        threads = list_tasks(tgid);
+    }
     pthread_mutex_lock(&t->table_lock);
     struct proc_image *img = id ? current_image(t, tgid, psi.start_ticks) : NULL;
+    if (img && img->id == id && threads)
+        attach_live(t, tgid, img, threads);
+    if (t->events && id)
+        pthread_mutex_unlock(&t->events_lock);
     if (img && img->id == id) {
         task = g_hash_table_lookup(t->tasks, GINT_TO_POINTER(tid));
         if (!task) {
@@ -1252,5 +1312,7 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
         }
     }
     pthread_mutex_unlock(&t->table_lock);
+    if (threads)
+        g_array_free(threads, TRUE);
     return id;
 }

@@ -5,14 +5,18 @@
  * its last exits are reported.
  *
  * The pids are above the kernel's largest possible pid_max (2^22), so no /proc entry exists for
- * them: the table records what the events say and nothing it reads. */
+ * them: the table records what the events say and nothing it reads (except in the tests that
+ * say they use real processes). */
 #include "proc.h"
 #include "recorder.h"
 #include "tracedb.h"
 #include "unit-sql.h"
 
 #include <glib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define SETUP 5000001
 #define INIT 5000002
@@ -195,6 +199,70 @@ static void test_exit_owed_at_stop(void)
     sqlite3_close(f.db);
 }
 
+/* After the kernel dropped events, a build process is found from /proc (its fork was never
+ * reported): from then on it is followed by events again — the child it forks next is
+ * recorded with it as parent, and both exits are (before, the child was ignored and the
+ * process held to the end, exit unknown).  Real processes: this test process plays the
+ * launcher's init, and its child was forked before the subscription, as if its fork event had
+ * been dropped. */
+static void test_reattach_after_lost_events(void)
+{
+    struct fixture f;
+    fx_start(&f, "reattach.db");
+    int go[2], done[2];
+    g_assert_cmpint(pipe(go), ==, 0);
+    g_assert_cmpint(pipe(done), ==, 0);
+    pid_t child = fork();
+    g_assert_cmpint(child, >=, 0);
+    if (child == 0) {
+        char c;
+        close(go[1]);
+        close(done[0]);
+        if (read(go[0], &c, 1) != 1) /* until the table has seen it */
+            _exit(90);
+        pid_t g = fork();
+        if (g == 0)
+            _exit(7);
+        int st;
+        if (g < 0 || waitpid(g, &st, 0) != g || write(done[1], "x", 1) != 1)
+            _exit(91);
+        if (read(go[0], &c, 1) != 1)
+            _exit(92);
+        _exit(3);
+    }
+    close(go[0]);
+    close(done[1]);
+    if (proc_table_enable_events(f.t) < 0) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        fx_stop(&f);
+        sqlite3_close(f.db);
+        g_test_skip("the process-events connector needs root here");
+        return;
+    }
+    proc_table_set_launcher(f.t, SETUP, getpid()); /* starts the event thread */
+    int64_t id = proc_resolve(f.t, child);
+    g_assert_cmpint(id, ==, 1);
+    char c;
+    g_assert_cmpint(write(go[1], "f", 1), ==, 1);  /* fork the grandchild, which exits 7 */
+    g_assert_cmpint(read(done[0], &c, 1), ==, 1);
+    g_assert_cmpint(write(go[1], "e", 1), ==, 1);  /* then exit 3 */
+    int st;
+    g_assert_cmpint(waitpid(child, &st, 0), ==, child);
+    g_assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+    proc_table_stop_events(f.t, 3000); /* waits for the exits owed */
+    g_autofree char *note = proc_table_tree_note(f.t);
+    fx_stop(&f);
+    close(go[1]);
+    close(done[0]);
+    g_assert_cmpstr(note, ==, "complete");
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 2);
+    g_assert_cmpint(unit_sql_int(f.db, "select parent_id from processes where id = 2"), ==, 1);
+    g_assert_cmpint(exit_code_of(f.db, 2), ==, 7);
+    g_assert_cmpint(exit_code_of(f.db, 1), ==, 3);
+    sqlite3_close(f.db);
+}
+
 /* Redaction keeps a matching variable's name and drops its value, whatever the case of the
  * name; empty entries go; the rest is kept byte for byte. */
 static void test_env_redact(void)
@@ -222,6 +290,7 @@ int main(int argc, char **argv)
     g_test_add_func("/proctable/reuse-by-thread-before-exit", test_reuse_by_thread_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
+    g_test_add_func("/proctable/reattach-after-lost-events", test_reattach_after_lost_events);
     g_test_add_func("/proctable/env-redact", test_env_redact);
     return unit_run();
 }

@@ -85,6 +85,37 @@ const char *tracedb_access_kind_name(int kind);
 #define TRACEDB_KINDS_FOLLOWED "(14)"
 #define TRACEDB_KINDS_LISTED "(13)"
 
+/* The same sets as bit masks, for code that classifies rows it has already read (one place for
+ * both spellings: tests/unit/tracedb checks that each mask is its SQL list). */
+#define TRACEDB_KIND_BIT(k) (1u << (k))
+#define TRACEDB_MASK_READ (TRACEDB_KIND_BIT(TRACEDB_READ) | TRACEDB_KIND_BIT(TRACEDB_EXEC))
+#define TRACEDB_MASK_OPENED_READ TRACEDB_KIND_BIT(TRACEDB_READ)
+#define TRACEDB_MASK_EXEC TRACEDB_KIND_BIT(TRACEDB_EXEC)
+#define TRACEDB_MASK_MADE                                                                          \
+    (TRACEDB_KIND_BIT(TRACEDB_WRITE) | TRACEDB_KIND_BIT(TRACEDB_CREATE) |                          \
+     TRACEDB_KIND_BIT(TRACEDB_TRUNCATE))
+#define TRACEDB_MASK_PLACED (TRACEDB_KIND_BIT(TRACEDB_RENAME_TO) | TRACEDB_KIND_BIT(TRACEDB_LINK))
+#define TRACEDB_MASK_GONE (TRACEDB_KIND_BIT(TRACEDB_UNLINK) | TRACEDB_KIND_BIT(TRACEDB_RENAME_FROM))
+#define TRACEDB_MASK_RMDIR TRACEDB_KIND_BIT(TRACEDB_RMDIR)
+#define TRACEDB_MASK_USED (TRACEDB_MASK_READ | TRACEDB_MASK_MADE)
+#define TRACEDB_MASK_VERSIONED (TRACEDB_MASK_USED | TRACEDB_MASK_PLACED)
+#define TRACEDB_MASK_PRODUCED (TRACEDB_MASK_MADE | TRACEDB_MASK_PLACED)
+#define TRACEDB_MASK_CHANGED                                                                       \
+    (TRACEDB_MASK_MADE | TRACEDB_KIND_BIT(TRACEDB_RENAME_TO) | TRACEDB_MASK_GONE)
+#define TRACEDB_MASK_WROTE_PATH                                                                    \
+    (TRACEDB_MASK_MADE | TRACEDB_KIND_BIT(TRACEDB_MKDIR) | TRACEDB_MASK_PLACED |                   \
+     TRACEDB_KIND_BIT(TRACEDB_SYMLINK))
+#define TRACEDB_MASK_BOUND                                                                         \
+    (TRACEDB_MASK_VERSIONED | TRACEDB_MASK_GONE | TRACEDB_KIND_BIT(TRACEDB_SYMLINK))
+#define TRACEDB_MASK_FOLLOWED TRACEDB_KIND_BIT(TRACEDB_READLINK)
+#define TRACEDB_MASK_LISTED TRACEDB_KIND_BIT(TRACEDB_READDIR)
+
+/* Whether access kind `kind` is in the set `mask` (a TRACEDB_MASK_*). */
+static inline bool tracedb_kind_in(unsigned mask, int kind)
+{
+    return kind >= 1 && kind <= TRACEDB_ACCESS_KIND_MAX && (mask & TRACEDB_KIND_BIT(kind));
+}
+
 /* versions.origin */
 enum tracedb_version_origin {
     TRACEDB_VERSION_FOUND = 1,   /* existed before the build touched it: hashed at first read */

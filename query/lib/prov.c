@@ -399,9 +399,8 @@ static void bindings_add(struct bindings *b, int64_t fid, bool has_version, int6
     if (fid < 1 || fid > b->max_file)
         return;
     struct file_end *f = &b->files[fid];
-    bool bound = kind != TRACEDB_MKDIR && kind != TRACEDB_RMDIR && kind >= TRACEDB_READ &&
-                 kind <= TRACEDB_SYMLINK; /* TRACEDB_KINDS_BOUND */
-    if (bound && (!f->last_id || later(t, id, f->last_t, f->last_id))) {
+    if (tracedb_kind_in(TRACEDB_MASK_BOUND, kind) &&
+        (!f->last_id || later(t, id, f->last_t, f->last_id))) {
         f->last_t = t;
         f->last_id = id;
         f->last_kind = kind;
@@ -851,19 +850,6 @@ static void load_versions(struct prov *p, int64_t max_version, const struct plac
     sqlite3_finalize(st);
 }
 
-/* Whether accesses of this kind are edges of the graph (TRACEDB_KINDS_VERSIONED). */
-static bool versioned_kind(int kind)
-{
-    switch (kind) {
-    case TRACEDB_READ: case TRACEDB_EXEC:                           /* reads */
-    case TRACEDB_WRITE: case TRACEDB_CREATE: case TRACEDB_TRUNCATE: /* made */
-    case TRACEDB_RENAME_TO: case TRACEDB_LINK:                      /* placed */
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* Load every file path, version and versioned access in three scans. */
 static void load_graph(struct prov *p)
 {
@@ -891,7 +877,7 @@ static void load_graph(struct prov *p)
                              sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6));
             if (!has_version || vid < 1 || vid > max_version || pid < 0 || pid > max_process)
                 continue; /* not a version or process of this trace */
-            if (!versioned_kind(kind))
+            if (!tracedb_kind_in(TRACEDB_MASK_VERSIONED, kind))
                 continue; /* bound to a version but not an edge: removed, moved away */
             int64_t first = sqlite3_column_int64(st, 3), last = sqlite3_column_int64(st, 4);
             int64_t file_id = sqlite3_column_int64(st, 5);

@@ -76,9 +76,17 @@ static void test_refuse_foreign(void)
     g_assert_cmpint(tracedb_open_readonly(missing, &db, &err3), ==, -ENOENT);
 }
 
-/* Each named kind set is exactly the kinds its definition names (by name, not by number). */
-static void check_set(const char *set, const char *const *names)
+/* Each named kind set is exactly the kinds its definition names (by name, not by number), and
+ * its mask is the same set. */
+#define check_set(set, ...) check_set_(set, set##_MASK_IS, __VA_ARGS__)
+static void check_set_(const char *set, unsigned mask, const char *const *names)
 {
+    for (int k = -1; k <= TRACEDB_ACCESS_KIND_MAX + 2; k++) {
+        g_autofree char *item = g_strdup_printf("%d", k);
+        g_auto(GStrv) items = g_strsplit_set(set, "(,)", -1);
+        bool listed = k >= 1 && g_strv_contains((const char *const *)items, item);
+        g_assert_cmpint(tracedb_kind_in(mask, k), ==, listed);
+    }
     GString *want = g_string_new("(");
     for (const char *const *n = names; *n; n++) {
         int kind = 0;
@@ -92,6 +100,22 @@ static void check_set(const char *set, const char *const *names)
     g_assert_cmpstr(set, ==, want->str);
     g_string_free(want, TRUE);
 }
+
+#define TRACEDB_KINDS_READ_MASK_IS TRACEDB_MASK_READ
+#define TRACEDB_KINDS_OPENED_READ_MASK_IS TRACEDB_MASK_OPENED_READ
+#define TRACEDB_KINDS_EXEC_MASK_IS TRACEDB_MASK_EXEC
+#define TRACEDB_KINDS_MADE_MASK_IS TRACEDB_MASK_MADE
+#define TRACEDB_KINDS_PLACED_MASK_IS TRACEDB_MASK_PLACED
+#define TRACEDB_KINDS_GONE_MASK_IS TRACEDB_MASK_GONE
+#define TRACEDB_KINDS_RMDIR_MASK_IS TRACEDB_MASK_RMDIR
+#define TRACEDB_KINDS_USED_MASK_IS TRACEDB_MASK_USED
+#define TRACEDB_KINDS_VERSIONED_MASK_IS TRACEDB_MASK_VERSIONED
+#define TRACEDB_KINDS_PRODUCED_MASK_IS TRACEDB_MASK_PRODUCED
+#define TRACEDB_KINDS_CHANGED_MASK_IS TRACEDB_MASK_CHANGED
+#define TRACEDB_KINDS_WROTE_PATH_MASK_IS TRACEDB_MASK_WROTE_PATH
+#define TRACEDB_KINDS_BOUND_MASK_IS TRACEDB_MASK_BOUND
+#define TRACEDB_KINDS_FOLLOWED_MASK_IS TRACEDB_MASK_FOLLOWED
+#define TRACEDB_KINDS_LISTED_MASK_IS TRACEDB_MASK_LISTED
 
 static void test_kind_sets(void)
 {

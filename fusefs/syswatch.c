@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,30 +41,47 @@ struct syscall_fd {
     int fd; /* -1: free */
 };
 
-struct syswatch {
-    int group;
-    int stop_fd; /* eventfd: syswatch_stop wakes the thread */
+/* One watcher thread (one per CPU, up to SYSWATCH_THREADS: two compilers' opens are answered
+ * at once) and what only it uses. */
+#define SYSWATCH_THREADS 4
+struct watcher {
+    struct syswatch *w;
     pthread_t thread;
-    struct rec *rec;
-    struct proc_table *procs;
-    struct vers *vers;
-    char **paths;  /* the watched trees */
-    char **served; /* the trees served through FUSE */
-    /* The thread's own (syswatch_stop reads them after joining it). */
-    GArray *pending;       /* struct pending_exec */
-    GHashTable *writers;   /* "dev:ino" -> GQueue of struct open_writer * */
-    uint64_t opens, execs, writes, links, unknown_calls, outside, errors;
-    int read_error;        /* the errno that ended reading events, 0 if none */
+    bool started;
     struct syscall_fd syscall_fds[SYSCALL_FDS];
     unsigned syscall_next; /* the slot to reuse next */
 };
 
+struct syswatch {
+    int group;
+    int stop_fd; /* eventfd: syswatch_stop wakes the threads (read by none: it stays set) */
+    struct watcher threads[SYSWATCH_THREADS];
+    int n_threads;
+    struct rec *rec;
+    struct proc_table *procs;
+    struct vers *vers;
+    char **paths;  /* the watched trees; fixed */
+    char **served; /* the trees served through FUSE; fixed */
+    /* lock protects pending, writers and read_error.  Taken before proc's, vers's and the
+     * recorder's locks (calls into them are made with it held); never held while waiting for
+     * a hash (vers_write_begin). */
+    pthread_mutex_t lock;
+    GArray *pending;       /* struct pending_exec */
+    GHashTable *writers;   /* "dev:ino" -> GQueue of struct open_writer * */
+    int read_error;        /* the errno that ended reading events, 0 if none */
+    /* Counts for the note (atomic). */
+    uint64_t opens, execs, writes, links, unknown_calls, outside, errors;
+};
+
+#define COUNT(w, field) __atomic_add_fetch(&(w)->field, 1, __ATOMIC_RELAXED)
+
 int syswatch_group_new(void)
 {
     /* FAN_UNLIMITED_QUEUE: the close events (not permission events) must never be dropped.
-     * The event descriptors are opened without updating access times, and non-blocking so
-     * that a FIFO never holds the event up. */
-    int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_UNLIMITED_QUEUE |
+     * FAN_NONBLOCK: every watcher thread is woken for an event and one of them gets it.  The
+     * event descriptors are opened without updating access times, and non-blocking so that a
+     * FIFO never holds the event up. */
+    int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_UNLIMITED_QUEUE |
                                FAN_UNLIMITED_MARKS | FAN_REPORT_TID,
                            O_RDONLY | O_LARGEFILE | O_CLOEXEC | O_NOATIME | O_NONBLOCK);
     return fd < 0 ? -errno : fd;
@@ -108,7 +126,7 @@ int syswatch_parse_syscall(const char *buf, size_t len, long *nr, unsigned long 
     if (len >= 7 && !memcmp(buf, "running", 7))
         return -EAGAIN;
     if (p < end && *p == '-')
-        return -EAGAIN; /* "-1 SP PC": blocked, but not in a syscall */
+        return -ENODATA; /* "-1 SP PC": blocked, but not in a syscall (an io_uring worker) */
     unsigned long long v;
     if (!(p = parse_number(p, end, &v)) || v > LONG_MAX)
         return -EINVAL;
@@ -215,15 +233,15 @@ static int read_string(pid_t tid, unsigned long long addr, char *out, size_t siz
  * hundreds of headers, and opening the file costs more than reading it.  A descriptor stays
  * bound to its task (a reused tid is another task: reading the old descriptor fails with
  * ESRCH, and it is opened again). */
-static ssize_t read_syscall_line(struct syswatch *w, pid_t tid, char *buf, size_t size)
+static ssize_t read_syscall_line(struct watcher *th, pid_t tid, char *buf, size_t size)
 {
     struct syscall_fd *slot = NULL;
     for (int i = 0; i < SYSCALL_FDS; i++)
-        if (w->syscall_fds[i].fd >= 0 && w->syscall_fds[i].tid == tid)
-            slot = &w->syscall_fds[i];
+        if (th->syscall_fds[i].fd >= 0 && th->syscall_fds[i].tid == tid)
+            slot = &th->syscall_fds[i];
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!slot) {
-            slot = &w->syscall_fds[w->syscall_next++ % SYSCALL_FDS];
+            slot = &th->syscall_fds[th->syscall_next++ % SYSCALL_FDS];
             if (slot->fd >= 0)
                 close(slot->fd);
             char p[64];
@@ -246,17 +264,29 @@ static ssize_t read_syscall_line(struct syswatch *w, pid_t tid, char *buf, size_
     return -1;
 }
 
-static void opener_call(struct syswatch *w, pid_t tid, struct opener_call *c)
+static void opener_call(struct watcher *th, pid_t tid, struct opener_call *c)
 {
     char buf[256];
     c->call = SYSWATCH_UNKNOWN;
     c->flags = O_RDONLY;
     c->path[0] = '\0';
-    ssize_t n = read_syscall_line(w, tid, buf, sizeof buf - 1);
     long nr;
     unsigned long long args[6], how = 0, path = 0;
-    if (n <= 0 || syswatch_parse_syscall(buf, (size_t)n, &nr, args) < 0)
-        return;
+    /* The event is queued before the opener goes to sleep waiting for the answer: read while
+     * it still runs, the file says "running".  It is about to block (until we answer), so
+     * look again, yielding the CPU to it. */
+    for (int attempt = 0;; attempt++) {
+        ssize_t n = read_syscall_line(th, tid, buf, sizeof buf - 1);
+        int r = n <= 0 ? -EIO : syswatch_parse_syscall(buf, (size_t)n, &nr, args);
+        if (r == 0)
+            break;
+        if (r != -EAGAIN || attempt >= 1000)
+            return;
+        if (attempt < 100)
+            sched_yield();
+        else
+            usleep(50);
+    }
     enum syswatch_call call = syswatch_classify(nr, args, &c->flags, &how, &path, &c->dirfd);
     if (call == SYSWATCH_UNKNOWN)
         return;
@@ -412,7 +442,7 @@ static void find_symlinks(struct syswatch *w, pid_t tid, const struct opener_cal
 static void record_links(struct syswatch *w, int64_t process_id, const GArray *links)
 {
     for (guint i = 0; links && i < links->len; i++) {
-        w->links++;
+        COUNT(w, links);
         record(w, process_id, g_array_index(links, int64_t, i), TRACEDB_READLINK, -1,
                rec_now_ns(), 0);
     }
@@ -446,27 +476,28 @@ static int dup_for_hash(int fd)
     return d < 0 ? -errno : d;
 }
 
-static void on_open(struct syswatch *w, const struct fanotify_event_metadata *m)
+static void on_open(struct watcher *th, const struct fanotify_event_metadata *m)
 {
+    struct syswatch *w = th->w;
     struct stat st;
     if (fstat(m->fd, &st) < 0) {
-        w->errors++;
+        COUNT(w, errors);
         return;
     }
     if (!S_ISREG(st.st_mode))
         return; /* a device or FIFO in /etc: not content the build reads as a file */
     g_autofree char *path = event_path(w, m->fd);
     if (!path) {
-        w->outside++;
+        COUNT(w, outside);
         return;
     }
     pid_t tid = m->pid;
     struct opener_call c;
-    opener_call(w, tid, &c);
+    opener_call(th, tid, &c);
     enum syswatch_call call = c.call;
     int flags = c.flags;
     if (call == SYSWATCH_UNKNOWN) {
-        w->unknown_calls++;
+        COUNT(w, unknown_calls);
         flags = O_RDONLY;
     }
     int64_t caller = proc_resolve(w->procs, tid);
@@ -476,7 +507,7 @@ static void on_open(struct syswatch *w, const struct fanotify_event_metadata *m)
     bool writing = call == SYSWATCH_OPEN &&
                    ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC));
     if (call == SYSWATCH_EXEC) {
-        w->execs++;
+        COUNT(w, execs);
         pid_t tgid = proc_task_tgid(w->procs, tid);
         /* Held before the open's time is taken, as a FUSE exec open does (proc.h). */
         proc_exec_hold(w->procs, tgid);
@@ -489,9 +520,11 @@ static void on_open(struct syswatch *w, const struct fanotify_event_metadata *m)
         pe.version_id = vers_read(w->vers, st.st_dev, st.st_ino, file_id, &hash_needed);
         if (hash_needed)
             vers_hash_found(w->vers, st.st_dev, st.st_ino, dup_for_hash(m->fd));
+        pthread_mutex_lock(&w->lock);
         g_array_append_val(w->pending, pe);
+        pthread_mutex_unlock(&w->lock);
     } else if (writing) {
-        w->writes++;
+        COUNT(w, writes);
         int64_t now = rec_now_ns(), version_id = 0;
         /* Waits until the content it replaces is hashed: the opener is still blocked. */
         struct vers_writer *vw = vers_write_begin(w->vers, st.st_dev, st.st_ino, file_id,
@@ -500,6 +533,7 @@ static void on_open(struct syswatch *w, const struct fanotify_event_metadata *m)
         *ow = (struct open_writer){vw, caller, file_id, version_id, now,
                                    dup_for_hash(m->fd)};
         char *key = inode_key(&st);
+        pthread_mutex_lock(&w->lock);
         GQueue *q = g_hash_table_lookup(w->writers, key);
         if (!q) {
             q = g_queue_new();
@@ -508,10 +542,11 @@ static void on_open(struct syswatch *w, const struct fanotify_event_metadata *m)
             g_free(key);
         }
         g_queue_push_tail(q, ow);
+        pthread_mutex_unlock(&w->lock);
         if (flags & O_TRUNC)
             record(w, caller, file_id, TRACEDB_TRUNCATE, flags, now, version_id);
     } else {
-        w->opens++;
+        COUNT(w, opens);
         bool hash_needed;
         int64_t v = vers_read(w->vers, st.st_dev, st.st_ino, file_id, &hash_needed);
         if (hash_needed)
@@ -539,18 +574,20 @@ static void on_close_write(struct syswatch *w, const struct fanotify_event_metad
     if (m->fd < 0 || fstat(m->fd, &st) < 0)
         return;
     g_autofree char *key = inode_key(&st);
+    pthread_mutex_lock(&w->lock);
     GQueue *q = g_hash_table_lookup(w->writers, key);
     struct open_writer *ow = q ? g_queue_pop_head(q) : NULL;
-    if (!ow)
-        return; /* opened before the mark was made (setup's own) */
-    if (g_queue_is_empty(q))
+    if (ow && g_queue_is_empty(q))
         g_hash_table_remove(w->writers, key);
-    writer_end(w, ow, dup_for_hash(m->fd));
+    pthread_mutex_unlock(&w->lock);
+    if (ow) /* (none: opened before the mark was made, by setup) */
+        writer_end(w, ow, dup_for_hash(m->fd));
 }
 
 /* Record the exec opens whose exec has shown (all of them when `final`). */
 static void settle_execs(struct syswatch *w, bool final)
 {
+    pthread_mutex_lock(&w->lock);
     guint keep = 0;
     for (guint i = 0; i < w->pending->len; i++) {
         struct pending_exec pe = g_array_index(w->pending, struct pending_exec, i);
@@ -574,6 +611,16 @@ static void settle_execs(struct syswatch *w, bool final)
         proc_exec_release(w->procs, pe.tgid);
     }
     g_array_set_size(w->pending, keep);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Whether exec opens wait for their exec. */
+static bool execs_pending(struct syswatch *w)
+{
+    pthread_mutex_lock(&w->lock);
+    bool any = w->pending->len > 0;
+    pthread_mutex_unlock(&w->lock);
+    return any;
 }
 
 static void respond(struct syswatch *w, int fd)
@@ -584,52 +631,61 @@ static void respond(struct syswatch *w, int fd)
         n = write(w->group, &r, sizeof r);
     while (n < 0 && errno == EINTR);
     if (n != (ssize_t)sizeof r)
-        w->errors++; /* the opener was killed meanwhile: nothing waits */
+        COUNT(w, errors); /* the opener was killed meanwhile: nothing waits */
+}
+
+static void set_read_error(struct syswatch *w, int e)
+{
+    pthread_mutex_lock(&w->lock);
+    if (!w->read_error)
+        w->read_error = e;
+    pthread_mutex_unlock(&w->lock);
 }
 
 static void *watch_main(void *arg)
 {
-    struct syswatch *w = arg;
-    char buf[16384] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+    struct watcher *th = arg;
+    struct syswatch *w = th->w;
+    /* One event per read: another watcher answers the next one meanwhile. */
+    char buf[FAN_EVENT_METADATA_LEN]
+        __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
     struct pollfd pf[2] = {{.fd = w->group, .events = POLLIN}, {.fd = w->stop_fd, .events = POLLIN}};
     bool stopping = false;
     for (;;) {
         /* While exec opens wait for their exec, look again soon; once stopping, read what the
-         * build's last closes queued, then end. */
-        int r = poll(pf, stopping ? 1 : 2, stopping ? 0 : w->pending->len ? 20 : -1);
+         * build's last closes queued (without waiting), then end.  The group is non-blocking:
+         * every watcher is woken for an event, one of them gets it. */
+        int r = poll(pf, stopping ? 1 : 2, stopping ? 0 : execs_pending(w) ? 20 : -1);
         if (r < 0 && errno != EINTR) {
-            w->read_error = errno;
+            set_read_error(w, errno);
             break;
         }
         if (r > 0 && (pf[0].revents & POLLIN)) {
             ssize_t n = read(w->group, buf, sizeof buf);
             if (n < 0 && errno != EINTR && errno != EAGAIN) {
-                w->read_error = errno;
+                set_read_error(w, errno);
                 break;
             }
             const struct fanotify_event_metadata *m = (const void *)buf;
-            /* FAN_EVENT_NEXT, without its cast through char * (events are 8-byte aligned in
-             * the aligned buffer: every event_len is a multiple of 8). */
-            for (; n > 0 && FAN_EVENT_OK(m, n);
-                 n -= m->event_len, m = (const void *)((const char *)m + m->event_len)) {
+            if (n > 0 && FAN_EVENT_OK(m, n)) {
                 if (m->vers != FANOTIFY_METADATA_VERSION) {
-                    w->read_error = EPROTO;
+                    set_read_error(w, EPROTO);
                     break;
                 }
                 if (m->mask & FAN_OPEN_PERM) {
                     if (m->fd >= 0)
-                        on_open(w, m);
+                        on_open(th, m);
                     respond(w, m->fd);
                 } else if (m->mask & FAN_CLOSE_WRITE) {
                     on_close_write(w, m);
                 } else if (m->mask & FAN_Q_OVERFLOW) {
-                    w->errors++; /* cannot happen with an unlimited queue */
+                    COUNT(w, errors); /* cannot happen with an unlimited queue */
                 }
                 if (m->fd >= 0)
                     close(m->fd);
             }
         }
-        if (w->pending->len)
+        if (execs_pending(w))
             settle_execs(w, false);
         if (stopping && r == 0)
             break;
@@ -637,6 +693,18 @@ static void *watch_main(void *arg)
             stopping = true;
     }
     return NULL;
+}
+
+static void stop_threads(struct syswatch *w)
+{
+    uint64_t one = 1;
+    ssize_t n;
+    do /* an eventfd write fails only at a counter of 2^64-1: never here */
+        n = write(w->stop_fd, &one, sizeof one);
+    while (n < 0 && errno == EINTR);
+    for (int i = 0; i < w->n_threads; i++)
+        if (w->threads[i].started)
+            pthread_join(w->threads[i].thread, NULL);
 }
 
 struct syswatch *syswatch_start(int group, struct rec *rec, struct proc_table *procs,
@@ -650,21 +718,35 @@ struct syswatch *syswatch_start(int group, struct rec *rec, struct proc_table *p
     w->vers = vers;
     w->paths = g_strdupv((char **)paths);
     w->served = g_strdupv((char **)served);
+    pthread_mutex_init(&w->lock, NULL);
     w->pending = g_array_new(FALSE, FALSE, sizeof(struct pending_exec));
-    w->writers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    for (int i = 0; i < SYSCALL_FDS; i++)
-        w->syscall_fds[i].fd = -1;
+    w->writers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify)g_queue_free);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    w->n_threads = ncpu < 1 ? 1 : ncpu > SYSWATCH_THREADS ? SYSWATCH_THREADS : (int)ncpu;
+    for (int i = 0; i < w->n_threads; i++) {
+        w->threads[i].w = w;
+        for (int k = 0; k < SYSCALL_FDS; k++)
+            w->threads[i].syscall_fds[k].fd = -1;
+    }
     w->stop_fd = eventfd(0, EFD_CLOEXEC);
-    int e = w->stop_fd < 0 ? errno : pthread_create(&w->thread, NULL, watch_main, w);
+    int e = w->stop_fd < 0 ? errno : 0;
+    for (int i = 0; !e && i < w->n_threads; i++) {
+        e = pthread_create(&w->threads[i].thread, NULL, watch_main, &w->threads[i]);
+        w->threads[i].started = !e;
+    }
     if (e) {
         *err = -e;
-        if (w->stop_fd >= 0)
+        if (w->stop_fd >= 0) {
+            stop_threads(w);
             close(w->stop_fd);
+        }
         close(group);
         g_strfreev(w->paths);
         g_strfreev(w->served);
         g_array_free(w->pending, TRUE);
         g_hash_table_destroy(w->writers);
+        pthread_mutex_destroy(&w->lock);
         g_free(w);
         return NULL;
     }
@@ -692,12 +774,7 @@ char *syswatch_stop(struct syswatch *w)
 {
     if (!w)
         return NULL;
-    uint64_t one = 1;
-    ssize_t n;
-    do /* an eventfd write fails only at a counter of 2^64-1: never here */
-        n = write(w->stop_fd, &one, sizeof one);
-    while (n < 0 && errno == EINTR);
-    pthread_join(w->thread, NULL);
+    stop_threads(w);
     /* No build process is left: nothing waits on an event any more. */
     close(w->group);
     w->group = -1;
@@ -712,16 +789,17 @@ char *syswatch_stop(struct syswatch *w)
             ow->fd = -1;
             writer_end(w, ow, fd);
         }
-        g_queue_free(q);
     }
     g_hash_table_destroy(w->writers);
     g_array_free(w->pending, TRUE);
     close(w->stop_fd);
-    for (int i = 0; i < SYSCALL_FDS; i++)
-        if (w->syscall_fds[i].fd >= 0)
-            close(w->syscall_fds[i].fd);
+    for (int i = 0; i < w->n_threads; i++)
+        for (int k = 0; k < SYSCALL_FDS; k++)
+            if (w->threads[i].syscall_fds[k].fd >= 0)
+                close(w->threads[i].syscall_fds[k].fd);
     g_strfreev(w->paths);
     g_strfreev(w->served);
+    pthread_mutex_destroy(&w->lock);
     char *note = note_of(w);
     g_free(w);
     return note;

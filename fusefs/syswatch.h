@@ -32,9 +32,11 @@
  *   creating open shows as a truncation and a write).  When the syscall cannot be told (an
  *   io_uring open, a 32-bit program), the open counts as a read and the note counts it.
  *
- * Locking: the watcher is one thread; its tables (pending execs, open writers) are its own.
- *   It calls into proc, vers and the recorder as a FUSE handler would (their locks are leaves
- *   or taken in the documented order) and holds no lock of its own while doing so.
+ * Threads and locking: one watcher thread per CPU (up to 4), each reading one event at a time,
+ *   so that two compilers' opens are answered at once.  syswatch.lock protects the pending exec
+ *   opens and the open writers; it is taken before proc's, vers's and the recorder's locks
+ *   (settle_execs calls into proc with it held) and is never held while waiting for a hash.
+ *   The watchers call into proc, vers and the recorder as FUSE handlers do.
  */
 #pragma once
 
@@ -73,7 +75,8 @@ char *syswatch_stop(struct syswatch *w);
 /* ---- pure helpers, exposed for tests and fuzzing ------------------------------------------ */
 
 /* Parse /proc/TID/syscall ("NR ARG1 ... ARG6 SP PC", numbers in decimal or 0x hex).  0, or
- * -EAGAIN when the task is not in a syscall ("running", "-1 ..."), -EINVAL when malformed. */
+ * -EAGAIN when the task is running (ask again once it blocks), -ENODATA when it is blocked
+ * outside a syscall ("-1 SP PC"), -EINVAL when malformed. */
 int syswatch_parse_syscall(const char *buf, size_t len, long *nr, unsigned long long args[6]);
 
 enum syswatch_call {

@@ -1,8 +1,8 @@
 #!/bin/sh
 # --system as root watches the system trees with fanotify instead of serving them through FUSE,
 # and records the same reads, execs, writes and symlinks followed there as --system=full does,
-# each for the process that did it, with the same versions; a filesystem mounted inside a
-# system tree is watched too.  What it does not record (failed lookups) is said by the run's
+# each for the process that did it, with the same versions, also with four jobs at once; a
+# filesystem mounted inside a system tree is watched too.  What it does not record (failed lookups) is said by the run's
 # notes and by 'files'.
 # Root only: the build runs in a private mount namespace with its own /usr/local (a tmpfs, so a
 # mount inside /usr), which it reads, runs programs from and writes to.
@@ -30,7 +30,13 @@ build() {
             cat /usr/local/bt-dir/data > /dev/null
             echo written > /usr/local/bt/out
             cat /usr/local/bt/out > /dev/null
-            test -e /usr/local/bt/missing || true"
+            test -e /usr/local/bt/missing || true
+            for j in 1 2 3 4; do
+                (for i in 1 2 3 4 5; do
+                    cat /usr/local/bt/data > /dev/null; /usr/local/bt/link; echo \$j\$i > /usr/local/bt/out\$j
+                done) &
+            done
+            wait"
     ' sh "$T" "$1" "$BUILDTRAIL" "$2" || fail "build $1"
 }
 build watched --system
@@ -63,6 +69,16 @@ grep -q " /usr/local/bt-dir readlink " "$T/watched.txt" || fail "the directory s
 sum=$(printf 'written\n' | sha256sum | cut -c1-64 | tr a-f A-F)
 grep -q " /usr/local/bt/out write $sum" "$T/watched.txt" || fail "the write of out, with its content's hash"
 grep -q "/usr/bin/cat cat /usr/local/bt/out read $sum" "$T/watched.txt" || fail "the read of what was written"
+
+# Four jobs at once (the watchers answer opens in parallel): each job's five versions of its
+# file, each written by its own shell.
+for j in 1 2 3 4; do
+    for i in 1 2 3 4 5; do
+        sum=$(printf '%s\n' "$j$i" | sha256sum | cut -c1-64 | tr a-f A-F)
+        grep -q "^/usr/bin/dash sh /usr/local/bt/out$j write $sum" "$T/watched.txt" ||
+            fail "job $j's write $i of out$j: $(grep out$j "$T/watched.txt")"
+    done
+done
 
 # Failed lookups there are not recorded, and 'files' says so.
 assert_eq "$(sql "$T/watched.db" "select count(*) from files where path='/usr/local/bt/missing'")" 0 \

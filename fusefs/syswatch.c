@@ -412,6 +412,50 @@ out:
     g_ptr_array_free(links, TRUE);
 }
 
+/* Whether `path` has no ".", ".." or empty component: resolved, it names the same directories
+ * as written, but for symlinks. */
+static bool plain_path(const char *path)
+{
+    for (const char *p = path; *p; p++) {
+        if (*p != '/')
+            continue;
+        if (p[1] == '/' || p[1] == '\0')
+            return false;
+        if (p[1] == '.' && (p[2] == '/' || !p[2] || (p[2] == '.' && (p[3] == '/' || !p[3]))))
+            return false;
+    }
+    return true;
+}
+
+/* Whether `path` (absolute) reaches `final` (the file's own path, which has no symlink in it)
+ * through a symlink at the top of the opener's root alone (/lib -> usr/lib on a merged-/usr
+ * system, how ld.so names every library), which lies in no tree and is not recorded: then
+ * nothing is to be walked.  A cheap test (one readlink) for the commonest case. */
+static bool through_root_link_only(struct syswatch *w, pid_t tid, const char *path,
+                                   const char *final)
+{
+    const char *rest = strchr(path + 1, '/');
+    if (!rest || !plain_path(path))
+        return false;
+    char top[PATH_MAX];
+    if ((size_t)(rest - path) >= sizeof top)
+        return false;
+    memcpy(top, path, (size_t)(rest - path));
+    top[rest - path] = '\0';
+    if (under_any(top, w->paths) || under_any(top, w->served))
+        return false;
+    char probe[PATH_MAX + 64], target[PATH_MAX];
+    snprintf(probe, sizeof probe, "/proc/%d/root%s", (int)tid, top);
+    ssize_t n = readlink(probe, target, sizeof target - 1);
+    if (n <= 0)
+        return false;
+    target[n] = '\0';
+    char resolved[PATH_MAX];
+    int l = snprintf(resolved, sizeof resolved, "%s%s%s", target[0] == '/' ? "" : "/", target,
+                     rest);
+    return l < (int)sizeof resolved && plain_path(resolved) && !strcmp(resolved, final);
+}
+
 /* The symlinks the opener's path went through (file ids added to `out`), if any could have
  * been: the path it gave is made absolute and compared with the file's own. */
 static void find_symlinks(struct syswatch *w, pid_t tid, const struct opener_call *c,
@@ -435,8 +479,9 @@ static void find_symlinks(struct syswatch *w, pid_t tid, const struct opener_cal
         if (snprintf(abs, sizeof abs, "%s/%s", base, c->path) >= (int)sizeof abs)
             return;
     }
-    if (strcmp(abs, final))
-        walk_symlinks(w, tid, abs, dev, ino, out);
+    if (!strcmp(abs, final) || through_root_link_only(w, tid, abs, final))
+        return;
+    walk_symlinks(w, tid, abs, dev, ino, out);
 }
 
 static void record_links(struct syswatch *w, int64_t process_id, const GArray *links)

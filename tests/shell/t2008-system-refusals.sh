@@ -26,6 +26,11 @@ fi
 # Root: in a namespace of its own whose /opt is an empty tmpfs.
 require_cmd unshare
 [ -d /opt ] || skip "no /opt to mount over"
+bt run -q --system -o "$T/probe.db" -- true || fail "a --system run of true failed"
+case $(sql "$T/probe.db" "select notes from runs") in
+    *system_trees=watched*) ;;
+    *) skip "no fanotify permission events here: --system serves the system trees, nothing to refuse" ;;
+esac
 unshare -m --propagation private sh -ec '
     T=$1 bt=$2
     mount -t tmpfs bt-test /opt

@@ -844,12 +844,26 @@ static int prepare_private_dirs(struct run *r)
     return 0;
 }
 
+/* A watched tree is the build's to see and change: the trace and the private directory, which
+ * a served tree hides, cannot lie in one (outside a tree served inside it).  0, or -1 after
+ * one line on stderr naming `path` and `fix`. */
+static int refuse_if_watched(const struct run *r, const char *path, const char *fix)
+{
+    if (!watched_already(r, path) || traced_already(r, path))
+        return 0;
+    fprintf(stderr, "buildtrail run: %s lies in a system tree that --system watches, where the "
+                    "build could change it; %s, or use --system=full\n", path, fix);
+    return -1;
+}
+
 /* The trace: created (tracedb_create: never replacing what is not a trace) with its run row. */
 static int prepare_trace(struct run *r)
 {
     r->db_path = !r->o.db_path ? g_build_filename(r->cwd, DEFAULT_DB, NULL)
                  : g_path_is_absolute(r->o.db_path) ? g_strdup(r->o.db_path)
                                                     : g_build_filename(r->cwd, r->o.db_path, NULL);
+    if (refuse_if_watched(r, r->db_path, "write the trace elsewhere with -o FILE") < 0)
+        return -1;
     {
         g_autofree char *err = NULL;
         int e = tracedb_create(r->db_path, r->o.output_mode, &r->db, &r->db_lock_fd, &err);
@@ -1053,26 +1067,10 @@ static int prepare_serving(struct run *r)
  * filesystem.  0, or -1 after one line on stderr. */
 static int run_prepare(struct run *r)
 {
-    if (prepare_private_dirs(r) < 0)
-        return -1;
-    /* A watched tree is the build's to see and change: the trace and the private directory,
-     * hidden in a served tree, cannot lie in one (outside a tree served inside it). */
-    g_autofree char *db = !r->o.db_path || g_path_is_absolute(r->o.db_path)
-                              ? g_strdup(r->o.db_path ? r->o.db_path : r->cwd)
-                              : g_build_filename(r->cwd, r->o.db_path, NULL);
-    const char *inside =
-        watched_already(r, db) && !traced_already(r, db) ? db
-        : watched_already(r, r->scratch.path) && !traced_already(r, r->scratch.path)
-            ? r->scratch.path
-            : NULL;
-    if (inside) {
-        fprintf(stderr, "buildtrail run: %s lies in a system tree that --system watches, where "
-                        "the build could change it; %s, or use --system=full\n", inside,
-                inside == db ? "write the trace elsewhere with -o FILE"
-                             : "set TMPDIR to a directory outside /usr, /etc and /opt");
-        return -1;
-    }
-    if (prepare_trace(r) < 0 || prepare_namespace(r) < 0)
+    if (prepare_private_dirs(r) < 0 ||
+        refuse_if_watched(r, r->scratch.path, "set TMPDIR to a directory outside /usr, /etc "
+                                              "and /opt") < 0 ||
+        prepare_trace(r) < 0 || prepare_namespace(r) < 0)
         return -1;
     return prepare_serving(r);
 }

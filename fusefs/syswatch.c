@@ -521,6 +521,17 @@ static int dup_for_hash(int fd)
     return d < 0 ? -errno : d;
 }
 
+/* The version a read (or exec) of the event's file binds to; a file first seen is hashed from
+ * a copy of the event's descriptor, off the event path. */
+static int64_t read_version(struct syswatch *w, const struct stat *st, int64_t file_id, int fd)
+{
+    bool hash_needed;
+    int64_t v = vers_read(w->vers, st->st_dev, st->st_ino, file_id, &hash_needed);
+    if (hash_needed)
+        vers_hash_found(w->vers, st->st_dev, st->st_ino, dup_for_hash(fd));
+    return v;
+}
+
 static void on_open(struct watcher *th, const struct fanotify_event_metadata *m)
 {
     struct syswatch *w = th->w;
@@ -556,15 +567,12 @@ static void on_open(struct watcher *th, const struct fanotify_event_metadata *m)
         pid_t tgid = proc_task_tgid(w->procs, tid);
         /* Held before the open's time is taken, as a FUSE exec open does (proc.h). */
         proc_exec_hold(w->procs, tgid);
-        bool hash_needed;
         struct pending_exec pe = {tgid, caller, file_id, 0, rec_now_ns(), NULL};
         /* The path walk of the build's own command is the launcher's (not recorded): its
          * symlinks go to the program it started. */
         if (caller < 0 && links->len)
             pe.links = g_steal_pointer(&links);
-        pe.version_id = vers_read(w->vers, st.st_dev, st.st_ino, file_id, &hash_needed);
-        if (hash_needed)
-            vers_hash_found(w->vers, st.st_dev, st.st_ino, dup_for_hash(m->fd));
+        pe.version_id = read_version(w, &st, file_id, m->fd);
         pthread_mutex_lock(&w->lock);
         g_array_append_val(w->pending, pe);
         pthread_mutex_unlock(&w->lock);
@@ -592,11 +600,8 @@ static void on_open(struct watcher *th, const struct fanotify_event_metadata *m)
             record(w, caller, file_id, TRACEDB_TRUNCATE, flags, now, version_id);
     } else {
         COUNT(w, opens);
-        bool hash_needed;
-        int64_t v = vers_read(w->vers, st.st_dev, st.st_ino, file_id, &hash_needed);
-        if (hash_needed)
-            vers_hash_found(w->vers, st.st_dev, st.st_ino, dup_for_hash(m->fd));
-        record(w, caller, file_id, TRACEDB_READ, flags, rec_now_ns(), v);
+        record(w, caller, file_id, TRACEDB_READ, flags, rec_now_ns(),
+               read_version(w, &st, file_id, m->fd));
     }
     if (links) {
         record_links(w, caller, links);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -27,11 +28,15 @@ struct pending_exec {
     GArray *links;  /* int64 file ids: symlinks the launcher's exec went through, or NULL */
 };
 
-/* A file open for writing in a watched tree (one per open; FAN_CLOSE_WRITE ends one). */
+/* A file open for writing in a watched tree (one per open; FAN_CLOSE_WRITE ends one).  No
+ * descriptor is kept: a build holding thousands of files open would take as many of ours, and
+ * a fanotify read that cannot make the event's descriptor makes the kernel deny the open. */
 struct open_writer {
     struct vers_writer *vw;
     int64_t opener, file_id, version_id, open_ns;
-    int fd; /* our own read-only descriptor of the file, to hash from if it never closes */
+    char *path;     /* to hash from at the end if no close was seen (checked against dev/ino) */
+    dev_t dev;
+    ino_t ino;
 };
 
 /* A /proc/TID/syscall descriptor kept open (see read_syscall_line). */
@@ -62,18 +67,37 @@ struct syswatch {
     struct vers *vers;
     char **paths;  /* the watched trees; fixed */
     char **served; /* the trees served through FUSE; fixed */
-    /* lock protects pending, writers and read_error.  Taken before proc's, vers's and the
+    /* lock protects pending, writers and lost_errno.  Taken before proc's, vers's and the
      * recorder's locks (calls into them are made with it held); never held while waiting for
      * a hash (vers_write_begin). */
     pthread_mutex_t lock;
     GArray *pending;       /* struct pending_exec */
     GHashTable *writers;   /* "dev:ino" -> GQueue of struct open_writer * */
-    int read_error;        /* the errno that ended reading events, 0 if none */
-    /* Counts for the note (atomic). */
-    uint64_t opens, execs, writes, links, unknown_calls, outside, errors;
+    int lost_errno;        /* the first errno that lost an event (a failed read), 0 if none */
+    /* Counts for the note (atomic).  lost: events the kernel took back or we could not read
+     * (each makes the trace incomplete); unrecorded: opens answered but not recorded. */
+    uint64_t opens, execs, writes, links, unknown_calls, outside, errors, lost, unrecorded,
+        closes_unseen;
 };
 
 #define COUNT(w, field) __atomic_add_fetch(&(w)->field, 1, __ATOMIC_RELAXED)
+
+/* Descriptors left free for the fanotify reads.  The kernel makes each event's descriptor in
+ * the read; when it cannot (our table is full: EMFILE), it denies a permission event itself
+ * (the build's open fails with EPERM where it succeeds natively) and drops any other event.
+ * So what the watchers keep (cached /proc descriptors, copies queued for hashing) stops this
+ * many short of the limit.  FUSE's descriptors (one per file the build holds open through a
+ * mount) are not bounded so: docs/architecture.md, "Out of descriptors". */
+#define FD_RESERVE 64
+
+/* Whether descriptor `fd` lies in the last FD_RESERVE below our limit. */
+static bool fd_scarce(int fd)
+{
+    struct rlimit l;
+    if (getrlimit(RLIMIT_NOFILE, &l) < 0 || l.rlim_cur == RLIM_INFINITY)
+        return false;
+    return (rlim_t)fd + FD_RESERVE >= l.rlim_cur;
+}
 
 int syswatch_group_new(void)
 {
@@ -255,11 +279,13 @@ static ssize_t read_syscall_line(struct watcher *th, pid_t tid, char *buf, size_
         do
             n = pread(slot->fd, buf, size, 0);
         while (n < 0 && errno == EINTR);
-        if (n > 0)
+        if (n > 0 && !fd_scarce(slot->fd))
             return n;
-        close(slot->fd); /* an ended task's: open the new one's */
+        close(slot->fd); /* an ended task's (open the new one's), or one not to keep */
         slot->fd = -1;
         slot = NULL;
+        if (n > 0)
+            return n;
     }
     return -1;
 }
@@ -514,11 +540,22 @@ static char *inode_key(const struct stat *st)
     return g_strdup_printf("%lu:%lu", (unsigned long)st->st_dev, (unsigned long)st->st_ino);
 }
 
-/* Our own descriptor of an event's file, for the hashers (versions.h takes -errno too). */
-static int dup_for_hash(int fd)
+/* Our own descriptor of an event's file, for the hashers (versions.h takes -errno too).  Each
+ * hash queued holds one: when they come near the limit, wait for the queue to drain first. */
+static int dup_for_hash(struct syswatch *w, int fd)
 {
-    int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    return d < 0 ? -errno : d;
+    for (int attempt = 0;; attempt++) {
+        int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if (d < 0 && errno != EMFILE && errno != ENFILE)
+            return -errno;
+        if (d >= 0 && !fd_scarce(d))
+            return d;
+        if (d >= 0)
+            close(d);
+        if (attempt)
+            return -EMFILE; /* FUSE holds them: the version is recorded unhashed (hash_error) */
+        vers_drain(w->vers);
+    }
 }
 
 /* The version a read (or exec) of the event's file binds to; a file first seen is hashed from
@@ -528,7 +565,7 @@ static int64_t read_version(struct syswatch *w, const struct stat *st, int64_t f
     bool hash_needed;
     int64_t v = vers_read(w->vers, st->st_dev, st->st_ino, file_id, &hash_needed);
     if (hash_needed)
-        vers_hash_found(w->vers, st->st_dev, st->st_ino, dup_for_hash(fd));
+        vers_hash_found(w->vers, st->st_dev, st->st_ino, dup_for_hash(w, fd));
     return v;
 }
 
@@ -537,7 +574,7 @@ static void on_open(struct watcher *th, const struct fanotify_event_metadata *m)
     struct syswatch *w = th->w;
     struct stat st;
     if (fstat(m->fd, &st) < 0) {
-        COUNT(w, errors);
+        COUNT(w, unrecorded);
         return;
     }
     if (!S_ISREG(st.st_mode))
@@ -583,8 +620,8 @@ static void on_open(struct watcher *th, const struct fanotify_event_metadata *m)
         struct vers_writer *vw = vers_write_begin(w->vers, st.st_dev, st.st_ino, file_id,
                                                   (flags & O_TRUNC) != 0, &version_id, NULL);
         struct open_writer *ow = g_new0(struct open_writer, 1);
-        *ow = (struct open_writer){vw, caller, file_id, version_id, now,
-                                   dup_for_hash(m->fd)};
+        *ow = (struct open_writer){vw, caller, file_id, version_id, now, g_strdup(path),
+                                   st.st_dev, st.st_ino};
         char *key = inode_key(&st);
         pthread_mutex_lock(&w->lock);
         GQueue *q = g_hash_table_lookup(w->writers, key);
@@ -613,16 +650,30 @@ static void writer_end(struct syswatch *w, struct open_writer *ow, int hash_fd)
 {
     record(w, ow->opener, ow->file_id, TRACEDB_WRITE, O_WRONLY, ow->open_ns, ow->version_id);
     vers_write_end(w->vers, ow->vw, hash_fd);
-    if (ow->fd >= 0)
-        close(ow->fd);
+    g_free(ow->path);
     g_free(ow);
 }
 
-static void on_close_write(struct syswatch *w, const struct fanotify_event_metadata *m)
+/* A writer whose close was never seen (the file is still open outside the build): hash what
+ * its path holds now, if that is still the file written. */
+static int reopen_for_hash(const struct open_writer *ow)
+{
+    int fd = vers_open_for_hash(ow->path);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != ow->dev || st.st_ino != ow->ino)) {
+        close(fd);
+        fd = -ESTALE;
+    }
+    return fd;
+}
+
+/* Ends the file's writer with the event's own descriptor for its hash: true when it took
+ * m->fd over. */
+static bool on_close_write(struct syswatch *w, const struct fanotify_event_metadata *m)
 {
     struct stat st;
     if (m->fd < 0 || fstat(m->fd, &st) < 0)
-        return;
+        return false; /* its writer ends at syswatch_stop */
     g_autofree char *key = inode_key(&st);
     pthread_mutex_lock(&w->lock);
     GQueue *q = g_hash_table_lookup(w->writers, key);
@@ -630,8 +681,12 @@ static void on_close_write(struct syswatch *w, const struct fanotify_event_metad
     if (ow && g_queue_is_empty(q))
         g_hash_table_remove(w->writers, key);
     pthread_mutex_unlock(&w->lock);
-    if (ow) /* (none: opened before the mark was made, by setup) */
-        writer_end(w, ow, dup_for_hash(m->fd));
+    if (!ow) /* opened before the mark was made, by setup */
+        return false;
+    if (fd_scarce(m->fd))
+        vers_drain(w->vers); /* the hashes queued hold descriptors */
+    writer_end(w, ow, m->fd);
+    return true;
 }
 
 /* Record the exec opens whose exec has shown (all of them when `final`). */
@@ -684,11 +739,14 @@ static void respond(struct syswatch *w, int fd)
         COUNT(w, errors); /* the opener was killed meanwhile: nothing waits */
 }
 
-static void set_read_error(struct syswatch *w, int e)
+/* An event was lost: read() failed (the kernel could not make its descriptor: it then denied
+ * a permission event itself and dropped any other), or it came without a descriptor. */
+static void lose(struct syswatch *w, int e)
 {
+    COUNT(w, lost);
     pthread_mutex_lock(&w->lock);
-    if (!w->read_error)
-        w->read_error = e;
+    if (!w->lost_errno)
+        w->lost_errno = e;
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -705,33 +763,38 @@ static void *watch_main(void *arg)
         /* While exec opens wait for their exec, look again soon; once stopping, read what the
          * build's last closes queued (without waiting), then end.  The group is non-blocking:
          * every watcher is woken for an event, one of them gets it. */
+        /* A watcher never ends before syswatch_stop, whatever fails: an event left unread
+         * holds its opener forever.  A failure that may pass (ENOMEM, EMFILE) is retried
+         * after a millisecond. */
         int r = poll(pf, stopping ? 1 : 2, stopping ? 0 : execs_pending(w) ? 20 : -1);
-        if (r < 0 && errno != EINTR) {
-            set_read_error(w, errno);
-            break;
-        }
+        if (r < 0 && errno != EINTR)
+            usleep(1000);
         if (r > 0 && (pf[0].revents & POLLIN)) {
             ssize_t n = read(w->group, buf, sizeof buf);
             if (n < 0 && errno != EINTR && errno != EAGAIN) {
-                set_read_error(w, errno);
-                break;
+                lose(w, errno);
+                usleep(1000);
             }
             const struct fanotify_event_metadata *m = (const void *)buf;
             if (n > 0 && FAN_EVENT_OK(m, n)) {
+                bool taken = false;
                 if (m->vers != FANOTIFY_METADATA_VERSION) {
-                    set_read_error(w, EPROTO);
-                    break;
-                }
-                if (m->mask & FAN_OPEN_PERM) {
+                    lose(w, EPROTO); /* still answered below: fd and mask never moved */
+                } else if (m->mask & FAN_OPEN_PERM) {
                     if (m->fd >= 0)
                         on_open(th, m);
-                    respond(w, m->fd);
+                    else
+                        lose(w, EBADF); /* the kernel has denied it already */
                 } else if (m->mask & FAN_CLOSE_WRITE) {
-                    on_close_write(w, m);
+                    taken = on_close_write(w, m);
                 } else if (m->mask & FAN_Q_OVERFLOW) {
-                    COUNT(w, errors); /* cannot happen with an unlimited queue */
+                    lose(w, EOVERFLOW); /* cannot happen with an unlimited queue */
                 }
-                if (m->fd >= 0)
+                /* Always allow (never deny what the build may do natively): the answer is
+                 * sent whatever recording did. */
+                if ((m->mask & FAN_OPEN_PERM) && m->fd >= 0)
+                    respond(w, m->fd);
+                if (m->fd >= 0 && !taken)
                     close(m->fd);
             }
         }
@@ -803,25 +866,47 @@ struct syswatch *syswatch_start(int group, struct rec *rec, struct proc_table *p
     return w;
 }
 
+/* Why the trace misses something of the watched trees, or NULL. */
+static char *lost_of(const struct syswatch *w)
+{
+    GString *s = g_string_new(NULL);
+    if (w->lost)
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT " fanotify event%s in the system trees "
+                               "lost (%s; an open among them was denied by the kernel)",
+                               w->lost, w->lost == 1 ? "" : "s", g_strerror(w->lost_errno));
+    if (w->unrecorded)
+        g_string_append_printf(s, "%s%" G_GUINT64_FORMAT " open%s in the system trees allowed "
+                               "but not recorded (the file could not be examined)",
+                               s->len ? "; " : "", w->unrecorded, w->unrecorded == 1 ? "" : "s");
+    return s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+}
+
 static char *note_of(const struct syswatch *w)
 {
     g_autofree char *unknown =
         w->unknown_calls ? g_strdup_printf("; %" G_GUINT64_FORMAT " opens of unknown kind "
                                            "counted as reads", w->unknown_calls)
                          : g_strdup("");
+    g_autofree char *lost = lost_of(w);
+    g_autofree char *unseen =
+        w->closes_unseen ? g_strdup_printf("; %" G_GUINT64_FORMAT " write-opens whose close was "
+                                           "not seen (hashed at the end)", w->closes_unseen)
+                         : g_strdup("");
     return g_strdup_printf("system_trees=watched (fanotify: %" G_GUINT64_FORMAT " reads, %"
                            G_GUINT64_FORMAT " execs, %" G_GUINT64_FORMAT " write-opens, %"
                            G_GUINT64_FORMAT " symlinks followed; not "
                            "recorded there: failed lookups, stat/access, listings, "
-                           "renames and removals)%s%s%s%s",
+                           "renames and removals)%s%s%s%s%s%s",
                            w->opens, w->execs, w->writes, w->links, unknown,
                            w->outside ? "; opens outside the trees ignored" : "",
-                           w->errors ? "; events unanswerable or unreadable" : "",
-                           w->read_error ? "; reading events failed: later opens unrecorded" : "");
+                           w->errors ? "; answers the kernel refused (the opener was gone)" : "",
+                           unseen, lost ? "; INCOMPLETE: " : "", lost ? lost : "");
 }
 
-char *syswatch_stop(struct syswatch *w)
+char *syswatch_stop(struct syswatch *w, char **lost)
 {
+    if (lost)
+        *lost = NULL;
     if (!w)
         return NULL;
     stop_threads(w);
@@ -835,9 +920,8 @@ char *syswatch_stop(struct syswatch *w)
     while (g_hash_table_iter_next(&it, NULL, &q)) {
         struct open_writer *ow;
         while ((ow = g_queue_pop_head(q))) {
-            int fd = ow->fd;
-            ow->fd = -1;
-            writer_end(w, ow, fd);
+            COUNT(w, closes_unseen);
+            writer_end(w, ow, reopen_for_hash(ow));
         }
     }
     g_hash_table_destroy(w->writers);
@@ -851,6 +935,8 @@ char *syswatch_stop(struct syswatch *w)
     g_strfreev(w->served);
     pthread_mutex_destroy(&w->lock);
     char *note = note_of(w);
+    if (lost)
+        *lost = lost_of(w);
     g_free(w);
     return note;
 }

@@ -37,6 +37,14 @@
  *   opens and the open writers; it is taken before proc's, vers's and the recorder's locks
  *   (settle_execs calls into proc with it held) and is never held while waiting for a hash.
  *   The watchers call into proc, vers and the recorder as FUSE handlers do.
+ *
+ * Failures: every permission event read is answered FAN_ALLOW, whatever recording did, and a
+ *   watcher never ends before syswatch_stop (a transient read error is retried): an unread or
+ *   unanswered event would hold its opener forever.  The kernel makes each event's descriptor
+ *   in our read(); when it cannot (EMFILE: our table full), it denies a permission event
+ *   itself and drops any other, and read() fails.  So no descriptor is kept per open writer,
+ *   and what the watchers keep stops short of the limit (FD_RESERVE); an event lost anyway
+ *   is counted and syswatch_stop says so (the run is then incomplete).
  */
 #pragma once
 
@@ -67,10 +75,12 @@ struct syswatch *syswatch_start(int group, struct rec *rec, struct proc_table *p
 
 /* After the build has ended, before process events are stopped: stop the thread (after reading
  * the events still queued), record the exec opens not resolved yet (to the program started,
- * else the opener), finish the versions of files still open for writing, and free.  Returns
- * what the watcher saw, for runs.notes ("system_trees=watched (...)"; the caller frees), or
- * NULL for a NULL watcher. */
-char *syswatch_stop(struct syswatch *w);
+ * else the opener), finish the versions of files still open for writing (hashed from their
+ * path, if it still names the file written), and free.  Returns what the watcher saw, for
+ * runs.notes ("system_trees=watched (...)"; the caller frees), or NULL for a NULL watcher.
+ * *lost (if not NULL) gets why the trace misses something of the watched trees (events the
+ * kernel could not give us, opens not recorded; the caller frees), or NULL. */
+char *syswatch_stop(struct syswatch *w, char **lost);
 
 /* ---- pure helpers, exposed for tests and fuzzing ------------------------------------------ */
 

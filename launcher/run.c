@@ -1251,7 +1251,16 @@ static void run_finish(struct run *r)
     proc_table_stop_events(r->procs, 5000);
     r->tree_note = proc_table_tree_note(r->procs);
     if (r->syswatch) {
-        r->watch_note = syswatch_stop(r->syswatch); /* after the last exec events */
+        g_autofree char *lost = NULL;
+        r->watch_note = syswatch_stop(r->syswatch, &lost); /* after the last exec events */
+        if (lost) { /* the trace misses accesses: say so where queries look */
+            char *note = tracedb_tree_complete(r->tree_note)
+                             ? g_strdup_printf("incomplete: %s", lost)
+                             : g_strdup_printf("incomplete: %s; %s", lost,
+                                               r->tree_note ? r->tree_note : "not recorded");
+            g_free(r->tree_note);
+            r->tree_note = note;
+        }
         r->syswatch = NULL;
         r->watch_fd = -1;
     }
@@ -1447,6 +1456,8 @@ static void print_summary(struct run *r)
         g_string_append(line, ", INCOMPLETE (see above)");
     else if (r->interrupted)
         g_string_append(line, ", INCOMPLETE: the build was interrupted");
+    else if (r->tree_note && g_str_has_prefix(r->tree_note, "incomplete: "))
+        g_string_append_printf(line, ", INCOMPLETE: %s", r->tree_note + 12);
     else if (!tree_complete)
         g_string_append_printf(line, ", INCOMPLETE: process tree %s",
                                r->tree_note ? r->tree_note : "not recorded");
@@ -1463,7 +1474,7 @@ static void print_summary(struct run *r)
 static void run_cleanup(struct run *r)
 {
     if (r->syswatch) /* the build never ran: nothing to record */
-        g_free(syswatch_stop(r->syswatch));
+        g_free(syswatch_stop(r->syswatch, NULL));
     else if (r->watch_fd >= 0)
         close(r->watch_fd);
     if (r->signals_blocked) {

@@ -202,7 +202,9 @@ static void load_run(struct qdb *q, bool recording)
                                         r->failure ? r->failure : "");
         break;
     case QDB_RUN_FINISHED:
-        if (!tree_ok)
+        if (!tree_ok && g_str_has_prefix(r->process_tree, "incomplete: "))
+            r->incomplete = g_strdup(r->process_tree + 12); /* accesses lost (run.c) */
+        else if (!tree_ok)
             r->incomplete = g_strdup_printf("the process tree is %s",
                                             r->process_tree ? r->process_tree : "not recorded");
         break;

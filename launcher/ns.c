@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *ns_step_describe(int step)
@@ -44,7 +45,7 @@ const char *ns_step_describe(int step)
 
 static void report(const struct ns_plan *p, int step, int value, int tree)
 {
-    struct ns_report r = {step, value, tree};
+    struct ns_report r = {step, value, tree, 0};
     ssize_t n;
     do
         n = write(p->report_fd, &r, sizeof r);
@@ -393,6 +394,17 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     }
     close(ready[0]);
     report(p, NS_STEP_STATUS, status, -1);
+    if (!init_done) {
+        /* The daemon marks what dies of SIGKILL from now on as left running by the build. */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        struct ns_report r = {NS_STEP_KILL_LEFT, 0, -1,
+                              (long long)now.tv_sec * 1000000000LL + now.tv_nsec};
+        ssize_t w;
+        do
+            w = write(p->report_fd, &r, sizeof r);
+        while (w < 0 && errno == EINTR);
+    }
     close(p->report_fd);
     if (!init_done) {
         kill(init, SIGKILL); /* and with it whatever the build left running */

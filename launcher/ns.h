@@ -28,7 +28,10 @@
  *
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
  * a struct ns_report {step, errno}, and the build's wait status, from the kernel, as
- * {NS_STEP_STATUS, status}.  No process of the build holds the report pipe after its exec.
+ * {NS_STEP_STATUS, status}; then, unless init is gone already, {NS_STEP_KILL_LEFT, time_ns}
+ * just before init is killed: a process of the build that dies after that instant by SIGKILL
+ * was left running by the build and killed with its pid namespace.  No process of the build
+ * holds the report pipe after its exec.
  *
  * Contract: everything the children need is prepared in struct ns_plan before ns_spawn(); after
  * the clone the children call only async-signal-safe functions (no malloc, no GLib, no stdio).
@@ -62,12 +65,15 @@ enum ns_step {
     NS_STEP_INIT_DIED, /* value: the signal that killed init (from outside the namespace) */
     NS_STEP_WATCH_TREE, /* bind-mount a watched tree (tree: which one) */
     NS_STEP_WATCH_MARK, /* mark a mount in a watched tree (tree: which of watch_marks) */
+    NS_STEP_KILL_LEFT,  /* not a failure: after the status, setup kills init (and with it what
+                         * the build left running) at time_ns (CLOCK_MONOTONIC) */
 };
 
 struct ns_report {
     int step;  /* enum ns_step */
     int value; /* errno, or the wait status for NS_STEP_STATUS */
     int tree;  /* NS_STEP_BIND_TREE: which tree */
+    long long time_ns; /* NS_STEP_KILL_LEFT: when */
 };
 
 struct ns_plan {

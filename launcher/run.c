@@ -78,7 +78,9 @@ static void usage(FILE *f)
           "/dev, /run).  The trace goes to ./" DEFAULT_DB ", replacing an earlier trace\n"
           "there.  At the end, one line on stderr sums the trace up: processes, files\n"
           "read and written, output, the trace's path and size, whether it is complete,\n"
-          "and what the build used that was not traced.\n"
+          "what the build left running (killed when its command ends, with its pid\n"
+          "namespace: natively it would go on) and what the build used that was not\n"
+          "traced.\n"
           "\n"
           "Options:\n"
           "  -o, --output FILE     write the trace to FILE instead of ./" DEFAULT_DB "\n"
@@ -521,6 +523,8 @@ struct run {
     pid_t setup;
     struct ns_report failure;      /* the first step setup reported as failed */
     bool have_status, interrupted, setup_done;
+    int64_t mono_to_boot_ns;       /* CLOCK_BOOTTIME - CLOCK_MONOTONIC, taken before the spawn */
+    int64_t kill_left_ns;          /* when setup ended what the build left running (BOOTTIME), or 0 */
     int wait_status, setup_wait;
     int exit_status, term_signal;
     int status;                    /* run_main's exit status */
@@ -1075,12 +1079,23 @@ static int run_prepare(struct run *r)
     return prepare_serving(r);
 }
 
+static int64_t clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Serve: spawn the build's namespaces, map ids, serve FUSE, and wait for the build while
  * watching signals, setup's reports and the trace.  0, or -1 when the namespaces could not be
  * made (said on stderr; nothing to finish). */
 static int run_serve(struct run *r)
 {
     r->db_fresh = false; /* from here on the trace records this run, whatever happens */
+    /* The process events' clock is CLOCK_MONOTONIC made BOOTTIME with an offset taken at
+     * their start (procevents.c); take ours too before the build runs, so that setup's
+     * monotonic kill time compares with their exit times even across a suspend. */
+    r->mono_to_boot_ns = clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
     r->setup = ns_spawn(&r->plan);
     /* Files the build creates get exactly the mode it asked for: the kernel has applied the
      * build's umask already (see op_init), so ours must not mask again.  Only after the spawn:
@@ -1193,6 +1208,8 @@ static int run_serve(struct run *r)
             } else if (rep.step == NS_STEP_STATUS) {
                 r->have_status = true;
                 r->wait_status = rep.value;
+            } else if (rep.step == NS_STEP_KILL_LEFT) {
+                r->kill_left_ns = rep.time_ns + r->mono_to_boot_ns;
             } else if (r->failure.step < 0) {
                 r->failure = rep;
             }
@@ -1226,6 +1243,20 @@ static int run_serve(struct run *r)
         }
     }
     return 0;
+}
+
+/* Mark the exits by SIGKILL at or after `since_ns` (when setup killed the build's pid
+ * namespace): processes the build left running.  0 or -1. */
+static int mark_killed_at_end(sqlite3 *db, int64_t since_ns)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, tracedb_sql(TQ_MARK_KILLED_AT_END), -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, since_ns);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Finish: stop serving, settle the exit status and why the run failed, and write the run's
@@ -1311,6 +1342,8 @@ static void run_finish(struct run *r)
          * WAL (a file-size limit or quota may then allow the few bytes of the end record). */
         (void)tracedb_exec(r->db, tracedb_sql(TQ_CHECKPOINT), NULL);
     }
+    if (!rec_err && r->kill_left_ns && mark_killed_at_end(r->db, r->kill_left_ns) < 0)
+        rec_err = -EIO;
     if (rec_err && !r->failure_text)
         r->failure_text = g_strdup_printf("writing the trace failed: %s; events after the "
                                        "failure are missing", g_strerror(-rec_err));
@@ -1421,8 +1454,37 @@ static char *untraced_use(struct run *r)
     return out->len ? g_string_free(out, FALSE) : (g_string_free(out, TRUE), NULL);
 }
 
-/* One line on stderr at the end of a run: what the trace holds, where, how complete, and
- * what the build used that it does not hold. */
+/* "; N processes left running by the build, killed at its end: ARGV, ARGV, ARGV, ...": at most
+ * three named (the table is small: nothing the build left is rare). */
+static void killed_at_end(struct run *r, GString *line)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(r->db, tracedb_sql(TQ_KILLED_AT_END), -1, &st, NULL) != SQLITE_OK)
+        return;
+    GString *names = g_string_new(NULL);
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (++n > 3)
+            continue;
+        const char *argv = sqlite3_column_blob(st, 1);
+        g_string_append(names, n > 1 ? ", " : "");
+        if (argv)
+            text_argv(names, argv, (size_t)sqlite3_column_bytes(st, 1));
+        else
+            g_string_append(names, "(argv unknown)");
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        g_string_append(line, "; cannot read which processes were killed at the end");
+    else if (n)
+        g_string_append_printf(line, "; %d process%s left running by the build, killed at its "
+                               "end: %s%s", n, n == 1 ? "" : "es", names->str,
+                               n > 3 ? ", ..." : "");
+    g_string_free(names, TRUE);
+}
+
+/* One line on stderr at the end of a run: what the trace holds, where, how complete, what the
+ * build left running (killed), and what the build used that it does not hold. */
 static void print_summary(struct run *r)
 {
     if (!r->db)
@@ -1463,6 +1525,7 @@ static void print_summary(struct run *r)
                                r->tree_note ? r->tree_note : "not recorded");
     else
         g_string_append(line, ", complete");
+    killed_at_end(r, line);
     g_autofree char *untraced = untraced_use(r);
     if (untraced)
         g_string_append_printf(line, "; not traced: %s", untraced);

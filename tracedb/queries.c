@@ -54,18 +54,31 @@ static const char *const sql[TQ_COUNT] = {
     /* Processes */
     [TQ_PROCESSES] =
         "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal FROM processes p "
-        "LEFT JOIN exits e ON e.process_id = p.id",
+        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, e.killed_at_end "
+        "FROM processes p LEFT JOIN exits e ON e.process_id = p.id",
     [TQ_PROCESS] =
         "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal FROM processes p "
-        "LEFT JOIN exits e ON e.process_id = p.id WHERE p.id=?",
+        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, e.killed_at_end "
+        "FROM processes p LEFT JOIN exits e ON e.process_id = p.id WHERE p.id=?",
     [TQ_PROCESSES_V1] =
         "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL FROM processes p",
+        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL, 0 FROM processes p",
     [TQ_PROCESS_V1] =
         "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL FROM processes p WHERE p.id=?",
+        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL, 0 FROM processes p WHERE p.id=?",
+    [TQ_PROCESSES_V2] =
+        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
+        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, 0 FROM processes p "
+        "LEFT JOIN exits e ON e.process_id = p.id",
+    [TQ_PROCESS_V2] =
+        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
+        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, 0 FROM processes p "
+        "LEFT JOIN exits e ON e.process_id = p.id WHERE p.id=?",
+    [TQ_KILLED_AT_END] =
+        "SELECT p.id, p.argv FROM exits e JOIN processes p ON p.id = e.process_id "
+        "WHERE e.killed_at_end ORDER BY p.id",
+    [TQ_MARK_KILLED_AT_END] =
+        "UPDATE exits SET killed_at_end = 1 WHERE exit_signal = 9 AND end_ns >= ?1",
     [TQ_CHILD_IMAGES] =
         "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
         "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",

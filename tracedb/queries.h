@@ -40,11 +40,15 @@ enum tracedb_query {
 
     /* Processes */
     /* every image: id, parent, prev image, pid, exec_seq, orphan, start_ns, comm, exe, cwd,
-     * argv, end_ns, exit_code, exit_signal */
+     * argv, end_ns, exit_code, exit_signal, killed_at_end */
     TQ_PROCESSES,
     TQ_PROCESS, /* the same for image ?1 */
     TQ_PROCESSES_V1, /* TQ_PROCESSES for schema 1 (no exits) */
     TQ_PROCESS_V1, /* TQ_PROCESS for schema 1 */
+    TQ_PROCESSES_V2, /* TQ_PROCESSES for schemas 2-6 (no killed_at_end) */
+    TQ_PROCESS_V2, /* TQ_PROCESS for schemas 2-6 */
+    TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
+    TQ_MARK_KILLED_AT_END, /* run: the exits by SIGKILL at or after ?1 (ns) were killed at the end */
     TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
     TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
     TQ_PROCESS_ENV, /* the environment of image ?1 (schema 5) */

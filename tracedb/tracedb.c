@@ -158,6 +158,10 @@ static const struct {
     {"record the options of the run",
      /* buildtrail's own options ("--system -o out.db"), as a shell would quote them. */
      "ALTER TABLE runs ADD COLUMN options TEXT;"},
+    {"mark the processes the build left running, killed at its end",
+     /* 1: still running when the build's command ended, and killed (SIGKILL) when buildtrail
+      * ended the build's pid namespace; natively it would have gone on running. */
+     "ALTER TABLE exits ADD COLUMN killed_at_end INTEGER NOT NULL DEFAULT 0;"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))

@@ -366,7 +366,9 @@ void query_text_exit(GString *out, const struct qdb_process *p)
 {
     if (!p->exited)
         return;
-    if (p->exit_signal)
+    if (p->killed_at_end)
+        g_string_append(out, "  [left running, killed at the end]");
+    else if (p->exit_signal)
         g_string_append_printf(out, "  [killed by signal %d]", p->exit_signal);
     else if (p->exit_code)
         g_string_append_printf(out, "  [exit %d]", p->exit_code);
@@ -398,6 +400,8 @@ void query_json_process(GString *out, const struct qdb_process *p)
             g_string_append_printf(out, "\"signal\":%d", p->exit_signal);
         else
             g_string_append_printf(out, "\"code\":%d", p->exit_code);
+        if (p->killed_at_end)
+            g_string_append(out, ",\"killed_at_end\":true");
         query_json_time(out, "ended", p->end_ns);
         g_string_append_printf(out, ",\"end_ns\":%" G_GINT64_FORMAT "}", p->end_ns);
     }

@@ -50,6 +50,7 @@ int query_info_main(int argc, char **argv)
     struct stat sb;
     int64_t size = stat(q->path, &sb) == 0 ? (int64_t)sb.st_size : -1;
     const struct qdb_run *run = qdb_run(q);
+    GArray *killed = qdb_killed_at_end(q);
 
     GString *out = g_string_new(NULL);
     if (o.json) {
@@ -87,6 +88,14 @@ int query_info_main(int argc, char **argv)
             g_string_append(out, ",\"role\":");
             json_string(out, trees->pdata[i + 1], strlen(trees->pdata[i + 1]));
             g_string_append_c(out, '}');
+        }
+        g_string_append(out, "],\"killed_at_end\":[");
+        for (guint i = 0; i < killed->len; i++) {
+            const struct qdb_process *p = qdb_process(q, g_array_index(killed, int64_t, i));
+            if (!p)
+                continue;
+            g_string_append(out, i ? "," : "");
+            query_json_process(out, p);
         }
         g_string_append(out, "]}\n");
     } else {
@@ -136,6 +145,20 @@ int query_info_main(int argc, char **argv)
                                c.versions_written, c.versions_written == 1 ? "" : "s");
         text_size(out, c.output_bytes);
         g_string_append(out, " of output\n");
+        if (killed->len) {
+            text_field(out, "killed:");
+            g_string_append_printf(out, "%u process%s left running by the build, killed at its "
+                                   "end (natively %s would have gone on):", killed->len,
+                                   killed->len == 1 ? "" : "es", killed->len == 1 ? "it" : "they");
+            for (guint i = 0; i < killed->len; i++) {
+                const struct qdb_process *p = qdb_process(q, g_array_index(killed, int64_t, i));
+                if (!p)
+                    continue;
+                g_string_append(out, i ? ", " : " ");
+                query_text_process(out, p);
+            }
+            g_string_append_c(out, '\n');
+        }
         text_field(out, "traced:");
         bool system = false;
         for (guint i = 0; i + 1 < trees->len; i += 2) {
@@ -157,6 +180,7 @@ int query_info_main(int argc, char **argv)
     int status = query_emit(q, out);
     g_string_free(out, TRUE);
     g_ptr_array_free(trees, TRUE);
+    g_array_free(killed, TRUE);
     qdb_run_info_clear(&row);
     qdb_close(q);
     return status;

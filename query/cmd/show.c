@@ -190,6 +190,11 @@ static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *p
     g_string_append(out, "\n  ended:     ");
     if (!pr->exited)
         g_string_append(out, next ? "by exec" : "(not recorded)");
+    else if (pr->killed_at_end)
+        g_string_append_printf(out, "killed by signal %d (%s) at the end of the build: still "
+                               "running when the build's command ended, it went with the "
+                               "build's pid namespace (natively it would have gone on)",
+                               pr->exit_signal, g_strsignal(pr->exit_signal));
     else if (pr->exit_signal)
         g_string_append_printf(out, "killed by signal %d (%s)", pr->exit_signal,
                                g_strsignal(pr->exit_signal));

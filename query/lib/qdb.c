@@ -268,11 +268,13 @@ void qdb_close(struct qdb *q)
 }
 
 
-/* Exits exist from schema 2 on; older traces get NULLs in their place. */
+/* Exits exist from schema 2 on, killed_at_end from 7 on; older traces get NULLs and 0 in
+ * their place. */
 static const char *process_query(struct qdb *q, bool one)
 {
-    return tracedb_sql(q->schema_version >= 2 ? (one ? TQ_PROCESS : TQ_PROCESSES)
-                                              : (one ? TQ_PROCESS_V1 : TQ_PROCESSES_V1));
+    return tracedb_sql(q->schema_version >= 7   ? (one ? TQ_PROCESS : TQ_PROCESSES)
+                       : q->schema_version >= 2 ? (one ? TQ_PROCESS_V2 : TQ_PROCESSES_V2)
+                                                : (one ? TQ_PROCESS_V1 : TQ_PROCESSES_V1));
 }
 
 static struct qdb_process *row_to_process(sqlite3_stmt *st)
@@ -301,8 +303,22 @@ static struct qdb_process *row_to_process(sqlite3_stmt *st)
         if (sqlite3_column_type(st, 12) != SQLITE_NULL)
             p->exit_code = sqlite3_column_int(st, 12);
         p->exit_signal = sqlite3_column_int(st, 13);
+        p->killed_at_end = sqlite3_column_int(st, 14) != 0;
     }
     return p;
+}
+
+GArray *qdb_killed_at_end(struct qdb *q)
+{
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    sqlite3_stmt *st = NULL;
+    if (q->schema_version >= 7 && qdb_prepare(q, tracedb_sql(TQ_KILLED_AT_END), &st))
+        while (qdb_row(q, st)) {
+            int64_t id = sqlite3_column_int64(st, 0);
+            g_array_append_val(ids, id);
+        }
+    sqlite3_finalize(st);
+    return ids;
 }
 
 void qdb_load_all(struct qdb *q)

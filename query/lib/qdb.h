@@ -32,6 +32,7 @@ struct qdb_process {
     bool exited;            /* an exit was recorded (schema 2, process events) */
     int exit_code;          /* -1 unless it exited normally */
     int exit_signal;        /* 0 unless a signal killed it */
+    bool killed_at_end;     /* left running by the build, killed at its end (schema 7) */
     int64_t end_ns;
 };
 
@@ -118,6 +119,11 @@ void qdb_run_info_clear(struct qdb_run_info *r);
 
 /* What the trace holds, counted (tracedb_count); an error is kept. */
 bool qdb_counts(struct qdb *q, struct tracedb_counts *c);
+/* The ids of the processes the build left running and buildtrail killed at its end (exits by
+ * SIGKILL after the build's command ended), in id order; empty before schema 7 (the caller
+ * frees; a SQLite error is qdb_failed()'s). */
+GArray *qdb_killed_at_end(struct qdb *q);
+
 /* buildtrail's options for the run (schema 6), or NULL (older trace, none recorded). */
 char *qdb_run_options(struct qdb *q);
 

@@ -150,14 +150,15 @@ int query_info_main(int argc, char **argv)
             g_string_append_printf(out, "%u process%s left running by the build, killed at its "
                                    "end (natively %s would have gone on):", killed->len,
                                    killed->len == 1 ? "" : "es", killed->len == 1 ? "it" : "they");
-            for (guint i = 0; i < killed->len; i++) {
+            for (guint i = 0; i < killed->len && i < 10; i++) {
                 const struct qdb_process *p = qdb_process(q, g_array_index(killed, int64_t, i));
                 if (!p)
                     continue;
                 g_string_append(out, i ? ", " : " ");
                 query_text_process(out, p);
             }
-            g_string_append_c(out, '\n');
+            /* (all of them in --json, and in 'tree') */
+            g_string_append(out, killed->len > 10 ? ", ...\n" : "\n");
         }
         text_field(out, "traced:");
         bool system = false;

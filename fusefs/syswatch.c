@@ -872,7 +872,7 @@ static char *lost_of(const struct syswatch *w)
     GString *s = g_string_new(NULL);
     if (w->lost)
         g_string_append_printf(s, "%" G_GUINT64_FORMAT " fanotify event%s in the system trees "
-                               "lost (%s; an open among them was denied by the kernel)",
+                               "lost (%s; the kernel denied any open among them: EPERM)",
                                w->lost, w->lost == 1 ? "" : "s", g_strerror(w->lost_errno));
     if (w->unrecorded)
         g_string_append_printf(s, "%s%" G_GUINT64_FORMAT " open%s in the system trees allowed "

@@ -38,12 +38,12 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     if (r == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        /* Without default_permissions the kernel only checks that some x bit is set before an
+        /* Without kernel checks (fs.h) the kernel only checks that some x bit is set before an
          * exec: whether it is the caller's to execute is asked here, as the caller. */
         do {
             r = 0;
-            if ((fi->flags & FS_OPEN_EXEC_FLAG) &&
-                faccessat(l.dirfd, l.name, X_OK, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0)
+            int xflags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+            if ((fi->flags & FS_OPEN_EXEC_FLAG) && faccessat(l.dirfd, l.name, X_OK, xflags) < 0)
                 r = -errno;
             else
                 fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)

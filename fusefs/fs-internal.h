@@ -367,8 +367,8 @@ void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
                const char *newname, unsigned int flags);
 
-/* access(2), chdir and the like (there is no default_permissions): the real filesystem judges,
- * as for the caller. */
+/* access(2), chdir and the like (sent only without kernel checks, fs.h): the real filesystem
+ * judges, as for the caller. */
 void op_access(fuse_req_t req, fuse_ino_t ino, int mask);
 
 /* ---- fs-files.c ---- */

@@ -429,8 +429,8 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
     fuse_reply_err(req, -r);
 }
 
-/* access(2), chdir and the like (there is no default_permissions): the real filesystem judges,
- * as for the caller. */
+/* access(2), chdir and the like (sent only without kernel checks, fs.h): the real filesystem
+ * judges, as for the caller. */
 void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
     struct fs *fs = req_fs(req);
@@ -441,9 +441,9 @@ void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
     if (ino != FUSE_ROOT_ID && in->type == NODE_REAL && (r = -loc_get(fs, in, &l)) == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
+        int flags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
         do
-            r = faccessat(l.dirfd, l.name, mask, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0
-                    ? errno : 0;
+            r = faccessat(l.dirfd, l.name, mask, flags) < 0 ? errno : 0;
         while (creds_retry(fs, req, &c, r));
         creds_leave(fs, &c);
         loc_put(fs, &l);

@@ -934,9 +934,11 @@ static int prepare_namespace(struct run *r)
             r->plan.map_sync_fd = r->map_pipe[0];
         }
     }
-    /* No default_permissions: the kernel would judge by mode bits alone, from attributes
-     * cached for a minute, ignoring ACLs; the real filesystem judges instead, each call made
-     * with the caller's credentials (fusefs/fs-creds.c, creds_enter). */
+    /* No default_permissions option: as a mount option the kernel would judge by mode bits
+     * alone, ignoring ACLs.  The daemon turns it on with ACLs enforced by accepting
+     * FUSE_POSIX_ACL in INIT where the ids allow (fs_set_kernel_checks below); the real
+     * filesystem judges each call as well, made with the caller's credentials
+     * (fusefs/fs-creds.c, creds_enter). */
     snprintf(r->plan.fuse_options, sizeof r->plan.fuse_options,
              "rootmode=40000,user_id=%u,group_id=%u,allow_other", getuid(), getgid());
     r->plan.staging = r->staging;

@@ -997,6 +997,20 @@ static void other_owner_checks(void)
     if (fd >= 0)
         close(fd);
     if (perm_root) {
+        struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}}, omit[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+        say("perm-utimes-now-now-writable", "%s", res(utimensat(AT_FDCWD, "shared", now, 0)));
+        say("perm-utimes-set-writable", "%s", res(utimensat(AT_FDCWD, "shared", ts, 0)));
+        say("perm-utimes-omit-not-owner", "%s", res(utimensat(AT_FDCWD, "mine", omit, 0)));
+        /* "theirs" is 65534's, group root: chown to a group not one's own, to one's own; a
+         * set-group-ID bit for a group one is not in is dropped by chmod. */
+        say("perm-chgrp-not-member", "%s", res(chown("theirs", (uid_t)-1, 4242)));
+        say("perm-chmod-sgid-not-member", "%s", res(chmod("theirs", 02755)));
+        struct stat st;
+        say("perm-chmod-sgid-not-member-mode", "%o", stat("theirs", &st) == 0 ? st.st_mode & 07777 : 0);
+        say("perm-chgrp-own-group", "%s", res(chown("theirs", (uid_t)-1, 65534)));
+        say("perm-chmod-sgid-member", "%s", res(chmod("theirs", 02755)));
+        say("perm-chmod-sgid-member-mode", "%o", stat("theirs", &st) == 0 ? st.st_mode & 07777 : 0);
+        say("perm-chown-give-away", "%s", res(chown("theirs", 0, (gid_t)-1)));
         say("perm-sticky-unlink", "%s", res(unlink("sticky/roots")));
         say("perm-sticky-rename", "%s", res(rename("sticky/roots", "sticky/taken")));
         say("perm-sticky-rename-over", "%s", res(rename("sticky/mine", "sticky/roots")));
@@ -1055,6 +1069,8 @@ static void check_perm_checks(void)
         chmod("sticky/roots", 0666);
         write_file("sticky/mine", "m");
         chown("sticky/mine", 65534, 65534);
+        write_file("theirs", "t");
+        chown("theirs", 65534, 0);
     }
     as_other(other_owner_checks);
     if (chdir("..") < 0)

@@ -175,6 +175,8 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
     loc_put(fs, &l);
     if (n > 0 && size > 0 && acl_ids_inside(fs, name))
         n = (ssize_t)aclx_drop_unmapped(buf, (size_t)n, inside_id_mapped, fs);
+    FS_DEBUG(fs, "getxattr(ino=%" PRIu64 ", name=%s, size=%zu) = %zd\n", (uint64_t)ino, name,
+             size, n < 0 ? -(ssize_t)e : n);
     errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
 }

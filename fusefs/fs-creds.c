@@ -185,7 +185,8 @@ void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
  * the caller's groups or capabilities are no longer those kept for its image (it called
  * setgroups() or capset() since, without exec), keep the new ones, make them this thread's and
  * say so: the call is then to be made once more.  Reads /proc/TID/status at most once per
- * request, and only after a refusal. */
+ * creds_enter, and only after a refusal (the caller's own status, world-readable: read with
+ * the caller's credentials, the only /proc read made so). */
 static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c);
 
 bool creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err)

@@ -42,12 +42,15 @@ int kill_suidgid(struct fs *fs, int fd, const char *path)
  * caller's owner and the directory's default ACL.  Only the real filesystem's calls are made
  * so: /proc reads, hashing and the recorder keep the daemon's own credentials.
  * A FUSE request carries the caller's uid, gid and pid; its groups and capabilities are read
- * from /proc/TID/status once per process image and kept by image id, so a change of groups or
- * capabilities within one image that changes neither uid nor gid is not seen.  A caller with
+ * from /proc/TID/status once per process image and kept by image id.  A change within one
+ * image (setgroups() or capset() without exec, keeping uid and gid) is noticed when a call
+ * made with the kept ones is refused: creds_retry() reads the status again and, if it
+ * changed, the call is made once more with the new ones.  A group or capability dropped that
+ * way is judged by the kernel, which checks first with the caller's live credentials when
+ * the connection has kernel checks (fs.h, fs_config.kernel_checks).  A caller with
  * uid and gid 0 is taken to hold every capability, as the daemon does, without that read: root
  * builds run thousands of short processes, and a read per new image slowed the daemon enough
  * to expose a lost exit event in the attribution ground truth (t5100) under load. */
-#define FS_MAX_GROUPS 256
 
 struct fs_caller_creds {
     uid_t uid;
@@ -79,6 +82,42 @@ static int parse_status_creds(const char *buf, gid_t *groups, uint64_t *cap_eff)
     return n;
 }
 
+/* The caller's groups and capabilities as /proc/TID/status says now; false if it is gone. */
+static bool read_caller_creds(pid_t pid, uint64_t *cap_eff, gid_t *groups, int *n_groups)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return false;
+    buf[len] = '\0';
+    *n_groups = parse_status_creds(buf, groups, cap_eff);
+    return true;
+}
+
+/* Keep them for the image `caller` (seen with uid/gid). */
+static void keep_caller_creds(struct fs *fs, int64_t caller, uid_t uid, gid_t gid,
+                              uint64_t cap_eff, const gid_t *groups, int n_groups)
+{
+    struct fs_caller_creds *g = g_malloc(sizeof *g + (size_t)n_groups * sizeof(gid_t));
+    g->uid = uid;
+    g->gid = gid;
+    g->cap_eff = cap_eff;
+    g->n = n_groups;
+    memcpy(g->groups, groups, (size_t)n_groups * sizeof *groups);
+    int64_t *key = g_new(int64_t, 1);
+    *key = caller;
+    pthread_mutex_lock(&fs->caller_creds_lock);
+    if (g_hash_table_size(fs->caller_creds) > 16384) /* bounded: refilled on demand */
+        g_hash_table_remove_all(fs->caller_creds);
+    g_hash_table_replace(fs->caller_creds, key, g);
+    pthread_mutex_unlock(&fs->caller_creds_lock);
+}
+
 /* The caller's groups and capabilities (cached by image) into *cap_eff, groups and *n_groups;
  * false if the caller is gone. */
 bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
@@ -98,32 +137,10 @@ bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_e
         if (hit)
             return true;
     }
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)ctx->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!read_caller_creds(ctx->pid, cap_eff, groups, n_groups))
         return false;
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return false;
-    buf[len] = '\0';
-    *n_groups = parse_status_creds(buf, groups, cap_eff);
-    if (caller > 0) {
-        struct fs_caller_creds *g = g_malloc(sizeof *g + (size_t)*n_groups * sizeof(gid_t));
-        g->uid = ctx->uid;
-        g->gid = ctx->gid;
-        g->cap_eff = *cap_eff;
-        g->n = *n_groups;
-        memcpy(g->groups, groups, (size_t)*n_groups * sizeof *groups);
-        int64_t *key = g_new(int64_t, 1);
-        *key = caller;
-        pthread_mutex_lock(&fs->caller_creds_lock);
-        if (g_hash_table_size(fs->caller_creds) > 16384) /* bounded: refilled on demand */
-            g_hash_table_remove_all(fs->caller_creds);
-        g_hash_table_replace(fs->caller_creds, key, g);
-        pthread_mutex_unlock(&fs->caller_creds_lock);
-    }
+    if (caller > 0)
+        keep_caller_creds(fs, caller, ctx->uid, ctx->gid, *cap_eff, groups, *n_groups);
     return true;
 }
 
@@ -140,28 +157,76 @@ static int set_thread_caps(const struct fs *fs, uint64_t eff)
 
 void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
 {
-    c->switched = c->caps_changed = false;
+    c->switched = c->caps_changed = c->refreshed = false;
     if (!fs->is_root)
         return; /* unprivileged: the daemon is the caller's own user already */
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
     if (ctx->uid == 0 && ctx->gid == 0)
         return; /* root: taken to hold every capability (see the comment above) */
-    gid_t groups[FS_MAX_GROUPS];
-    int n = 0;
-    uint64_t cap_eff = fs->own_cap_eff;
-    if (!caller_creds(fs, req, req_caller(fs, req), &cap_eff, groups, &n)) {
+    c->n_groups = 0;
+    c->cap_eff = fs->own_cap_eff;
+    if (!caller_creds(fs, req, req_caller(fs, req), &c->cap_eff, c->groups, &c->n_groups)) {
         /* Gone (its request is being interrupted): no privilege at all. */
-        cap_eff = 0;
-        n = 0;
+        c->cap_eff = 0;
+        c->n_groups = 0;
+        c->refreshed = true; /* nothing to read again */
     }
-    syscall(SYS_setgroups, (size_t)n, groups);
+    syscall(SYS_setgroups, (size_t)c->n_groups, c->groups);
     syscall(SYS_setfsgid, ctx->gid);
     syscall(SYS_setfsuid, ctx->uid);
     c->switched = true;
     /* setfsuid() dropped (or kept) the filesystem capabilities by the uid alone; make the
      * thread's effective set the caller's. */
-    if (set_thread_caps(fs, cap_eff) == 0)
+    if (set_thread_caps(fs, c->cap_eff) == 0)
         c->caps_changed = true;
+}
+
+/* A call made as the caller failed with `err` (a positive errno).  When that is a refusal and
+ * the caller's groups or capabilities are no longer those kept for its image (it called
+ * setgroups() or capset() since, without exec), keep the new ones, make them this thread's and
+ * say so: the call is then to be made once more.  Reads /proc/TID/status at most once per
+ * creds_enter, and only after a refusal (the caller's own status, world-readable: read with
+ * the caller's credentials, the only /proc read made so). */
+static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c);
+
+bool creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err)
+{
+    if (!c->switched || c->refreshed || (err != EACCES && err != EPERM))
+        return false;
+    c->refreshed = true;
+    int saved_errno = errno; /* callers read errno after a refusal that stands */
+    bool changed = creds_reread(fs, req, c);
+    errno = saved_errno;
+    return changed;
+}
+
+static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c)
+{
+    const struct fuse_ctx *ctx = fuse_req_ctx(req);
+    gid_t groups[FS_MAX_GROUPS];
+    int n = 0;
+    uint64_t cap_eff = 0;
+    if (!read_caller_creds(ctx->pid, &cap_eff, groups, &n))
+        return false;
+    if (cap_eff == c->cap_eff && n == c->n_groups &&
+        memcmp(groups, c->groups, (size_t)n * sizeof *groups) == 0)
+        return false;
+    /* setgroups() needs the daemon's CAP_SETGID, which the caller's set may lack. */
+    if (set_thread_caps(fs, fs->own_cap_eff) < 0)
+        return false;
+    c->caps_changed = true;
+    if (syscall(SYS_setgroups, (size_t)n, groups) < 0) {
+        set_thread_caps(fs, c->cap_eff);
+        return false; /* the refusal stands (cannot happen: the daemon is root) */
+    }
+    set_thread_caps(fs, cap_eff);
+    int64_t caller = req_caller(fs, req);
+    if (caller > 0)
+        keep_caller_creds(fs, caller, ctx->uid, ctx->gid, cap_eff, groups, n);
+    c->cap_eff = cap_eff;
+    c->n_groups = n;
+    memcpy(c->groups, groups, (size_t)n * sizeof *groups);
+    return true;
 }
 
 void creds_leave(struct fs *fs, struct fs_creds *c)

@@ -15,7 +15,10 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     struct fs_inode *in = get_inode(req, ino);
     struct fs_creds c;
     creds_enter(fs, req, &c);
-    int fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd;
+    do
+        fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && creds_retry(fs, req, &c, errno));
     creds_leave(fs, &c);
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
     int r = dir ? 0 : -errno;
@@ -132,6 +135,24 @@ static int xattr_target(struct fs *fs, fuse_req_t req, fuse_ino_t ino, struct fs
     return loc_get(fs, in, l);
 }
 
+/* Does the build's user namespace hold this inside id (fs_set_inside_ids)? */
+static bool inside_id_mapped(void *ctx, bool is_group, uint32_t id)
+{
+    const struct fs *fs = ctx;
+    const struct fs_id_range *r = is_group ? fs->inside_gids : fs->inside_uids;
+    int n = is_group ? fs->n_inside_gids : fs->n_inside_uids;
+    for (int i = 0; i < n; i++)
+        if (id >= r[i].first && id - r[i].first < r[i].count)
+            return true;
+    return false;
+}
+
+/* The kernel parses this attribute as ids of the build's user namespace (aclx.h). */
+static bool acl_ids_inside(struct fs *fs, const char *name)
+{
+    return !fs->is_root && fs->inside_ids_known && fs_kernel_checks(fs) && aclx_is_acl_name(name);
+}
+
 void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
     struct fs *fs = req_fs(req);
@@ -145,10 +166,17 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
     char *buf = size ? thread_buffer(size) : NULL;
     struct fs_creds c;
     creds_enter(fs, req, &c);
-    ssize_t n = loc_self(&l) ? getxattr(l.path, name, buf, size) : lgetxattr(l.path, name, buf, size);
+    ssize_t n;
+    do
+        n = loc_self(&l) ? getxattr(l.path, name, buf, size) : lgetxattr(l.path, name, buf, size);
+    while (n < 0 && creds_retry(fs, req, &c, errno));
     int e = errno;
     creds_leave(fs, &c);
     loc_put(fs, &l);
+    if (n > 0 && size > 0 && acl_ids_inside(fs, name))
+        n = (ssize_t)aclx_drop_unmapped(buf, (size_t)n, inside_id_mapped, fs);
+    FS_DEBUG(fs, "getxattr(ino=%" PRIu64 ", name=%s, size=%zu) = %zd\n", (uint64_t)ino, name,
+             size, n < 0 ? -(ssize_t)e : n);
     errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
 }
@@ -171,7 +199,10 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
     struct fs_creds c;
     creds_enter(fs, req, &c);
     char *buf = size ? thread_buffer(size) : NULL;
-    ssize_t n = loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
+    ssize_t n;
+    do
+        n = loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
+    while (n < 0 && creds_retry(fs, req, &c, errno));
     int e = errno;
     creds_leave(fs, &c);
     loc_put(fs, &l);
@@ -192,8 +223,25 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
     }
     struct fs_creds c;
     creds_enter(fs, req, &c);
-    r = (loc_self(&l) ? setxattr(l.path, name, value, size, flags)
-                      : lsetxattr(l.path, name, value, size, flags)) < 0 ? errno : 0;
+    if (acl_ids_inside(fs, name)) {
+        /* The build never saw the entries naming ids outside its namespace: setting an ACL
+         * would drop them from the real file.  Refuse instead, as for a file not one's own. */
+        char *old = thread_buffer(XATTR_SIZE_MAX);
+        ssize_t n = loc_self(&l) ? getxattr(l.path, name, old, XATTR_SIZE_MAX)
+                                 : lgetxattr(l.path, name, old, XATTR_SIZE_MAX);
+        if (n > 0 && aclx_count_unmapped(old, (size_t)n, inside_id_mapped, fs) > 0) {
+            creds_leave(fs, &c);
+            loc_put(fs, &l);
+            record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR,
+                        EPERM, 0);
+            fuse_reply_err(req, EPERM);
+            return;
+        }
+    }
+    do
+        r = (loc_self(&l) ? setxattr(l.path, name, value, size, flags)
+                          : lsetxattr(l.path, name, value, size, flags)) < 0 ? errno : 0;
+    while (creds_retry(fs, req, &c, r));
     creds_leave(fs, &c);
     loc_put(fs, &l);
     record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r, 0);
@@ -212,7 +260,9 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
     }
     struct fs_creds c;
     creds_enter(fs, req, &c);
-    r = (loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0 ? errno : 0;
+    do
+        r = (loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0 ? errno : 0;
+    while (creds_retry(fs, req, &c, r));
     creds_leave(fs, &c);
     loc_put(fs, &l);
     record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r, 0);

@@ -38,16 +38,19 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     if (r == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        /* Without default_permissions the kernel only checks that some x bit is set before an
+        /* Without kernel checks (fs.h) the kernel only checks that some x bit is set before an
          * exec: whether it is the caller's to execute is asked here, as the caller. */
-        if ((fi->flags & FS_OPEN_EXEC_FLAG) &&
-            faccessat(l.dirfd, l.name, X_OK, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0)
-            r = -errno;
-        else
-            fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
-                              : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
-        if (!r)
-            r = fd < 0 ? -errno : 0;
+        do {
+            r = 0;
+            int xflags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+            if ((fi->flags & FS_OPEN_EXEC_FLAG) && faccessat(l.dirfd, l.name, X_OK, xflags) < 0)
+                r = -errno;
+            else
+                fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
+                                  : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
+            if (!r)
+                r = fd < 0 ? -errno : 0;
+        } while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
         loc_put(fs, &l);
         struct stat st;
@@ -143,7 +146,9 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
         struct fs_creds c;
         creds_enter(fs, req, &c);
         mode_t m = umask_enter(fs, req, mode);
-        fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, m);
+        do
+            fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, m);
+        while (fd < 0 && creds_retry(fs, req, &c, errno));
         umask_leave(fs);
         r = fd < 0 ? -errno : 0;
         creds_leave(fs, &c);

@@ -160,7 +160,9 @@ int do_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *
     struct fs_creds c = {false};
     if (req)
         creds_enter(fs, req, &c);
-    r = fstatat(l.dirfd, l.name, st, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) < 0 ? -errno : 0;
+    do
+        r = fstatat(l.dirfd, l.name, st, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) < 0 ? -errno : 0;
+    while (req && creds_retry(fs, req, &c, -r));
     creds_leave(fs, &c);
     loc_put(fs, &l);
     if (r == 0 && (st->st_dev != in->dev || st->st_ino != in->ino))
@@ -218,7 +220,10 @@ int do_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *n
     struct stat st;
     struct fs_creds c;
     creds_enter(fs, req, &c); /* searching `dir` is the caller's right, or not */
-    int r = fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+    int r;
+    do
+        r = fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+    while (creds_retry(fs, req, &c, -r));
     creds_leave(fs, &c);
     if (r < 0)
         return r;

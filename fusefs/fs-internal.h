@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include "aclx.h"
 #include "fs.h"
 #include "inokey.h"
 #include "tracedb.h"
@@ -153,6 +154,12 @@ struct fs {
     struct __user_cap_data_struct own_caps[2]; /* the daemon's capabilities; fixed */
     uint64_t own_cap_eff;
     bool dont_mask;              /* FUSE_CAP_DONT_MASK negotiated (set in op_init) */
+    bool want_kernel_checks;     /* fs_config.kernel_checks; fixed once serving */
+    bool kernel_checks;          /* FUSE_CAP_POSIX_ACL negotiated (set in op_init, atomic) */
+    /* User-namespace mode: the ids its maps hold (fs_set_inside_ids); fixed once serving. */
+    bool inside_ids_known;
+    struct fs_id_range inside_uids[FS_MAX_ID_RANGES], inside_gids[FS_MAX_ID_RANGES];
+    int n_inside_uids, n_inside_gids;
 };
 
 #define FS_DEBUG(fs, ...)                                                                          \
@@ -182,9 +189,17 @@ struct fs_loc {
     char path[PATH_MAX];         /* the same as a /proc/self/fd path, for path-only calls */
 };
 
+/* The most supplementary groups a caller's calls are made with. */
+#define FS_MAX_GROUPS 256
+
+/* What creds_enter() made this thread, for creds_retry() and creds_leave(). */
 struct fs_creds {
     bool switched;
     bool caps_changed;
+    bool refreshed;          /* the caller's /proc status was read again for this call */
+    uint64_t cap_eff;
+    int n_groups;
+    gid_t groups[FS_MAX_GROUPS];
 };
 
 static inline struct fs_inode *get_inode(fuse_req_t req, fuse_ino_t ino)
@@ -257,6 +272,12 @@ bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_e
                   gid_t *groups, int *n_groups);
 
 void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c);
+
+/* After a call made as the caller failed with `err` (positive errno): true when the caller's
+ * groups or capabilities changed within its image since they were kept (setgroups() without
+ * exec) and this thread now has the new ones — make the call again.  Only after EACCES/EPERM;
+ * at most once per creds_enter. */
+bool creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err);
 
 void creds_leave(struct fs *fs, struct fs_creds *c);
 
@@ -346,8 +367,8 @@ void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
                const char *newname, unsigned int flags);
 
-/* access(2), chdir and the like (there is no default_permissions): the real filesystem judges,
- * as for the caller. */
+/* access(2), chdir and the like (sent only without kernel checks, fs.h): the real filesystem
+ * judges, as for the caller. */
 void op_access(fuse_req_t req, fuse_ino_t ino, int mask);
 
 /* ---- fs-files.c ---- */

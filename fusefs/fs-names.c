@@ -120,16 +120,18 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
     if (valid & FUSE_SET_ATTR_MODE) {
         /* (The kernel never asks to chmod a symlink, so following the name is right.) */
         creds_enter(fs, req, &c);
-        if (fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(l.path, attr->st_mode))
-            r = -errno;
+        do
+            r = (fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(l.path, attr->st_mode)) ? -errno : 0;
+        while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
     }
     if (!r && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
         uid_t u = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
         gid_t g = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
         creds_enter(fs, req, &c);
-        if (fchownat(l.dirfd, l.name, u, g, loc_flags(&l, AT_SYMLINK_NOFOLLOW)))
-            r = -errno;
+        do
+            r = fchownat(l.dirfd, l.name, u, g, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) ? -errno : 0;
+        while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
     }
     if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
@@ -138,8 +140,9 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
             if (h->vw)
                 vers_write_dirty(h->vw);
             creds_enter(fs, req, &c);
-            if (ftruncate(fd, attr->st_size))
-                r = -errno;
+            do
+                r = ftruncate(fd, attr->st_size) ? -errno : 0;
+            while (creds_retry(fs, req, &c, -r));
             creds_leave(fs, &c);
             if (!r)
                 r = kill_suidgid(fs, fd, NULL);
@@ -148,8 +151,9 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
             struct vers_writer *vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id,
                                                       attr->st_size == 0, &version_id, NULL);
             creds_enter(fs, req, &c);
-            if (truncate(l.path, attr->st_size) < 0)
-                r = -errno;
+            do
+                r = truncate(l.path, attr->st_size) < 0 ? -errno : 0;
+            while (creds_retry(fs, req, &c, -r));
             creds_leave(fs, &c);
             if (!r)
                 r = kill_suidgid(fs, -1, l.path);
@@ -171,12 +175,14 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
         else if (valid & FUSE_SET_ATTR_MTIME)
             tv[1] = attr->st_mtim;
         creds_enter(fs, req, &c);
-        if (fd >= 0)
-            r = futimens(fd, tv) ? -errno : 0;
-        else if (loc_self(&l))
-            r = utimensat(AT_FDCWD, l.path, tv, 0) ? -errno : 0; /* a directory */
-        else
-            r = utimensat(l.dirfd, l.name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+        do {
+            if (fd >= 0)
+                r = futimens(fd, tv) ? -errno : 0;
+            else if (loc_self(&l))
+                r = utimensat(AT_FDCWD, l.path, tv, 0) ? -errno : 0; /* a directory */
+            else
+                r = utimensat(l.dirfd, l.name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+        } while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
     }
     loc_put(fs, &l);
@@ -222,9 +228,11 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino)
     if (r == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        n = readlinkat(l.dirfd, l.name, buf, sizeof buf);
+        do {
+            n = readlinkat(l.dirfd, l.name, buf, sizeof buf);
+            r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
+        } while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
-        r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
         loc_put(fs, &l);
     }
     record_path(fs, req_caller(fs, req), in, NULL, TRACEDB_READLINK, -r, 0);
@@ -266,13 +274,15 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         struct fs_creds c;
         creds_enter(fs, req, &c);
         mode_t m = link_target ? mode : umask_enter(fs, req, mode);
-        if (link_target)
-            r = symlinkat(link_target, dir->fd, name);
-        else if (S_ISDIR(mode))
-            r = mkdirat(dir->fd, name, m & 07777);
-        else
-            r = mknodat(dir->fd, name, m, rdev);
-        r = r < 0 ? -errno : 0;
+        do {
+            if (link_target)
+                r = symlinkat(link_target, dir->fd, name);
+            else if (S_ISDIR(mode))
+                r = mkdirat(dir->fd, name, m & 07777);
+            else
+                r = mknodat(dir->fd, name, m, rdev);
+            r = r < 0 ? -errno : 0;
+        } while (creds_retry(fs, req, &c, -r));
         if (!link_target)
             umask_leave(fs);
         creds_leave(fs, &c);
@@ -313,10 +323,12 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const char *name
     } else if ((r = loc_get(fs, in, &l)) == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        if (loc_self(&l))
-            r = linkat(AT_FDCWD, l.path, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
-        else
-            r = linkat(l.dirfd, l.name, dir->fd, name, 0) < 0 ? -errno : 0;
+        do {
+            if (loc_self(&l))
+                r = linkat(AT_FDCWD, l.path, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+            else
+                r = linkat(l.dirfd, l.name, dir->fd, name, 0) < 0 ? -errno : 0;
+        } while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
         loc_put(fs, &l);
     }
@@ -345,7 +357,9 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bo
         }
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+        do
+            r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+        while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
     }
     record_path(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r,
@@ -385,7 +399,9 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
             pin_before_name_goes(fs, newdir, newname);
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
+        do
+            r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
+        while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
     }
 
@@ -413,8 +429,8 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
     fuse_reply_err(req, -r);
 }
 
-/* access(2), chdir and the like (there is no default_permissions): the real filesystem judges,
- * as for the caller. */
+/* access(2), chdir and the like (sent only without kernel checks, fs.h): the real filesystem
+ * judges, as for the caller. */
 void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
     struct fs *fs = req_fs(req);
@@ -425,8 +441,10 @@ void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
     if (ino != FUSE_ROOT_ID && in->type == NODE_REAL && (r = -loc_get(fs, in, &l)) == 0) {
         struct fs_creds c;
         creds_enter(fs, req, &c);
-        r = faccessat(l.dirfd, l.name, mask, loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) < 0
-                ? errno : 0;
+        int flags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+        do
+            r = faccessat(l.dirfd, l.name, mask, flags) < 0 ? errno : 0;
+        while (creds_retry(fs, req, &c, r));
         creds_leave(fs, &c);
         loc_put(fs, &l);
     }

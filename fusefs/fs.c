@@ -42,6 +42,16 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
      * the build just wrote (the kernel does not track mtime itself here), and the next reader
      * would read it all through the daemon again.  A size change still drops the pages. */
     conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    /* The kernel checks permissions too, with the caller's live credentials and the files'
+     * POSIX ACLs: FUSE_POSIX_ACL turns on default_permissions.  Without it nothing checks a
+     * FIFO's, device's or socket's mode on open (FUSE sends no OPEN for them), nor search
+     * permission on a directory of a path whose entries the kernel has cached (fs.h). */
+    if (fs->want_kernel_checks && (conn->capable & FUSE_CAP_POSIX_ACL)) {
+        conn->want |= FUSE_CAP_POSIX_ACL;
+        __atomic_store_n(&fs->kernel_checks, true, __ATOMIC_RELEASE);
+    } else {
+        conn->want &= ~FUSE_CAP_POSIX_ACL;
+    }
 }
 
 static const struct fuse_lowlevel_ops fs_ops = {
@@ -146,6 +156,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->gid = getegid();
     fs->is_root = fs->uid == 0;
     fs->present_ids_as_own = cfg->present_ids_as_own;
+    fs->want_kernel_checks = cfg->kernel_checks;
     fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
     fs->cache_lookups = cfg->cache_lookups;
     fs->out_node.type = NODE_STDOUT;
@@ -176,6 +187,29 @@ void fs_set_present_ids_as_own(struct fs *fs, bool on)
 {
     if (fs)
         fs->present_ids_as_own = on;
+}
+
+void fs_set_kernel_checks(struct fs *fs, bool on)
+{
+    if (fs)
+        fs->want_kernel_checks = on;
+}
+
+void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,
+                       const struct fs_id_range *gids, int n_gids)
+{
+    if (!fs)
+        return;
+    fs->n_inside_uids = MIN(n_uids, FS_MAX_ID_RANGES);
+    fs->n_inside_gids = MIN(n_gids, FS_MAX_ID_RANGES);
+    memcpy(fs->inside_uids, uids, (size_t)fs->n_inside_uids * sizeof *uids);
+    memcpy(fs->inside_gids, gids, (size_t)fs->n_inside_gids * sizeof *gids);
+    fs->inside_ids_known = true;
+}
+
+bool fs_kernel_checks(struct fs *fs)
+{
+    return fs && __atomic_load_n(&fs->kernel_checks, __ATOMIC_ACQUIRE);
 }
 
 struct vers *fs_versions(struct fs *fs)

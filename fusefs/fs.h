@@ -72,6 +72,15 @@ struct fs_config {
      * the real filesystem (the daemon runs as the same user) either way.  May be changed by
      * fs_set_present_ids_as_own() until the session starts. */
     bool present_ids_as_own;
+    /* Let the kernel check permissions as well, with the caller's live credentials and POSIX
+     * ACLs (FUSE_POSIX_ACL, which turns on default_permissions), when it offers that: FIFOs,
+     * devices and sockets are then checked on open (FUSE sends no OPEN for them) and search
+     * permission on every directory of a path, cached or not.  The real filesystem still
+     * judges every call as for the caller.  Off where the kernel would judge by ids it cannot
+     * map (user-namespace mode without a subordinate range, or with supplementary groups that
+     * no subgid line maps: their files would look foreign).  May be changed by
+     * fs_set_kernel_checks() until the session starts. */
+    bool kernel_checks;
     int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
     bool no_killpriv_v2;   /* do not take over set-user-ID clearing from the kernel (wire.h) */
     /* Let the kernel cache failed lookups (for `timeout`) and symlink targets: a name found
@@ -84,6 +93,25 @@ struct fs *fs_new(const struct fs_config *cfg);
 
 /* Change fs_config.present_ids_as_own (before the session starts serving). */
 void fs_set_present_ids_as_own(struct fs *fs, bool on);
+
+/* Change fs_config.kernel_checks (before the session starts serving). */
+void fs_set_kernel_checks(struct fs *fs, bool on);
+
+/* User-namespace mode: the ids the build's namespace holds, as inside ids (the ranges of its
+ * uid and gid maps; at most FS_MAX_ID_RANGES each, the rest ignored).  With kernel checks, the
+ * POSIX ACL entries naming any other id are hidden from the kernel, which would reject the
+ * whole ACL (fusefs/aclx.h), and an ACL set over such entries is refused with EPERM (they
+ * would be lost).  Before the session starts serving. */
+#define FS_MAX_ID_RANGES 16
+struct fs_id_range {
+    uint32_t first, count;
+};
+void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,
+                       const struct fs_id_range *gids, int n_gids);
+
+/* The kernel checks permissions too (fs_config.kernel_checks, and the kernel offered it; known
+ * once INIT has been answered). */
+bool fs_kernel_checks(struct fs *fs);
 
 /* The low-level operations table, with `fs` as userdata for fuse_session_new(). */
 const struct fuse_lowlevel_ops *fs_operations(void);

@@ -938,9 +938,11 @@ static int prepare_namespace(struct run *r)
             r->plan.map_sync_fd = r->map_pipe[0];
         }
     }
-    /* No default_permissions: the kernel would judge by mode bits alone, from attributes
-     * cached for a minute, ignoring ACLs; the real filesystem judges instead, each call made
-     * with the caller's credentials (fusefs/fs-creds.c, creds_enter). */
+    /* No default_permissions option: as a mount option the kernel would judge by mode bits
+     * alone, ignoring ACLs.  The daemon turns it on with ACLs enforced by accepting
+     * FUSE_POSIX_ACL in INIT where the ids allow (fs_set_kernel_checks below); the real
+     * filesystem judges each call as well, made with the caller's credentials
+     * (fusefs/fs-creds.c, creds_enter). */
     snprintf(r->plan.fuse_options, sizeof r->plan.fuse_options,
              "rootmode=40000,user_id=%u,group_id=%u,allow_other", getuid(), getgid());
     r->plan.staging = r->staging;
@@ -1039,6 +1041,7 @@ static int prepare_serving(struct run *r)
          * kernel's entry and attribute caches can be trusted for long (docs/performance.md). */
         .timeout = 60.0,
         .present_ids_as_own = r->user_ns,
+        .kernel_checks = !r->user_ns, /* user namespace: decided once the ids are mapped */
         .hash_limit = r->o.hash_limit,
         .cache_lookups = r->o.cache_lookups,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
@@ -1086,6 +1089,17 @@ static int64_t clock_ns(clockid_t clock)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The inside ids of a map's "inside outside count" arguments (idmap.h), at most
+ * FS_MAX_ID_RANGES of them. */
+static int inside_ranges(char **args, struct fs_id_range *out)
+{
+    int n = 0;
+    for (int i = 0; args && args[i] && args[i + 1] && args[i + 2] && n < FS_MAX_ID_RANGES; i += 3)
+        out[n++] = (struct fs_id_range){(uint32_t)strtoul(args[i], NULL, 10),
+                                        (uint32_t)strtoul(args[i + 2], NULL, 10)};
+    return n;
+}
+
 /* Serve: spawn the build's namespaces, map ids, serve FUSE, and wait for the build while
  * watching signals, setup's reports and the trace.  0, or -1 when the namespaces could not be
  * made (said on stderr; nothing to finish). */
@@ -1123,6 +1137,11 @@ static int run_serve(struct run *r)
         g_clear_pointer(&r->idmap_note, g_free);
         r->ids_mapped = idmap_apply(r->setup, &r->idm, &r->idmap_note) == 0;
         r->unmapped_groups = g_steal_pointer(&r->idm.unmapped_groups);
+        if (r->ids_mapped) {
+            struct fs_id_range u[FS_MAX_ID_RANGES], g[FS_MAX_ID_RANGES];
+            int nu = inside_ranges(r->idm.uid_args, u), ng = inside_ranges(r->idm.gid_args, g);
+            fs_set_inside_ids(r->fs, u, nu, g, ng);
+        }
         char go = r->ids_mapped ? 'M' : 'S';
         if (write(r->map_pipe[1], &go, 1) != 1)
             r->ids_mapped = false; /* setup is gone; its report says why */
@@ -1133,6 +1152,11 @@ static int run_serve(struct run *r)
     }
     idmap_free(&r->idm);
     fs_set_present_ids_as_own(r->fs, r->user_ns && !r->ids_mapped);
+    /* The kernel judges by the ids it sees: only where every file shows its real owner and
+     * every group of the caller is mapped (fusefs/fs.h). */
+    fs_set_kernel_checks(r->fs, (!r->user_ns || (r->ids_mapped && !r->unmapped_groups)) &&
+                                    /* for benchmarks and tests: the old behaviour */
+                                    g_strcmp0(g_getenv("BUILDTRAIL_NO_KERNEL_CHECKS"), "1") != 0);
     if (r->setup < 0) {
         fprintf(stderr, "buildtrail run: cannot create the build's namespaces: %s; %s" DOCTOR_HINT "\n",
                 g_strerror(-r->setup),
@@ -1367,10 +1391,11 @@ static void run_finish(struct run *r)
             ? g_strdup_printf("system_trees=served (%s); ", r->watch_why_not)
             : g_strdup("");
     r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
-                            "killpriv_v2=%d; %s%s%srequests: %s",
+                            "killpriv_v2=%d; kernel_checks=%d; %s%s%srequests: %s",
                             (unsigned long long)events, self_usage.ru_maxrss,
                             r->procs ? proc_table_peak_images(r->procs) : 0,
-                            r->fs ? fs_killpriv_v2(r->fs) : 0, system_note, r->ids_note,
+                            r->fs ? fs_killpriv_v2(r->fs) : 0, fs_kernel_checks(r->fs),
+                            system_note, r->ids_note,
                             r->o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
                                 : "",

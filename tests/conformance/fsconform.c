@@ -27,7 +27,10 @@
 #include <grp.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -873,6 +876,207 @@ static void check_acl(void)
         die("chdir ..");
 }
 
+/* ---- permissions the kernel checks before the filesystem is asked ------------------------ */
+
+/* Checks whose permission is decided by the kernel's own walk or open, not by a filesystem
+ * call: a FIFO, device or socket opened (FUSE sends no OPEN for them), search permission on
+ * directories of a path whose entries the kernel has cached, a change of supplementary groups
+ * within one process, sticky directories, and the owner checks of chmod/chown/utimes.  As root
+ * they run in a child that is uid/gid 65534 (saved uid 0, so that it can change its groups
+ * without exec); as an ordinary user on objects made 0000 by the user. */
+static bool perm_root;
+
+/* The child's "other" identity: 65534 with no groups (root), or the user as is. */
+static void become_other(void)
+{
+    if (!perm_root)
+        return;
+    if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+        setresuid(65534, 65534, 0) < 0)
+        die("become 65534");
+}
+
+/* Run fn as the other identity in a child; its lines are printed by the child. */
+static void as_other(void (*fn)(void))
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        become_other();
+        fn();
+        fflush(stdout);
+        _exit(0);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        die("perm-checks child");
+}
+
+static void other_special_files(void)
+{
+    int fd = open("fifo", O_RDWR | O_NONBLOCK);
+    say("perm-fifo-open", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    fd = open("fifo", O_RDONLY | O_NONBLOCK);
+    say("perm-fifo-open-rdonly", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    if (perm_root) {
+        fd = open("null", O_RDWR);
+        say("perm-device-open", "%s", res(fd));
+        if (fd >= 0)
+            close(fd);
+    }
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = "sock"};
+    say("perm-socket-connect", "%s", res(s < 0 ? -1 : connect(s, (struct sockaddr *)&sa, sizeof sa)));
+    if (s >= 0)
+        close(s);
+}
+
+static void other_warm_cache(void)
+{
+    struct stat st;
+    say("perm-search-before", "%s", res(stat("a/b/f", &st)));
+}
+
+static void other_cached_search(void)
+{
+    struct stat st;
+    say("perm-search-cached-stat", "%s", res(stat("a/b/f", &st)));
+    int fd = open("a/b/f", O_RDONLY);
+    say("perm-search-cached-open", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    say("perm-search-cached-link", "%s", res(link("a/b/f", "linked")));
+    say("perm-search-cached-rename", "%s", res(rename("a/b/f", "moved")));
+    say("perm-search-cached-chdir", "%s", res(chdir("a/b")));
+}
+
+static void other_setgroups(void)
+{
+    /* "grp" is 0040, group 4242: readable through that group alone. */
+    int fd = open("grp", O_RDONLY);
+    say("perm-groups-none", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    gid_t g = 4242;
+    if (seteuid(0) < 0 || setgroups(1, &g) < 0 || seteuid(65534) < 0)
+        die("setgroups 4242");
+    fd = open("grp", O_RDONLY);
+    say("perm-groups-added", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    if (seteuid(0) < 0 || setgroups(0, NULL) < 0 || seteuid(65534) < 0)
+        die("setgroups none");
+    fd = open("grp", O_RDONLY);
+    say("perm-groups-dropped", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+}
+
+static void other_owner_checks(void)
+{
+    /* "mine" is root's 0644 (as root) or the user's 0000 (the user may still chmod it). */
+    say("perm-chmod-not-owner", "%s", perm_root ? res(chmod("mine", 0666)) : "root only");
+    say("perm-chown-not-owner", "%s", perm_root ? res(chown("mine", 65534, 65534)) : "root only");
+    struct timespec ts[2] = {{1, 0}, {2, 0}};
+    say("perm-utimes-set-not-owner", "%s", perm_root ? res(utimensat(AT_FDCWD, "mine", ts, 0)) : "root only");
+    say("perm-utimes-now-no-write", "%s", res(utimensat(AT_FDCWD, "mine", NULL, 0)));
+    say("perm-utimes-now-writable", "%s", res(utimensat(AT_FDCWD, "shared", NULL, 0)));
+    say("perm-truncate-no-write", "%s", res(truncate("mine", 0)));
+    int fd = open("mine", O_RDONLY | O_TRUNC);
+    say("perm-open-rdonly-trunc", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    fd = open("mine", O_WRONLY);
+    say("perm-open-wronly", "%s", res(fd));
+    if (fd >= 0)
+        close(fd);
+    if (perm_root) {
+        struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}}, omit[2] = {{0, UTIME_OMIT}, {0, UTIME_OMIT}};
+        say("perm-utimes-now-now-writable", "%s", res(utimensat(AT_FDCWD, "shared", now, 0)));
+        say("perm-utimes-set-writable", "%s", res(utimensat(AT_FDCWD, "shared", ts, 0)));
+        say("perm-utimes-omit-not-owner", "%s", res(utimensat(AT_FDCWD, "mine", omit, 0)));
+        /* "theirs" is 65534's, group root: chown to a group not one's own, to one's own; a
+         * set-group-ID bit for a group one is not in is dropped by chmod. */
+        say("perm-chgrp-not-member", "%s", res(chown("theirs", (uid_t)-1, 4242)));
+        say("perm-chmod-sgid-not-member", "%s", res(chmod("theirs", 02755)));
+        struct stat st;
+        say("perm-chmod-sgid-not-member-mode", "%o", stat("theirs", &st) == 0 ? st.st_mode & 07777 : 0);
+        say("perm-chgrp-own-group", "%s", res(chown("theirs", (uid_t)-1, 65534)));
+        say("perm-chmod-sgid-member", "%s", res(chmod("theirs", 02755)));
+        say("perm-chmod-sgid-member-mode", "%o", stat("theirs", &st) == 0 ? st.st_mode & 07777 : 0);
+        say("perm-chown-give-away", "%s", res(chown("theirs", 0, (gid_t)-1)));
+        say("perm-sticky-unlink", "%s", res(unlink("sticky/roots")));
+        say("perm-sticky-rename", "%s", res(rename("sticky/roots", "sticky/taken")));
+        say("perm-sticky-rename-over", "%s", res(rename("sticky/mine", "sticky/roots")));
+        say("perm-sticky-unlink-own", "%s", res(unlink("sticky/mine")));
+    }
+}
+
+static void check_perm_checks(void)
+{
+    perm_root = geteuid() == 0;
+    fresh_dir("perm-checks");
+    chmod(".", 0755);
+    /* Special files: root's 0600, or the user's 0000. */
+    say("perm-mkfifo", "%s", res(mkfifo("fifo", 0600)));
+    if (perm_root)
+        say("perm-mknod", "%s", res(mknod("null", S_IFCHR | 0600, makedev(1, 3))));
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = "sock"};
+    say("perm-bind", "%s", res(s < 0 ? -1 : bind(s, (struct sockaddr *)&sa, sizeof sa)));
+    if (s >= 0)
+        listen(s, 1);
+    if (!perm_root) {
+        chmod("fifo", 0000);
+        chmod("sock", 0000);
+    } else {
+        chmod("sock", 0600);
+    }
+    as_other(other_special_files);
+    if (s >= 0)
+        close(s);
+    /* Search permission on a directory whose entries the kernel has cached. */
+    mkdir("a", 0755);
+    mkdir("a/b", 0777);
+    write_file("a/b/f", "f");
+    chmod("a/b/f", 0666);
+    as_other(other_warm_cache);
+    chmod("a", perm_root ? 0700 : 0000);
+    as_other(other_cached_search);
+    chmod("a", 0755);
+    /* Supplementary groups changed without exec. */
+    if (perm_root) {
+        write_file("grp", "g");
+        say("perm-groups-chown", "%s", res(chown("grp", 0, 4242)));
+        chmod("grp", 0040);
+        as_other(other_setgroups);
+    }
+    /* Owner checks, writes without write permission, sticky directories. */
+    write_file("mine", "m");
+    chmod("mine", perm_root ? 0644 : 0000);
+    write_file("shared", "s");
+    chmod("shared", 0666);
+    if (perm_root) {
+        mkdir("sticky", 01777);
+        chmod("sticky", 01777);
+        write_file("sticky/roots", "r");
+        chmod("sticky/roots", 0666);
+        write_file("sticky/mine", "m");
+        chown("sticky/mine", 65534, 65534);
+        write_file("theirs", "t");
+        chown("theirs", 65534, 0);
+    }
+    as_other(other_owner_checks);
+    if (chdir("..") < 0)
+        die("chdir ..");
+}
+
 /* ---- inode numbers ------------------------------------------------------------------------ */
 
 static void check_inodes(void)
@@ -1102,7 +1306,7 @@ static const struct {
     {"open", check_open_flags}, {"append", check_append}, {"names", check_names},
     {"metadata", check_metadata}, {"setid", check_setid}, {"data", check_data}, {"locks", check_locks},
     {"directories", check_directories}, {"permissions", check_permissions},
-    {"exec", check_exec}, {"acl", check_acl}, {"inodes", check_inodes}, {"fsx", check_fsx},
+    {"exec", check_exec}, {"acl", check_acl}, {"perm-checks", check_perm_checks}, {"inodes", check_inodes}, {"fsx", check_fsx},
 };
 
 int main(int argc, char **argv)

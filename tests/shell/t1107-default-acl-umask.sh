@@ -1,8 +1,8 @@
 #!/bin/sh
 # Files the build creates get the mode a native create gives: the caller's umask, except in a
 # directory with a default ACL, which replaces the umask.  (Unprivileged, the ACLs themselves
-# cannot be read through the mount: the kernel refuses POSIX ACL attributes on a FUSE mount in
-# a user namespace; docs/conformance.md.  Their effect is checked in both modes.)
+# can be read through the mount only with kernel checks, which depend on the machine's subgid
+# lines (t1120 reads them); their effect is checked in both modes.)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd setfacl

@@ -13,6 +13,14 @@ cp "$FSCONFORM" "$T/traced/fsconform"
 (cd "$T/native" && ./fsconform > "$T/native.out" 2>&1) || fail "fsconform failed natively: $(tail -3 "$T/native.out")"
 (cd "$T/traced" && bt run -q -o "$T/trace.db" -- ./fsconform > "$T/traced.out" 2>&1) ||
     fail "fsconform failed traced: $(tail -3 "$T/traced.out")"
+if sql "$T/trace.db" 'select notes from runs' | grep -q 'kernel_checks=0'; then
+    # Unprivileged with an unmapped group or without an id range the kernel does not check
+    # (docs/conformance.md): the caller's own 0000 FIFO, socket and cached directory differ.
+    say "no kernel checks here (see the run's notes): perm-checks' kernel-only cases left out"
+    for f in "$T/native.out" "$T/traced.out"; do
+        sed -i -e '/^perm-fifo-open/d' -e '/^perm-socket-connect/d' -e '/^perm-search-cached/d' "$f"
+    done
+fi
 if ! diff -u "$T/native.out" "$T/traced.out"; then
     fail "the traced filesystem behaves differently from the real one (diff above)"
 fi

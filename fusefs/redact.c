@@ -1,0 +1,201 @@
+/* redact — see redact.h for the rules. */
+#include "redact.h"
+
+#include <glib.h>
+#include <string.h>
+
+const char *const redact_default_options[] = {"--password", "--passwd", "--passphrase", "--token",
+                                              NULL};
+
+/* Parts that make a name secret wherever they are in it. */
+static const char *const secret_parts[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
+                                           "PASSCODE", "CREDENTIAL", "APIKEY", "PRIVATEKEY",
+                                           "JWT", "COOKIE", "SESSION", NULL};
+/* Words that make a name secret when they are a whole word of it. */
+static const char *const secret_words[] = {"KEY", "KEYS", "PAT", "PASS", "PWD", NULL};
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+    size_t l = strlen(suffix);
+    return len >= l && memcmp(s + len - l, suffix, l) == 0;
+}
+
+bool redact_env_name_is_secret(const char *name)
+{
+    g_autofree char *up = g_ascii_strup(name, -1);
+    for (const char *const *p = secret_parts; *p; p++)
+        if (strstr(up, *p))
+            return true;
+    if (!strcmp(up, "PWD"))
+        return false; /* the shell's current directory */
+    for (const char *w = up; *w;) {
+        if (!g_ascii_isalnum(*w)) {
+            w++;
+            continue;
+        }
+        size_t n = 0;
+        while (g_ascii_isalnum(w[n]))
+            n++;
+        for (const char *const *p = secret_words; *p; p++)
+            if (strlen(*p) == n && !memcmp(w, *p, n))
+                return true;
+        /* AUTH in a word, but not an author's name or date (GIT_AUTHOR_NAME, COAUTHORS). */
+        const char *a = g_strstr_len(w, (gssize)n, "AUTH");
+        if (a && !ends_with(w, n, "AUTHOR") && !ends_with(w, n, "AUTHORS"))
+            return true;
+        w += n;
+    }
+    return false;
+}
+
+bool redact_option_valid(const char *opt)
+{
+    return opt && opt[0] == '-' && opt[1] && strcmp(opt, "--") != 0 && !strchr(opt, '=');
+}
+
+static bool is_ssh_scheme(const char *s, size_t len)
+{
+    static const char *const ssh[] = {"ssh", "sftp", "git+ssh", "ssh+git", "svn+ssh", NULL};
+    for (const char *const *p = ssh; *p; p++)
+        if (strlen(*p) == len && !g_ascii_strncasecmp(s, *p, len))
+            return true;
+    return false;
+}
+
+static bool ends_authority(char c)
+{
+    return c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '`' ||
+           g_ascii_isspace(c) || c == '\0';
+}
+
+/* Append s[0..len) to out with the credentials of every URL in it replaced. */
+static void append_without_credentials(GString *out, const char *s, size_t len)
+{
+    size_t done = 0; /* s[0..done) is in out */
+    for (size_t i = 0; i + 3 <= len; i++) {
+        if (memcmp(s + i, "://", 3) != 0)
+            continue;
+        size_t scheme = i;
+        while (scheme > done && (g_ascii_isalnum(s[scheme - 1]) || s[scheme - 1] == '+' ||
+                                 s[scheme - 1] == '-' || s[scheme - 1] == '.'))
+            scheme--;
+        size_t auth = i + 3, end = auth, at = 0;
+        bool have_at = false;
+        while (end < len && !ends_authority(s[end])) {
+            if (s[end] == '@') {
+                at = end;
+                have_at = true;
+            }
+            end++;
+        }
+        if (!have_at || at == auth) {
+            i = end > i ? end - 1 : i;
+            continue;
+        }
+        const char *colon = memchr(s + auth, ':', at - auth);
+        if (colon) {
+            size_t keep = (size_t)(colon + 1 - s);
+            g_string_append_len(out, s + done, (gssize)(keep - done));
+            if (at > keep)
+                g_string_append(out, REDACT_MARK);
+        } else if (is_ssh_scheme(s + scheme, i - scheme)) {
+            g_string_append_len(out, s + done, (gssize)(at - done));
+        } else {
+            g_string_append_len(out, s + done, (gssize)(auth - done));
+            g_string_append(out, REDACT_MARK);
+        }
+        done = at;
+        i = end > i ? end - 1 : i;
+    }
+    g_string_append_len(out, s + done, (gssize)(len - done));
+}
+
+char *redact_env(const char *env, size_t len, char *const *globs, size_t *out_len)
+{
+    GString *out = g_string_sized_new(len + 1);
+    for (size_t at = 0; at < len;) {
+        const char *entry = env + at;
+        size_t elen = strnlen(entry, len - at);
+        at += elen + (at + elen < len ? 1 : 0);
+        if (!elen)
+            continue;
+        const char *eq = memchr(entry, '=', elen);
+        if (!eq || eq == entry) {
+            g_string_append_len(out, entry, (gssize)elen);
+            g_string_append_c(out, '\0');
+            continue;
+        }
+        g_autofree char *name = g_strndup(entry, (gsize)(eq - entry));
+        bool secret = redact_env_name_is_secret(name);
+        if (!secret && globs) {
+            g_autofree char *upper = g_ascii_strup(name, -1);
+            for (char *const *p = globs; !secret && *p; p++) {
+                g_autofree char *pat = g_ascii_strup(*p, -1);
+                secret = g_pattern_match_simple(pat, upper);
+            }
+        }
+        if (secret) {
+            g_string_append_len(out, name, eq - entry); /* the name alone */
+        } else {
+            g_string_append_len(out, entry, eq + 1 - entry);
+            append_without_credentials(out, eq + 1, elen - (size_t)(eq + 1 - entry));
+        }
+        g_string_append_c(out, '\0');
+    }
+    *out_len = out->len;
+    return g_string_free(out, FALSE);
+}
+
+/* Whether `arg` (len bytes) is option `opt` with its value attached: the byte count of the
+ * part kept ("--opt=" or "-p"), or 0. */
+static size_t attached_value(const char *arg, size_t len, const char *opt)
+{
+    size_t l = strlen(opt);
+    if (len > l + 1 && !memcmp(arg, opt, l) && arg[l] == '=')
+        return l + 1;
+    if (l == 2 && opt[1] != '-' && len > 2 && !memcmp(arg, opt, 2))
+        return 2;
+    return 0;
+}
+
+static bool is_option(const char *arg, size_t len, const char *opt)
+{
+    return strlen(opt) == len && !memcmp(arg, opt, len);
+}
+
+char *redact_argv(const char *argv, size_t len, char *const *options, size_t *out_len)
+{
+    GString *out = g_string_sized_new(len + 1);
+    bool value_next = false;
+    for (size_t at = 0; at < len;) {
+        const char *arg = argv + at;
+        size_t alen = strnlen(arg, len - at);
+        bool nul = at + alen < len;
+        at += alen + (nul ? 1 : 0);
+        if (value_next) {
+            value_next = false;
+            if (alen)
+                g_string_append(out, REDACT_MARK);
+        } else {
+            size_t keep = 0;
+            for (const char *const *p = redact_default_options; !keep && !value_next && *p; p++) {
+                keep = attached_value(arg, alen, *p);
+                value_next = is_option(arg, alen, *p);
+            }
+            for (char *const *p = options; p && !keep && !value_next && *p; p++) {
+                keep = attached_value(arg, alen, *p);
+                value_next = is_option(arg, alen, *p);
+            }
+            if (keep) {
+                g_string_append_len(out, arg, (gssize)keep);
+                g_string_append(out, REDACT_MARK);
+            } else {
+                append_without_credentials(out, arg, alen);
+            }
+        }
+        if (nul)
+            g_string_append_c(out, '\0');
+    }
+    *out_len = out->len;
+    return g_string_free(out, FALSE);
+}

@@ -163,6 +163,68 @@ static bool is_option(const char *arg, size_t len, const char *opt)
     return strlen(opt) == len && !memcmp(arg, opt, len);
 }
 
+static bool word_start(const char *s, size_t i)
+{
+    return i == 0 || g_ascii_isspace(s[i - 1]) || strchr("'\";&|(`", s[i - 1]);
+}
+
+static bool value_ends(char c)
+{
+    return g_ascii_isspace(c) || strchr(";&|)'\"`", c);
+}
+
+/* The option of `opts` that starts s[i..len) as a word and is followed by '=' or white space
+ * and a value: where the value begins (its opening quote, if quoted), or 0. */
+static size_t embedded_value(const char *s, size_t len, size_t i, const char *opt)
+{
+    size_t l = strlen(opt);
+    if (!word_start(s, i) || i + l >= len || memcmp(s + i, opt, l) != 0)
+        return 0;
+    size_t v = i + l;
+    if (s[v] == '=') {
+        v++;
+    } else if (s[v] == ' ' || s[v] == '\t') {
+        while (v < len && (s[v] == ' ' || s[v] == '\t'))
+            v++;
+    } else {
+        return 0;
+    }
+    return v < len && !g_ascii_isspace(s[v]) && !strchr(";&|)`", s[v]) ? v : 0;
+}
+
+/* Append s[0..len) — an argument that may be a whole command line (`sh -c 'mysql
+ * --password=x'`, as make runs every recipe) — with the value of every option named in it
+ * replaced: `OPT=VALUE` and `OPT VALUE`, VALUE up to white space or a shell operator, or the
+ * closing quote when it is quoted. */
+static void append_without_option_values(GString *out, const char *s, size_t len,
+                                         char *const *options)
+{
+    size_t done = 0;
+    for (size_t i = 0; i < len; i++) {
+        size_t v = 0;
+        for (const char *const *p = redact_default_options; !v && *p; p++)
+            v = embedded_value(s, len, i, *p);
+        for (char *const *p = options; p && !v && *p; p++)
+            v = embedded_value(s, len, i, *p);
+        if (!v)
+            continue;
+        size_t end = v;
+        if (s[v] == '\'' || s[v] == '"') {
+            const char *q = memchr(s + v + 1, s[v], len - v - 1);
+            v++;
+            end = q ? (size_t)(q - s) : len;
+        } else {
+            while (end < len && !value_ends(s[end]))
+                end++;
+        }
+        g_string_append_len(out, s + done, (gssize)(v - done));
+        g_string_append(out, REDACT_MARK);
+        done = end;
+        i = end > i ? end - 1 : i;
+    }
+    g_string_append_len(out, s + done, (gssize)(len - done));
+}
+
 char *redact_argv(const char *argv, size_t len, char *const *options, size_t *out_len)
 {
     GString *out = g_string_sized_new(len + 1);
@@ -189,8 +251,13 @@ char *redact_argv(const char *argv, size_t len, char *const *options, size_t *ou
             if (keep) {
                 g_string_append_len(out, arg, (gssize)keep);
                 g_string_append(out, REDACT_MARK);
+            } else if (value_next) {
+                g_string_append_len(out, arg, (gssize)alen);
             } else {
-                append_without_credentials(out, arg, alen);
+                GString *tmp = g_string_sized_new(alen + 1);
+                append_without_option_values(tmp, arg, alen, options);
+                append_without_credentials(out, tmp->str, tmp->len);
+                g_string_free(tmp, TRUE);
             }
         }
         if (nul)

@@ -27,7 +27,10 @@
  * Arguments: an option named by a pattern (the defaults --password, --passwd, --passphrase,
  * --token, and `run --argv-redact OPTION`: an exact option name starting with '-') has its value
  * replaced by REDACTED in both forms, `OPT=VALUE` and `OPT VALUE` (the next argument); a
- * one-letter option (`-p`) also in the joined form `-pVALUE`.  This applies to every program
+ * one-letter option (`-p`) also in the joined form `-pVALUE`.  Inside an argument that is a
+ * command line (`sh -c 'mysql --password=x db'`, as make runs recipes) the option is found as
+ * a word, and its value, up to white space or a shell operator or its closing quote, goes:
+ * `--password=REDACTED db`.  This applies to every program
  * the build runs, whatever the option means to it, and `--` is not special (a later argument
  * that looks like the option is redacted too).  Clustered short options (`-vp VALUE`) are not
  * recognised.

@@ -27,8 +27,10 @@ export http_proxy="http://puser:proxy-$m@proxy.example:3128"
 export BT_PLAIN="plain-value"
 # argv: URL credentials, a default option, --argv-redact options in both forms; the build's
 # command itself (runs.argv) and a process it runs (processes.argv) carry them.
+# A command line in one argument (make's `sh -c RECIPE`) has the options found inside it.
 bt run -q --argv-redact --pin --argv-redact -P -- \
-    sh -c 'cat in.txt > out.txt; sh -c "cat in.txt > out2.txt" child "$@"' build \
+    sh -c 'cat in.txt > out.txt; sh -c "cat in.txt > out2.txt" child "$@"
+           sh -c "cat in.txt > out3.txt; : --password='"script-$m"' --pin '"'pin3-$m'"'"' build \
     "https://u:url-$m@git.example/x.git" "https://tok-$m@github.com/o/r" \
     "--password=pw-$m" --pin "pin-$m" "-Pshort-$m" "--pin=pin2-$m" > /dev/null
 
@@ -81,6 +83,7 @@ for a in https://u:REDACTED@git.example/x.git https://REDACTED@github.com/o/r \
          --password=REDACTED "--pin REDACTED" -PREDACTED --pin=REDACTED; do
     assert_contains "$(bt info)" "$a" "runs.argv keeps $a"
 done
+assert_contains "$out" ": --password=REDACTED --pin " "a recipe's options"
 child=$(printf '%s\n' "$out" | grep -c -- "--pin REDACTED") || true
 [ "$child" -ge 2 ] || fail "the build's command and its child both show --pin REDACTED: $out"
 # The SQL dump carries the environments, as recorded.

@@ -339,6 +339,13 @@ static void test_argv_redact(void)
                                "--password\0REDACTED\0--pin\0REDACTED\0-sREDACTED\0-s\0REDACTED\0"
                                "--pin=\0--passwordx=1\0-x\0--token";
     g_assert_cmpmem(out, n, want, sizeof want - 1);
+    /* A command line in one argument (make's `sh -c RECIPE`). */
+    static const char sh[] = "sh\0-c\0mysql --password=pw6 db; x --pin 'p 7' && "
+                             "curl https://u:pw8@h/ --pin=\"p9\"|tail --token\0";
+    g_autofree char *out2 = redact_argv(sh, sizeof sh - 1, mine, &n);
+    static const char want2[] = "sh\0-c\0mysql --password=REDACTED db; x --pin 'REDACTED' && "
+                                "curl https://u:REDACTED@h/ --pin=\"REDACTED\"|tail --token\0";
+    g_assert_cmpmem(out2, n, want2, sizeof want2 - 1);
     g_assert_true(redact_option_valid("--pin") && redact_option_valid("-p"));
     g_assert_false(redact_option_valid("pin") || redact_option_valid("-") ||
                    redact_option_valid("--") || redact_option_valid("--pin=x"));

@@ -20,9 +20,9 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
     return len >= l && memcmp(s + len - l, suffix, l) == 0;
 }
 
-bool redact_env_name_is_secret(const char *name)
+/* Whether the NUL-terminated upper-case name `up` looks like a secret. */
+static bool upper_name_is_secret(const char *up)
 {
-    g_autofree char *up = g_ascii_strup(name, -1);
     for (const char *const *p = secret_parts; *p; p++)
         if (strstr(up, *p))
             return true;
@@ -46,6 +46,12 @@ bool redact_env_name_is_secret(const char *name)
         w += n;
     }
     return false;
+}
+
+bool redact_env_name_is_secret(const char *name)
+{
+    g_autofree char *up = g_ascii_strup(name, -1);
+    return upper_name_is_secret(up);
 }
 
 bool redact_option_valid(const char *opt)
@@ -73,8 +79,10 @@ static void append_without_credentials(GString *out, const char *s, size_t len)
 {
     size_t done = 0; /* s[0..done) is in out */
     for (size_t i = 0; i + 3 <= len; i++) {
-        if (memcmp(s + i, "://", 3) != 0)
-            continue;
+        const char *hit = memmem(s + i, len - i, "://", 3);
+        if (!hit)
+            break;
+        i = (size_t)(hit - s);
         size_t scheme = i;
         while (scheme > done && (g_ascii_isalnum(s[scheme - 1]) || s[scheme - 1] == '+' ||
                                  s[scheme - 1] == '-' || s[scheme - 1] == '.'))
@@ -113,6 +121,10 @@ static void append_without_credentials(GString *out, const char *s, size_t len)
 char *redact_env(const char *env, size_t len, char *const *globs, size_t *out_len)
 {
     GString *out = g_string_sized_new(len + 1);
+    guint n_globs = globs ? g_strv_length((char **)globs) : 0;
+    char **upper_globs = g_new0(char *, n_globs + 1);
+    for (guint k = 0; k < n_globs; k++)
+        upper_globs[k] = g_ascii_strup(globs[k], -1);
     for (size_t at = 0; at < len;) {
         const char *entry = env + at;
         size_t elen = strnlen(entry, len - at);
@@ -125,23 +137,26 @@ char *redact_env(const char *env, size_t len, char *const *globs, size_t *out_le
             g_string_append_c(out, '\0');
             continue;
         }
-        g_autofree char *name = g_strndup(entry, (gsize)(eq - entry));
-        bool secret = redact_env_name_is_secret(name);
-        if (!secret && globs) {
-            g_autofree char *upper = g_ascii_strup(name, -1);
-            for (char *const *p = globs; !secret && *p; p++) {
-                g_autofree char *pat = g_ascii_strup(*p, -1);
-                secret = g_pattern_match_simple(pat, upper);
-            }
-        }
+        size_t nlen = (size_t)(eq - entry);
+        char small[256];
+        char *upper = nlen < sizeof small ? small : g_malloc(nlen + 1);
+        for (size_t k = 0; k < nlen; k++)
+            upper[k] = g_ascii_toupper(entry[k]);
+        upper[nlen] = '\0';
+        bool secret = upper_name_is_secret(upper);
+        for (char **p = upper_globs; !secret && *p; p++)
+            secret = g_pattern_match_simple(*p, upper);
+        if (upper != small)
+            g_free(upper);
         if (secret) {
-            g_string_append_len(out, name, eq - entry); /* the name alone */
+            g_string_append_len(out, entry, eq - entry); /* the name alone */
         } else {
             g_string_append_len(out, entry, eq + 1 - entry);
             append_without_credentials(out, eq + 1, elen - (size_t)(eq + 1 - entry));
         }
         g_string_append_c(out, '\0');
     }
+    g_strfreev(upper_globs);
     *out_len = out->len;
     return g_string_free(out, FALSE);
 }
@@ -192,6 +207,30 @@ static size_t embedded_value(const char *s, size_t len, size_t i, const char *op
     return v < len && !g_ascii_isspace(s[v]) && !strchr(";&|)`", s[v]) ? v : 0;
 }
 
+/* The first option of the defaults or `options` at or after s[i] with a value (see
+ * embedded_value): where its value begins, and *at where the option does; 0 when none. */
+static size_t find_option_value(const char *s, size_t len, size_t i, char *const *options,
+                                size_t *at)
+{
+    for (; i < len; i++) {
+        const char *dash = memchr(s + i, '-', len - i); /* every option starts with one */
+        if (!dash)
+            return 0;
+        i = (size_t)(dash - s);
+        size_t v = 0;
+        for (const char *const *p = redact_default_options; !v && *p; p++)
+            v = embedded_value(s, len, i, *p);
+        for (char *const *p = options; p && !v && *p; p++)
+            v = embedded_value(s, len, i, *p);
+        if (v) {
+            if (at)
+                *at = i;
+            return v;
+        }
+    }
+    return 0;
+}
+
 /* Append s[0..len) — an argument that may be a whole command line (`sh -c 'mysql
  * --password=x'`, as make runs every recipe) — with the value of every option named in it
  * replaced: `OPT=VALUE` and `OPT VALUE`, VALUE up to white space or a shell operator, or the
@@ -199,15 +238,8 @@ static size_t embedded_value(const char *s, size_t len, size_t i, const char *op
 static void append_without_option_values(GString *out, const char *s, size_t len,
                                          char *const *options)
 {
-    size_t done = 0;
-    for (size_t i = 0; i < len; i++) {
-        size_t v = 0;
-        for (const char *const *p = redact_default_options; !v && *p; p++)
-            v = embedded_value(s, len, i, *p);
-        for (char *const *p = options; p && !v && *p; p++)
-            v = embedded_value(s, len, i, *p);
-        if (!v)
-            continue;
+    size_t done = 0, at = 0, v;
+    while ((v = find_option_value(s, len, at, options, &at))) {
         size_t end = v;
         if (s[v] == '\'' || s[v] == '"') {
             const char *q = memchr(s + v + 1, s[v], len - v - 1);
@@ -219,8 +251,7 @@ static void append_without_option_values(GString *out, const char *s, size_t len
         }
         g_string_append_len(out, s + done, (gssize)(v - done));
         g_string_append(out, REDACT_MARK);
-        done = end;
-        i = end > i ? end - 1 : i;
+        done = at = end; /* past the option: end > v > at */
     }
     g_string_append_len(out, s + done, (gssize)(len - done));
 }
@@ -253,6 +284,8 @@ char *redact_argv(const char *argv, size_t len, char *const *options, size_t *ou
                 g_string_append(out, REDACT_MARK);
             } else if (value_next) {
                 g_string_append_len(out, arg, (gssize)alen);
+            } else if (!find_option_value(arg, alen, 0, options, NULL)) {
+                append_without_credentials(out, arg, alen); /* the common case */
             } else {
                 GString *tmp = g_string_sized_new(alen + 1);
                 append_without_option_values(tmp, arg, alen, options);

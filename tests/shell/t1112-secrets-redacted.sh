@@ -28,18 +28,23 @@ export BT_PLAIN="plain-value"
 # argv: URL credentials, a default option, --argv-redact options in both forms; the build's
 # command itself (runs.argv) and a process it runs (processes.argv) carry them.
 # A command line in one argument (make's `sh -c RECIPE`) has the options found inside it.
-bt run -q --argv-redact --pin --argv-redact -P -- \
-    sh -c 'cat in.txt > out.txt; sh -c "cat in.txt > out2.txt" child "$@"
-           sh -c "cat in.txt > out3.txt; : --password='"script-$m"' --pin '"'pin3-$m'"'"' build \
-    "https://u:url-$m@git.example/x.git" "https://tok-$m@github.com/o/r" \
-    "--password=pw-$m" --pin "pin-$m" "-Pshort-$m" "--pin=pin2-$m" > /dev/null
+build() {
+    bt run -q --argv-redact --pin --argv-redact -P "$@" -- \
+        sh -c 'cat in.txt > out.txt; sh -c "cat in.txt > out2.txt" child "$@"
+               sh -c "cat in.txt > out3.txt; : --password='"script-$m"' --pin '"'pin3-$m'"'"' build \
+        "https://u:url-$m@git.example/x.git" "https://tok-$m@github.com/o/r" \
+        "--password=pw-$m" --pin "pin-$m" "-Pshort-$m" "--pin=pin2-$m" > /dev/null
+}
+build
+# (and where processes are found from /proc alone, without process events)
+BUILDTRAIL_NO_PROC_EVENTS=1 build -o "$T/procmode.db"
 
 leak() { # WHERE FILE: fail if FILE holds the mark
     if grep -a -q "$m" "$2"; then
         fail "a secret is in $1: $(grep -a -o ".\{0,40\}$m.\{0,10\}" "$2" | head -3)"
     fi
 }
-for f in buildtrail.db buildtrail.db-wal buildtrail.db-journal; do
+for f in buildtrail.db buildtrail.db-wal buildtrail.db-journal "$T/procmode.db"; do
     [ ! -e "$f" ] || leak "the trace file $f" "$f"
 done
 grep -a -q "plain-value" buildtrail.db || fail "the environment is not in the trace"
@@ -86,6 +91,7 @@ done
 assert_contains "$out" ": --password=REDACTED --pin " "a recipe's options"
 child=$(printf '%s\n' "$out" | grep -c -- "--pin REDACTED") || true
 [ "$child" -ge 2 ] || fail "the build's command and its child both show --pin REDACTED: $out"
+assert_contains "$(bt tree --full -d "$T/procmode.db")" "child https://u:REDACTED@git.example/x.git" "the /proc-mode child"
 # The SQL dump carries the environments, as recorded.
 grep -q "CREATE TABLE IF NOT EXISTS bt_environments" "$T/x.sql" || fail "sql has no bt_environments"
 hex=$(printf 'BT_PLAIN=plain-value' | od -An -tx1 | tr -d ' \n')

@@ -102,6 +102,15 @@ static bool dir_removed(struct export_ctx *x, const char *dir)
     return removed;
 }
 
+/* A build system's own compiler probe whose files stay behind: CMake identifying the compiler
+ * (CMakeFiles/VERSION/CompilerIdLANG/), Meson's sanity check (meson-private/sanitycheck*).
+ * Bear lists them; a compilation database of the project does not (CMake's own has none). */
+static bool is_probe_source(const char *src)
+{
+    return g_pattern_match_simple("*/CMakeFiles/*/CompilerId*/*", src) ||
+           g_pattern_match_simple("*/meson-private/sanitycheck*", src);
+}
+
 /* A compiler by name: the known drivers, `zig cc`/`zig c++`, and the --compiler globs. */
 static bool is_compiler(struct export_ctx *x, const struct qdb_process *p)
 {
@@ -249,6 +258,8 @@ int fmt_compile_commands(struct export_ctx *x)
                 int64_t fid = qdb_file_id(x->q, src);
                 if (fid && !prov_exists_at_end(x->p, fid))
                     continue; /* a configure test's source, deleted since (as Bear does) */
+                if (is_probe_source(src))
+                    continue;
             }
             /* The output: what the compile actually wrote; for several sources, the object
              * with the source's stem. */

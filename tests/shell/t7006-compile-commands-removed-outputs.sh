@@ -35,6 +35,14 @@ bt export --format compile-commands --with-links | python3 -c '
 import json, sys
 files = sorted(e["file"].rsplit("/", 1)[1] for e in json.load(sys.stdin))
 assert files == ["a.c", "keep.c", "rounding.c"], files' || fail "--with-links"
+# A build system's compiler probe that stays on disk (CMake's compiler identification) is not
+# an entry either, though its source is still there.
+mkdir -p CMakeFiles/3.25.1/CompilerIdC
+echo 'int main(void) { return 0; }' > CMakeFiles/3.25.1/CompilerIdC/CMakeCCompilerId.c
+bt run -q -o "$T/probe.db" -- sh -c 'cd CMakeFiles/3.25.1/CompilerIdC && cc CMakeCCompilerId.c'
+[ -e CMakeFiles/3.25.1/CompilerIdC/a.out ] || fail "the probe did not compile"
+assert_eq "$(bt export -d "$T/probe.db" --format compile-commands)" "[]" "CMake's compiler identification"
+rm -rf CMakeFiles
 if command -v bear > /dev/null; then
     rm -f a.o keep.o
     bear --output "$T/bear.json" -- sh build.sh > /dev/null 2>&1 || fail "bear failed"

@@ -2,6 +2,7 @@
 #include "proc.h"
 
 #include "procevents.h"
+#include "redact.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -64,7 +65,8 @@ struct proc_task {
 
 struct proc_table {
     struct rec *rec;
-    char **env_redact; /* glob patterns on names whose values are not recorded; fixed */
+    char **env_redact;  /* glob patterns on names whose values are not recorded; fixed */
+    char **argv_redact; /* argument options whose values are not recorded; fixed */
     long ns_per_tick;
     pthread_mutex_t table_lock;
     GHashTable *tasks;  /* tid -> struct proc_task*; protected by table_lock */
@@ -175,51 +177,28 @@ struct proc_table *proc_table_new(struct rec *rec)
     t->exits_due = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_queue);
     pthread_mutex_init(&t->events_lock, NULL);
     t->stop_pipe[0] = t->stop_pipe[1] = -1;
-    t->env_redact = g_strdupv((char **)proc_default_env_redact);
+    t->env_redact = g_new0(char *, 1);
+    t->argv_redact = g_new0(char *, 1);
     return t;
 }
 
-const char *const proc_default_env_redact[] = {"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*",
-                                               "*_KEY", "*CREDENTIAL*", NULL};
+static void strv_add(char ***v, const char *s)
+{
+    guint n = g_strv_length(*v);
+    *v = g_renew(char *, *v, n + 2);
+    (*v)[n] = g_strdup(s);
+    (*v)[n + 1] = NULL;
+}
 
 void proc_table_add_env_redact(struct proc_table *t, const char *pattern)
 {
-    guint n = g_strv_length(t->env_redact);
-    t->env_redact = g_renew(char *, t->env_redact, n + 2);
-    t->env_redact[n] = g_strdup(pattern);
-    t->env_redact[n + 1] = NULL;
+    strv_add(&t->env_redact, pattern);
 }
 
-size_t proc_env_redact(char *env, size_t len, char *const *patterns)
+void proc_table_add_argv_redact(struct proc_table *t, const char *option)
 {
-    size_t out = 0;
-    for (size_t at = 0; at < len;) {
-        const char *entry = env + at;
-        size_t elen = strnlen(entry, len - at);
-        size_t next = at + elen + (at + elen < len ? 1 : 0);
-        const char *eq = memchr(entry, '=', elen);
-        size_t keep = elen;
-        if (eq && eq > entry) {
-            g_autofree char *name = g_strndup(entry, (gsize)(eq - entry));
-            g_autofree char *upper = g_ascii_strup(name, -1);
-            for (char *const *p = patterns; p && *p; p++) {
-                g_autofree char *pat = g_ascii_strup(*p, -1);
-                if (g_pattern_match_simple(pat, upper)) {
-                    keep = (size_t)(eq - entry); /* the name alone */
-                    break;
-                }
-            }
-        }
-        if (elen) {
-            memmove(env + out, entry, keep);
-            out += keep;
-            env[out++] = '\0';
-        }
-        at = next;
-    }
-    return out;
+    strv_add(&t->argv_redact, option);
 }
-
 
 void proc_table_free(struct proc_table *t)
 {
@@ -228,6 +207,7 @@ void proc_table_free(struct proc_table *t)
     proc_table_stop_events(t, 0);
     procev_close(t->events);
     g_strfreev(t->env_redact);
+    g_strfreev(t->argv_redact);
     g_hash_table_destroy(t->exec_images);
     g_hash_table_destroy(t->live);
     g_hash_table_destroy(t->live_tasks);
@@ -415,11 +395,29 @@ static int64_t read_env_id(struct proc_table *t, pid_t pid)
     ssize_t n = read_proc(pid, "environ", &env);
     int64_t id = 0;
     if (n >= 0) {
-        size_t len = proc_env_redact(env ? env : (char *)"", (size_t)n, t->env_redact);
-        id = rec_env_id(t->rec, env ? env : "", len);
+        size_t len;
+        g_autofree char *kept = redact_env(env, (size_t)n, t->env_redact, &len);
+        id = rec_env_id(t->rec, kept, len);
     }
     g_free(env);
     return id;
+}
+
+/* The arguments process `pid` runs with (/proc/PID/cmdline), redacted: their length, and
+ * *out (g_malloc'd; NULL when they cannot be read, length 0). */
+static size_t read_argv(struct proc_table *t, pid_t pid, char **out)
+{
+    char *argv = NULL;
+    ssize_t n = read_proc(pid, "cmdline", &argv);
+    *out = NULL;
+    if (n <= 0) {
+        g_free(argv);
+        return 0;
+    }
+    size_t len;
+    *out = redact_argv(argv, (size_t)n, t->argv_redact, &len);
+    g_free(argv);
+    return len;
 }
 
 /* The target of the symlink /proc/PID/NAME (exe, cwd), through another thread if the main one
@@ -656,11 +654,7 @@ static int64_t resolve_changed(struct proc_table *t, pid_t pid, const struct sta
 {
     g_autofree char *exe = read_link(pid, "exe");
     char *argv = NULL;
-    ssize_t argv_len = read_proc(pid, "cmdline", &argv);
-    if (argv_len < 0) {
-        argv = NULL;
-        argv_len = 0;
-    }
+    size_t argv_len = read_argv(t, pid, &argv);
 
     if (img) {
         /* A new memory layout is an exec, whatever the names say.  Otherwise comm changed: an
@@ -942,12 +936,7 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
     read_stat(ev->tgid, &si);
     char *exe = read_link(ev->tgid, "exe");
     char *argv = NULL;
-    ssize_t argv_len = read_proc(ev->tgid, "cmdline", &argv);
-    if (argv_len <= 0) {
-        g_free(argv);
-        argv = NULL;
-        argv_len = 0;
-    }
+    size_t argv_len = read_argv(t, ev->tgid, &argv);
     g_autofree char *cwd = read_link(ev->tgid, "cwd");
     int64_t env_id = read_env_id(t, ev->tgid);
     pthread_mutex_lock(&t->table_lock);

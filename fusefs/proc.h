@@ -114,12 +114,9 @@ struct proc_stat {
 /* Parse the contents of /proc/PID/stat.  Returns 0 or -EINVAL.  Exposed for tests/fuzzing. */
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
 
-/* Environments are recorded with each image (read at exec from /proc/PID/environ), but the
- * value of a variable whose name matches one of these glob patterns (case-insensitive) is
- * dropped, its name kept: the defaults, and more with proc_table_add_env_redact (before the
- * build starts). */
-extern const char *const proc_default_env_redact[];
+/* Environments and argv are recorded with each image (read at exec from /proc/PID/environ and
+ * cmdline) as fusefs/redact.h leaves them: the values of secret-looking variables, of the
+ * variables whose names match a pattern added here, of the argument options added here, and
+ * URL credentials are dropped before anything is queued.  Added before the build starts. */
 void proc_table_add_env_redact(struct proc_table *t, const char *pattern);
-/* Redact `env` (NUL-separated NAME=VALUE entries, len bytes) in place: matching entries keep
- * NAME alone, empty entries go; returns the new length.  Pure (unit-tested). */
-size_t proc_env_redact(char *env, size_t len, char *const *patterns);
+void proc_table_add_argv_redact(struct proc_table *t, const char *option);

@@ -6,6 +6,7 @@
 #include "ns.h"
 #include "proc.h"
 #include "recorder.h"
+#include "redact.h"
 #include "scratch.h"
 #include "syswatch.h"
 #include "queries.h"
@@ -54,6 +55,7 @@ struct run_opts {
     char *db_path;
     GPtrArray *trace_dirs; /* char* */
     GPtrArray *env_redact; /* char*: --env-redact patterns */
+    GPtrArray *argv_redact; /* char*: --argv-redact options, NULL-terminated */
     bool private_tmp;
     bool system;
     enum { SYSTEM_AUTO, SYSTEM_OPENS, SYSTEM_FULL } system_how; /* --system=HOW */
@@ -101,9 +103,24 @@ static void usage(FILE *f)
           "      --private-tmp     give the build a private, empty /tmp (removed\n"
           "                        afterwards) instead of the real one\n"
           "      --env-redact PATTERN  record only the name of environment variables whose\n"
-          "                        name matches PATTERN (a glob, any case; repeatable);\n"
-          "                        always redacted: *TOKEN* *SECRET* *PASSWORD* *PASSWD*\n"
-          "                        *_KEY *CREDENTIAL*\n"
+          "                        name matches PATTERN (a glob, any case; repeatable).\n"
+          "                        Always redacted: names containing TOKEN, SECRET,\n"
+          "                        PASSWORD, PASSWD, PASSPHRASE, PASSCODE, CREDENTIAL,\n"
+          "                        APIKEY, PRIVATEKEY, JWT, COOKIE, SESSION or AUTH (not\n"
+          "                        in AUTHOR), or with the word KEY, KEYS, PAT, PASS or PWD\n"
+          "                        (words: between characters that are not letters or\n"
+          "                        digits; PWD itself is kept), any case\n"
+          "      --argv-redact OPTION  record REDACTED for the value of OPTION (an exact\n"
+          "                        option name such as --pin or -p; repeatable) in every\n"
+          "                        program's arguments: both OPTION=VALUE and OPTION VALUE,\n"
+          "                        and -pVALUE for a one-letter option, also inside a\n"
+          "                        command line given as one argument (sh -c '...').\n"
+          "                        Always redacted: --password --passwd --passphrase\n"
+          "                        --token\n"
+          "                      Credentials in URLs (scheme://user:pass@host) become\n"
+          "                        user:REDACTED in every argument and environment value\n"
+          "                        (a user name alone, e.g. a token, becomes REDACTED,\n"
+          "                        but for ssh); what the build prints is recorded as is\n"
           "      --hash-limit SIZE  hash file contents up to SIZE bytes (K, M, G suffixes;\n"
           "                        default 1G; 0: no limit); larger ones are not hashed\n"
           "      --cache-lookups   let the kernel remember names found missing and symlink\n"
@@ -129,6 +146,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"no-tmp", no_argument, NULL, 'N'},
         {"private-tmp", no_argument, NULL, 'p'},
         {"env-redact", required_argument, NULL, 'E'},
+        {"argv-redact", required_argument, NULL, 'A'},
         {"system", optional_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
@@ -155,6 +173,14 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break;
         case 'E':
             g_ptr_array_add(o->env_redact, g_strdup(optarg));
+            break;
+        case 'A':
+            if (!redact_option_valid(optarg)) {
+                fprintf(stderr, "buildtrail run: --argv-redact '%s' is not an option name; give "
+                                "one such as --password or -p, without its value\n", optarg);
+                return -1;
+            }
+            g_ptr_array_insert(o->argv_redact, (gint)o->argv_redact->len - 1, g_strdup(optarg));
             break;
         case 'S':
             o->system = true;
@@ -302,12 +328,17 @@ static int64_t realtime_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static GBytes *join_argv(char **argv)
+/* The build's command as runs.argv records it: NUL-separated, redacted as every process's
+ * argv is (fusefs/redact.h). */
+static GBytes *join_argv(char **argv, char *const *redact)
 {
     GByteArray *b = g_byte_array_new();
     for (char **a = argv; *a; a++)
         g_byte_array_append(b, (const guint8 *)*a, (guint)strlen(*a) + 1);
-    return g_byte_array_free_to_bytes(b);
+    size_t len;
+    char *kept = redact_argv((const char *)b->data, b->len, redact, &len);
+    g_byte_array_free(b, TRUE);
+    return g_bytes_new_take(kept, len);
 }
 
 /* Why a setup step failed, and what to do about it: one line. */
@@ -896,7 +927,7 @@ static int prepare_trace(struct run *r)
         char host[256] = "";
         if (gethostname(host, sizeof host - 1) < 0)
             host[0] = '\0';
-        g_autoptr(GBytes) args = join_argv(r->o.argv);
+        g_autoptr(GBytes) args = join_argv(r->o.argv, (char *const *)r->o.argv_redact->pdata);
         /* Every mounted tree, and the workspace where it lies inside one of them. */
         struct tracedb_tree rows[2 * NS_MAX_TREES + 1];
         int n_rows = 0;
@@ -1021,6 +1052,8 @@ static int prepare_serving(struct run *r)
     r->procs = proc_table_new(r->rec);
     for (guint i = 0; i < r->o.env_redact->len; i++)
         proc_table_add_env_redact(r->procs, r->o.env_redact->pdata[i]);
+    for (guint i = 0; i + 1 < r->o.argv_redact->len; i++)
+        proc_table_add_argv_redact(r->procs, r->o.argv_redact->pdata[i]);
     /* Before the spawn, so that no fork of the build happens before the subscription.  Without
      * events the tree is partial and runs.process_tree says so.  BUILDTRAIL_NO_PROC_EVENTS=1
      * forces that /proc-only mode (tests use it to keep the fallback exercised). */
@@ -1604,6 +1637,7 @@ static void run_cleanup(struct run *r)
     g_array_free(r->trees, TRUE);
     g_ptr_array_free(r->o.trace_dirs, TRUE);
     g_ptr_array_free(r->o.env_redact, TRUE);
+    g_ptr_array_free(r->o.argv_redact, TRUE);
     g_free(r->o.db_path);
     g_free(r->o.options);
     g_ptr_array_free(r->not_traced, TRUE);
@@ -1631,11 +1665,14 @@ int run_main(int argc, char **argv)
     struct run *r = g_new0(struct run, 1);
     r->o = (struct run_opts){.trace_dirs = g_ptr_array_new_with_free_func(g_free),
                              .env_redact = g_ptr_array_new_with_free_func(g_free),
+                             .argv_redact = g_ptr_array_new_with_free_func(g_free),
                              .hash_limit = DEFAULT_HASH_LIMIT, .output_mode = 0600};
+    g_ptr_array_add(r->o.argv_redact, NULL);
     int pr = parse_args(argc, argv, &r->o);
     if (pr != 0) {
         g_ptr_array_free(r->o.trace_dirs, TRUE);
         g_ptr_array_free(r->o.env_redact, TRUE);
+        g_ptr_array_free(r->o.argv_redact, TRUE);
         g_free(r->o.db_path);
         g_free(r->o.options);
         g_free(r);

@@ -226,7 +226,11 @@ static const char *const sql[TQ_COUNT] = {
     /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
     [TQ_DUMP_PROCESSES] =
         "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
-        "first_seen_ns, comm, exe, cwd, argv FROM processes ORDER BY id",
+        "first_seen_ns, comm, exe, cwd, argv, env_id FROM processes ORDER BY id",
+    [TQ_DUMP_PROCESSES_V4] =
+        "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv, NULL FROM processes ORDER BY id",
+    [TQ_DUMP_ENVIRONMENTS] = "SELECT id, env FROM environments ORDER BY id",
     [TQ_DUMP_EXITS] = "SELECT process_id, end_ns, exit_code, exit_signal FROM exits ORDER BY 1",
     [TQ_DUMP_FILES] = "SELECT id, path FROM files ORDER BY id",
     [TQ_DUMP_VERSIONS] =

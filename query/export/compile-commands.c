@@ -102,6 +102,15 @@ static bool dir_removed(struct export_ctx *x, const char *dir)
     return removed;
 }
 
+/* A build system's own compiler probe whose files stay behind: CMake identifying the compiler
+ * (CMakeFiles/VERSION/CompilerIdLANG/), Meson's sanity check (meson-private/sanitycheck*).
+ * Bear lists them; a compilation database of the project does not (CMake's own has none). */
+static bool is_probe_source(const char *src)
+{
+    return g_pattern_match_simple("*/CMakeFiles/*/CompilerId*/*", src) ||
+           g_pattern_match_simple("*/meson-private/sanitycheck*", src);
+}
+
 /* A compiler by name: the known drivers, `zig cc`/`zig c++`, and the --compiler globs. */
 static bool is_compiler(struct export_ctx *x, const struct qdb_process *p)
 {
@@ -220,8 +229,12 @@ int fmt_compile_commands(struct export_ctx *x)
             else if (has_source_ext(w))
                 g_ptr_array_add(sources, qdb_absolute_path_in(p->cwd ? p->cwd : "/", w));
         }
-        bool link = !compile && !preprocess_only;
-        if (preprocess_only || (!compile && !x->with_links) || (compile && !sources->len)) {
+        /* Without -c or -S, sources are compiled and linked in one step (`cc -o prog prog.c`,
+         * rsync's rounding.c): one entry per source, as Bear lists them, its output the
+         * program; without sources it is a link step. */
+        bool link = !compile && !preprocess_only && !sources->len;
+        bool and_link = !compile && !preprocess_only && sources->len;
+        if (preprocess_only || (link && !x->with_links) || (compile && !sources->len)) {
             g_ptr_array_free(sources, TRUE);
             g_ptr_array_free(words, TRUE);
             g_array_unref(tree);
@@ -245,15 +258,18 @@ int fmt_compile_commands(struct export_ctx *x)
                 int64_t fid = qdb_file_id(x->q, src);
                 if (fid && !prov_exists_at_end(x->p, fid))
                     continue; /* a configure test's source, deleted since (as Bear does) */
+                if (is_probe_source(src))
+                    continue;
             }
             /* The output: what the compile actually wrote; for several sources, the object
              * with the source's stem. */
             const char *output = NULL;
             for (guint k = 0; k < written->len && !output; k++) {
                 const char *w = written->pdata[k];
-                if (link ? !has_object_ext(w) && !g_str_has_suffix(w, ".d")
-                         : has_object_ext(w) || (!has_source_ext(w) && !g_str_has_suffix(w, ".d"))) {
-                    if (!link && sources->len > 1) {
+                if (link || and_link
+                        ? !has_object_ext(w) && !has_source_ext(w) && !g_str_has_suffix(w, ".d")
+                        : has_object_ext(w) || (!has_source_ext(w) && !g_str_has_suffix(w, ".d"))) {
+                    if (!link && !and_link && sources->len > 1) {
                         g_autofree char *sb = g_path_get_basename(src);
                         g_autofree char *wb = g_path_get_basename(w);
                         char *d1 = strrchr(sb, '.'), *d2 = strrchr(wb, '.');

@@ -21,8 +21,11 @@ static const struct sql_table {
      TQ_DUMP_PROCESSES,
      "id bigint, pid integer, start_ticks bigint, exec_seq integer, parent_id bigint, "
      "prev_image_id bigint, orphan integer, start_ns bigint, first_seen_ns bigint, comm bytea, "
-     "exe bytea, cwd bytea, argv bytea, PRIMARY KEY (trace, id)",
-     "iiiiiiiiibbbb"},
+     "exe bytea, cwd bytea, argv bytea, PRIMARY KEY (trace, id), env_id bigint",
+     "iiiiiiiiibbbbi"},
+    /* Each distinct environment, NUL-separated NAME=VALUE as recorded (redacted already). */
+    {"bt_environments", TQ_DUMP_ENVIRONMENTS, "id bigint, env bytea, PRIMARY KEY (trace, id)",
+     "ib"},
     {"bt_exits", TQ_DUMP_EXITS,
      "process_id bigint, end_ns bigint, exit_code integer, exit_signal integer, "
      "PRIMARY KEY (trace, process_id)", "iiii"},
@@ -84,6 +87,8 @@ int fmt_sql(struct export_ctx *x)
         g_string_append_printf(o, "CREATE TABLE IF NOT EXISTS %s (trace text NOT NULL REFERENCES "
                                   "bt_traces (trace) ON DELETE CASCADE, %s);\n",
                                sql_tables[t].name, sql_tables[t].columns);
+    /* A database made by an older buildtrail has bt_processes without env_id (last column). */
+    g_string_append(o, "ALTER TABLE bt_processes ADD COLUMN IF NOT EXISTS env_id bigint;\n");
     g_string_append(o, "CREATE INDEX IF NOT EXISTS bt_versions_sha256 ON bt_versions (sha256);\n"
                        "CREATE INDEX IF NOT EXISTS bt_files_path ON bt_files (path);\n"
                        "CREATE INDEX IF NOT EXISTS bt_accesses_version ON bt_accesses "
@@ -110,8 +115,13 @@ int fmt_sql(struct export_ctx *x)
     g_string_append(o, ");\n");
     for (size_t t = 0; t < G_N_ELEMENTS(sql_tables); t++) {
         const struct sql_table *tab = &sql_tables[t];
+        enum tracedb_query select = tab->select;
+        if (x->q->schema_version < 5 && select == TQ_DUMP_ENVIRONMENTS)
+            continue; /* not recorded before schema 5 */
+        if (x->q->schema_version < 5 && select == TQ_DUMP_PROCESSES)
+            select = TQ_DUMP_PROCESSES_V4;
         sqlite3_stmt *st = NULL;
-        if (!qdb_prepare(x->q, tracedb_sql(tab->select), &st)) {
+        if (!qdb_prepare(x->q, tracedb_sql(select), &st)) {
             return 1; /* the error is kept in x->q: main reports it */
         }
         int rows = 0;

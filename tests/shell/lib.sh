@@ -15,6 +15,19 @@ chmod 755 "$T"
 mkdir "$T/tmpdir"
 export TMPDIR="$T/tmpdir"
 TEST_MARK="bt-mark-$$-$(date +%s%N)"
+# A test writes under $T only.  At exit, an entry made since the start in /tmp, /var/tmp or
+# $HOME whose name carries this test's pid ($$, as a whole number) or TEST_MARK is a leftover:
+# the test fails and the entry goes.  (Only marked names: other tests run at the same time.
+# .ci/leftovers checks every name once the whole suite is done.)
+# (A second early: file times move in clock ticks, so a file made within the same tick as
+# the stamp would not be newer than it.)
+touch -d "@$(($(date +%s) - 1))" "$T/.started"
+_marked_leftovers() {
+    find /tmp /var/tmp ${HOME:+"$HOME"} -mindepth 1 -maxdepth 1 -newer "$T/.started" \
+        ! -name 'bt-test.*' ! -name 'bt-user.*' \( -name "*$TEST_MARK*" -o -name "$$" \
+        -o -name "$$[!0-9]*" -o -name "*[!0-9]$$" -o -name "*[!0-9]$$[!0-9]*" \) \
+        2>/dev/null | sort -u || true
+}
 
 _cleanup_hooks=""
 on_cleanup() { _cleanup_hooks="$_cleanup_hooks
@@ -23,6 +36,12 @@ _cleanup() {
     status=$?
     eval "$_cleanup_hooks" || true
     pkill -KILL -f "$TEST_MARK" 2>/dev/null || true
+    _left=$(_marked_leftovers)
+    if [ -n "$_left" ]; then
+        echo "FAIL: the test left these outside \$T: $(echo $_left)" >&2
+        printf '%s\n' "$_left" | while IFS= read -r _f; do rm -rf "$_f"; done
+        [ "$status" != 0 ] && [ "$status" != 77 ] || status=1
+    fi
     rm -rf "$T" 2>/dev/null || true
     exit $status
 }

@@ -31,6 +31,10 @@ for f in share/bash-completion/completions/buildtrail share/zsh/vendor-completio
          share/doc/buildtrail/json.md share/man/man1/buildtrail.1; do
     [ -s "$T/inst/$f" ] || fail "not installed: $f"
 done
+# Every document the installed README points to is installed beside it.
+for d in $(grep -o '[a-z]*\.md' "$T/inst/share/doc/buildtrail/README.md" | sort -u); do
+    [ -s "$T/inst/share/doc/buildtrail/$d" ] || fail "the README points to $d, which is not installed"
+done
 for c in $commands; do
     [ -s "$T/inst/share/man/man1/buildtrail-$c.1" ] || fail "no man page for $c"
 done

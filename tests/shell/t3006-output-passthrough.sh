@@ -1,13 +1,15 @@
 #!/bin/sh
 # The build's stdout and stderr reach buildtrail's own, byte for byte and on the right stream
 # (binary data, no trailing newline, large writes), and the trace holds the same bytes.
+# (Its scratch file is in the workspace: a fixed name in /tmp, left by the root variant,
+# made the unprivileged variant fail.)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 mkdir "$T/ws" && cd "$T/ws"
 cat > gen.sh <<'GEN'
 printf 'line one\nno newline'
 printf 'to stderr\n' >&2
-head -c 300000 /dev/urandom > /tmp/blob; cat /tmp/blob; cat /tmp/blob >&2
+head -c 300000 /dev/urandom > blob; cat blob; cat blob >&2
 printf '\001\002\377\n'
 GEN
 bt run -q -- sh gen.sh > "$T/out" 2> "$T/err"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # export --format sql loads into PostgreSQL; two traces share one database (every row keyed by
 # its trace), loading a trace again replaces it, and an archive-wide question works: which
-# file contents (by SHA-256) did both builds read?
+# file contents (by SHA-256) did both builds read?  The environments come along (a database an
+# older buildtrail made gets bt_processes.env_id).
 . "$(dirname "$0")/lib.sh"
 require_fuse
 initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n 1)
@@ -25,6 +26,14 @@ as_pg "$bin/initdb" -D "$pg/data" -A trust -U bt > "$T/initdb.log" 2>&1 || fail 
 as_pg "$bin/pg_ctl" -D "$pg/data" -o "-k $pg -c listen_addresses=''" -l "$pg/log" -w start > /dev/null || fail "postgres did not start: $(tail -5 "$pg/log")"
 on_cleanup "as_pg '$bin/pg_ctl' -D '$pg/data' -m immediate stop >/dev/null 2>&1"
 psql() { as_pg "$bin/psql" -h "$pg" -U bt -d postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+# A database an older buildtrail made: bt_processes without env_id (added by the load).
+psql -c "CREATE TABLE bt_traces (trace text PRIMARY KEY, command bytea, cwd bytea, host text,
+    started timestamptz, start_ns bigint, end_ns bigint, exit_status integer, state text,
+    buildtrail_version text);
+  CREATE TABLE bt_processes (trace text NOT NULL REFERENCES bt_traces (trace) ON DELETE CASCADE,
+    id bigint, pid integer, start_ticks bigint, exec_seq integer, parent_id bigint,
+    prev_image_id bigint, orphan integer, start_ns bigint, first_seen_ns bigint, comm bytea,
+    exe bytea, cwd bytea, argv bytea, PRIMARY KEY (trace, id))" > /dev/null || fail "the old tables"
 psql -f "$T/a.sql" > /dev/null || fail "a.sql did not load"
 psql -f "$T/b.sql" > /dev/null || fail "b.sql did not load"
 psql -f "$T/a.sql" > /dev/null || fail "a.sql did not load again"
@@ -41,4 +50,10 @@ assert_eq "$both" "$(sha256sum "$T/a/common.txt" | cut -d' ' -f1)" "the shared i
 # Raw bytes survive: the odd file name comes back exactly.
 name=$(psql -c "SELECT convert_from(path, 'UTF8') FROM bt_files WHERE convert_from(path, 'UTF8') LIKE '%ird'")
 assert_eq "$name" "$T/b/we'ird" "a quote in a path"
+# Each process's environment, as recorded, joined through bt_processes.env_id.
+env=$(psql -c "SELECT position('\\000PATH='::bytea in '\\000'::bytea || e.env) > 0
+    FROM bt_processes p JOIN bt_environments e ON e.trace = p.trace AND e.id = p.env_id
+    JOIN bt_traces t ON t.trace = p.trace
+    WHERE convert_from(t.cwd, 'UTF8') = '$T/a' AND p.parent_id IS NULL")
+assert_eq "$env" t "the build's environment (its PATH) in bt_environments"
 assert_no_leftovers

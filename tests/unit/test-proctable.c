@@ -9,6 +9,7 @@
  * say they use real processes). */
 #include "proc.h"
 #include "recorder.h"
+#include "redact.h"
 #include "tracedb.h"
 #include "unit-sql.h"
 
@@ -269,18 +270,85 @@ static void test_env_redact(void)
 {
     static const char in[] = "PATH=/bin\0GITHUB_TOKEN=abc\0\0db_password=x=y\0AWS_KEY=k\0"
                              "KEYRING=1\0NOEQUALS\0";
-    char buf[sizeof in];
-    memcpy(buf, in, sizeof in);
-    size_t n = proc_env_redact(buf, sizeof in - 1, (char *const *)proc_default_env_redact);
+    size_t n;
+    g_autofree char *out = redact_env(in, sizeof in - 1, NULL, &n);
     static const char want[] = "PATH=/bin\0GITHUB_TOKEN\0db_password\0AWS_KEY\0KEYRING=1\0"
                                "NOEQUALS\0";
-    g_assert_cmpmem(buf, n, want, sizeof want - 1);
-    /* An added pattern; an empty environment. */
+    g_assert_cmpmem(out, n, want, sizeof want - 1);
+    /* An added pattern; an empty environment; a last entry without its NUL. */
     char *const mine[] = {(char *)"PATH", NULL};
-    memcpy(buf, in, sizeof in);
-    n = proc_env_redact(buf, 10, mine);
-    g_assert_cmpmem(buf, n, "PATH\0", 5);
-    g_assert_cmpuint(proc_env_redact(buf, 0, mine), ==, 0);
+    g_autofree char *one = redact_env(in, 10, mine, &n);
+    g_assert_cmpmem(one, n, "PATH\0", 5);
+    g_autofree char *none = redact_env(in, 0, mine, &n);
+    g_assert_cmpuint(n, ==, 0);
+    g_autofree char *cut = redact_env("A=1\0B=2", 7, NULL, &n);
+    g_assert_cmpmem(cut, n, "A=1\0B=2\0", 8);
+}
+
+/* The built-in names: secret-looking ones, and the near misses a build needs to keep. */
+static void test_env_secret_names(void)
+{
+    static const char *const secret[] = {
+        "GITHUB_TOKEN", "NPM_AUTH", "npm_config__auth", "GITHUB_PAT", "gh_pat", "PAT",
+        "APIKEY", "MY_APIKEY", "PRIVATE_KEY_PEM", "MY_PASS", "pass", "CI_JOB_JWT",
+        "DOCKER_AUTH_CONFIG", "COOKIE", "SESSION", "XDG_SESSION_ID", "AUTHORIZATION",
+        "GPG_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD",
+        "LDAP_PASSWD", "AZURE_CREDENTIALS", "SSH_KEYS", "MYSQL_PWD", "OAUTH2_CLIENT",
+        "signing-key", "API.KEY", "SLACK_WEBHOOK_TOKEN"};
+    static const char *const plain[] = {
+        "PATH", "PATCH_LEVEL", "PWD", "OLDPWD", "KEYMAP", "XKB_KEYMAP", "PASSTHROUGH",
+        "SSH_ASKPASS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_DATE", "DEB_AUTHORS", "COMPASS_DIR",
+        "HOME", "LANG", "SOURCE_DATE_EPOCH", "DATABASE_URL", "http_proxy", "MONKEY",
+        "SPATIAL", "KEYRING", "DEB_SIGN_KEYID"};
+    for (size_t i = 0; i < G_N_ELEMENTS(secret); i++)
+        if (!redact_env_name_is_secret(secret[i]))
+            g_error("%s should be redacted", secret[i]);
+    for (size_t i = 0; i < G_N_ELEMENTS(plain); i++)
+        if (redact_env_name_is_secret(plain[i]))
+            g_error("%s should be kept", plain[i]);
+}
+
+/* URL credentials go from values and arguments; the rest of the URL stays. */
+static void test_url_credentials(void)
+{
+    static const char in[] =
+        "DATABASE_URL=postgres://u:pa@ss@db.example:5432/x?sslmode=require\0"
+        "http_proxy=http://u:p@proxy:3128\0"
+        "REPO=https://ghp_abc@github.com/o/r.git https://x:y@h/ ssh://git@host/r\0"
+        "PLAIN=https://host/a@b http://@h/ http://u:@h/\0";
+    size_t n;
+    g_autofree char *out = redact_env(in, sizeof in - 1, NULL, &n);
+    static const char want[] =
+        "DATABASE_URL=postgres://u:REDACTED@db.example:5432/x?sslmode=require\0"
+        "http_proxy=http://u:REDACTED@proxy:3128\0"
+        "REPO=https://REDACTED@github.com/o/r.git https://x:REDACTED@h/ ssh://git@host/r\0"
+        "PLAIN=https://host/a@b http://@h/ http://u:@h/\0";
+    g_assert_cmpmem(out, n, want, sizeof want - 1);
+}
+
+/* Options given by name lose their values in both forms; URLs lose their credentials; the
+ * number of arguments stays. */
+static void test_argv_redact(void)
+{
+    static const char in[] = "git\0clone\0https://u:tok@host/x\0--password=pw1\0--password\0pw2\0"
+                             "--pin\0p3\0-sp4\0-s\0p5\0--pin=\0--passwordx=1\0-x\0--token";
+    char *const mine[] = {(char *)"--pin", (char *)"-s", NULL};
+    size_t n;
+    g_autofree char *out = redact_argv(in, sizeof in - 1, mine, &n);
+    static const char want[] = "git\0clone\0https://u:REDACTED@host/x\0--password=REDACTED\0"
+                               "--password\0REDACTED\0--pin\0REDACTED\0-sREDACTED\0-s\0REDACTED\0"
+                               "--pin=\0--passwordx=1\0-x\0--token";
+    g_assert_cmpmem(out, n, want, sizeof want - 1);
+    /* A command line in one argument (make's `sh -c RECIPE`). */
+    static const char sh[] = "sh\0-c\0mysql --password=pw6 db; x --pin 'p 7' && "
+                             "curl https://u:pw8@h/ --pin=\"p9\"|tail --token\0";
+    g_autofree char *out2 = redact_argv(sh, sizeof sh - 1, mine, &n);
+    static const char want2[] = "sh\0-c\0mysql --password=REDACTED db; x --pin 'REDACTED' && "
+                                "curl https://u:REDACTED@h/ --pin=\"REDACTED\"|tail --token\0";
+    g_assert_cmpmem(out2, n, want2, sizeof want2 - 1);
+    g_assert_true(redact_option_valid("--pin") && redact_option_valid("-p"));
+    g_assert_false(redact_option_valid("pin") || redact_option_valid("-") ||
+                   redact_option_valid("--") || redact_option_valid("--pin=x"));
 }
 
 int main(int argc, char **argv)
@@ -292,5 +360,8 @@ int main(int argc, char **argv)
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
     g_test_add_func("/proctable/reattach-after-lost-events", test_reattach_after_lost_events);
     g_test_add_func("/proctable/env-redact", test_env_redact);
+    g_test_add_func("/proctable/env-secret-names", test_env_secret_names);
+    g_test_add_func("/proctable/url-credentials", test_url_credentials);
+    g_test_add_func("/proctable/argv-redact", test_argv_redact);
     return unit_run();
 }

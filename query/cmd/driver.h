@@ -63,8 +63,10 @@ enum query_need {
 };
 /* Open the trace for `cmd` (db_path, or when NULL $BUILDTRAIL_DB, else the nearest
  * buildtrail.db in the current directory or above, as git finds .git: the first that exists
- * is taken, a foreign or damaged one is reported, never skipped), or print why not (with the
- * fix) and return NULL.  A damaged trace
+ * is taken, a foreign or damaged one is reported, never skipped; one found so is refused unless
+ * it, its directory and, for a link, the file it leads to are the caller's or root's, or the
+ * directory is listed in $BUILDTRAIL_SAFE_DIRS), or print why not (with the fix) and return
+ * NULL.  A damaged trace
  * is refused; a run that did not end cleanly or an incomplete trace gets one line on stderr
  * (or, with QUERY_COMPLETE_TRACE, is refused in one line that names --allow-incomplete). */
 struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need);

@@ -218,6 +218,18 @@ static bool listed_safe(const char *dir)
     return false;
 }
 
+/* Whether `uid` may own a trace found by looking up: the caller, root, or, for root under
+ * sudo, the user who ran sudo (as git does). */
+static bool trusted_owner(uid_t uid)
+{
+    if (uid == geteuid() || uid == 0)
+        return true;
+    const char *sudo = geteuid() == 0 ? getenv("SUDO_UID") : NULL;
+    char *end;
+    unsigned long v = sudo && *sudo ? strtoul(sudo, &end, 10) : 0;
+    return sudo && *sudo && !*end && v == uid;
+}
+
 /* A trace found by looking up is read only if it is the caller's or root's, and so are the
  * directory holding it and, for a link, the link and the file it leads to: anyone else could
  * have put it there (a buildtrail.db in /tmp answering root's queries in /tmp/newproj).
@@ -228,7 +240,6 @@ static bool trusted_trace(const char *cmd, const char *dir, const char *candidat
 {
     if (listed_safe(dir))
         return true;
-    uid_t me = geteuid();
     struct stat st;
     const char *what = NULL;
     uid_t owner = 0;
@@ -237,12 +248,11 @@ static bool trusted_trace(const char *cmd, const char *dir, const char *candidat
                         "FILE\n", cmd, dir, g_strerror(errno));
         return false;
     }
-    if (st.st_uid != me && st.st_uid != 0)
+    if (!trusted_owner(st.st_uid))
         what = "the directory holding it", owner = st.st_uid;
-    else if (lst->st_uid != me && lst->st_uid != 0)
+    else if (!trusted_owner(lst->st_uid))
         what = S_ISLNK(lst->st_mode) ? "the link" : "it", owner = lst->st_uid;
-    else if (S_ISLNK(lst->st_mode) && stat(candidate, &st) == 0 && st.st_uid != me &&
-             st.st_uid != 0)
+    else if (S_ISLNK(lst->st_mode) && stat(candidate, &st) == 0 && !trusted_owner(st.st_uid))
         what = "the file the link leads to", owner = st.st_uid;
     if (!what)
         return true;

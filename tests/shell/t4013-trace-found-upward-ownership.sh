@@ -59,6 +59,12 @@ assert_contains "$out" "echo x > made.txt" "-d"
 read_ok "$T/shared/newproj" BUILDTRAIL_DB="$T/shared/buildtrail.db"
 read_ok "$T/shared/newproj" BUILDTRAIL_SAFE_DIRS="/nowhere:$T/shared/newproj/.."
 read_ok "$T/shared/newproj" BUILDTRAIL_SAFE_DIRS="*"
+if [ "$(id -u)" = 0 ]; then # root under sudo trusts the user who ran it, as git does
+    read_ok "$T/shared/newproj" SUDO_UID="$OTHER_UID"
+else
+    refused_by_sudo=$(cd "$T/shared/newproj" && SUDO_UID="$OTHER_UID" bt info 2>&1) &&
+        fail "SUDO_UID counted for a caller that is not root: $refused_by_sudo"
+fi
 out=$(cd "$T/shared/newproj" && BUILDTRAIL_SAFE_DIRS="$T/shared/newproj" bt tree 2>&1) &&
     fail "a safe directory below the trace's trusted it: $out"
 rm -f "$T/shared/buildtrail.db" 2>/dev/null || fail "cannot remove the planted trace"

@@ -148,6 +148,25 @@ bool query_parse_id(const char *cmd, const char *what, const char *arg, int64_t 
     return true;
 }
 
+bool query_parse_mode(const char *cmd, const char *arg, mode_t *mode)
+{
+    char *end;
+    long m = strtol(arg, &end, 8);
+    if (end == arg || *end || m < 0 || m > 0777) {
+        fprintf(stderr, "buildtrail %s: --output-mode '%s' is not a file mode; give octal "
+                        "permissions such as 0600 or 0644\n", cmd, arg);
+        return false;
+    }
+    *mode = (mode_t)m;
+    return true;
+}
+
+mode_t query_trace_mode(const struct qdb *q)
+{
+    struct stat st;
+    return stat(q->path, &st) == 0 ? st.st_mode & 0777 : 0600;
+}
+
 /* One line on stderr when the answer stands on a run that did not end cleanly or a trace that
  * is not complete. */
 static void note_run_state(const char *cmd, const char *path, const struct qdb_run *r)

@@ -15,6 +15,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #define QUERY_DEFAULT_DB "buildtrail.db"
 
@@ -55,6 +56,17 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
 /* A process id operand or option value ("--process" or NULL for an operand): true, or false
  * after printing a usage error. */
 bool query_parse_id(const char *cmd, const char *what, const char *arg, int64_t *id);
+
+/* An --output-mode value (octal permissions, 0 to 0777): true, or false after printing a usage
+ * error. */
+bool query_parse_mode(const char *cmd, const char *arg, mode_t *mode);
+/* The permissions of the trace q was read from (what an -o file of it gets unless
+ * --output-mode says otherwise), or 0600 when they cannot be read. */
+mode_t query_trace_mode(const struct qdb *q);
+/* The help line of --output-mode for a command whose -o document comes from the trace. */
+#define QUERY_OUTPUT_MODE_HELP \
+    "      --output-mode MODE  the -o file's permissions, in octal (default: the\n" \
+    "                        trace's, 0600 unless it was recorded with another)\n"
 
 /* What a command needs of the trace it answers on. */
 enum query_need {

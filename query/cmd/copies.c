@@ -275,7 +275,7 @@ int query_copies_main(int argc, char **argv)
             int e = outfile_write(output, cc.mode, out->str, out->len);
             if (e < 0) {
                 fprintf(stderr, "buildtrail copies: cannot write %s: %s; give a writable path "
-                                "to -o\n", output, g_strerror(-e));
+                                "to -o\n", output, outfile_strerror(e));
                 status = 1;
             }
         } else if (query_emit(NULL, out)) {

@@ -217,7 +217,7 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
                                                                 : OUTFILE_MODE_UMASK,
                                       data, len)) < 0) {
             fprintf(stderr, "buildtrail licenses: cannot write %s: %s; check the destination\n",
-                    out, g_strerror(-e));
+                    out, outfile_strerror(e));
             status = 1;
         }
     }

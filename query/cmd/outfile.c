@@ -32,13 +32,25 @@ static bool under(const char *p, const char *top)
     return !strncmp(p, top, n) && (!p[n] || p[n] == '/');
 }
 
+/* Whether the last -EACCES came from the rule below (for outfile_strerror). */
+static bool refused_foreign;
+
 /* The rule of fs.protected_symlinks (and of protected_regular and protected_fifos): in a
  * sticky world-writable directory, a name that belongs to neither the caller nor the
  * directory's owner is not to be followed or written. */
 static bool sticky_foreign(const struct stat *dir, const struct stat *st)
 {
-    return (dir->st_mode & S_ISVTX) && (dir->st_mode & S_IWOTH) && st->st_uid != geteuid() &&
-           st->st_uid != dir->st_uid;
+    refused_foreign = (dir->st_mode & S_ISVTX) && (dir->st_mode & S_IWOTH) &&
+                      st->st_uid != geteuid() && st->st_uid != dir->st_uid;
+    return refused_foreign;
+}
+
+const char *outfile_strerror(int err)
+{
+    if (err == -EACCES && refused_foreign)
+        return "it is, or goes through, another user's link, file or FIFO in a sticky "
+               "directory, which could be a trap";
+    return g_strerror(-err);
 }
 
 /* Walk `path` as the kernel will, component by component, to check the links it goes
@@ -218,6 +230,7 @@ static int open_through_link(const char *path, mode_t mode, struct outfile *o)
 int outfile_open(const char *path, mode_t mode, struct outfile *o)
 {
     *o = (struct outfile){.fd = -1, .dirfd = -1};
+    refused_foreign = false;
     if (!strcmp(path, "-")) {
         o->fd = STDOUT_FILENO;
         o->borrowed = true;

@@ -61,3 +61,6 @@ int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);
 
 int outfile_write(const char *path, mode_t mode, const void *data, size_t len);
+/* What an error of the last outfile_open or outfile_write means, for its one-line message:
+ * g_strerror's, or why a sticky directory's name was refused. */
+const char *outfile_strerror(int err);

@@ -254,7 +254,7 @@ int query_export_main(int argc, char **argv)
                          cli.mode_given ? cli.mode : query_trace_mode(x.q), &sink);
     if (e < 0) {
         fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to -o\n",
-                output, g_strerror(-e));
+                output, outfile_strerror(e));
         qdb_run_info_clear(&x.run);
         prov_free(x.p);
         qdb_close(x.q);

@@ -20,7 +20,7 @@ refused() {
     set -e
     [ "$st" = 1 ] || fail "export -o $1 ($2): exit $st, not 1: $(cat "$T/err")"
     [ "$(wc -l < "$T/err")" = 1 ] || fail "export -o $1 ($2): not one line: $(cat "$T/err")"
-    assert_contains "$(cat "$T/err")" "cannot write $1: Permission denied" "export -o $1 ($2)"
+    assert_contains "$(cat "$T/err")" "cannot write $1: it is, or goes through, another user's link, file or FIFO in a sticky directory" "export -o $1 ($2)"
     [ ! -s "$T/out" ] || fail "export -o $1 ($2) wrote standard output"
 }
 

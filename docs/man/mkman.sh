@@ -105,7 +105,11 @@ commands=$("$bt" --help | awk '/^Commands:$/ { on = 1; next } on && /^$/ { exit 
 .TP
 .B BUILDTRAIL_DB
 the trace a query reads when \-d is not given (else the nearest buildtrail.db in the
-current directory or above it)
+current directory or above it, if it and its directory are yours or root's)
+.TP
+.B BUILDTRAIL_SAFE_DIRS
+directories, separated by ':', whose buildtrail.db a query finds and reads whoever owns
+it (and the directory); '*' for every directory
 .TP
 .B BUILDTRAIL_PAGER, PAGER
 the pager for answers on a terminal (default: less, with LESS=FRX when LESS is unset);

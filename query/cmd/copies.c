@@ -193,6 +193,7 @@ static GPtrArray *shipped_in(struct prov *p, int64_t vid)
 struct copies_cli {
     const char *known_path, *index_root, *output;
     double threshold;
+    mode_t mode; /* --output-mode, or OUTFILE_MODE_UMASK */
 };
 
 static int copies_option(void *ctx, int c, const char *arg)
@@ -202,6 +203,7 @@ static int copies_option(void *ctx, int c, const char *arg)
     case 'K': o->known_path = arg; return 0;
     case 'I': o->index_root = arg; return 0;
     case 'o': o->output = arg; return 0;
+    case 'P': return query_parse_mode("copies", arg, &o->mode) ? 0 : 2;
     case 'T': {
         char *end;
         double t = strtod(arg, &end);
@@ -221,6 +223,7 @@ static const struct option copies_options[] = {
     {"known", required_argument, NULL, 'K'},
     {"index", required_argument, NULL, 'I'},
     {"output", required_argument, NULL, 'o'},
+    {"output-mode", required_argument, NULL, 'P'},
     {"threshold", required_argument, NULL, 'T'},
     {0}};
 
@@ -238,7 +241,10 @@ static const struct query_command copies_command = {
     .options_help = "      --known INDEX     also compare with the files of INDEX\n"
                     "      --threshold PCT   how similar a file must be to count (default 60)\n"
                     "      --index DIR       write an index of DIR instead (no trace needed)\n"
-                    "  -o, --output INDEX    with --index: write it to INDEX\n",
+                    "  -o, --output INDEX    with --index: write it to INDEX (as export -o does)\n"
+                    "      --output-mode MODE  INDEX's permissions, in octal (default: 0666 less\n"
+                    "                        the umask, or those of the INDEX it replaces; an\n"
+                    "                        index holds nothing of a trace)\n",
     .options = copies_options,
     .shortopts = "o:",
     .option = copies_option,
@@ -247,7 +253,7 @@ static const struct query_command copies_command = {
 int query_copies_main(int argc, char **argv)
 {
     struct query_opts o = {0};
-    struct copies_cli cc = {.threshold = 0.6};
+    struct copies_cli cc = {.threshold = 0.6, .mode = OUTFILE_MODE_UMASK};
     int r = query_parse(&copies_command, argc, argv, &o, &cc);
     if (r >= 0)
         return r;
@@ -266,10 +272,10 @@ int query_copies_main(int argc, char **argv)
         index_dir(out, index_root, "", &n);
         int status = 0;
         if (output) {
-            int e = outfile_write(output, out->str, out->len);
+            int e = outfile_write(output, cc.mode, out->str, out->len);
             if (e < 0) {
                 fprintf(stderr, "buildtrail copies: cannot write %s: %s; give a writable path "
-                                "to -o\n", output, g_strerror(-e));
+                                "to -o\n", output, outfile_strerror(e));
                 status = 1;
             }
         } else if (query_emit(NULL, out)) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,9 @@ static void print_help(const struct query_command *cmd)
               "                        interrupted run, a partial process tree), marked so\n",
               stdout);
     fputs("  -d, --db FILE         read the trace FILE (default: $BUILDTRAIL_DB, else the\n"
-          "                        nearest ./" QUERY_DEFAULT_DB " here or in a directory above)\n",
+          "                        nearest ./" QUERY_DEFAULT_DB " here or in a directory above,\n"
+          "                        if it and its directory are yours or root's, or the\n"
+          "                        directory is in $BUILDTRAIL_SAFE_DIRS, DIR:DIR or *)\n",
           stdout);
     if (!(cmd->flags & QUERY_NO_JSON))
         fputs("      --json            print JSON (one object, with the trace's state)\n",
@@ -145,6 +148,25 @@ bool query_parse_id(const char *cmd, const char *what, const char *arg, int64_t 
     return true;
 }
 
+bool query_parse_mode(const char *cmd, const char *arg, mode_t *mode)
+{
+    char *end;
+    long m = strtol(arg, &end, 8);
+    if (end == arg || *end || m < 0 || m > 0777) {
+        fprintf(stderr, "buildtrail %s: --output-mode '%s' is not a file mode; give octal "
+                        "permissions such as 0600 or 0644\n", cmd, arg);
+        return false;
+    }
+    *mode = (mode_t)m;
+    return true;
+}
+
+mode_t query_trace_mode(const struct qdb *q)
+{
+    struct stat st;
+    return stat(q->path, &st) == 0 ? st.st_mode & 0777 : 0600;
+}
+
 /* One line on stderr when the answer stands on a run that did not end cleanly or a trace that
  * is not complete. */
 static void note_run_state(const char *cmd, const char *path, const struct qdb_run *r)
@@ -195,10 +217,83 @@ struct qdb *query_open(const char *cmd, const char *db_path)
     return query_open_for(cmd, db_path, QUERY_ANY_TRACE);
 }
 
+/* Whether BUILDTRAIL_SAFE_DIRS (directories separated by ':', or '*' for all) lists `dir`. */
+static bool listed_safe(const char *dir)
+{
+    const char *list = getenv("BUILDTRAIL_SAFE_DIRS");
+    if (!list || !*list)
+        return false;
+    g_auto(GStrv) dirs = g_strsplit(list, ":", -1);
+    g_autofree char *canon = g_canonicalize_filename(dir, NULL);
+    for (char **d = dirs; *d; d++) {
+        if (!strcmp(*d, "*"))
+            return true;
+        if (**d != '/')
+            continue;
+        g_autofree char *c = g_canonicalize_filename(*d, NULL);
+        if (!strcmp(c, canon))
+            return true;
+    }
+    return false;
+}
+
+/* Whether `uid` may own a trace found by looking up: the caller, root, or, for root under
+ * sudo, the user who ran sudo (as git does). */
+static bool trusted_owner(uid_t uid)
+{
+    if (uid == geteuid() || uid == 0)
+        return true;
+    const char *sudo = geteuid() == 0 ? getenv("SUDO_UID") : NULL;
+    char *end;
+    unsigned long v = sudo && *sudo ? strtoul(sudo, &end, 10) : 0;
+    return sudo && *sudo && !*end && v == uid;
+}
+
+/* A trace found by looking up is read only if it is the caller's or root's, and so are the
+ * directory holding it and, for a link, the link and the file it leads to: anyone else could
+ * have put it there (a buildtrail.db in /tmp answering root's queries in /tmp/newproj).
+ * Like git's safe.directory check, on the names as they are now.  false after printing why
+ * and the fix. */
+static bool trusted_trace(const char *cmd, const char *dir, const char *candidate,
+                          const struct stat *lst)
+{
+    if (listed_safe(dir))
+        return true;
+    struct stat st;
+    const char *what = NULL;
+    uid_t owner = 0;
+    if (stat(dir, &st) < 0) {
+        fprintf(stderr, "buildtrail %s: cannot tell who owns %s: %s; name the trace with -d "
+                        "FILE\n", cmd, dir, g_strerror(errno));
+        return false;
+    }
+    if (!trusted_owner(st.st_uid))
+        what = "the directory holding it", owner = st.st_uid;
+    else if (!trusted_owner(lst->st_uid))
+        what = S_ISLNK(lst->st_mode) ? "the link" : "it", owner = lst->st_uid;
+    else if (S_ISLNK(lst->st_mode) && stat(candidate, &st) == 0 && !trusted_owner(st.st_uid))
+        what = "the file the link leads to", owner = st.st_uid;
+    if (!what)
+        return true;
+    struct passwd *pw = getpwuid(owner);
+    GString *e = g_string_new(NULL), *d = g_string_new(NULL);
+    text_escape(e, candidate, strlen(candidate));
+    text_escape(d, dir, strlen(dir));
+    fprintf(stderr, "buildtrail %s: found %s, but %s belongs to %s (uid %u), neither you nor "
+                    "root, so anyone could have put it there; to read it, name it with -d %s "
+                    "or BUILDTRAIL_DB, or trust its directory with BUILDTRAIL_SAFE_DIRS=%s\n",
+            cmd, e->str, what, pw ? pw->pw_name : "another user", (unsigned)owner, e->str,
+            d->str);
+    g_string_free(e, TRUE);
+    g_string_free(d, TRUE);
+    return false;
+}
+
 /* The trace a query reads when -d is not given: $BUILDTRAIL_DB, else the nearest
  * buildtrail.db in the current directory or above it, as git finds .git (the first that
- * exists, whatever it is: a damaged or foreign file there is reported, never skipped).
- * NULL after printing that there is none. */
+ * exists, whatever it is: a damaged or foreign file there is reported, never skipped; one
+ * that another user could have put there is refused: trusted_trace).  NULL after printing
+ * that there is none, or why it is not read. */
 static char *find_trace(const char *cmd)
 {
     const char *env = getenv("BUILDTRAIL_DB");
@@ -209,8 +304,15 @@ static char *find_trace(const char *cmd)
     for (bool here = true;; here = false) {
         char *candidate = g_build_filename(dir, QUERY_DEFAULT_DB, NULL);
         struct stat st;
-        if (lstat(candidate, &st) == 0 || errno != ENOENT) {
+        int found = lstat(candidate, &st);
+        if (found == 0 || errno != ENOENT) {
+            /* (a name that cannot be looked at: qdb_open says why) */
+            bool trusted = found < 0 || trusted_trace(cmd, dir, candidate, &st);
             g_free(dir);
+            if (!trusted) {
+                g_free(candidate);
+                return NULL;
+            }
             if (here) { /* shown as the user would write it */
                 g_free(candidate);
                 return g_strdup(QUERY_DEFAULT_DB);

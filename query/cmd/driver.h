@@ -15,6 +15,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #define QUERY_DEFAULT_DB "buildtrail.db"
 
@@ -56,6 +57,17 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
  * after printing a usage error. */
 bool query_parse_id(const char *cmd, const char *what, const char *arg, int64_t *id);
 
+/* An --output-mode value (octal permissions, 0 to 0777): true, or false after printing a usage
+ * error. */
+bool query_parse_mode(const char *cmd, const char *arg, mode_t *mode);
+/* The permissions of the trace q was read from (what an -o file of it gets unless
+ * --output-mode says otherwise), or 0600 when they cannot be read. */
+mode_t query_trace_mode(const struct qdb *q);
+/* The help line of --output-mode for a command whose -o document comes from the trace. */
+#define QUERY_OUTPUT_MODE_HELP \
+    "      --output-mode MODE  the -o file's permissions, in octal (default: the\n" \
+    "                        trace's, 0600 unless it was recorded with another)\n"
+
 /* What a command needs of the trace it answers on. */
 enum query_need {
     QUERY_ANY_TRACE,      /* any readable trace; an incomplete one gets a note on stderr */
@@ -63,8 +75,10 @@ enum query_need {
 };
 /* Open the trace for `cmd` (db_path, or when NULL $BUILDTRAIL_DB, else the nearest
  * buildtrail.db in the current directory or above, as git finds .git: the first that exists
- * is taken, a foreign or damaged one is reported, never skipped), or print why not (with the
- * fix) and return NULL.  A damaged trace
+ * is taken, a foreign or damaged one is reported, never skipped; one found so is refused unless
+ * it, its directory and, for a link, the file it leads to are the caller's or root's, or the
+ * directory is listed in $BUILDTRAIL_SAFE_DIRS), or print why not (with the fix) and return
+ * NULL.  A damaged trace
  * is refused; a run that did not end cleanly or an incomplete trace gets one line on stderr
  * (or, with QUERY_COMPLETE_TRACE, is refused in one line that names --allow-incomplete). */
 struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need need);

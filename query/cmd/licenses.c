@@ -202,6 +202,7 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
         g_autofree char *parent = g_path_get_dirname(out);
         gsize len;
         int e;
+        struct stat st; /* the source's permissions, kept */
         const char *problem = NULL;
         g_autofree char *data = prov_read_version(f->v, &len, &problem);
         if (!data) {
@@ -212,14 +213,12 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
             fprintf(stderr, "buildtrail licenses: cannot make the directory %s: %s; check the "
                             "destination\n", parent, g_strerror(errno));
             status = 1;
-        } else if ((e = outfile_write(out, data, len)) < 0) {
+        } else if ((e = outfile_write(out, stat(path, &st) == 0 ? st.st_mode & 0777
+                                                                : OUTFILE_MODE_UMASK,
+                                      data, len)) < 0) {
             fprintf(stderr, "buildtrail licenses: cannot write %s: %s; check the destination\n",
-                    out, g_strerror(-e));
+                    out, outfile_strerror(e));
             status = 1;
-        } else {
-            struct stat st;
-            if (stat(path, &st) == 0)
-                chmod(out, st.st_mode & 0777);
         }
     }
     if (tarball && !status) {

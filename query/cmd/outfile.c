@@ -26,88 +26,252 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
-static bool is_kernel_path(const char *p)
+static bool under(const char *p, const char *top)
 {
-    return g_str_has_prefix(p, "/proc/") || g_str_has_prefix(p, "/dev/");
+    size_t n = strlen(top);
+    return !strncmp(p, top, n) && (!p[n] || p[n] == '/');
 }
 
-/* Follow `path` through its symlinks (at most 40) to the name it finally stands for, which may
- * not exist.  *kernel: whether any step went through /proc or /dev.  NULL and errno on a
- * loop or an unreadable link. */
-static char *final_name(const char *path, bool *kernel)
+/* Whether the last -EACCES came from the rule below (for outfile_strerror). */
+static bool refused_foreign;
+
+/* The rule of fs.protected_symlinks (and of protected_regular and protected_fifos): in a
+ * sticky world-writable directory, a name that belongs to neither the caller nor the
+ * directory's owner is not to be followed or written. */
+static bool sticky_foreign(const struct stat *dir, const struct stat *st)
 {
-    g_autofree char *cur = g_canonicalize_filename(path, NULL);
-    *kernel = is_kernel_path(cur);
-    for (int hops = 0; hops < 40; hops++) {
-        struct stat st;
-        if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
-            return g_steal_pointer(&cur);
+    refused_foreign = (dir->st_mode & S_ISVTX) && (dir->st_mode & S_IWOTH) &&
+                      st->st_uid != geteuid() && st->st_uid != dir->st_uid;
+    return refused_foreign;
+}
+
+const char *outfile_strerror(int err)
+{
+    if (err == -EACCES && refused_foreign)
+        return "it is, or goes through, another user's link, file or FIFO in a sticky "
+               "directory, which could be a trap";
+    return g_strerror(-err);
+}
+
+/* Walk `path` as the kernel will, component by component, to check the links it goes
+ * through (at most 40): -EACCES when one sits in a sticky world-writable directory and belongs
+ * to neither the caller nor the directory's owner.  *kernel: whether the walk enters /proc
+ * (where it stops: magic links cannot be walked by name) or /dev.  What cannot be read is left
+ * to the open that follows, which reports it. */
+static int check_links(const char *path, bool *kernel)
+{
+    *kernel = false;
+    char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+    if (path[0] != '/' && !cwd)
+        return 0;
+    g_autofree char *rest = cwd ? g_strconcat(cwd, "/", path, NULL) : g_strdup(path);
+    free(cwd);
+    g_autoptr(GString) done = g_string_new(""); /* the physical path walked so far ("" = /) */
+    for (int links = 0; links <= 40;) {
+        char *p = rest;
+        while (*p == '/')
+            p++;
+        if (!*p)
+            return 0;
+        char *slash = strchr(p, '/');
+        g_autofree char *comp = slash ? g_strndup(p, (gsize)(slash - p)) : g_strdup(p);
+        g_autofree char *after = g_strdup(slash ? slash : "");
+        g_free(rest);
+        rest = g_steal_pointer(&after);
+        if (!strcmp(comp, "."))
+            continue;
+        if (!strcmp(comp, "..")) {
+            char *last = strrchr(done->str, '/');
+            if (last)
+                g_string_truncate(done, (gsize)(last - done->str));
+            continue;
+        }
+        size_t mark = done->len;
+        g_string_append_printf(done, "/%s", comp);
+        *kernel |= under(done->str, "/dev") || under(done->str, "/proc");
+        if (under(done->str, "/proc"))
+            return 0;
+        struct stat st, ds;
+        if (lstat(done->str, &st) < 0 || !S_ISLNK(st.st_mode))
+            continue; /* (a missing name: the open says so, or creates it) */
+        g_string_truncate(done, mark);
+        if (stat(done->len ? done->str : "/", &ds) == 0 && sticky_foreign(&ds, &st))
+            return -EACCES;
         char target[PATH_MAX];
-        ssize_t n = readlink(cur, target, sizeof target - 1);
-        if (n < 0)
-            return NULL;
+        g_string_append_printf(done, "/%s", comp);
+        ssize_t n = readlink(done->str, target, sizeof target - 1);
+        g_string_truncate(done, mark);
+        if (n <= 0)
+            return 0;
         target[n] = '\0';
-        g_autofree char *dir = g_path_get_dirname(cur);
-        char *next = g_canonicalize_filename(target, dir);
-        g_free(cur);
-        cur = next;
-        *kernel |= is_kernel_path(cur) || is_kernel_path(target);
+        links++;
+        if (target[0] == '/')
+            g_string_truncate(done, 0);
+        char *next = g_strconcat(target, "/", rest, NULL);
+        g_free(rest);
+        rest = next;
     }
-    errno = ELOOP;
-    return NULL;
+    return 0; /* (too many links: the open says ELOOP) */
 }
 
-int outfile_open(const char *path, struct outfile *o)
+/* Open `name` in `dirfd` to be replaced atomically: a temporary file beside it, renamed over it
+ * at commit.  Takes `dirfd` on success (the caller closes it on failure).  `existing`: the file
+ * replaced, or NULL. */
+static int replace_at(struct outfile *o, int dirfd, const char *name,
+                      const struct stat *existing, mode_t mode)
 {
-    *o = (struct outfile){.fd = -1};
+    if (mode == OUTFILE_MODE_UMASK) {
+        mode_t um = umask(0);
+        umask(um);
+        mode = existing ? existing->st_mode & 07777 : 0666 & ~um;
+    }
+    for (int tries = 0; tries < 100; tries++) {
+        char *tmp = g_strdup_printf("%s.%06x", name, g_random_int() & 0xffffff);
+        int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            int e = errno;
+            g_free(tmp);
+            if (e == EEXIST)
+                continue;
+            return -e;
+        }
+        if (fchmod(fd, mode & 07777) < 0) {
+            int e = errno;
+            close(fd);
+            unlinkat(dirfd, tmp, 0);
+            g_free(tmp);
+            return -e;
+        }
+        o->fd = fd;
+        o->dirfd = dirfd;
+        o->tmp = tmp;
+        o->name = g_strdup(name);
+        o->replacing = existing != NULL;
+        return 0;
+    }
+    return -EEXIST;
+}
+
+/* `path` is a symlink: open it as the caller would (the kernel follows it, with its
+ * protections), then replace what it reached atomically if it is a regular file whose name
+ * the kernel reached it by can be found again, else write it in place. */
+static int open_through_link(const char *path, mode_t mode, struct outfile *o)
+{
+    bool created = false;
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) { /* a dangling link: its target is made, as `>` would */
+        fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+        created = fd >= 0;
+    }
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    if (S_ISDIR(st.st_mode)) { /* (O_WRONLY refuses one; kept for clarity) */
+        close(fd);
+        return -EISDIR;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        o->fd = fd;
+        return 0;
+    }
+    char proc[32], real[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(proc, real, sizeof real - 1);
+    if (n > 0 && real[0] == '/') {
+        real[n] = '\0';
+        g_autofree char *dir = g_path_get_dirname(real);
+        g_autofree char *base = g_path_get_basename(real);
+        int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat ds, named;
+        if (dirfd >= 0 && fstat(dirfd, &ds) == 0 &&
+            fstatat(dirfd, base, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+            named.st_dev == st.st_dev && named.st_ino == st.st_ino) {
+            if (sticky_foreign(&ds, &named)) {
+                close(fd);
+                close(dirfd);
+                return -EACCES;
+            }
+            int r = replace_at(o, dirfd, base, created ? NULL : &named, mode);
+            if (r == 0) {
+                close(fd);
+                o->created = created;
+                o->created_dev = st.st_dev;
+                o->created_ino = st.st_ino;
+                return 0;
+            }
+            if (r != -EACCES && r != -EPERM && r != -EROFS) {
+                if (created) /* (nothing was written: the name stands for the file made) */
+                    unlinkat(dirfd, base, 0);
+                close(dirfd);
+                close(fd);
+                return r;
+            }
+            /* the caller may write the file but not its directory: in place, as `>` would */
+        }
+        if (dirfd >= 0)
+            close(dirfd);
+    }
+    /* The name the kernel reached it by is not found again: in place, as `>` would. */
+    if ((!created && ftruncate(fd, 0) < 0) ||
+        (created && mode != OUTFILE_MODE_UMASK && fchmod(fd, mode & 07777) < 0)) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    o->fd = fd;
+    return 0;
+}
+
+int outfile_open(const char *path, mode_t mode, struct outfile *o)
+{
+    *o = (struct outfile){.fd = -1, .dirfd = -1};
+    refused_foreign = false;
     if (!strcmp(path, "-")) {
         o->fd = STDOUT_FILENO;
         o->borrowed = true;
         return 0;
     }
+    if (!*path)
+        return -ENOENT;
     bool kernel = false;
-    g_autofree char *target = final_name(path, &kernel);
-    if (!target)
+    int r = check_links(path, &kernel);
+    if (r)
+        return r;
+    struct stat st, ds;
+    if (g_str_has_suffix(path, "/")) /* only a directory may be named so */
+        return stat(path, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? -EISDIR : -ENOTDIR;
+    g_autofree char *dir = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
         return -errno;
-    struct stat st;
-    bool exists = stat(target, &st) == 0;
+    bool exists = fstat(dirfd, &ds) == 0 && fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (!exists && errno != ENOENT)
-        return -errno;
-    if (exists && S_ISDIR(st.st_mode))
-        return -EISDIR;
-    if (kernel || (exists && !S_ISREG(st.st_mode))) {
-        /* In place, as `> path` would. */
-        o->fd = open(kernel ? path : target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        return o->fd < 0 ? -errno : 0;
+        r = -errno;
+    else if (exists && S_ISDIR(st.st_mode))
+        r = -EISDIR;
+    else if (exists && sticky_foreign(&ds, &st))
+        r = -EACCES;
+    else if (kernel) { /* /dev/stdout, /proc/self/fd/1, /dev/null: in place, as `>` would */
+        o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
+        r = o->fd < 0 ? -errno : 0;
+    } else if (!exists || S_ISREG(st.st_mode)) {
+        r = replace_at(o, dirfd, base, exists ? &st : NULL, mode);
+        if (r == 0)
+            return 0; /* (o has dirfd) */
+    } else if (S_ISLNK(st.st_mode)) {
+        r = open_through_link(path, mode, o);
+    } else { /* a FIFO, a device, a socket: in place, as `>` would */
+        o->fd = openat(dirfd, base, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        r = o->fd < 0 ? -errno : 0;
     }
-    /* A regular file, or a new one: atomically, through a temporary file beside it. */
-    mode_t mode = 0666;
-    if (exists) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t um = umask(0);
-        umask(um);
-        mode &= ~um;
-    }
-    char *tmp = g_strconcat(target, ".XXXXXX", NULL);
-    int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        int e = errno;
-        g_free(tmp);
-        return -e;
-    }
-    if (fchmod(fd, mode) < 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        g_free(tmp);
-        return -e;
-    }
-    o->fd = fd;
-    o->tmp = tmp;
-    o->target = g_steal_pointer(&target);
-    o->replacing = exists;
-    return 0;
+    close(dirfd);
+    return r;
 }
 
 int outfile_append(struct outfile *o, const void *data, size_t len)
@@ -120,11 +284,22 @@ int outfile_append(struct outfile *o, const void *data, size_t len)
     return r;
 }
 
+/* Remove the file made empty through a dangling link, if the name still stands for it. */
+static void remove_created(struct outfile *o)
+{
+    struct stat st;
+    if (o->created && fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        st.st_dev == o->created_dev && st.st_ino == o->created_ino)
+        unlinkat(o->dirfd, o->name, 0);
+}
+
 static void outfile_release(struct outfile *o)
 {
+    if (o->dirfd >= 0)
+        close(o->dirfd);
     g_free(o->tmp);
-    g_free(o->target);
-    *o = (struct outfile){.fd = -1};
+    g_free(o->name);
+    *o = (struct outfile){.fd = -1, .dirfd = -1};
 }
 
 int outfile_commit(struct outfile *o)
@@ -136,10 +311,12 @@ int outfile_commit(struct outfile *o)
         if (close(o->fd) < 0 && !r)
             r = -errno;
         if (o->tmp) {
-            if (!r && rename(o->tmp, o->target) < 0)
+            if (!r && renameat(o->dirfd, o->tmp, o->dirfd, o->name) < 0)
                 r = -errno;
-            if (r)
-                unlink(o->tmp);
+            if (r) {
+                unlinkat(o->dirfd, o->tmp, 0);
+                remove_created(o);
+            }
         }
     }
     outfile_release(o);
@@ -150,16 +327,18 @@ void outfile_abort(struct outfile *o)
 {
     if (!o->borrowed && o->fd >= 0) {
         close(o->fd);
-        if (o->tmp)
-            unlink(o->tmp);
+        if (o->tmp) {
+            unlinkat(o->dirfd, o->tmp, 0);
+            remove_created(o);
+        }
     }
     outfile_release(o);
 }
 
-int outfile_write(const char *path, const void *data, size_t len)
+int outfile_write(const char *path, mode_t mode, const void *data, size_t len)
 {
     struct outfile o;
-    int r = outfile_open(path, &o);
+    int r = outfile_open(path, mode, &o);
     if (r)
         return r;
     outfile_append(&o, data, len);

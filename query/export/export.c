@@ -56,6 +56,8 @@ static void list_formats(void)
 struct export_cli {
     const char *format, *output;
     bool append;
+    bool mode_given; /* --output-mode */
+    mode_t mode;
     GPtrArray *collapse, *compilers;
     struct export_ctx *x;
 };
@@ -68,6 +70,9 @@ static int export_option(void *ctx, int c, const char *arg)
     case 'o': o->output = arg; return 0;
     case 'L': o->x->with_links = true; return 0;
     case 'A': o->append = true; return 0;
+    case 'P':
+        o->mode_given = true;
+        return query_parse_mode("export", arg, &o->mode) ? 0 : 2;
     case 'K': g_ptr_array_add(o->compilers, g_strdup(arg)); return 0;
     case 'C': o->x->closure_of = arg; return 0;
     case 'D': {
@@ -92,6 +97,7 @@ static const struct option export_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"with-links", no_argument, NULL, 'L'},
     {"append", no_argument, NULL, 'A'},
+    {"output-mode", required_argument, NULL, 'P'},
     {"compiler", required_argument, NULL, 'K'},
     {"closure-of", required_argument, NULL, 'C'},
     {"depth", required_argument, NULL, 'D'},
@@ -105,7 +111,12 @@ static const struct query_command export_command = {
              "mapping).\n",
     .more_about = list_formats,
     .options_help = "  -f, --format FORMAT   one of the above (required)\n"
-                    "  -o, --output FILE     write to FILE (default: standard output)\n"
+                    "  -o, --output FILE     write to FILE (default: standard output); FILE is\n"
+                    "                        replaced atomically, a link is followed only as\n"
+                    "                        the kernel would follow it for you, and another\n"
+                    "                        user's link or file in a sticky directory (/tmp)\n"
+                    "                        is refused\n"
+                    QUERY_OUTPUT_MODE_HELP
                     "      --with-links      compile-commands: add link steps too\n"
                     "      --compiler NAME   compile-commands: NAME (a glob on the program's\n"
                     "                        name) is a compiler too (repeatable; also one per\n"
@@ -239,10 +250,11 @@ int query_export_main(int argc, char **argv)
     /* The document streams to its destination (-o: a temporary file renamed into place at the
      * end, removed if anything fails; standard output: written as it goes). */
     struct outfile sink;
-    int e = outfile_open(output ? output : "-", &sink);
+    int e = outfile_open(output ? output : "-",
+                         cli.mode_given ? cli.mode : query_trace_mode(x.q), &sink);
     if (e < 0) {
         fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to -o\n",
-                output, g_strerror(-e));
+                output, outfile_strerror(e));
         qdb_run_info_clear(&x.run);
         prov_free(x.p);
         qdb_close(x.q);

@@ -93,6 +93,23 @@ require_fuse() {
 }
 require_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 require_cmd() { command -v "$1" >/dev/null 2>&1 || missing "the command $1"; }
+# chown_other PATH...: make PATH (a link itself, not its target) belong to another, non-root
+# user, as if that user had put it there: as root, $BT_TEST_USER (buildtrail-test); otherwise
+# the first of our subordinate uids (/etc/subuid), through a user namespace.  Sets OTHER_UID.
+# Fails (status 1) when neither can be done: the caller says what it skips (missing_part).
+chown_other() {
+    if [ "$(id -u)" = 0 ]; then
+        OTHER_UID=$(id -u "${BT_TEST_USER:-buildtrail-test}" 2>/dev/null) || return 1
+        chown -h "$OTHER_UID:$OTHER_UID" "$@"
+        return
+    fi
+    _sub=$(awk -F: -v u="$(id -un)" '$1 == u { print $2; exit }' /etc/subuid 2>/dev/null)
+    _subg=$(awk -F: -v u="$(id -un)" '$1 == u { print $2; exit }' /etc/subgid 2>/dev/null)
+    [ -n "$_sub" ] && [ -n "$_subg" ] || return 1
+    unshare --map-root-user --map-users="$_sub,1,1" --map-groups="$_subg,1,1" \
+        chown -h 1:1 "$@" 2>/dev/null || return 1
+    OTHER_UID=$_sub
+}
 
 # No FUSE mount of ours, no private directory, no marked process left behind.
 assert_no_leftovers() {

@@ -74,6 +74,13 @@ done
 # An export to a file leaves no file behind when the trace is damaged.
 set +e; bt export -d "$T/pages.db" --format sql -o "$T/dump.sql" 2>/dev/null; set -e
 [ ! -e "$T/dump.sql" ] || fail "export left a partial file from a damaged trace"
+# Nor through a link to a name that does not exist yet (its target is made as the kernel
+# follows the link, and removed again).
+ln -s "$T/dump-target.sql" "$T/dump-link.sql"
+set +e; bt export -d "$T/pages.db" --format sql -o "$T/dump-link.sql" 2>/dev/null; st=$?; set -e
+[ "$st" != 0 ] || fail "export through a link from a damaged trace succeeded"
+[ ! -e "$T/dump-target.sql" ] || fail "export through a link left a file from a damaged trace"
+[ -L "$T/dump-link.sql" ] || fail "export through a link replaced the link"
 
 # Something that is not a trace at all is still said so (not "damaged").
 printf 'hello\n' > "$T/text.db"

@@ -836,41 +836,85 @@ static bool still_runs(pid_t tgid, const struct proc_image *img)
            layout_known(si.layout);
 }
 
-/* A fork reports task `tid`, which the table still has as live: that earlier task has ended
- * and been reaped, but its exit is not reported yet.  Set it aside so that its exit, when it
- * comes, is credited to it and not to the new task (table_lock held). */
-static void settle_reused_tid(struct proc_table *t, pid_t tid)
+/* Owe the next exit of `tid` in thread group `tgid` to `img` (a reference, or NULL: a
+ * thread's exit, nothing to record) (table_lock held). */
+static void owe_exit(struct proc_table *t, pid_t tid, pid_t tgid, struct proc_image *img)
 {
-    gpointer tg;
-    if (!g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg))
-        return;
-    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(tid));
-    /* The image whose exit the late event completes: the process's, or, for a thread, the
-     * process's if that thread was the last one left of it; else nothing. */
-    struct proc_image *img = g_hash_table_lookup(t->live, tg);
-    if (img && GPOINTER_TO_INT(tg) != tid) { /* a thread */
-        if (img->threads)
-            img->threads--;
-        /* A thread that exec'd took over the process's pid and gave up its own tid without
-         * an exit: nothing is owed for it (the exec event is still to come). */
-        if (img->leader_exited && still_runs(GPOINTER_TO_INT(tg), img))
-            return;
-        if (!img->leader_exited || img->threads)
-            img = NULL;
-    }
     GQueue *q = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(tid));
     if (!q) {
         q = g_queue_new();
         g_hash_table_insert(t->exits_due, GINT_TO_POINTER(tid), q);
     }
     struct owed_exit *o = g_new(struct owed_exit, 1);
-    o->tgid = GPOINTER_TO_INT(tg);
-    o->img = img ? image_ref(img) : NULL;
-    if (img)
-        g_hash_table_remove(t->live, tg);
+    o->tgid = tgid;
+    o->img = img;
     g_queue_push_tail(q, o);
-    if (img)
+}
+
+/* Live process `tgid` (image `img`) has ended and been reaped, but the exits of its tasks
+ * still in live_tasks are not reported yet: each of them is owed to it, and the last one to
+ * come is the process's (exit_group() gives every thread the same status).  Its pid is free
+ * for another task from here on (table_lock held). */
+static void set_process_aside(struct proc_table *t, pid_t tgid, struct proc_image *img)
+{
+    unsigned owed = 0;
+    GHashTableIter it;
+    gpointer tid, tg;
+    g_hash_table_iter_init(&it, t->live_tasks);
+    while (g_hash_table_iter_next(&it, &tid, &tg)) {
+        if (GPOINTER_TO_INT(tg) != tgid)
+            continue;
+        owe_exit(t, GPOINTER_TO_INT(tid), tgid, image_ref(img));
+        g_hash_table_iter_remove(&it);
+        owed++;
+    }
+    if (owed) {
+        img->threads = owed; /* from here on: the exits it still waits for */
+        img->leader_exited = true;
         t->due_images++;
+    } else {
+        image_ended(t, img); /* no task of it left to report its end: unknown */
+    }
+    g_hash_table_remove(t->live, GINT_TO_POINTER(tgid));
+}
+
+/* A fork reports task `tid`.  If the table still has a task with that id as live, that earlier
+ * task has ended and been reaped, but its exit is not reported yet; if it has a live process
+ * with that pid whose main thread's exit was reported, that process has ended, with the exits
+ * of its other threads still to come.  Either is set aside so that their exits, when they
+ * come, are credited to them and not to the new task (table_lock held). */
+static void settle_reused_tid(struct proc_table *t, pid_t tid)
+{
+    gpointer tg;
+    if (!g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg)) {
+        struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(tid));
+        if (img)
+            set_process_aside(t, tid, img);
+        return;
+    }
+    struct proc_image *img = g_hash_table_lookup(t->live, tg);
+    if (img && GPOINTER_TO_INT(tg) == tid) { /* the main thread's: the whole process ended */
+        set_process_aside(t, tid, img);
+        return;
+    }
+    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(tid));
+    if (img) { /* a thread */
+        if (img->threads)
+            img->threads--;
+        /* A thread that exec'd took over the process's pid and gave up its own tid without
+         * an exit: nothing is owed for it (the exec event is still to come). */
+        if (img->leader_exited && still_runs(GPOINTER_TO_INT(tg), img))
+            return;
+        if (img->leader_exited && !img->threads) {
+            /* It was the last thread of the process: its late exit is the process's. */
+            owe_exit(t, tid, GPOINTER_TO_INT(tg), image_ref(img));
+            img->threads = 1;
+            t->due_images++;
+            g_hash_table_remove(t->live, tg);
+            return;
+        }
+    }
+    owe_exit(t, tid, GPOINTER_TO_INT(tg), NULL);
 }
 
 static void apply_fork(struct proc_table *t, const struct procev_event *ev)
@@ -991,7 +1035,9 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
             owed = l;
     if (owed) { /* the exit of an earlier task with this tid (settle_reused_tid) */
         struct owed_exit *o = owed->data;
-        if (o->img) {
+        if (o->img && o->img->threads)
+            o->img->threads--; /* a set-aside image counts the exits it still waits for */
+        if (o->img && !o->img->threads) {
             rec_add_exit(t->rec, o->img->id, ev->time_ns, ev->exit_code);
             image_ended(t, o->img);
             t->due_images--;

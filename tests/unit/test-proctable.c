@@ -176,6 +176,45 @@ static void test_thread_exec_and_leader_exit(void)
     sqlite3_close(f.db);
 }
 
+/* A process whose main thread's exit is reported before its other thread's: the parent can reap
+ * it, and its pid be given to a new process (or thread), before that last exit is reported
+ * (a thread that has exited no longer holds the group up; its exit event comes after).  The
+ * late exit is the earlier process's, not the new one's.  Before, the fork that reused the pid
+ * dropped the earlier process from the table: its exit was lost, and the tree still said
+ * complete. */
+static void test_pid_reuse_before_thread_exit(void)
+{
+    struct fixture f;
+    fx_start(&f, "reuse-group.db");
+    start_build(&f);
+    ev_fork(&f, CHILD, CHILD, ROOT);      /* image 2 */
+    ev_fork(&f, THREAD, CHILD, ROOT);     /* its second thread */
+    ev_fork(&f, THREAD + 1, CHILD, ROOT); /* and a third */
+    ev_exit(&f, CHILD, CHILD, 4 << 8);    /* the main thread's exit, reported first */
+    ev_exit(&f, THREAD + 1, CHILD, 4 << 8);
+    ev_fork(&f, CHILD, CHILD, ROOT);      /* image 3: the pid again, image 2 reaped */
+    ev_fork(&f, THREAD + 2, CHILD, ROOT); /* a thread of image 3 */
+    ev_exit(&f, THREAD, CHILD, 4 << 8);   /* image 2's last thread: image 2 exited 4 */
+    ev_exit(&f, THREAD + 2, CHILD, 0);
+    ev_exit(&f, CHILD, CHILD, 5 << 8);    /* image 3 exited 5 */
+    /* The same with a thread of the root taking the pid. */
+    ev_fork(&f, OTHER, OTHER, ROOT);      /* image 4 */
+    ev_fork(&f, OTHER + 1, OTHER, ROOT);
+    ev_exit(&f, OTHER, OTHER, 6 << 8);
+    ev_fork(&f, OTHER, ROOT, ROOT);       /* a thread of the root gets image 4's pid */
+    ev_exit(&f, OTHER + 1, OTHER, 6 << 8); /* image 4 exited 6 */
+    ev_exit(&f, OTHER, ROOT, 0);
+    ev_exit(&f, ROOT, ROOT, 0);
+    fx_stop(&f);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 4);
+    g_assert_cmpint(exit_code_of(f.db, 2), ==, 4);
+    g_assert_cmpint(exit_code_of(f.db, 3), ==, 5);
+    g_assert_cmpint(exit_code_of(f.db, 4), ==, 6);
+    g_assert_cmpint(exit_code_of(f.db, 1), ==, 0);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from exits"), ==, 4);
+    sqlite3_close(f.db);
+}
+
 /* Stopping while an exit is still owed waits for it (here: never comes) and says so. */
 static void test_exit_owed_at_stop(void)
 {
@@ -289,6 +328,7 @@ int main(int argc, char **argv)
     g_test_add_func("/proctable/reuse-before-exit", test_reuse_before_exit);
     g_test_add_func("/proctable/reuse-by-thread-before-exit", test_reuse_by_thread_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
+    g_test_add_func("/proctable/pid-reuse-before-thread-exit", test_pid_reuse_before_thread_exit);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
     g_test_add_func("/proctable/reattach-after-lost-events", test_reattach_after_lost_events);
     g_test_add_func("/proctable/env-redact", test_env_redact);

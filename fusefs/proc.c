@@ -37,6 +37,9 @@ struct proc_image {
      * ends when both say so. */
     unsigned threads;
     bool leader_exited;
+    /* The main thread's exit status, once reported: the process's when it is not 0 (its
+     * threads joined before it returned from main report 0, and may be reported after it). */
+    int leader_code;
     /* The image the previous exec of this process started (an exec_watch chain; a
      * reference). */
     struct proc_image *earlier_exec;
@@ -87,6 +90,11 @@ struct proc_table {
     pthread_mutex_t events_lock;  /* serialises draining and applying events; before table_lock */
     bool events_lost;             /* protected by table_lock */
     unsigned reattached;          /* processes found from /proc and made live; table_lock */
+    /* tid -> tgid of the tasks attach_live made live whose fork event may still be queued
+     * (made after the request's drain, before the listing): that fork is theirs, not a reuse
+     * of the tid.  Emptied at the end of each drain, which has applied every event queued
+     * before the attach (attach_live and drains hold events_lock); table_lock */
+    GHashTable *attached_unsure;
     GHashTable *live;             /* tgid -> current image of a live build process; table_lock */
     GHashTable *live_tasks;       /* tid -> tgid of live build tasks, threads too; table_lock */
     /* The kernel reports an exit only after the parent could reap it (exit_notify() comes before
@@ -174,6 +182,7 @@ struct proc_table *proc_table_new(struct rec *rec)
     t->exec_images = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_exec_watch);
     t->live = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, image_unref);
     t->live_tasks = g_hash_table_new(g_direct_hash, g_direct_equal);
+    t->attached_unsure = g_hash_table_new(g_direct_hash, g_direct_equal);
     t->exits_due = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_queue);
     pthread_mutex_init(&t->events_lock, NULL);
     t->stop_pipe[0] = t->stop_pipe[1] = -1;
@@ -211,6 +220,7 @@ void proc_table_free(struct proc_table *t)
     g_hash_table_destroy(t->exec_images);
     g_hash_table_destroy(t->live);
     g_hash_table_destroy(t->live_tasks);
+    g_hash_table_destroy(t->attached_unsure);
     g_hash_table_destroy(t->exits_due);
     pthread_mutex_destroy(&t->events_lock);
     g_hash_table_destroy(t->tasks);
@@ -469,21 +479,28 @@ static bool same_image(const char *comm_a, const unsigned long long la[3], const
     return !layout_known(la) || !layout_known(lb) || memcmp(la, lb, 3 * sizeof la[0]) == 0;
 }
 
-static int read_stat(pid_t pid, struct stat_info *si)
+/* /proc/PID/stat into buf (NUL-terminated): its length, or -errno (-ESRCH when empty). */
+static ssize_t read_stat_text(pid_t pid, char *buf, size_t size)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    char buf[1024];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    ssize_t n = read(fd, buf, size - 1);
     int e = errno;
     close(fd);
     if (n <= 0)
         return n < 0 ? -e : -ESRCH;
     buf[n] = '\0';
-    return proc_parse_stat(buf, (size_t)n, si);
+    return n;
+}
+
+static int read_stat(pid_t pid, struct stat_info *si)
+{
+    char buf[1024];
+    ssize_t n = read_stat_text(pid, buf, sizeof buf);
+    return n < 0 ? (int)n : proc_parse_stat(buf, (size_t)n, si);
 }
 
 /* The value of a field of /proc/PID/status ("Tgid", "NSpid", ...): the last number on its line
@@ -830,46 +847,99 @@ static bool still_runs(pid_t tgid, const struct proc_image *img)
            layout_known(si.layout);
 }
 
-/* A fork reports task `tid`, which the table still has as live: that earlier task has ended
- * and been reaped, but its exit is not reported yet.  Set it aside so that its exit, when it
- * comes, is credited to it and not to the new task (table_lock held). */
-static void settle_reused_tid(struct proc_table *t, pid_t tid)
+/* Owe the next exit of `tid` in thread group `tgid` to `img` (a reference, or NULL: a
+ * thread's exit, nothing to record) (table_lock held). */
+static void owe_exit(struct proc_table *t, pid_t tid, pid_t tgid, struct proc_image *img)
 {
-    gpointer tg;
-    if (!g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg))
-        return;
-    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(tid));
-    /* The image whose exit the late event completes: the process's, or, for a thread, the
-     * process's if that thread was the last one left of it; else nothing. */
-    struct proc_image *img = g_hash_table_lookup(t->live, tg);
-    if (img && GPOINTER_TO_INT(tg) != tid) { /* a thread */
-        if (img->threads)
-            img->threads--;
-        /* A thread that exec'd took over the process's pid and gave up its own tid without
-         * an exit: nothing is owed for it (the exec event is still to come). */
-        if (img->leader_exited && still_runs(GPOINTER_TO_INT(tg), img))
-            return;
-        if (!img->leader_exited || img->threads)
-            img = NULL;
-    }
     GQueue *q = g_hash_table_lookup(t->exits_due, GINT_TO_POINTER(tid));
     if (!q) {
         q = g_queue_new();
         g_hash_table_insert(t->exits_due, GINT_TO_POINTER(tid), q);
     }
     struct owed_exit *o = g_new(struct owed_exit, 1);
-    o->tgid = GPOINTER_TO_INT(tg);
-    o->img = img ? image_ref(img) : NULL;
-    if (img)
-        g_hash_table_remove(t->live, tg);
+    o->tgid = tgid;
+    o->img = img;
     g_queue_push_tail(q, o);
-    if (img)
+}
+
+/* Live process `tgid` (image `img`) has ended and been reaped, but the exits of its tasks
+ * still in live_tasks are not reported yet: each of them is owed to it, and the last one to
+ * come is the process's (exit_group() gives every thread the same status).  Its pid is free
+ * for another task from here on (table_lock held). */
+static void set_process_aside(struct proc_table *t, pid_t tgid, struct proc_image *img)
+{
+    unsigned owed = 0;
+    GHashTableIter it;
+    gpointer tid, tg;
+    g_hash_table_iter_init(&it, t->live_tasks);
+    while (g_hash_table_iter_next(&it, &tid, &tg)) {
+        if (GPOINTER_TO_INT(tg) != tgid)
+            continue;
+        owe_exit(t, GPOINTER_TO_INT(tid), tgid, image_ref(img));
+        g_hash_table_iter_remove(&it);
+        owed++;
+    }
+    if (owed) {
+        img->threads = owed; /* from here on: the exits it still waits for */
+        img->leader_exited = true;
         t->due_images++;
+    } else {
+        image_ended(t, img); /* no task of it left to report its end: unknown */
+    }
+    g_hash_table_remove(t->live, GINT_TO_POINTER(tgid));
+}
+
+/* A fork reports task `tid`.  If the table still has a task with that id as live, that earlier
+ * task has ended and been reaped, but its exit is not reported yet; if it has a live process
+ * with that pid whose main thread's exit was reported, that process has ended, with the exits
+ * of its other threads still to come.  Either is set aside so that their exits, when they
+ * come, are credited to them and not to the new task (table_lock held). */
+static void settle_reused_tid(struct proc_table *t, pid_t tid)
+{
+    gpointer tg;
+    if (!g_hash_table_lookup_extended(t->live_tasks, GINT_TO_POINTER(tid), NULL, &tg)) {
+        struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(tid));
+        if (img)
+            set_process_aside(t, tid, img);
+        return;
+    }
+    struct proc_image *img = g_hash_table_lookup(t->live, tg);
+    if (img && GPOINTER_TO_INT(tg) == tid) { /* the main thread's: the whole process ended */
+        set_process_aside(t, tid, img);
+        return;
+    }
+    g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(tid));
+    if (img) { /* a thread */
+        if (img->threads)
+            img->threads--;
+        /* A thread that exec'd took over the process's pid and gave up its own tid without
+         * an exit: nothing is owed for it (the exec event is still to come). */
+        if (img->leader_exited && still_runs(GPOINTER_TO_INT(tg), img))
+            return;
+        if (img->leader_exited && !img->threads) {
+            /* It was the last thread of the process: its late exit is the process's. */
+            owe_exit(t, tid, GPOINTER_TO_INT(tg), image_ref(img));
+            img->threads = 1;
+            t->due_images++;
+            g_hash_table_remove(t->live, tg);
+            return;
+        }
+    }
+    owe_exit(t, tid, GPOINTER_TO_INT(tg), NULL);
 }
 
 static void apply_fork(struct proc_table *t, const struct procev_event *ev)
 {
     pthread_mutex_lock(&t->table_lock);
+    gpointer tg;
+    if (g_hash_table_lookup_extended(t->attached_unsure, GINT_TO_POINTER(ev->pid), NULL, &tg)) {
+        g_hash_table_remove(t->attached_unsure, GINT_TO_POINTER(ev->pid));
+        if (GPOINTER_TO_INT(tg) == ev->tgid &&
+            g_hash_table_lookup(t->live_tasks, GINT_TO_POINTER(ev->pid)) == tg) {
+            pthread_mutex_unlock(&t->table_lock); /* attach_live counted it already */
+            return;
+        }
+    }
     settle_reused_tid(t, ev->pid);
     if (ev->pid != ev->tgid) { /* a new thread (io_uring workers too): belongs to its process */
         struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
@@ -970,6 +1040,16 @@ static void apply_exec(struct proc_table *t, const struct procev_event *ev)
     pthread_mutex_unlock(&t->table_lock);
 }
 
+/* The wait status of process `img`, ended by the exit `ev` of its last task: the main
+ * thread's if that is not 0 (a process that returns 3 from main after joining its threads: the
+ * threads' own exits say 0, and may be reported after the main thread's), else the last
+ * task's (exit_group() from another thread after the main one's pthread_exit(): every thread
+ * then says the group's status). */
+static int process_status(const struct proc_image *img, const struct procev_event *ev)
+{
+    return img->leader_code ? img->leader_code : ev->exit_code;
+}
+
 static void apply_exit(struct proc_table *t, const struct procev_event *ev)
 {
     pthread_mutex_lock(&t->table_lock);
@@ -980,8 +1060,12 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
             owed = l;
     if (owed) { /* the exit of an earlier task with this tid (settle_reused_tid) */
         struct owed_exit *o = owed->data;
-        if (o->img) {
-            rec_add_exit(t->rec, o->img->id, ev->time_ns, ev->exit_code);
+        if (o->img && o->img->threads)
+            o->img->threads--; /* a set-aside image counts the exits it still waits for */
+        if (o->img && ev->pid == ev->tgid)
+            o->img->leader_code = ev->exit_code;
+        if (o->img && !o->img->threads) {
+            rec_add_exit(t->rec, o->img->id, ev->time_ns, process_status(o->img, ev));
             image_ended(t, o->img);
             t->due_images--;
         }
@@ -997,8 +1081,10 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
     g_hash_table_remove(t->live_tasks, GINT_TO_POINTER(ev->pid));
     struct proc_image *img = g_hash_table_lookup(t->live, GINT_TO_POINTER(ev->tgid));
     if (ev->pid == ev->tgid) {
-        if (img)
+        if (img) {
             img->leader_exited = true;
+            img->leader_code = ev->exit_code;
+        }
         if (t->pending_root == ev->tgid)
             t->pending_root = 0;
     } else if (img && was_live && GPOINTER_TO_INT(tg) == ev->tgid && img->threads) {
@@ -1007,7 +1093,7 @@ static void apply_exit(struct proc_table *t, const struct procev_event *ev)
     /* The process has ended when its leader and all its other threads have: its last exit
      * (exit_group() gives every thread the same status) is the process's. */
     if (img && img->leader_exited && !img->threads) {
-        rec_add_exit(t->rec, img->id, ev->time_ns, ev->exit_code);
+        rec_add_exit(t->rec, img->id, ev->time_ns, process_status(img, ev));
         image_ended(t, img);
         g_hash_table_remove(t->live, GINT_TO_POINTER(ev->tgid)); /* may free it */
     }
@@ -1040,12 +1126,13 @@ static void drain_events(struct proc_table *t)
 {
     pthread_mutex_lock(&t->events_lock);
     int r = procev_drain(t->events, apply_event, t);
-    pthread_mutex_unlock(&t->events_lock);
-    if (r < 0) {
-        pthread_mutex_lock(&t->table_lock);
+    pthread_mutex_lock(&t->table_lock);
+    if (g_hash_table_size(t->attached_unsure))
+        g_hash_table_remove_all(t->attached_unsure); /* their forks, if queued, are applied */
+    if (r < 0)
         t->events_lost = true;
-        pthread_mutex_unlock(&t->table_lock);
-    }
+    pthread_mutex_unlock(&t->table_lock);
+    pthread_mutex_unlock(&t->events_lock);
 }
 
 static void *event_thread_main(void *arg)
@@ -1191,25 +1278,39 @@ static GArray *list_tasks(pid_t tgid)
     return tids;
 }
 
+/* Whether the main thread of process `tgid` has exited (a zombie while other threads run on:
+ * /proc/TGID/stat shows its state). */
+static bool leader_gone(pid_t tgid)
+{
+    char buf[1024];
+    if (read_stat_text(tgid, buf, sizeof buf) < 0)
+        return false;
+    const char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 /* A build process that events never reported (they were dropped: ENOBUFS) was found from /proc
- * as `img`: make it live, with its threads `tids`, so that its forks, execs and exit are
- * applied from the events that come after (without this its children would be ignored and it
- * would be held to the end).  Nothing to do if events know it already (table_lock held). */
+ * as `img`: make it live, with its threads `tids` (its main thread among them unless it has
+ * exited), so that its forks, execs and exit are applied from the events that come after
+ * (without this its children would be ignored and it would be held to the end).  A thread
+ * made after the request's drain has its fork event still queued: noted, so that it is not
+ * counted twice.  Nothing to do if events know it already (events_lock and table_lock held). */
 static void attach_live(struct proc_table *t, pid_t tgid, struct proc_image *img,
-                        const GArray *tids)
+                        const GArray *tids, bool leader_exited)
 {
     if (g_hash_table_contains(t->live, GINT_TO_POINTER(tgid)))
         return;
     g_hash_table_replace(t->live, GINT_TO_POINTER(tgid), image_ref(img));
-    g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tgid), GINT_TO_POINTER(tgid));
     img->threads = 0;
-    img->leader_exited = false;
+    img->leader_exited = leader_exited;
     for (guint i = 0; i < tids->len; i++) {
         pid_t tid = g_array_index(tids, pid_t, i);
-        if (tid == tgid || g_hash_table_contains(t->live_tasks, GINT_TO_POINTER(tid)))
+        if ((tid == tgid && leader_exited) || g_hash_table_contains(t->live_tasks, GINT_TO_POINTER(tid)))
             continue;
         g_hash_table_replace(t->live_tasks, GINT_TO_POINTER(tid), GINT_TO_POINTER(tgid));
-        img->threads++;
+        g_hash_table_replace(t->attached_unsure, GINT_TO_POINTER(tid), GINT_TO_POINTER(tgid));
+        if (tid != tgid)
+            img->threads++;
     }
     t->reattached++;
 }
@@ -1275,14 +1376,25 @@ int64_t proc_resolve(struct proc_table *t, pid_t tid)
      * attached with no event applied in between (events_lock), so that a thread's exit is
      * either not listed or applied after. */
     GArray *threads = NULL;
+    bool leader_exited = false;
+    struct stat_info now = {0};
     if (t->events && id) {
         pthread_mutex_lock(&t->events_lock);
         threads = list_tasks(tgid);
+        /* Still the image just recorded: an exec applied (and ignored) since /proc was read
+         * would otherwise make the old image live. */
+        leader_exited = leader_gone(tgid);
+        if (read_stat(tgid, &now) == 0 && !layout_known(now.layout) && tid != tgid) {
+            struct stat_info tnow;
+            if (read_stat(tid, &tnow) == 0)
+                memcpy(now.layout, tnow.layout, sizeof now.layout);
+        }
     }
     pthread_mutex_lock(&t->table_lock);
     struct proc_image *img = id ? current_image(t, tgid, psi.start_ticks) : NULL;
-    if (img && img->id == id && threads)
-        attach_live(t, tgid, img, threads);
+    if (img && img->id == id && threads && now.start_ticks == img->start_ticks &&
+        same_image(img->comm, img->layout, now.comm, now.layout))
+        attach_live(t, tgid, img, threads, leader_exited);
     if (t->events && id)
         pthread_mutex_unlock(&t->events_lock);
     if (img && img->id == id) {

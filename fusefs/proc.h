@@ -67,7 +67,8 @@ int proc_table_enable_events(struct proc_table *t);
 void proc_table_stop_events(struct proc_table *t, int grace_ms);
 
 /* Apply one process event as the event thread would: for tests that script an event sequence
- * (the event thread's own events must not concern the same pids). */
+ * (the event thread's own events must not concern the same pids, but for an event fed by hand
+ * in place of one the kernel will not send again). */
 void proc_table_apply_event(struct proc_table *t, const struct procev_event *ev);
 
 /* The most process images the table held at once.  An image is held while it is live, its

@@ -1,6 +1,7 @@
 /* doctor — see doctor.h. */
 #include "doctor.h"
 
+#include "idmap.h"
 #include "procevents.h"
 #include "syswatch.h"
 
@@ -8,6 +9,7 @@
 #include <fuse_lowlevel.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <grp.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -133,7 +135,8 @@ static void check_userns(void)
 }
 
 
-/* Real owners inside the build need newuidmap/newgidmap and a subordinate range. */
+/* Real owners inside the build need newuidmap/newgidmap and a subordinate range; each
+ * supplementary group needs a subgid line of its own, or it shows as nogroup inside. */
 static void check_idmap(void)
 {
     if (geteuid() == 0) {
@@ -148,23 +151,28 @@ static void check_idmap(void)
         return;
     }
     struct passwd *pw = getpwuid(getuid());
-    g_autofree char *subuid = NULL;
-    g_autofree char *line = pw ? g_strdup_printf("\n%s:", pw->pw_name) : NULL;
-    g_autofree char *idline = g_strdup_printf("\n%u:", (unsigned)getuid());
-    bool have = false;
-    if (g_file_get_contents("/etc/subuid", &subuid, NULL, NULL)) {
-        g_autofree char *text = g_strconcat("\n", subuid, NULL);
-        have = (line && strstr(text, line)) || strstr(text, idline);
-    }
-    if (!have) {
+    g_autofree char *user = pw ? g_strdup(pw->pw_name) : g_strdup_printf("%u", (unsigned)getuid());
+    struct idmap m;
+    g_autofree char *why = NULL;
+    if (idmap_plan(getuid(), getgid(), &m, &why) < 0) {
         g_autofree char *fix = g_strdup_printf("usermod --add-subuids 100000-165535 "
-                                               "--add-subgids 100000-165535 %s",
-                                               pw ? pw->pw_name : "USER");
-        report(NOTE, "id maps", "no range for you in /etc/subuid: others' files show as yours",
-               fix);
+                                               "--add-subgids 100000-165535 %s", user);
+        report(NOTE, "id maps", "no range for you in /etc/subuid and /etc/subgid: others' "
+                                "files show as yours", fix);
         return;
     }
-    report(OK, "id maps", "newuidmap and a subordinate range: files keep their owners", NULL);
+    report(OK, "id maps", "newuidmap and a subordinate range: files in traced trees keep their "
+                          "owners", NULL);
+    for (int i = 0; i < m.n_unmapped; i++) {
+        struct group *gr = getgrgid(m.unmapped_gids[i]);
+        g_autofree char *found = g_strdup_printf(
+            "your group %s (%u) is not mapped: inside the build it shows as nogroup and "
+            "chgrp to it as id -G reports it fails", gr ? gr->gr_name : "?", m.unmapped_gids[i]);
+        g_autofree char *fix = g_strdup_printf("as root, add the line %s:%u:1 to /etc/subgid",
+                                               user, m.unmapped_gids[i]);
+        report(NOTE, "group map", found, fix);
+    }
+    idmap_free(&m);
 }
 
 static int kernel_at_least(int want_major, int want_minor, char **release)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,10 +143,18 @@ int idmap_plan(uid_t uid, gid_t gid, struct idmap *out, char **why)
             unsigned long s = g_array_index(gr, unsigned long, k), c = g_array_index(gr, unsigned long, k + 1);
             allowed |= groups[i] >= s && groups[i] - s < c;
         }
-        if (allowed && !(groups[i] >= gs && groups[i] < main_end))
+        if (allowed && !(groups[i] >= gs && groups[i] < main_end)) {
             keep[n_keep++] = groups[i];
+            continue;
+        }
+        struct group *gr_ent = getgrgid(groups[i]);
+        if (gr_ent)
+            g_string_append_printf(unmapped, "%s%s (%u)", unmapped->len ? ", " : "",
+                                   gr_ent->gr_name, (unsigned)groups[i]);
         else
             g_string_append_printf(unmapped, "%s%u", unmapped->len ? ", " : "", groups[i]);
+        out->unmapped_gids = g_renew(unsigned, out->unmapped_gids, out->n_unmapped + 1);
+        out->unmapped_gids[out->n_unmapped++] = groups[i];
     }
     out->gid_args = idmap_args(keep, n_keep, gs, gc);
     if (unmapped->len)
@@ -196,6 +205,9 @@ void idmap_free(struct idmap *m)
     g_strfreev(m->uid_args);
     g_strfreev(m->gid_args);
     g_free(m->unmapped_groups);
+    g_free(m->unmapped_gids);
     m->uid_args = m->gid_args = NULL;
     m->unmapped_groups = NULL;
+    m->unmapped_gids = NULL;
+    m->n_unmapped = 0;
 }

@@ -15,8 +15,12 @@
  *
  * Supplementary groups keep their ids only where another subgid line of the user allows it
  * (an administrator's "user:100:1"): newgidmap maps nothing else.  The others show as nogroup
- * (65534) in `id` inside, while permissions (decided by the daemon, or by the kernel on
- * untraced trees) still use them; owners at or above N show as the overflow id.
+ * (65534) in `id` inside, and chgrp to that number fails with EPERM (a chgrp to the group's
+ * own number or name works on traced trees), while permissions (decided by the daemon, or by
+ * the kernel on untraced trees) still use them; owners at or above N show as the overflow id.
+ * On untraced trees (the system trees without --system, `/` itself) the kernel shows every
+ * file by its real owner, which the namespace does not map unless it is the caller's own id:
+ * root's and system users' files there show as nobody/nogroup.
  *
  * Contract: idmap_plan() reads the ranges (0, or -ENOENT with *why set when wide maps are not
  * possible: no range, or no newuidmap); idmap_apply() runs newuidmap and newgidmap on `pid`
@@ -31,7 +35,12 @@
 struct idmap {
     char **uid_args; /* for newuidmap after the pid: "inside outside count" triples */
     char **gid_args;
-    char *unmapped_groups; /* the caller's supplementary groups left unmapped, or NULL */
+    /* The caller's supplementary groups that no subgid line of the user maps (they show as
+     * nogroup inside): their ids, and as text for the run's notes ("users (100), ..."), or
+     * NULL/0 when every group is mapped. */
+    unsigned *unmapped_gids;
+    int n_unmapped;
+    char *unmapped_groups;
 };
 
 int idmap_plan(uid_t uid, gid_t gid, struct idmap *out, char **why);

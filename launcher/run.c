@@ -1587,6 +1587,10 @@ static void print_summary(struct run *r)
     g_autofree char *untraced = untraced_use(r);
     if (untraced)
         g_string_append_printf(line, "; not traced: %s", untraced);
+    if (r->ids_mapped && r->unmapped_groups)
+        g_string_append_printf(line, "; groups not mapped inside (shown as nogroup): %s "
+                                     "('buildtrail doctor' says how to map them)",
+                               r->unmapped_groups);
     fprintf(stderr, "%s\n", line->str);
     g_string_free(line, TRUE);
 }

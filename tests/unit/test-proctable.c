@@ -14,7 +14,11 @@
 #include "unit-sql.h"
 
 #include <glib.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -177,6 +181,69 @@ static void test_thread_exec_and_leader_exit(void)
     sqlite3_close(f.db);
 }
 
+/* A process whose main thread's exit is reported before its other thread's: the parent can reap
+ * it, and its pid be given to a new process (or thread), before that last exit is reported
+ * (a thread that has exited no longer holds the group up; its exit event comes after).  The
+ * late exit is the earlier process's, not the new one's.  Before, the fork that reused the pid
+ * dropped the earlier process from the table: its exit was lost, and the tree still said
+ * complete. */
+static void test_pid_reuse_before_thread_exit(void)
+{
+    struct fixture f;
+    fx_start(&f, "reuse-group.db");
+    start_build(&f);
+    ev_fork(&f, CHILD, CHILD, ROOT);      /* image 2 */
+    ev_fork(&f, THREAD, CHILD, ROOT);     /* its second thread */
+    ev_fork(&f, THREAD + 1, CHILD, ROOT); /* and a third */
+    ev_exit(&f, CHILD, CHILD, 4 << 8);    /* the main thread's exit, reported first */
+    ev_exit(&f, THREAD + 1, CHILD, 4 << 8);
+    ev_fork(&f, CHILD, CHILD, ROOT);      /* image 3: the pid again, image 2 reaped */
+    ev_fork(&f, THREAD + 2, CHILD, ROOT); /* a thread of image 3 */
+    ev_exit(&f, THREAD, CHILD, 4 << 8);   /* image 2's last thread: image 2 exited 4 */
+    ev_exit(&f, THREAD + 2, CHILD, 0);
+    ev_exit(&f, CHILD, CHILD, 5 << 8);    /* image 3 exited 5 */
+    /* The same with a thread of the root taking the pid. */
+    ev_fork(&f, OTHER, OTHER, ROOT);      /* image 4 */
+    ev_fork(&f, OTHER + 1, OTHER, ROOT);
+    ev_exit(&f, OTHER, OTHER, 6 << 8);
+    ev_fork(&f, OTHER, ROOT, ROOT);       /* a thread of the root gets image 4's pid */
+    ev_exit(&f, OTHER + 1, OTHER, 6 << 8); /* image 4 exited 6 */
+    ev_exit(&f, OTHER, ROOT, 0);
+    ev_exit(&f, ROOT, ROOT, 0);
+    fx_stop(&f);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 4);
+    g_assert_cmpint(exit_code_of(f.db, 2), ==, 4);
+    g_assert_cmpint(exit_code_of(f.db, 3), ==, 5);
+    g_assert_cmpint(exit_code_of(f.db, 4), ==, 6);
+    g_assert_cmpint(exit_code_of(f.db, 1), ==, 0);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from exits"), ==, 4);
+    sqlite3_close(f.db);
+}
+
+/* A process that joins its threads and returns 3 from main: the threads' own exits say 0, and
+ * one may be reported after the main thread's; the process's status is 3 (before, the last
+ * exit reported: 0).  One whose main thread exits first and whose other thread calls exit(4):
+ * 4. */
+static void test_status_of_threaded_process(void)
+{
+    struct fixture f;
+    fx_start(&f, "thread-status.db");
+    start_build(&f);
+    ev_fork(&f, CHILD, CHILD, ROOT);     /* image 2 */
+    ev_fork(&f, THREAD, CHILD, ROOT);
+    ev_exit(&f, CHILD, CHILD, 3 << 8);   /* main returned 3 (exit_group) ... */
+    ev_exit(&f, THREAD, CHILD, 0);       /* ... the joined thread's exit reported after it */
+    ev_fork(&f, OTHER, OTHER, ROOT);     /* image 3 */
+    ev_fork(&f, OTHER + 1, OTHER, ROOT);
+    ev_exit(&f, OTHER, OTHER, 0);        /* pthread_exit() in main */
+    ev_exit(&f, OTHER + 1, OTHER, 4 << 8); /* exit(4) from the other thread */
+    ev_exit(&f, ROOT, ROOT, 0);
+    fx_stop(&f);
+    g_assert_cmpint(exit_code_of(f.db, 2), ==, 3);
+    g_assert_cmpint(exit_code_of(f.db, 3), ==, 4);
+    sqlite3_close(f.db);
+}
+
 /* Stopping while an exit is still owed waits for it (here: never comes) and says so. */
 static void test_exit_owed_at_stop(void)
 {
@@ -261,6 +328,181 @@ static void test_reattach_after_lost_events(void)
     g_assert_cmpint(unit_sql_int(f.db, "select parent_id from processes where id = 2"), ==, 1);
     g_assert_cmpint(exit_code_of(f.db, 2), ==, 7);
     g_assert_cmpint(exit_code_of(f.db, 1), ==, 3);
+    sqlite3_close(f.db);
+}
+
+/* ---- a re-found process with threads (real processes: this program run as a helper) ------- */
+
+static int h_in = -1, h_tin = -1, h_out = -1;
+
+static void h_read(int fd, char want)
+{
+    char c;
+    if (read(fd, &c, 1) != 1 || c != want)
+        _exit(90); /* the test is gone, or out of step */
+}
+
+static void *helper_thread(void *leader_exits)
+{
+    pid_t tid = gettid();
+    if (write(h_out, &tid, sizeof tid) != (ssize_t)sizeof tid)
+        _exit(91);
+    if (leader_exits) {
+        h_read(h_in, 'x');
+        exit(4); /* the process's end: its main thread has long exited */
+    }
+    h_read(h_tin, 'q');
+    return NULL;
+}
+
+/* `test-proctable --helper MODE IN TIN OUT`: "threads": a second thread, then on 'f' a child
+ * that execs `sh -c 'exit 7'`, then on 'x' (after the thread was told 'q') exit 3;
+ * "leader-exit": a second thread, the main thread exits, the other exits the process (4) on 'x'. */
+static int helper_main(char **argv)
+{
+    h_in = atoi(argv[3]);
+    h_tin = atoi(argv[4]);
+    h_out = atoi(argv[5]);
+    pthread_t th;
+    bool leader_exits = !strcmp(argv[2], "leader-exit");
+    if (pthread_create(&th, NULL, helper_thread, leader_exits ? &th : NULL) != 0)
+        return 92;
+    if (leader_exits)
+        pthread_exit(NULL);
+    h_read(h_in, 'f');
+    pid_t g = fork();
+    if (g == 0) {
+        execl("/bin/sh", "sh", "-c", "exit 7", (char *)NULL);
+        _exit(93);
+    }
+    int st;
+    if (g < 0 || waitpid(g, &st, 0) != g || write(h_out, "d", 1) != 1)
+        return 94;
+    h_read(h_in, 'x');
+    pthread_join(th, NULL);
+    return 3;
+}
+
+struct helper {
+    pid_t pid, thread;
+    int in, tin, out;
+};
+
+/* Start the helper in MODE; its fork and the fork of its thread come before the table knows
+ * it, as if their events had been dropped.  FALSE (skipped) without the connector. */
+static gboolean helper_start(struct fixture *f, const char *mode, struct helper *h)
+{
+    int in[2], tin[2], out[2];
+    g_assert_cmpint(pipe(in), ==, 0);
+    g_assert_cmpint(pipe(tin), ==, 0);
+    g_assert_cmpint(pipe(out), ==, 0);
+    char a[3][16];
+    snprintf(a[0], sizeof a[0], "%d", in[0]);
+    snprintf(a[1], sizeof a[1], "%d", tin[0]);
+    snprintf(a[2], sizeof a[2], "%d", out[1]);
+    h->pid = fork();
+    g_assert_cmpint(h->pid, >=, 0);
+    if (h->pid == 0) {
+        close(in[1]);
+        close(tin[1]);
+        close(out[0]);
+        execl("/proc/self/exe", "test-proctable", "--helper", mode, a[0], a[1], a[2],
+              (char *)NULL);
+        _exit(95);
+    }
+    close(in[0]);
+    close(tin[0]);
+    close(out[1]);
+    h->in = in[1];
+    h->tin = tin[1];
+    h->out = out[0];
+    g_assert_cmpint(read(h->out, &h->thread, sizeof h->thread), ==, sizeof h->thread);
+    if (proc_table_enable_events(f->t) < 0) {
+        kill(h->pid, SIGKILL);
+        waitpid(h->pid, NULL, 0);
+        return FALSE;
+    }
+    proc_table_set_launcher(f->t, SETUP, getpid()); /* starts the event thread */
+    return TRUE;
+}
+
+static int helper_wait(struct helper *h)
+{
+    int st;
+    g_assert_cmpint(waitpid(h->pid, &st, 0), ==, h->pid);
+    close(h->in);
+    close(h->tin);
+    close(h->out);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A process re-found from /proc with a second thread, whose fork event comes after the
+ * re-attach (made after the request's drain, before the listing: here the event is fed by
+ * hand): it is counted once, so the process's exit is recorded when that thread and the main
+ * one have ended.  Its child (which execs) and the child's exec and exit are recorded too. */
+static void test_reattach_threads(void)
+{
+    struct fixture f;
+    fx_start(&f, "reattach-threads.db");
+    struct helper h;
+    if (!helper_start(&f, "threads", &h)) {
+        fx_stop(&f);
+        sqlite3_close(f.db);
+        g_test_skip("the process-events connector needs root here");
+        return;
+    }
+    g_assert_cmpint(proc_resolve(f.t, h.pid), ==, 1);
+    ev_fork(&f, h.thread, h.pid, h.pid); /* the thread's fork, queued before the listing */
+    char c;
+    g_assert_cmpint(write(h.in, "f", 1), ==, 1);
+    g_assert_cmpint(read(h.out, &c, 1), ==, 1);
+    g_assert_cmpint(write(h.tin, "q", 1), ==, 1);
+    g_assert_cmpint(write(h.in, "x", 1), ==, 1);
+    g_assert_cmpint(helper_wait(&h), ==, 3);
+    proc_table_stop_events(f.t, 3000);
+    g_autofree char *note = proc_table_tree_note(f.t);
+    fx_stop(&f);
+    g_assert_cmpstr(note, ==, "complete");
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 3);
+    g_assert_cmpint(unit_sql_int(f.db, "select parent_id from processes where id = 2"), ==, 1);
+    g_assert_cmpint(unit_sql_int(f.db, "select prev_image_id from processes where id = 3"), ==, 2);
+    g_assert_cmpint(exit_code_of(f.db, 3), ==, 7);
+    g_assert_cmpint(exit_code_of(f.db, 1), ==, 3);
+    sqlite3_close(f.db);
+}
+
+/* A process re-found from /proc through its second thread after its main thread exited: it is
+ * made live without the main thread, and ends when that thread exits the process. */
+static void test_reattach_leader_exited(void)
+{
+    struct fixture f;
+    fx_start(&f, "reattach-leader.db");
+    struct helper h;
+    if (!helper_start(&f, "leader-exit", &h)) {
+        fx_stop(&f);
+        sqlite3_close(f.db);
+        g_test_skip("the process-events connector needs root here");
+        return;
+    }
+    /* The main thread is a zombie once /proc says so. */
+    char path[64], buf[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)h.pid);
+    for (int i = 0; i < 500 && !strstr(buf, ") Z"); i++) {
+        g_autofree char *text = NULL;
+        if (g_file_get_contents(path, &text, NULL, NULL))
+            g_strlcpy(buf, text, sizeof buf);
+        g_usleep(2000);
+    }
+    g_assert_nonnull(strstr(buf, ") Z"));
+    g_assert_cmpint(proc_resolve(f.t, h.thread), ==, 1);
+    g_assert_cmpint(write(h.in, "x", 1), ==, 1);
+    g_assert_cmpint(helper_wait(&h), ==, 4);
+    proc_table_stop_events(f.t, 3000);
+    g_autofree char *note = proc_table_tree_note(f.t);
+    fx_stop(&f);
+    g_assert_cmpstr(note, ==, "complete");
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 1);
+    g_assert_cmpint(exit_code_of(f.db, 1), ==, 4);
     sqlite3_close(f.db);
 }
 
@@ -353,12 +595,18 @@ static void test_argv_redact(void)
 
 int main(int argc, char **argv)
 {
+    if (argc == 6 && !strcmp(argv[1], "--helper"))
+        return helper_main(argv);
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/proctable/reuse-before-exit", test_reuse_before_exit);
     g_test_add_func("/proctable/reuse-by-thread-before-exit", test_reuse_by_thread_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);
+    g_test_add_func("/proctable/pid-reuse-before-thread-exit", test_pid_reuse_before_thread_exit);
+    g_test_add_func("/proctable/status-of-threaded-process", test_status_of_threaded_process);
     g_test_add_func("/proctable/exit-owed-at-stop", test_exit_owed_at_stop);
     g_test_add_func("/proctable/reattach-after-lost-events", test_reattach_after_lost_events);
+    g_test_add_func("/proctable/reattach-threads", test_reattach_threads);
+    g_test_add_func("/proctable/reattach-leader-exited", test_reattach_leader_exited);
     g_test_add_func("/proctable/env-redact", test_env_redact);
     g_test_add_func("/proctable/env-secret-names", test_env_secret_names);
     g_test_add_func("/proctable/url-credentials", test_url_credentials);

@@ -953,8 +953,11 @@ static void apply_fork(struct proc_table *t, const struct procev_event *ev)
     if (ev->parent_tgid == t->setup_pid) {
         /* Setup forks twice: the namespace's init, then the build's command (still the
          * launcher's code until it execs: recorded at exec).  A later fork "by setup" is by
-         * another process that got setup's pid after the build ended. */
-        if (!t->init_pid) {
+         * another process that got setup's pid after the build ended.  Setup also reports
+         * init's pid over its socket, which the daemon may read before this event is applied:
+         * the fork of a known init is init's, never the root's (unit/proctable
+         * init-known-before-its-fork: the whole tree was lost so, the trace "complete"). */
+        if (!t->init_pid || ev->tgid == t->init_pid) {
             t->init_pid = ev->pid;
             pthread_cond_broadcast(&t->launcher_known);
         } else if (!t->root_forked) {

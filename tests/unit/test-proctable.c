@@ -90,6 +90,29 @@ static int64_t exit_code_of(sqlite3 *db, int64_t image)
     return unit_sql_int(db, q);
 }
 
+/* Setup reports init's pid over its socket while the event thread may not have applied init's
+ * fork yet: init's fork must still be told from the root's (it was taken for the root, and the
+ * real root's fork ignored: a build's whole tree missing while the trace said complete). */
+static void test_init_known_before_its_fork(void)
+{
+    struct fixture f;
+    fx_start(&f, "init-known.db");
+    proc_table_set_launcher(f.t, SETUP, INIT); /* the socket's report came first */
+    ev_fork(&f, INIT, INIT, SETUP);
+    ev_fork(&f, ROOT, ROOT, SETUP);
+    ev_exec(&f, ROOT);
+    g_assert_cmpint(proc_table_root_id(f.t), ==, 1);
+    ev_fork(&f, CHILD, CHILD, ROOT); /* image 2 */
+    ev_exec(&f, CHILD);              /* image 3 */
+    ev_exit(&f, CHILD, CHILD, 0);
+    ev_exit(&f, ROOT, ROOT, 0);
+    fx_stop(&f);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from processes"), ==, 3);
+    g_assert_cmpint(unit_sql_int(f.db, "select parent_id from processes where id = 2"), ==, 1);
+    g_assert_cmpint(unit_sql_int(f.db, "select count(*) from exits"), ==, 2);
+    sqlite3_close(f.db);
+}
+
 /* A pid reused before the exit of its earlier holder is reported: that exit is the earlier
  * task's, and the new task stays live (its exec and exit are its own). */
 static void test_reuse_before_exit(void)
@@ -598,6 +621,7 @@ int main(int argc, char **argv)
     if (argc == 6 && !strcmp(argv[1], "--helper"))
         return helper_main(argv);
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/proctable/init-known-before-its-fork", test_init_known_before_its_fork);
     g_test_add_func("/proctable/reuse-before-exit", test_reuse_before_exit);
     g_test_add_func("/proctable/reuse-by-thread-before-exit", test_reuse_by_thread_before_exit);
     g_test_add_func("/proctable/thread-exec-and-leader-exit", test_thread_exec_and_leader_exit);

@@ -304,6 +304,11 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
     sqlite3_finalize(st);
     /* (tracedb_open_readonly checked every table of the schema version.) */
     set_bounds(q);
+    /* NULL where the schema says NOT NULL: the code reading those columns may count on it. */
+    if (qdb_prepare(q, tracedb_sql(TQ_NULL_WHERE_NOT_NULL), &st) && qdb_row(q, st) &&
+        sqlite3_column_type(st, 0) != SQLITE_NULL)
+        qdb_damaged(q, "%s holds NULL where it may not", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
     load_run(q, recording);
     *out = q;
     return 0;

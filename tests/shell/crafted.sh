@@ -1,14 +1,16 @@
 # crafted.sh — sourced (after lib.sh) by the tests of crafted traces (t4020-t4024): a real
 # small traced build to edit with sqlite3, and a bounded way to ask a query about the result.
 #
-# record_sample: $T/good.db, the sample build's trace (the build in $T/s).
+# record_sample: $T/good.db, the sample build's trace (the build in $T/s); $w, the id of the
+#   image that wrote $T/s/hello.
 # craft NAME SQL...: $T/NAME.db, a copy of good.db with each SQL run on it.
 # bounded ARGS...: buildtrail ARGS under `timeout 20` and 1 GiB of address space (not under
 #   ASan, whose shadow memory needs more); stdout in $T/out, stderr in $T/err, status in $st.
 # refuses DB LABEL ARGS...: the query exits non-zero within the bounds, with one line on
 #   stderr saying the trace is damaged (or not a trace) and nothing on stdout.
 # answers_or_refuses DB LABEL ARGS...: within the bounds, either that refusal or an answer
-#   (exit 0, something on stdout, no line on stderr but warnings).
+#   (exit 0, no line on stderr but warnings; or a one-line answer such
+#   as "no process 1 in this trace", exit non-zero).
 # QUERIES: one query of each kind, run by every_query.
 require_cmd sqlite3
 require_cmd timeout
@@ -18,6 +20,8 @@ record_sample() {
     (cd "$T/s" && bt run -o "$T/good.db" -- make -j2 > "$T/build.log" 2>&1) ||
         fail "the sample build failed: $(cat "$T/build.log")"
     bt tree -d "$T/good.db" > /dev/null || fail "tree on the good trace"
+    w=$(writer_of "$T/s/hello")
+    [ -n "$w" ] || fail "no writer of hello in the trace"
 }
 
 craft() {
@@ -63,7 +67,11 @@ answers_or_refuses() {
     bounded "$@" -d "$_db"
     _within_bounds "$_label on $(basename "$_db")"
     _is_refusal "$_db" && return 0
-    [ "$st" = 0 ] && [ -s "$T/out" ] && ! grep -v ': warning: ' "$T/err" | grep -q . ||
+    # An answer, or one line that is one (as "no process 1 in this trace" is for a trace
+    # without processes), besides the warnings that say what the trace lacks.
+    grep -v ': warning: ' "$T/err" > "$T/err.main" || true
+    { [ "$st" = 0 ] && [ ! -s "$T/err.main" ]; } ||
+        { [ "$st" != 0 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err.main")" = 1 ]; } ||
         fail "$_label on $(basename "$_db"): neither an answer nor a one-line refusal (exit $st): $(head -c 400 "$T/err"); stdout: $(head -c 200 "$T/out")"
 }
 

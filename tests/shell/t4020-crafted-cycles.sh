@@ -9,8 +9,6 @@
 require_fuse
 . "$(dirname "$0")/crafted.sh"
 record_sample
-w=$(writer_of "$T/s/hello")
-[ -n "$w" ] || fail "no writer of hello in the trace"
 max=$(sqlite3 "$T/good.db" "SELECT MAX(id) FROM processes")
 prev=$(sqlite3 "$T/good.db" "SELECT prev_image_id FROM processes WHERE id = $w")
 [ -n "$prev" ] || fail "the writer of hello ($w) exec'd from nothing"

@@ -198,6 +198,22 @@ static void test_not_complete(void)
     qdb_close(q);
 }
 
+/* A statement that runs past the trace's budget of VM steps is stopped, as damage. */
+static void test_step_budget(void)
+{
+    g_autofree char *p = make_trace("steps.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    struct qdb *q = open_ok(p);
+    q->step_budget = q->step_ticks + 2; /* a few million steps from here */
+    sqlite3_stmt *st = NULL;
+    g_assert_true(qdb_prepare(q, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM "
+                                 "r) SELECT count(*) FROM r", &st));
+    g_assert_false(qdb_row(q, st));
+    sqlite3_finalize(st);
+    g_assert_true(qdb_failed(q));
+    g_assert_nonnull(strstr(qdb_error(q), "is damaged: its queries ran past"));
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -207,5 +223,6 @@ int main(int argc, char **argv)
     g_test_add_func("/qdb/missing-table", test_missing_table);
     g_test_add_func("/qdb/links-checked", test_links_checked);
     g_test_add_func("/qdb/not-complete", test_not_complete);
+    g_test_add_func("/qdb/step-budget", test_step_budget);
     return unit_run();
 }

@@ -197,8 +197,7 @@ static int fd_head(int fd)
 
 /* The value of `key` in the meta table of the SQLite file at `path` (g_free it), or NULL when
  * it cannot be read.  Waits up to `busy_ms` for a recorder that holds the file a moment. */
-static sqlite3 *reference_schema(int version);
-static int check_table(sqlite3 *db, sqlite3 *ref, const char *name, char **why);
+static int check_meta(sqlite3 *db, char **why);
 
 static char *meta_value(const char *path, const char *key, int busy_ms)
 {
@@ -209,9 +208,7 @@ static char *meta_value(const char *path, const char *key, int busy_ms)
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACEDB_VALUE_MAX);
         sqlite3_stmt *st = NULL;
         /* A meta that is not buildtrail's table (a view could run forever) is not a trace's. */
-        sqlite3 *ref = reference_schema(0);
-        bool is_table = ref && check_table(db, ref, "meta", NULL) == 0;
-        sqlite3_close(ref);
+        bool is_table = check_meta(db, NULL) == 0;
         if (is_table && sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) ==
             SQLITE_OK) {
             sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -582,16 +579,41 @@ static sqlite3 *reference_schema(int version)
     return ref;
 }
 
-/* The columns of table `name` as PRAGMA table_xinfo gives them (name, declared type, not
- * null, primary key, hidden: generated columns are hidden), one line each; NULL on an error. */
-static char *table_columns(sqlite3 *db, const char *name)
+/* The statements check_table runs, prepared once for all the tables of a schema. */
+struct schema_check {
+    sqlite3 *db, *ref;
+    sqlite3_stmt *object; /* db: type and sql of ?1 */
+    sqlite3_stmt *cols[2]; /* db, ref: the columns of ?1 */
+};
+
+#define COLUMNS_SQL                                                                                \
+    "SELECT name, upper(type), \"notnull\", pk, hidden FROM pragma_table_xinfo(?1) ORDER BY cid"
+
+static int schema_check_init(struct schema_check *c, sqlite3 *db, sqlite3 *ref)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT name, upper(type), \"notnull\", pk, hidden FROM "
-                               "pragma_table_xinfo(?1) ORDER BY cid", -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return NULL;
-    }
+    *c = (struct schema_check){db, ref, NULL, {NULL, NULL}};
+    int rc = sqlite3_prepare_v2(db, "SELECT type, sql FROM sqlite_schema WHERE name = ?1 "
+                                    "COLLATE NOCASE", -1, &c->object, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, COLUMNS_SQL, -1, &c->cols[0], NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(ref, COLUMNS_SQL, -1, &c->cols[1], NULL);
+    return rc;
+}
+
+static void schema_check_done(struct schema_check *c)
+{
+    sqlite3_finalize(c->object);
+    sqlite3_finalize(c->cols[0]);
+    sqlite3_finalize(c->cols[1]);
+}
+
+/* The columns of table `name` as PRAGMA table_xinfo gives them (name, declared type, not
+ * null, primary key, hidden: generated columns are hidden), one line each, from statement
+ * `st` (COLUMNS_SQL); NULL on an error. */
+static char *table_columns(sqlite3_stmt *st, const char *name)
+{
+    sqlite3_reset(st);
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     GString *cols = g_string_new(NULL);
     int rc;
@@ -601,7 +623,7 @@ static char *table_columns(sqlite3 *db, const char *name)
                                (const char *)sqlite3_column_text(st, 1),
                                sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
                                sqlite3_column_int(st, 4));
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
         g_string_free(cols, TRUE);
         return NULL;
@@ -625,25 +647,24 @@ static char *column_missing(const char *cols, const char *other)
 /* Whether table `name` of `db` is a plain table with exactly the columns it has in `ref`:
  * 0, or -EBADMSG with the sentence in *why.  A view, a virtual table, a generated column or
  * a column of another type could make a query run forever or answer from something else. */
-static int check_table(sqlite3 *db, sqlite3 *ref, const char *name, char **why)
+static int check_table(struct schema_check *c, const char *name, char **why)
 {
-    sqlite3_stmt *st = NULL;
+    sqlite3 *db = c->db;
+    sqlite3_stmt *st = c->object;
     g_autofree char *type = NULL, *sql = NULL;
     int n = 0;
-    int rc = sqlite3_prepare_v2(db, "SELECT type, sql FROM sqlite_schema WHERE name = ?1 COLLATE "
-                                    "NOCASE", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            if (n++ == 0) {
-                type = g_strdup((const char *)sqlite3_column_text(st, 0));
-                sql = g_strdup((const char *)sqlite3_column_text(st, 1));
-            }
+    sqlite3_reset(st);
+    int rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n++ == 0) {
+            type = g_strdup((const char *)sqlite3_column_text(st, 0));
+            sql = g_strdup((const char *)sqlite3_column_text(st, 1));
         }
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
+        rc = SQLITE_OK;
     }
-    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    sqlite3_reset(st);
     if (rc != SQLITE_OK)
         return set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
     if (n == 0)
@@ -655,7 +676,7 @@ static int check_table(sqlite3 *db, sqlite3 *ref, const char *name, char **why)
     if (!sql || g_ascii_strncasecmp(sql, "CREATE TABLE", 12))
         return set_err(why, -EBADMSG, g_strdup_printf("its table '%s' is not a plain table",
                                                       name));
-    g_autofree char *have = table_columns(db, name), *want = table_columns(ref, name);
+    g_autofree char *have = table_columns(c->cols[0], name), *want = table_columns(c->cols[1], name);
     if (!have)
         return set_err(why, -EBADMSG, g_strdup_printf("its table '%s' cannot be read: %s", name,
                                                       sqlite3_errmsg(db)));
@@ -675,16 +696,33 @@ static int check_table(sqlite3 *db, sqlite3 *ref, const char *name, char **why)
 static int check_schema(sqlite3 *db, int version, char **why)
 {
     sqlite3 *ref = reference_schema(version);
-    if (!ref)
-        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
+    struct schema_check c;
     sqlite3_stmt *st = NULL;
     int r = 0;
-    if (sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY "
+    if (!ref || schema_check_init(&c, db, ref) != SQLITE_OK ||
+        sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY "
                                 "rowid", -1, &st, NULL) != SQLITE_OK)
-        r = set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
+        r = set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(ref ? db : NULL)));
     while (r == 0 && sqlite3_step(st) == SQLITE_ROW)
-        r = check_table(db, ref, (const char *)sqlite3_column_text(st, 0), why);
+        r = check_table(&c, (const char *)sqlite3_column_text(st, 0), why);
     sqlite3_finalize(st);
+    if (ref)
+        schema_check_done(&c);
+    sqlite3_close(ref);
+    return r;
+}
+
+/* Whether meta in `db` is buildtrail's table: 0, or check_table's error. */
+static int check_meta(sqlite3 *db, char **why)
+{
+    sqlite3 *ref = reference_schema(0);
+    if (!ref)
+        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
+    struct schema_check c;
+    int r = schema_check_init(&c, db, ref) == SQLITE_OK
+                ? check_table(&c, "meta", why)
+                : set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
+    schema_check_done(&c);
     sqlite3_close(ref);
     return r;
 }
@@ -735,11 +773,8 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     int version = -1;
     sqlite3_stmt *q = NULL;
     {
-        sqlite3 *ref = reference_schema(0);
         char *why = NULL;
-        int e = ref ? check_table(db, ref, "meta", &why) : set_err(&why, -ENOMEM,
-                                                                   g_strdup(g_strerror(ENOMEM)));
-        sqlite3_close(ref);
+        int e = check_meta(db, &why);
         if (e < 0) {
             sqlite3_close(db);
             if (g_str_has_prefix(why, "it has no table")) {

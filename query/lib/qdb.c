@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -180,6 +179,15 @@ static void load_run(struct qdb *q, bool recording)
         r->root_id = sqlite3_column_int64(st, 8);
     }
     sqlite3_finalize(st);
+    if (q->error)
+        return;
+    /* What the run row says is printed in one line on stderr: a control character (a line
+     * break) in it is not something the recorder writes. */
+    const char *said[] = {r->process_tree, r->failure};
+    for (size_t i = 0; i < G_N_ELEMENTS(said) && !q->error; i++)
+        for (const char *c = said[i]; c && *c && !q->error; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                qdb_damaged(q, "its run row holds a control character in a sentence");
     if (q->error)
         return;
     if (!have_row || !state || !strcmp(state, TRACEDB_RUN_RUNNING))

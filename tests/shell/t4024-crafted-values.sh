@@ -1,7 +1,7 @@
 #!/bin/sh
 # Values of the wrong kind where the schema allows none: NULL in a NOT NULL column (SQLite
 # checks only what it writes: writable_schema makes such a file), text where an id should be,
-# bytes that are not UTF-8.  No query crashes or runs away: each answers or refuses in one
+# bytes that are not UTF-8, a line break in the run's failure.  No query crashes or runs away: each answers or refuses in one
 # line within 20 s and 1 GiB; a NULL path (which every query would print) is damage.
 . "$(dirname "$0")/lib.sh"
 require_fuse
@@ -29,7 +29,8 @@ craft textid "UPDATE processes SET parent_id = 'abc' WHERE id = $w" \
     "UPDATE accesses SET file_id = 'x', process_id = X'00ff' WHERE id % 3 = 0"
 craft notutf8 "UPDATE files SET path = CAST(X'2F746D702FFFFE1B5B33316D' || id AS TEXT) WHERE id IN (SELECT file_id FROM accesses WHERE id % 2 = 0)" \
     "UPDATE processes SET comm = CAST(X'FFFE1B5B3331' AS TEXT), argv = X'FF001B5D303B6869070A00'"
-for db in nullpath nullrun nullkind nulldata nullenv nullorigin nullable textid notutf8; do
+craft linebreak "UPDATE runs SET state = 'failed', failure = 'disk full' || char(10) || 'buildtrail tree: all is well'"
+for db in nullpath nullrun nullkind nulldata nullenv nullorigin nullable textid notutf8 linebreak; do
     say "$db"
     every_query answers_or_refuses "$T/$db.db"
 done
@@ -38,4 +39,7 @@ for db in nullpath nullrun; do
     assert_contains "$(cat "$T/err")" "holds NULL where it may not" "$db"
 done
 refuses "$T/textid.db" who-wrote who-wrote "$T/s/hello"
+# A line break in what the run row says would make the warning two lines, the second forged.
+refuses "$T/linebreak.db" tree tree
+assert_contains "$(cat "$T/err")" "control character" "linebreak"
 echo ok

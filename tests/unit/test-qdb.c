@@ -198,11 +198,13 @@ static void test_not_complete(void)
     qdb_close(q);
 }
 
-/* A statement that runs past the trace's budget of VM steps is stopped, as damage. */
+/* SQLite's heap is limited, and a statement that runs past the trace's budget of VM steps is
+ * stopped, as damage. */
 static void test_step_budget(void)
 {
     g_autofree char *p = make_trace("steps.db", TRACEDB_RUN_FINISHED, "complete", NULL);
     struct qdb *q = open_ok(p);
+    g_assert_cmpint(sqlite3_hard_heap_limit64(-1), ==, QDB_HEAP_MAX); /* (a query) */
     q->step_budget = q->step_ticks + 2; /* a few million steps from here */
     sqlite3_stmt *st = NULL;
     g_assert_true(qdb_prepare(q, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM "

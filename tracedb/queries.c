@@ -27,7 +27,14 @@ static const char *const sql[TQ_COUNT] = {
     /* Opening a trace (query/lib/qdb.c) */
     [TQ_READ_SETUP] = "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
     [TQ_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
-    [TQ_TABLE_EXISTS] = "SELECT 1 FROM sqlite_schema WHERE type='table' AND name=?",
+    /* (SQLite takes "x IS NULL" to be false for a NOT NULL column: the first entry of the
+     * column's index, where NULLs sort first, is looked at instead) */
+    [TQ_NULL_WHERE_NOT_NULL] =
+        "SELECT CASE WHEN (SELECT typeof(path) FROM files ORDER BY path LIMIT 1) = 'null' "
+        "THEN 'files.path' WHEN (SELECT typeof(file_id) FROM accesses ORDER BY file_id LIMIT 1) "
+        "= 'null' THEN 'accesses.file_id' WHEN EXISTS (SELECT 1 FROM runs WHERE typeof(argv) = "
+        "'null' OR typeof(cwd) = 'null' OR typeof(state) = 'null' OR typeof(version) = 'null') "
+        "THEN 'runs' END",
     [TQ_RUN_STATE] =
         "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
         "failure, cwd, root_process_id FROM runs ORDER BY id LIMIT 1",

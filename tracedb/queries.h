@@ -26,7 +26,9 @@ enum tracedb_query {
     /* Opening a trace (query/lib/qdb.c) */
     TQ_READ_SETUP, /* memory-mapped reads, a large cache, one read transaction */
     TQ_SCHEMA_VERSION, /* meta schema_version */
-    TQ_TABLE_EXISTS, /* ?1: a table name; a row if it exists */
+    /* the first of files.path, accesses.file_id and the runs row that has a NULL where its
+     * column is NOT NULL (a crafted file: SQLite checks only what it writes), or NULL */
+    TQ_NULL_WHERE_NOT_NULL,
     /* state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, failure, cwd
      * (schema 4) */
     TQ_RUN_STATE,

@@ -41,6 +41,9 @@ const char *tracedb_access_kind_name(int kind)
     return access_kind_names[kind];
 }
 
+/* The table every trace has had since the first, before any migration. */
+#define META_SCHEMA "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+
 /* Migrations: migrations[i] takes a database from version i to i+1.  Append only. */
 static const struct {
     const char *what;
@@ -198,14 +201,19 @@ static int fd_head(int fd)
 
 /* The value of `key` in the meta table of the SQLite file at `path` (g_free it), or NULL when
  * it cannot be read.  Waits up to `busy_ms` for a recorder that holds the file a moment. */
+static int check_meta(sqlite3 *db, char **why);
+
 static char *meta_value(const char *path, const char *key, int busy_ms)
 {
     sqlite3 *db = NULL;
     char *value = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, LONGPATH_VFS) == SQLITE_OK) {
         sqlite3_busy_timeout(db, busy_ms);
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACEDB_VALUE_MAX);
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) ==
+        /* A meta that is not buildtrail's table (a view could run forever) is not a trace's. */
+        bool is_table = check_meta(db, NULL) == 0;
+        if (is_table && sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) ==
             SQLITE_OK) {
             sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
             const unsigned char *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_text(st, 0)
@@ -419,7 +427,7 @@ static int init_schema(const char *path, char **err_detail)
      * at 4 KiB made a small build's trace a third empty pages (lz4: 256 -> 184 bytes per
      * access); a million-access trace is 3% larger and queries as fast (performance.md). */
     GString *sql = g_string_new("PRAGMA page_size=1024; BEGIN;"
-                                "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                                META_SCHEMA
                                 "INSERT INTO meta VALUES ('format', 'buildtrail');");
     for (int v = 0; v < N_MIGRATIONS; v++)
         g_string_append(sql, migrations[v].sql);
@@ -553,6 +561,176 @@ void tracedb_discard(const char *path)
     }
 }
 
+/* The schema a trace of `version` has, in a new in-memory database (NULL if it cannot be
+ * made: out of memory). */
+static sqlite3 *reference_schema(int version)
+{
+    sqlite3 *ref = NULL;
+    if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        sqlite3_close(ref);
+        return NULL;
+    }
+    GString *sql = g_string_new(META_SCHEMA);
+    for (int v = 0; v < version && v < N_MIGRATIONS; v++)
+        g_string_append(sql, migrations[v].sql);
+    int rc = sqlite3_exec(ref, sql->str, NULL, NULL, NULL);
+    g_string_free(sql, TRUE);
+    if (rc != SQLITE_OK) {
+        sqlite3_close(ref);
+        return NULL;
+    }
+    return ref;
+}
+
+/* The statements check_table runs, prepared once for all the tables of a schema. */
+struct schema_check {
+    sqlite3 *db, *ref;
+    sqlite3_stmt *object; /* db: type and sql of ?1 */
+    sqlite3_stmt *cols[2]; /* db, ref: the columns of ?1 */
+};
+
+#define COLUMNS_SQL                                                                                \
+    "SELECT name, upper(type), \"notnull\", pk, hidden FROM pragma_table_xinfo(?1) ORDER BY cid"
+
+static int schema_check_init(struct schema_check *c, sqlite3 *db, sqlite3 *ref)
+{
+    *c = (struct schema_check){db, ref, NULL, {NULL, NULL}};
+    int rc = sqlite3_prepare_v2(db, "SELECT type, sql FROM sqlite_schema WHERE name = ?1 "
+                                    "COLLATE NOCASE", -1, &c->object, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, COLUMNS_SQL, -1, &c->cols[0], NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(ref, COLUMNS_SQL, -1, &c->cols[1], NULL);
+    return rc;
+}
+
+static void schema_check_done(struct schema_check *c)
+{
+    sqlite3_finalize(c->object);
+    sqlite3_finalize(c->cols[0]);
+    sqlite3_finalize(c->cols[1]);
+}
+
+/* The columns of table `name` as PRAGMA table_xinfo gives them (name, declared type, not
+ * null, primary key, hidden: generated columns are hidden), one line each, from statement
+ * `st` (COLUMNS_SQL); NULL on an error. */
+static char *table_columns(sqlite3_stmt *st, const char *name)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    GString *cols = g_string_new(NULL);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        g_string_append_printf(cols, "%s %s notnull=%d pk=%d hidden=%d\n",
+                               (const char *)sqlite3_column_text(st, 0),
+                               (const char *)sqlite3_column_text(st, 1),
+                               sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+                               sqlite3_column_int(st, 4));
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        g_string_free(cols, TRUE);
+        return NULL;
+    }
+    return g_string_free(cols, FALSE);
+}
+
+/* The first line of `cols` that is not in `other`, as "'NAME' (TYPE)" (g_free it), or NULL. */
+static char *column_missing(const char *cols, const char *other)
+{
+    g_auto(GStrv) lines = g_strsplit(cols, "\n", -1);
+    g_autofree char *in = g_strconcat("\n", other, NULL);
+    for (char **l = lines; *l; l++) {
+        g_autofree char *line = g_strconcat("\n", *l, "\n", NULL);
+        if (**l && !strstr(in, line))
+            return g_strdup(*l);
+    }
+    return NULL;
+}
+
+/* Whether table `name` of `db` is a plain table with exactly the columns it has in `ref`:
+ * 0, or -EBADMSG with the sentence in *why.  A view, a virtual table, a generated column or
+ * a column of another type could make a query run forever or answer from something else. */
+static int check_table(struct schema_check *c, const char *name, char **why)
+{
+    sqlite3 *db = c->db;
+    sqlite3_stmt *st = c->object;
+    g_autofree char *type = NULL, *sql = NULL;
+    int n = 0;
+    sqlite3_reset(st);
+    int rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n++ == 0) {
+            type = g_strdup((const char *)sqlite3_column_text(st, 0));
+            sql = g_strdup((const char *)sqlite3_column_text(st, 1));
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    sqlite3_reset(st);
+    if (rc != SQLITE_OK)
+        return set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
+    if (n == 0)
+        return set_err(why, -EBADMSG, g_strdup_printf("it has no table '%s'", name));
+    if (n > 1 || !type || strcmp(type, "table"))
+        return set_err(why, -EBADMSG, g_strdup_printf("it has a %s '%s' where a table should be",
+                                                      n > 1 || !type ? "second object" : type,
+                                                      name));
+    if (!sql || g_ascii_strncasecmp(sql, "CREATE TABLE", 12))
+        return set_err(why, -EBADMSG, g_strdup_printf("its table '%s' is not a plain table",
+                                                      name));
+    g_autofree char *have = table_columns(c->cols[0], name), *want = table_columns(c->cols[1], name);
+    if (!have)
+        return set_err(why, -EBADMSG, g_strdup_printf("its table '%s' cannot be read: %s", name,
+                                                      sqlite3_errmsg(db)));
+    if (!want)
+        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
+    if (strcmp(have, want)) {
+        g_autofree char *gone = column_missing(want, have), *extra = column_missing(have, want);
+        return set_err(why, -EBADMSG,
+                       g_strdup_printf("its table '%s' does not have the columns buildtrail made "
+                                       "(%s %s)", name, gone ? "expected" : "unexpected",
+                                       gone ? gone : extra ? extra : "order"));
+    }
+    return 0;
+}
+
+/* Every table of a `version` trace (meta included) checked by check_table. */
+static int check_schema(sqlite3 *db, int version, char **why)
+{
+    sqlite3 *ref = reference_schema(version);
+    struct schema_check c;
+    sqlite3_stmt *st = NULL;
+    int r = 0;
+    if (!ref || schema_check_init(&c, db, ref) != SQLITE_OK ||
+        sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY "
+                                "rowid", -1, &st, NULL) != SQLITE_OK)
+        r = set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(ref ? db : NULL)));
+    while (r == 0 && sqlite3_step(st) == SQLITE_ROW)
+        r = check_table(&c, (const char *)sqlite3_column_text(st, 0), why);
+    sqlite3_finalize(st);
+    if (ref)
+        schema_check_done(&c);
+    sqlite3_close(ref);
+    return r;
+}
+
+/* Whether meta in `db` is buildtrail's table: 0, or check_table's error. */
+static int check_meta(sqlite3 *db, char **why)
+{
+    sqlite3 *ref = reference_schema(0);
+    if (!ref)
+        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
+    struct schema_check c;
+    int r = schema_check_init(&c, db, ref) == SQLITE_OK
+                ? check_table(&c, "meta", why)
+                : set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
+    schema_check_done(&c);
+    sqlite3_close(ref);
+    return r;
+}
+
 bool tracedb_rc_is_damage(int rc)
 {
     int primary = rc & 0xff;
@@ -590,11 +768,27 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return set_err(err_detail, tracedb_rc_is_damage(rc) ? -EBADMSG : -EIO, msg);
     }
     sqlite3_busy_timeout(db, 5000);
+    /* No value the recorder writes is longer (a longer one is refused as damage, not loaded). */
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACEDB_VALUE_MAX);
     /* meta tells ours from other SQLite files; an error reading it (not "no such table") is
-     * damage to a file that has SQLite's magic. */
+     * damage to a file that has SQLite's magic.  It must be a table before it is read: a view
+     * there could run forever. */
     g_autofree char *format = NULL;
     int version = -1;
     sqlite3_stmt *q = NULL;
+    {
+        char *why = NULL;
+        int e = check_meta(db, &why);
+        if (e < 0) {
+            sqlite3_close(db);
+            if (g_str_has_prefix(why, "it has no table")) {
+                g_free(why);
+                return set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an SQLite "
+                                                             "database of something else)"));
+            }
+            return set_err(err_detail, e, why);
+        }
+    }
     rc = sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('format','schema_version')",
                             -1, &q, NULL);
     if (rc == SQLITE_OK) {
@@ -631,6 +825,8 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         r = -EPROTO;
         msg = g_strdup_printf("written by a newer buildtrail (schema %d; this one reads up to %d)",
                               version, TRACEDB_SCHEMA_VERSION);
+    } else {
+        r = check_schema(db, version, &msg);
     }
     if (r < 0) {
         sqlite3_close(db);
@@ -694,8 +890,10 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
 
 bool tracedb_tree_complete(const char *process_tree)
 {
-    return process_tree && !g_str_has_prefix(process_tree, "partial") &&
-           !g_str_has_prefix(process_tree, "incomplete");
+    /* Only what the recorder writes for a whole tree: anything else (garbage included) is
+     * not a claim of completeness. */
+    return process_tree && (!strcmp(process_tree, "complete") ||
+                            g_str_has_prefix(process_tree, "complete, "));
 }
 
 int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err)

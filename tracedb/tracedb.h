@@ -182,8 +182,9 @@ struct tracedb_run_end {
     const char *notes, *process_tree, *failure; /* failure may be NULL */
 };
 int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **err);
-/* Whether a process_tree note says the tree is whole: "complete" (with or without a remark);
- * "partial: …" and "incomplete: …" are not, nor is a missing note (NULL). */
+/* Whether a process_tree note says the tree is whole: "complete" (alone, or followed by ", "
+ * and a remark); "partial: …", "incomplete: …", anything else and a missing note (NULL) are
+ * not. */
 bool tracedb_tree_complete(const char *process_tree);
 
 /* What a trace holds, counted (run's summary line, `info`).  processes are tasks (a fork is
@@ -201,12 +202,19 @@ int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err);
  * read of a truncated file), rather than a lock, memory or permissions. */
 bool tracedb_rc_is_damage(int rc);
 
+/* The longest value (a blob or text: argv, an environment, a path, an output chunk) a trace
+ * holds: the kernel gives a program at most 6 MiB of arguments and environment together.  A
+ * reader's connection refuses a longer one (SQLITE_TOOBIG) instead of loading it. */
+#define TRACEDB_VALUE_MAX (16 << 20)
+
 /* Open an existing trace read-only (a symlink is followed; nothing blocks on a FIFO or device).
  * -ENOENT: no such file; -EINVAL: not a buildtrail trace (not a regular file, empty, not
  * SQLite, or SQLite without buildtrail's meta); -EBADMSG: a trace whose content is damaged
- * (SQLite reports corruption, or meta has no schema version); -EPROTO: written by a newer
- * buildtrail (schema version above ours); -EIO: another SQLite failure.  *err_detail gets the
- * sentence in every case. */
+ * (SQLite reports corruption, meta has no schema version, or a table of its schema version is
+ * missing, is not a plain table (a view, a virtual table) or does not have exactly the columns
+ * buildtrail made: a crafted view could run forever); -EPROTO: written by a newer buildtrail
+ * (schema version above ours); -EIO: another SQLite failure.  *err_detail gets the sentence
+ * in every case.  The connection refuses values longer than TRACEDB_VALUE_MAX. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 
 /* Is the file at `path` a buildtrail trace (or an empty regular file)?  1 yes, 0 no (anything

@@ -50,8 +50,12 @@ static GPtrArray *file_uses(struct qdb *q, int64_t id)
 
 static GArray *children_of(struct qdb *q, int64_t id)
 {
-    /* Forked children: images whose parent is `id`, not counting exec successors of those. */
-    return qdb_ids(q, tracedb_sql(TQ_CHILD_IMAGES), id);
+    /* Forked children: images whose parent is `id`, not counting exec successors of those.
+     * Each is loaded, which checks its links (a "child" older than its parent is damage). */
+    GArray *kids = qdb_ids(q, tracedb_sql(TQ_CHILD_IMAGES), id);
+    for (guint i = 0; i < kids->len; i++)
+        qdb_process(q, g_array_index(kids, int64_t, i));
+    return kids;
 }
 
 static int64_t exec_successor(struct qdb *q, int64_t id)
@@ -59,6 +63,8 @@ static int64_t exec_successor(struct qdb *q, int64_t id)
     GArray *next = qdb_ids(q, tracedb_sql(TQ_NEXT_IMAGE), id);
     int64_t n = next->len ? g_array_index(next, int64_t, 0) : 0;
     g_array_unref(next);
+    if (n)
+        qdb_process(q, n); /* checks its links: an exec successor older than `id` is damage */
     return n;
 }
 

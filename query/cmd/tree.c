@@ -34,23 +34,16 @@ static bool is_fork_copy(struct qdb *q, const struct qdb_process *p)
            (p->argv_len == 0 || memcmp(p->argv, parent->argv, p->argv_len) == 0);
 }
 
-static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
+/* Text indentation stops growing at this depth (a chain of 100 000 processes would print
+ * O(n^2) spaces); a deeper line says its level instead. */
+#define TREE_INDENT_MAX 64
+
+static void emit_line(struct tree_ctx *t, const struct qdb_process *p, int depth)
 {
-    GPtrArray *kids = g_hash_table_lookup(t->children, &p->id);
-    if (t->json) {
-        g_string_append(t->out, "{\"process\":");
-        query_json_process(t->out, p);
-        g_string_append(t->out, ",\"children\":[");
-        for (guint i = 0; kids && i < kids->len; i++) {
-            if (i)
-                g_string_append_c(t->out, ',');
-            emit(t, kids->pdata[i], depth + 1);
-        }
-        g_string_append(t->out, "]}");
-        return;
-    }
-    for (int i = 0; i < depth; i++)
+    for (int i = 0; i < MIN(depth, TREE_INDENT_MAX); i++)
         g_string_append(t->out, "  ");
+    if (depth > TREE_INDENT_MAX)
+        g_string_append_printf(t->out, "(level %d) ", depth);
     query_text_process(t->out, p);
     if (p->prev_image_id && !is_fork_copy(t->q, qdb_process(t->q, p->prev_image_id)))
         g_string_append_printf(t->out, "  (exec of [%" G_GINT64_FORMAT "])", p->prev_image_id);
@@ -58,15 +51,60 @@ static void emit(struct tree_ctx *t, const struct qdb_process *p, int depth)
         g_string_append(t->out, "  (orphan: parent unknown)");
     query_text_exit(t->out, p);
     g_string_append_c(t->out, '\n');
-    for (guint i = 0; kids && i < kids->len; i++) {
-        const struct qdb_process *k = kids->pdata[i];
-        /* A childless image that exec'd into another is shown by its successor's
-         * "(exec of [N])": the fork-then-exec pattern is one line. */
-        if (g_hash_table_contains(t->replaced, &k->id) &&
-            !g_hash_table_contains(t->children, &k->id))
+}
+
+/* Whether text output leaves out child k: a childless image that exec'd into another is
+ * shown by its successor's "(exec of [N])" (the fork-then-exec pattern is one line). */
+static bool folded(const struct tree_ctx *t, const struct qdb_process *k)
+{
+    return !t->json && g_hash_table_contains(t->replaced, &k->id) &&
+           !g_hash_table_contains(t->children, &k->id);
+}
+
+/* `p` and everything under it, depth first, with a stack of its own (a chain of processes as
+ * deep as a trace may hold must not exhaust the C stack). */
+struct frame {
+    const struct qdb_process *p;
+    GPtrArray *kids;
+    guint next;
+};
+
+static void emit(struct tree_ctx *t, const struct qdb_process *root)
+{
+    GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct frame));
+    const struct qdb_process *p = root;
+    for (;;) {
+        if (p) { /* enter p */
+            int depth = (int)stack->len;
+            if (t->json) {
+                g_string_append(t->out, "{\"process\":");
+                query_json_process(t->out, p);
+                g_string_append(t->out, ",\"children\":[");
+            } else {
+                emit_line(t, p, depth);
+            }
+            struct frame f = {p, g_hash_table_lookup(t->children, &p->id), 0};
+            g_array_append_val(stack, f);
+            p = NULL;
+        }
+        if (!stack->len)
+            break;
+        struct frame *top = &g_array_index(stack, struct frame, stack->len - 1);
+        while (top->kids && top->next < top->kids->len && folded(t, top->kids->pdata[top->next]))
+            top->next++;
+        if (top->kids && top->next < top->kids->len) {
+            if (t->json && top->next)
+                g_string_append_c(t->out, ',');
+            p = top->kids->pdata[top->next++];
             continue;
-        emit(t, k, depth + 1);
+        }
+        if (t->json) /* leave it */
+            g_string_append(t->out, "]}");
+        g_array_set_size(stack, stack->len - 1);
+        if (!stack->len)
+            break;
     }
+    g_array_free(stack, TRUE);
 }
 
 static const struct query_command tree_command = {
@@ -122,7 +160,7 @@ int query_tree_main(int argc, char **argv)
     for (guint i = 0; i < t.roots->len; i++) {
         if (json && i)
             g_string_append_c(t.out, ',');
-        emit(&t, t.roots->pdata[i], 0);
+        emit(&t, t.roots->pdata[i]);
     }
     if (json)
         g_string_append(t.out, "]}\n");

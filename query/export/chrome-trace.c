@@ -48,6 +48,49 @@ static bool wrote_path(int kind, sqlite3_stmt *st)
     }
 }
 
+/* A binary min-heap of lanes in a GArray, by key then lane number. */
+struct lane {
+    int64_t key;
+    guint lane;
+};
+
+static bool lane_less(const struct lane *a, const struct lane *b)
+{
+    return a->key < b->key || (a->key == b->key && a->lane < b->lane);
+}
+
+static void heap_push(GArray *h, struct lane v)
+{
+    g_array_append_val(h, v);
+    struct lane *a = (struct lane *)(void *)h->data;
+    for (guint i = h->len - 1; i > 0 && lane_less(&a[i], &a[(i - 1) / 2]); i = (i - 1) / 2) {
+        struct lane t = a[i];
+        a[i] = a[(i - 1) / 2];
+        a[(i - 1) / 2] = t;
+    }
+}
+
+static struct lane heap_pop(GArray *h)
+{
+    struct lane *a = (struct lane *)(void *)h->data, top = a[0];
+    a[0] = a[h->len - 1];
+    g_array_set_size(h, h->len - 1);
+    for (guint i = 0;;) {
+        guint m = i, l = 2 * i + 1, r = l + 1;
+        if (l < h->len && lane_less(&a[l], &a[m]))
+            m = l;
+        if (r < h->len && lane_less(&a[r], &a[m]))
+            m = r;
+        if (m == i)
+            break;
+        struct lane t = a[i];
+        a[i] = a[m];
+        a[m] = t;
+        i = m;
+    }
+    return top;
+}
+
 static void activity_load(struct export_ctx *x, struct activity *a)
 {
     int64_t max = 0;
@@ -149,19 +192,25 @@ int fmt_chrome_trace(struct export_ctx *x)
     }
     g_hash_table_destroy(next_image);
     g_array_sort(tasks, task_start_cmp);
-    /* Lanes: the first lane free at a task's start, so slices on one lane never overlap. */
-    GArray *lane_end = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    /* Lanes: the first lane free at a task's start, so slices on one lane never overlap.  The
+     * tasks come by start, so a lane once free stays free until given out: the busy lanes in
+     * a heap by end, the free ones in a heap by number (n log n: ten thousand processes alive
+     * at once, or a chain of them, made a scan of every lane per task minutes). */
+    GArray *busy = g_array_new(FALSE, FALSE, sizeof(struct lane)), *free_lanes =
+        g_array_new(FALSE, FALSE, sizeof(struct lane));
+    guint n_lanes = 0;
     for (guint i = 0; i < tasks->len; i++) {
         struct task *t = &g_array_index(tasks, struct task, i);
-        guint l = 0;
-        while (l < lane_end->len && g_array_index(lane_end, int64_t, l) > t->start_ns)
-            l++;
-        if (l == lane_end->len)
-            g_array_append_val(lane_end, t->end_ns);
-        else
-            g_array_index(lane_end, int64_t, l) = t->end_ns;
+        while (busy->len && g_array_index(busy, struct lane, 0).key <= t->start_ns) {
+            struct lane done = heap_pop(busy);
+            heap_push(free_lanes, (struct lane){done.lane, done.lane});
+        }
+        guint l = free_lanes->len ? heap_pop(free_lanes).lane : n_lanes++;
+        heap_push(busy, (struct lane){t->end_ns, l});
         t->lane = (int)l + 1;
     }
+    g_array_free(busy, TRUE);
+    g_array_free(free_lanes, TRUE);
     GString *o = x->out;
     g_string_append(o, "{\"displayTimeUnit\":\"ms\",\"otherData\":{");
     ex_json_key_string(o, "tool", "buildtrail");
@@ -174,7 +223,7 @@ int fmt_chrome_trace(struct export_ctx *x)
     json_string(o, cmd->str, cmd->len);
     g_string_free(cmd, TRUE);
     g_string_append(o, "}}");
-    for (guint l = 0; l < lane_end->len; l++)
+    for (guint l = 0; l < n_lanes; l++)
         g_string_append_printf(o, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
                                   "\"args\":{\"name\":\"lane %u\"}}", l + 1, l + 1);
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -244,7 +293,6 @@ int fmt_chrome_trace(struct export_ctx *x)
     g_hash_table_destroy(seen);
     activity_free(&act);
     g_string_append(o, "\n]}\n");
-    g_array_free(lane_end, TRUE);
     g_array_free(tasks, TRUE);
     return 0;
 }

@@ -350,6 +350,15 @@ static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int
     v->file_id = sqlite3_column_int64(st, 1);
     v->origin = sqlite3_column_int(st, 2);
     v->base_id = sqlite3_column_int64(st, 3);
+    /* The recorder numbers a version after the one it was written on: a base that is not
+     * earlier is a cycle or a crafted row (a walk down the bases might never end). */
+    int base_type = sqlite3_column_type(st, 3);
+    if ((base_type != SQLITE_INTEGER && base_type != SQLITE_NULL) || v->base_id < 0 ||
+        v->base_id >= id) {
+        qdb_damaged(p->q, "version %" G_GINT64_FORMAT " was written on %s, not an earlier "
+                          "version", id, (const char *)sqlite3_column_text(st, 3));
+        v->base_id = 0;
+    }
     v->size = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
     copy_hex(v->sha256, sizeof v->sha256, sqlite3_column_text(st, 5));
     copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, 6));
@@ -375,7 +384,6 @@ const struct prov_version *prov_version(struct prov *p, int64_t id)
     return v;
 }
 
-static int64_t max_id(struct qdb *q, enum tracedb_query which);
 
 static bool later(int64_t t, int64_t id, int64_t than_t, int64_t than_id)
 {
@@ -385,8 +393,8 @@ static bool later(int64_t t, int64_t id, int64_t than_t, int64_t than_id)
 static struct bindings *bindings_new(struct prov *p)
 {
     struct bindings *b = g_new0(struct bindings, 1);
-    b->max_file = max_id(p->q, TQ_MAX_FILE_ID);
-    b->max_version = max_id(p->q, TQ_MAX_VERSION_ID);
+    b->max_file = qdb_max_id(p->q, TQ_MAX_FILE_ID);
+    b->max_version = qdb_max_id(p->q, TQ_MAX_VERSION_ID);
     b->files = g_new0(struct file_end, (size_t)b->max_file + 1);
     b->uses = g_new0(guint8, (size_t)b->max_version + 1);
     return b;
@@ -790,15 +798,6 @@ static void graph_free(struct graph *g)
     g_free(g);
 }
 
-static int64_t max_id(struct qdb *q, enum tracedb_query which)
-{
-    sqlite3_stmt *st = NULL;
-    int64_t n = 0;
-    if (qdb_prepare(q, tracedb_sql(which), &st) && qdb_row(q, st))
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
 
 /* Where each version was last put by a rename_to or link (the latest wins, as
  * TQ_VERSION_BY_ID says): [version] = {time, file}; file 0 where never moved. */
@@ -839,7 +838,7 @@ static void load_versions(struct prov *p, int64_t max_version, const struct plac
             int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
             if (id < 1 || id > max_version)
                 continue;
-            if (based && base > 0 && base <= max_version) {
+            if (based && base > 0 && base < id) { /* (else row_to_version says damaged) */
                 struct keyed k = {base, {id, 0, 0, 0}};
                 g_array_append_val(based, k);
             }
@@ -854,14 +853,14 @@ static void load_versions(struct prov *p, int64_t max_version, const struct plac
 static void load_graph(struct prov *p)
 {
     struct graph *g = g_new0(struct graph, 1);
-    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID), max_process = max_id(p->q, TQ_MAX_PROCESS_ID);
-    int64_t max_file = max_id(p->q, TQ_MAX_FILE_ID);
+    int64_t max_version = qdb_max_id(p->q, TQ_MAX_VERSION_ID), max_process = qdb_max_id(p->q, TQ_MAX_PROCESS_ID);
+    int64_t max_file = qdb_max_id(p->q, TQ_MAX_FILE_ID);
     load_paths(p, max_file);
     idmap_make_dense(&p->name_kinds, max_file);
     struct placement *moved = g_new0(struct placement, (size_t)max_version + 1);
     sqlite3_stmt *st = NULL;
     /* Sized once for every access (untouched pages cost nothing): no copy as they grow. */
-    guint room = (guint)MIN(max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
+    guint room = (guint)MIN(qdb_max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
     GArray *rd = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by process */
     GArray *wr = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by version */
     /* The same scan fills the bindings (prov_load_bindings), which the answers on a big graph
@@ -1203,8 +1202,8 @@ void prov_load_versions(struct prov *p)
 {
     if (p->graph || p->versions_loaded)
         return;
-    int64_t max_version = max_id(p->q, TQ_MAX_VERSION_ID);
-    load_paths(p, max_id(p->q, TQ_MAX_FILE_ID));
+    int64_t max_version = qdb_max_id(p->q, TQ_MAX_VERSION_ID);
+    load_paths(p, qdb_max_id(p->q, TQ_MAX_FILE_ID));
     struct placement *placed = g_new0(struct placement, (size_t)max_version + 1);
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(p->q, tracedb_sql(TQ_PLACEMENTS), &st)) {

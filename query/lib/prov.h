@@ -9,6 +9,10 @@
  *   is what decided the command.  A read counts only when it began before the writer's last
  *   write of V: what a process read after it was done writing cannot be in V.
  *
+ * A version whose base is not an earlier version (the recorder numbers them in order: a
+ * cycle or a crafted row) has its base cleared and makes the qdb damaged (qdb_damaged), so
+ * every walk down the bases ends.
+ *
  * Contract: main-level helpers over struct qdb (read-only, single-threaded).  Functions that
  * can fail return NULL/0 and never print; commands report.  Returned structs are owned by the
  * struct prov (valid until prov_free).  Needs schema version 3 (prov_new returns NULL before).

@@ -5,6 +5,7 @@
 #include "tracedb.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,17 +28,47 @@ static void free_process(gpointer p)
 bool qdb_rc_is_damage(int rc)
 {
     /* A statement on a trace also fails for its schema: no such table or column is a trace
-     * missing part of what its version has. */
-    return tracedb_rc_is_damage(rc) || (rc & 0xff) == SQLITE_ERROR || (rc & 0xff) == SQLITE_SCHEMA;
+     * missing part of what its version has; a value longer than any the recorder writes
+     * (TRACEDB_VALUE_MAX) is one no build made. */
+    return tracedb_rc_is_damage(rc) || (rc & 0xff) == SQLITE_ERROR ||
+           (rc & 0xff) == SQLITE_SCHEMA || (rc & 0xff) == SQLITE_TOOBIG;
+}
+
+void qdb_damaged(struct qdb *q, const char *fmt, ...)
+{
+    if (q->error)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *what = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    q->error = SQLITE_CORRUPT;
+    q->error_msg = g_strdup_printf("the trace %s is damaged: %s; record the build again", q->path,
+                                   what);
 }
 
 void qdb_fail(struct qdb *q, int rc)
 {
     if (q->error)
         return;
+    if ((rc & 0xff) == SQLITE_INTERRUPT && q->over_budget) {
+        qdb_damaged(q, "its queries ran past %d billion SQLite steps, more than a trace of its "
+                       "size needs (crafted, or too large to answer)",
+                    (int)(q->step_budget / 1000));
+        return;
+    }
+    if ((rc & 0xff) == SQLITE_TOOBIG) {
+        qdb_damaged(q, "a value in it is longer than any buildtrail records (%d MiB)",
+                    TRACEDB_VALUE_MAX >> 20);
+        return;
+    }
     q->error = rc ? rc : SQLITE_ERROR;
     const char *msg = sqlite3_errmsg(q->db);
-    if (qdb_rc_is_damage(q->error))
+    if ((rc & 0xff) == SQLITE_NOMEM)
+        q->error_msg = g_strdup_printf("the trace %s cannot be read: SQLite ran out of memory "
+                                       "(it may use %d MiB); the trace may be damaged or "
+                                       "crafted", q->path, QDB_HEAP_MAX >> 20);
+    else if (qdb_rc_is_damage(q->error))
         q->error_msg = g_strdup_printf("the trace %s is damaged: %s; record the build again",
                                        q->path, msg);
     else
@@ -101,32 +132,6 @@ bool qdb_row(struct qdb *q, sqlite3_stmt *st)
     return false;
 }
 
-/* Every table a trace of `version` has: one missing means the file is damaged. */
-static const char *const required_tables[] = {"meta", "runs", "trees", "processes", "files",
-                                              "accesses",
-                                              "access_kinds", "output", NULL};
-static const char *const required_tables_v2[] = {"exits", NULL};
-static const char *const required_tables_v3[] = {"versions", NULL};
-static const char *const required_tables_v5[] = {"environments", NULL};
-
-static void check_tables(struct qdb *q, const char *const *names)
-{
-    sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, tracedb_sql(TQ_TABLE_EXISTS), &st))
-        return;
-    for (const char *const *n = names; *n && !q->error; n++) {
-        sqlite3_reset(st);
-        if (!qdb_bind_text(q, st, 1, *n))
-            break;
-        if (!qdb_row(q, st) && !q->error) {
-            q->error = SQLITE_CORRUPT;
-            q->error_msg = g_strdup_printf("the trace %s is damaged: it has no table '%s'; "
-                                           "record the build again", q->path, *n);
-        }
-    }
-    sqlite3_finalize(st);
-}
-
 const char *qdb_run_state_name(enum qdb_run_state s)
 {
     switch (s) {
@@ -143,6 +148,8 @@ const struct qdb_run *qdb_run(const struct qdb *q)
 {
     return &q->run;
 }
+
+static bool root_recorded(struct qdb *q, int64_t id);
 
 /* Fill q->run from the runs row; `recording`: a recorder holds the trace now. */
 static void load_run(struct qdb *q, bool recording)
@@ -174,6 +181,15 @@ static void load_run(struct qdb *q, bool recording)
     sqlite3_finalize(st);
     if (q->error)
         return;
+    /* What the run row says is printed in one line on stderr: a control character (a line
+     * break) in it is not something the recorder writes. */
+    const char *said[] = {r->process_tree, r->failure};
+    for (size_t i = 0; i < G_N_ELEMENTS(said) && !q->error; i++)
+        for (const char *c = said[i]; c && *c && !q->error; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                qdb_damaged(q, "its run row holds a control character in a sentence");
+    if (q->error)
+        return;
     if (!have_row || !state || !strcmp(state, TRACEDB_RUN_RUNNING))
         r->state = recording ? QDB_RUN_RECORDING : QDB_RUN_KILLED;
     else if (!strcmp(state, TRACEDB_RUN_INTERRUPTED))
@@ -202,14 +218,75 @@ static void load_run(struct qdb *q, bool recording)
                                         r->failure ? r->failure : "");
         break;
     case QDB_RUN_FINISHED:
-        if (!tree_ok && g_str_has_prefix(r->process_tree, "incomplete: "))
-            r->incomplete = g_strdup(r->process_tree + 12); /* accesses lost (run.c) */
-        else if (!tree_ok)
-            r->incomplete = g_strdup_printf("the process tree is %s",
-                                            r->process_tree ? r->process_tree : "not recorded");
+        if (!tree_ok)
+            r->incomplete =
+                !r->process_tree ? g_strdup("the process tree is not recorded")
+                : g_str_has_prefix(r->process_tree, "incomplete: ")
+                    /* what was lost and why, said by run.c or proc.c */
+                    ? g_strdup(r->process_tree + strlen("incomplete: "))
+                : g_str_has_prefix(r->process_tree, "partial")
+                    ? g_strdup_printf("the process tree is %s", r->process_tree)
+                    : g_strdup("the process tree is not said to be complete (its note is not "
+                               "one buildtrail writes)");
+        else if (r->root_id <= 0 || !root_recorded(q, r->root_id))
+            /* "complete" says every process is there: without the build's command, none is
+             * (it never started, or the rows are gone). */
+            r->incomplete = g_strdup(r->root_id <= 0 ? "the trace records no root process"
+                                                     : "the trace lacks its root process");
         break;
     }
     r->complete = !r->incomplete;
+}
+
+/* VM steps a trace may run, in millions: at least QDB_STEPS_FLOOR, and QDB_STEPS_PER_KIB per
+ * KiB of the file (see set_bounds). */
+#define QDB_STEPS_FLOOR 2000
+#define QDB_STEPS_PER_KIB 1
+
+/* SQLite's progress handler: one call per QDB_STEP_UNIT VM steps; non-zero interrupts. */
+#define QDB_STEP_UNIT 1000000
+static int count_steps(void *data)
+{
+    struct qdb *q = data;
+    if (++q->step_ticks <= q->step_budget)
+        return 0;
+    q->over_budget = true;
+    return 1;
+}
+
+/* What no query of this trace may go past, from its size: ids (each id the recorder gives
+ * out costs a row of more than a byte), VM steps and SQLite's memory. */
+static void set_bounds(struct qdb *q)
+{
+    int64_t pages = 0, page_size = 0;
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, "PRAGMA page_count", &st) && qdb_row(q, st))
+        pages = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (qdb_prepare(q, "PRAGMA page_size", &st) && qdb_row(q, st))
+        page_size = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    q->id_limit = MAX(pages * page_size, 1 << 20);
+    /* The heaviest command on query-bench.sh's 100 000-process trace (92 MiB), packages, runs
+     * 36 million steps: the budget (93 billion there) leaves room for 2 500 times that.  What
+     * goes past it (a hostile shape SQLite loops over) stops, as damage. */
+    q->step_budget = MAX(QDB_STEPS_FLOOR, (q->id_limit >> 10) * QDB_STEPS_PER_KIB);
+    sqlite3_progress_handler(q->db, QDB_STEP_UNIT, count_steps, q);
+    sqlite3_hard_heap_limit64(QDB_HEAP_MAX);
+}
+
+int64_t qdb_max_id(struct qdb *q, enum tracedb_query which)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n = 0;
+    if (qdb_prepare(q, tracedb_sql(which), &st) && qdb_row(q, st))
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (n < 0 || n > q->id_limit) {
+        qdb_damaged(q, "it has an id (%" G_GINT64_FORMAT ") that no trace of its size has", n);
+        return 0;
+    }
+    return n;
 }
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail)
@@ -235,13 +312,13 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
         qdb_row(q, st))
         q->schema_version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
-    check_tables(q, required_tables);
-    if (q->schema_version >= 2)
-        check_tables(q, required_tables_v2);
-    if (q->schema_version >= 3)
-        check_tables(q, required_tables_v3);
-    if (q->schema_version >= 5)
-        check_tables(q, required_tables_v5);
+    /* (tracedb_open_readonly checked every table of the schema version.) */
+    set_bounds(q);
+    /* NULL where the schema says NOT NULL: the code reading those columns may count on it. */
+    if (qdb_prepare(q, tracedb_sql(TQ_NULL_WHERE_NOT_NULL), &st) && qdb_row(q, st) &&
+        sqlite3_column_type(st, 0) != SQLITE_NULL)
+        qdb_damaged(q, "%s holds NULL where it may not", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
     load_run(q, recording);
     *out = q;
     return 0;
@@ -277,12 +354,38 @@ static const char *process_query(struct qdb *q, bool one)
                                                 : (one ? TQ_PROCESS_V1 : TQ_PROCESSES_V1));
 }
 
-static struct qdb_process *row_to_process(sqlite3_stmt *st)
+/* Whether column `col` of st holds an integer, or NULL where `null_ok`. */
+static bool is_int(sqlite3_stmt *st, int col, bool null_ok)
+{
+    int t = sqlite3_column_type(st, col);
+    return t == SQLITE_INTEGER || (null_ok && t == SQLITE_NULL);
+}
+
+static struct qdb_process *row_to_process(struct qdb *q, sqlite3_stmt *st)
 {
     struct qdb_process *p = g_new0(struct qdb_process, 1);
     p->id = sqlite3_column_int64(st, 0);
     p->parent_id = sqlite3_column_int64(st, 1);
     p->prev_image_id = sqlite3_column_int64(st, 2);
+    /* The recorder numbers an image after its parent and the image it exec'd from: a link to
+     * a later id (itself included) is a cycle or a crafted row, and a walk up it might never
+     * end.  Such a row is damage, and its links are cleared. */
+    if (!is_int(st, 0, false) || p->id < 1 || p->id > q->id_limit) {
+        qdb_damaged(q, "a process has the id %s", sqlite3_column_text(st, 0)
+                                                      ? (const char *)sqlite3_column_text(st, 0)
+                                                      : "NULL");
+        p->parent_id = p->prev_image_id = 0;
+    } else {
+        bool bad_parent = !is_int(st, 1, true) || p->parent_id < 0 || p->parent_id >= p->id;
+        bool bad_prev = !is_int(st, 2, true) || p->prev_image_id < 0 ||
+                        p->prev_image_id >= p->id;
+        if (bad_parent || bad_prev) {
+            qdb_damaged(q, "process %" G_GINT64_FORMAT " names %s %s, not an earlier process",
+                        p->id, bad_parent ? "as its parent" : "as the image it replaced",
+                        (const char *)sqlite3_column_text(st, bad_parent ? 1 : 2));
+            p->parent_id = p->prev_image_id = 0;
+        }
+    }
     p->pid = sqlite3_column_int(st, 3);
     p->exec_seq = sqlite3_column_int(st, 4);
     p->orphan = sqlite3_column_int(st, 5) != 0;
@@ -321,6 +424,21 @@ GArray *qdb_killed_at_end(struct qdb *q)
     return ids;
 }
 
+/* Whether image `id` is in the trace (its row read and checked, not kept: nothing is read
+ * from the trace once an error is kept, not even from a cache filled before). */
+static bool root_recorded(struct qdb *q, int64_t id)
+{
+    sqlite3_stmt *st = NULL;
+    bool found = false;
+    if (qdb_prepare(q, process_query(q, true), &st) && qdb_bind_int64(q, st, 1, id) &&
+        qdb_row(q, st)) {
+        free_process(row_to_process(q, st));
+        found = true;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
 void qdb_load_all(struct qdb *q)
 {
     if (q->all_loaded)
@@ -328,7 +446,7 @@ void qdb_load_all(struct qdb *q)
     sqlite3_stmt *st = NULL;
     qdb_prepare(q, process_query(q, false), &st);
     while (qdb_row(q, st)) {
-        struct qdb_process *p = row_to_process(st);
+        struct qdb_process *p = row_to_process(q, st);
         if (g_hash_table_contains(q->processes, &p->id))
             free_process(p);
         else
@@ -349,7 +467,7 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
     }
     sqlite3_stmt *st = q->st_process;
     if (qdb_bind_int64(q, st, 1, id) && qdb_row(q, st)) {
-        p = row_to_process(st);
+        p = row_to_process(q, st);
         g_hash_table_insert(q->processes, &p->id, p);
     }
     sqlite3_reset(st);

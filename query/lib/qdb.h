@@ -9,10 +9,19 @@
  *     and calls qdb_fail): the first error is kept (sticky) and every later qdb_row returns
  *     false, so a loop over a damaged table ends early *and* qdb_failed() says so.  A caller
  *     must check qdb_failed() before it gives an answer: an error is never "no rows".
+ *   - A hostile file (docs/architecture.md, "What a crafted trace gets") is refused, never
+ *     followed forever: qdb_open checks the schema (tracedb_open_readonly); every process row
+ *     loaded is checked (ids positive and below the file's size in bytes, a parent and an
+ *     earlier image older than the image: the recorder numbers them so), and a row that is
+ *     not so makes q damaged (qdb_damaged) and has those links cleared, so a walk up a chain
+ *     of parents or images ends; SQLite is given at most QDB_HEAP_MAX of memory and each
+ *     trace a budget of VM steps in proportion to its size, and going past either is the
+ *     sticky error too.
  *   - Single-threaded; no logging.
  */
 #pragma once
 
+#include "queries.h"
 #include "tracedb.h"
 
 #include <glib.h>
@@ -51,13 +60,17 @@ struct qdb_run {
     char *process_tree;     /* runs.process_tree: "complete" or why not; NULL if not written */
     char *cwd;              /* the directory the build was started in; NULL: no run row */
     int64_t root_id;        /* the build's command's first image; 0: not recorded */
-    bool complete;          /* finished, and the process tree is not partial or incomplete */
+    bool complete;          /* finished, the process tree note is "complete" (or "complete,
+                             * ..."), and the root process (root_id) is in the trace */
     char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
     int64_t start_realtime_ns;
     int64_t start_ns;        /* the same instant on the trace's clock (CLOCK_BOOTTIME) */
     int64_t end_realtime_ns; /* 0: the run has no end (recording, killed) */
     int exit_status;        /* the build's, like $?; -1 unknown */
 };
+
+/* The most memory SQLite may take (sqlite3_hard_heap_limit64; the page cache is 64 MiB). */
+#define QDB_HEAP_MAX (1 << 30)
 
 struct qdb {
     sqlite3 *db;
@@ -72,6 +85,10 @@ struct qdb {
     sqlite3_stmt *st_file_id; /* a file's id by path, prepared on first use */
     sqlite3_stmt *st_env;     /* a process's environment, prepared on first use */
     GHashTable *ids_stmts;    /* qdb_ids: SQL text -> its statement, prepared once */
+    int64_t id_limit;         /* no id of this trace is above it: the file's size in bytes */
+    int64_t step_ticks;       /* millions of SQLite VM steps run so far ... */
+    int64_t step_budget;      /* ... and how many it may run (from the file's size) */
+    bool over_budget;         /* the progress handler interrupted a statement for it */
 };
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail);
@@ -101,6 +118,12 @@ void qdb_fail(struct qdb *q, int rc);
  * read: ..." for I/O errors that are not damage). */
 bool qdb_failed(const struct qdb *q);
 const char *qdb_error(const struct qdb *q);
+/* Keep "the trace FILE is damaged: WHAT; record the build again" as q's error, if none is
+ * kept yet (a value that no recording makes: a cycle, an impossible id). */
+void qdb_damaged(struct qdb *q, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* The largest id a TQ_MAX_*_ID statement gives, checked: above q's id_limit (or below 0) is
+ * damage (0 returned).  Callers size arrays by it. */
+int64_t qdb_max_id(struct qdb *q, enum tracedb_query which);
 /* Whether rc is an error that means the file's content is wrong (not memory or a lock). */
 bool qdb_rc_is_damage(int rc);
 

@@ -15,7 +15,7 @@ chmod 755 "$stage"
 cp "$BUILDTRAIL" "$stage/buildtrail"
 [ -n "${FSCONFORM:-}" ] && cp "$FSCONFORM" "$stage/fsconform"
 [ -n "${ATGEN:-}" ] && cp "$ATGEN" "$stage/atgen" && cp "$ATCHECK" "$stage/check.py"
-cp "$here/lib.sh" "$test_file" "$stage/"
+cp "$here/lib.sh" "$here/crafted.sh" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
 if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
     mkdir "$stage/workloads"

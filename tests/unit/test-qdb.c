@@ -132,20 +132,87 @@ static void test_sticky_error(void)
     qdb_close(q);
 }
 
-/* A trace missing a table of its schema version is damaged at open; one whose pages are
- * damaged is refused as damaged, not "not a trace". */
-static void test_missing_table(void)
+/* Run `sql` on the trace at `p`. */
+static void edit(const char *p, const char *sql)
 {
-    g_autofree char *p = make_trace("notable.db", TRACEDB_RUN_FINISHED, "complete", NULL);
     sqlite3 *db = NULL;
     g_assert_cmpint(sqlite3_open(p, &db), ==, SQLITE_OK);
-    g_assert_cmpint(sqlite3_exec(db, "DROP TABLE versions", NULL, NULL, NULL), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_exec(db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
     sqlite3_close(db);
-    struct qdb *q = NULL;
-    g_autofree char *err = NULL;
-    g_assert_cmpint(qdb_open(p, &q, &err), ==, 0);
+}
+
+/* A trace missing a table of its schema version, or with a view or other columns in its
+ * place, is damaged at open (-EBADMSG, the sentence saying which). */
+static void test_missing_table(void)
+{
+    static const struct {
+        const char *sql, *says;
+    } cases[] = {
+        {"DROP TABLE versions", "no table 'versions'"},
+        {"ALTER TABLE exits RENAME TO e; CREATE VIEW exits AS SELECT * FROM e",
+         "a view 'exits' where a table should be"},
+        {"ALTER TABLE files ADD COLUMN x", "its table 'files' does not have the columns"},
+        {"ALTER TABLE meta RENAME TO m; CREATE VIEW meta AS WITH RECURSIVE r(n) AS (SELECT 1 "
+         "UNION ALL SELECT n + 1 FROM r) SELECT key, value FROM m, r",
+         "a view 'meta' where a table should be"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *name = g_strdup_printf("schema%zu.db", i);
+        g_autofree char *p = make_trace(name, TRACEDB_RUN_FINISHED, "complete", NULL);
+        edit(p, cases[i].sql);
+        struct qdb *q = NULL;
+        g_autofree char *err = NULL;
+        g_assert_cmpint(qdb_open(p, &q, &err), ==, -EBADMSG);
+        g_assert_nonnull(strstr(err, cases[i].says));
+    }
+}
+
+/* A parent or an earlier image that is not older than the image is damage (a walk up a
+ * cycle would never end): the row's links are cleared and the error is kept. */
+static void test_links_checked(void)
+{
+    g_autofree char *p = make_trace("cycle.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    edit(p, "UPDATE processes SET parent_id = 2 WHERE id = 2");
+    struct qdb *q = open_ok(p);
+    g_assert_false(qdb_failed(q));
+    const struct qdb_process *cc = qdb_process(q, 2);
+    g_assert_nonnull(cc);
+    g_assert_cmpint(cc->parent_id, ==, 0);
     g_assert_true(qdb_failed(q));
-    g_assert_nonnull(strstr(qdb_error(q), "no table 'versions'"));
+    g_assert_nonnull(strstr(qdb_error(q), "process 2 names as its parent 2, not an earlier"));
+    qdb_close(q);
+}
+
+/* No root process, or a process_tree note buildtrail does not write: not complete. */
+static void test_not_complete(void)
+{
+    g_autofree char *p = make_trace("noroot.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    edit(p, "DELETE FROM processes");
+    struct qdb *q = open_ok(p);
+    g_assert_false(qdb_run(q)->complete);
+    g_assert_nonnull(strstr(qdb_run(q)->incomplete, "root process"));
+    qdb_close(q);
+    g_autofree char *odd = make_trace("odd.db", TRACEDB_RUN_FINISHED, "completely made up", NULL);
+    q = open_ok(odd);
+    g_assert_false(qdb_run(q)->complete);
+    qdb_close(q);
+}
+
+/* SQLite's heap is limited, and a statement that runs past the trace's budget of VM steps is
+ * stopped, as damage. */
+static void test_step_budget(void)
+{
+    g_autofree char *p = make_trace("steps.db", TRACEDB_RUN_FINISHED, "complete", NULL);
+    struct qdb *q = open_ok(p);
+    g_assert_cmpint(sqlite3_hard_heap_limit64(-1), ==, QDB_HEAP_MAX); /* (a query) */
+    q->step_budget = q->step_ticks + 2; /* a few million steps from here */
+    sqlite3_stmt *st = NULL;
+    g_assert_true(qdb_prepare(q, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM "
+                                 "r) SELECT count(*) FROM r", &st));
+    g_assert_false(qdb_row(q, st));
+    sqlite3_finalize(st);
+    g_assert_true(qdb_failed(q));
+    g_assert_nonnull(strstr(qdb_error(q), "is damaged: its queries ran past"));
     qdb_close(q);
 }
 
@@ -156,5 +223,8 @@ int main(int argc, char **argv)
     g_test_add_func("/qdb/processes-and-files", test_processes_and_files);
     g_test_add_func("/qdb/sticky-error", test_sticky_error);
     g_test_add_func("/qdb/missing-table", test_missing_table);
+    g_test_add_func("/qdb/links-checked", test_links_checked);
+    g_test_add_func("/qdb/not-complete", test_not_complete);
+    g_test_add_func("/qdb/step-budget", test_step_budget);
     return unit_run();
 }

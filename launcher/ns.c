@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/fanotify.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -38,6 +39,7 @@ const char *ns_step_describe(int step)
     case NS_STEP_INIT_DIED: return "keep the build's pid-namespace init running";
     case NS_STEP_WATCH_TREE: return "bind-mount a system tree to watch";
     case NS_STEP_WATCH_MARK: return "watch a system tree's mount with fanotify";
+    case NS_STEP_GUARD: return "watch the build's mount calls (seccomp)";
     default: return "set up the build";
     }
 }
@@ -351,6 +353,18 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     if (n != (ssize_t)sizeof init_err || init_err) {
         errno = n == (ssize_t)sizeof init_err ? init_err : ECHILD;
         fail(p, NS_STEP_MOUNT_PROC, -1);
+    }
+    if (p->guard_len) {
+        /* On setup itself, so that the build and all it starts inherit it (init, which mounted
+         * /proc, does not); setup makes none of the filtered calls from here on. */
+        struct sock_fprog prog = {.len = p->guard_len, .filter = (struct sock_filter *)p->guard_filter};
+        long guard = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                             SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+        if (guard < 0)
+            fail(p, NS_STEP_GUARD, -1);
+        if (send_fd(p->sock_fd, (int)guard) < 0)
+            fail(p, NS_STEP_GUARD, -1);
+        close((int)guard);
     }
     pid_t build = fork();
     if (build < 0)

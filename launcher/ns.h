@@ -35,6 +35,7 @@
  */
 #pragma once
 
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -62,6 +63,7 @@ enum ns_step {
     NS_STEP_INIT_DIED, /* value: the signal that killed init (from outside the namespace) */
     NS_STEP_WATCH_TREE, /* bind-mount a watched tree (tree: which one) */
     NS_STEP_WATCH_MARK, /* mark a mount in a watched tree (tree: which of watch_marks) */
+    NS_STEP_GUARD,      /* install the mount-call filter (launcher/nsguard.h) or pass it on */
 };
 
 struct ns_report {
@@ -94,6 +96,11 @@ struct ns_plan {
     const char *watch_marks[NS_MAX_WATCH_MARKS];
     int watch_fd;                 /* a fanotify group, or -1 */
     unsigned long long watch_mask;
+    /* With watched trees: the seccomp filter (launcher/nsguard.h) setup installs on itself once
+     * init runs, just before it forks the build; it passes the listener to the daemon over
+     * sock_fd (SCM_RIGHTS) before init's pid.  guard_len 0: none. */
+    const struct sock_filter *guard_filter;
+    unsigned short guard_len;
     const char *cwd;
     char *const *argv;
     sigset_t sigmask;     /* the caller's signal mask, for the build */

@@ -7,6 +7,7 @@
 #include "proc.h"
 #include "recorder.h"
 #include "scratch.h"
+#include "nsguard.h"
 #include "syswatch.h"
 #include "queries.h"
 #include "textout.h"
@@ -514,6 +515,9 @@ struct run {
     char *watch_why_not;           /* why --system serves them through FUSE as root */
     struct syswatch *syswatch;
     char *watch_note;
+    struct sock_filter guard_filter[NSGUARD_FILTER_MAX]; /* launcher/nsguard.h, with syswatch */
+    struct nsguard *guard;
+    char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     struct run_watch watch;
     struct loop_ctx loop;
     pthread_t loop_thread;
@@ -716,6 +720,20 @@ static int run_plan(struct run *r)
             r->watch_why_not = g_strdup_printf("fanotify permission events unavailable: %s",
                                                g_strerror(e));
             r->watch_fd = -1;
+        }
+        /* Without the guard a mount namespace of the build's own would hide its opens. */
+        int ge = r->watch_fd >= 0 ? nsguard_probe() : 0;
+        if (ge < 0) {
+            close(r->watch_fd);
+            r->watch_fd = -1;
+            if (r->o.system_how == SYSTEM_OPENS) {
+                fprintf(stderr, "buildtrail run: --system=opens: cannot watch the build's mount "
+                                "calls (seccomp user notifications): %s; use --system=full"
+                                DOCTOR_HINT "\n", g_strerror(-ge));
+                return -1;
+            }
+            r->watch_why_not = g_strdup_printf("seccomp user notifications unavailable: %s",
+                                               g_strerror(-ge));
         }
     } else if (r->o.system && r->o.system_how == SYSTEM_OPENS) {
         fputs("buildtrail run: --system=opens needs root (fanotify); run as root, or use "
@@ -942,6 +960,8 @@ static int prepare_namespace(struct run *r)
     r->plan.staging = r->staging;
     r->plan.watch_fd = r->watch_fd;
     r->plan.watch_mask = SYSWATCH_MARK_MASK;
+    r->plan.guard_filter = r->guard_filter;
+    r->plan.guard_len = r->watch_fd >= 0 ? (unsigned short)nsguard_filter(r->guard_filter) : 0;
     for (guint i = 0; i < r->watched->len && i < NS_MAX_TREES; i++)
         r->plan.watched_paths[r->plan.n_watched++] = r->watched->pdata[i];
     for (guint i = 0; i < r->watch_marks->len && i < NS_MAX_WATCH_MARKS; i++)
@@ -1148,6 +1168,17 @@ static int run_serve(struct run *r)
             r->loop.max_threads = (int)MAX(16, 4 * ncpu);
             pthread_create(&r->loop_thread, NULL, loop_main, &r->loop);
             r->serving = true;
+            if (r->plan.guard_len) {
+                int gfd = ns_recv_fd(r->sv[0]), e = gfd;
+                if (gfd >= 0 && !(r->guard = nsguard_start(gfd, &e)))
+                    gfd = -1;
+                if (gfd < 0 && e != -EPIPE) { /* EPIPE: setup failed, its report says why */
+                    fprintf(stderr, "buildtrail run: cannot watch the build's mount calls: %s\n",
+                            g_strerror(-e));
+                    r->stop_reason = g_strdup("the build's mount calls could not be watched");
+                    kill(r->setup, SIGKILL);
+                }
+            }
             pid_t init = 0;
             if (read_full(r->sv[0], &init, sizeof init) == 0)
                 proc_table_set_launcher(r->procs, r->setup, init);
@@ -1255,6 +1286,8 @@ static void run_finish(struct run *r)
         r->syswatch = NULL;
         r->watch_fd = -1;
     }
+    r->unseen = nsguard_stop(r->guard); /* no build process is left */
+    r->guard = NULL;
 
     r->exit_status = -1;
     r->term_signal = 0;
@@ -1324,8 +1357,10 @@ static void run_finish(struct run *r)
         : r->o.system && r->watch_why_not
             ? g_strdup_printf("system_trees=served (%s); ", r->watch_why_not)
             : g_strdup("");
-    r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
-                            "killpriv_v2=%d; %s%s%srequests: %s",
+    g_autofree char *unseen_note = r->unseen ? g_strdup_printf("unseen=%s; ", r->unseen)
+                                             : g_strdup("");
+    r->notes = g_strdup_printf("%sevents=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
+                            "killpriv_v2=%d; %s%s%srequests: %s", unseen_note,
                             (unsigned long long)events, self_usage.ru_maxrss,
                             r->procs ? proc_table_peak_images(r->procs) : 0,
                             r->fs ? fs_killpriv_v2(r->fs) : 0, system_note, r->ids_note,
@@ -1450,6 +1485,8 @@ static void print_summary(struct run *r)
     else if (!tree_complete)
         g_string_append_printf(line, ", INCOMPLETE: process tree %s",
                                r->tree_note ? r->tree_note : "not recorded");
+    else if (r->unseen)
+        g_string_append_printf(line, ", INCOMPLETE: %s", r->unseen);
     else
         g_string_append(line, ", complete");
     g_autofree char *untraced = untraced_use(r);
@@ -1466,6 +1503,8 @@ static void run_cleanup(struct run *r)
         g_free(syswatch_stop(r->syswatch));
     else if (r->watch_fd >= 0)
         close(r->watch_fd);
+    g_free(nsguard_stop(r->guard));
+    r->guard = NULL;
     if (r->signals_blocked) {
         if (r->se)
             fuse_session_destroy(r->se);
@@ -1512,6 +1551,7 @@ static void run_cleanup(struct run *r)
     g_ptr_array_free(r->watch_marks, TRUE);
     g_free(r->watch_why_not);
     g_free(r->watch_note);
+    g_free(r->unseen);
     g_free(r->db_path);
     g_free(r->db_dir);
     g_free(r->db_base);

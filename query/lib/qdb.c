@@ -150,7 +150,7 @@ static void load_run(struct qdb *q, bool recording)
     struct qdb_run *r = &q->run;
     r->exit_status = -1;
     sqlite3_stmt *st = NULL;
-    g_autofree char *state = NULL;
+    g_autofree char *state = NULL, *unseen = NULL;
     int64_t start_ns = 0, end_ns = 0;
     bool have_row = false;
     /* process_tree came with schema 2, failure with schema 4. */
@@ -170,6 +170,7 @@ static void load_run(struct qdb *q, bool recording)
         r->failure = column_dup(st, 6);
         r->cwd = column_dup(st, 7);
         r->root_id = sqlite3_column_int64(st, 8);
+        unseen = tracedb_notes_unseen((const char *)sqlite3_column_text(st, 9));
     }
     sqlite3_finalize(st);
     if (q->error)
@@ -205,6 +206,8 @@ static void load_run(struct qdb *q, bool recording)
         if (!tree_ok)
             r->incomplete = g_strdup_printf("the process tree is %s",
                                             r->process_tree ? r->process_tree : "not recorded");
+        else if (unseen)
+            r->incomplete = g_strdup_printf("accesses were not seen: %s", unseen);
         break;
     }
     r->complete = !r->incomplete;

@@ -14,55 +14,15 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int send_fd(int sock, int fd)
-{
-    char byte = 'F';
-    struct iovec iov = {&byte, 1};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    memset(&u, 0, sizeof u);
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                         .msg_controllen = sizeof u.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-    char byte;
-    struct iovec iov = {&byte, 1};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                         .msg_controllen = sizeof u.buf};
-    if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-        return -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    if (!c || c->cmsg_type != SCM_RIGHTS)
-        return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    return fd;
-}
-
 /* Run `calls` in a child under the guard's filter; what the guard says afterwards. */
 static char *guarded(void (*calls)(void))
 {
-    int sv[2];
-    g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), ==, 0);
+    int sv[2]; /* the child says its listener's number; we take a copy with pidfd_getfd */
+    g_assert_cmpint(pipe2(sv, O_CLOEXEC), ==, 0);
     pid_t pid = fork();
     g_assert_cmpint(pid, >=, 0);
     if (pid == 0) {
@@ -72,16 +32,21 @@ static char *guarded(void (*calls)(void))
             _exit(2);
         long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                           SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-        if (fd < 0 || send_fd(sv[1], (int)fd) < 0)
+        int n = (int)fd;
+        if (fd < 0 || write(sv[1], &n, sizeof n) != sizeof n)
             _exit(3);
-        close((int)fd);
         calls();
         _exit(0);
     }
     close(sv[1]);
-    int fd = recv_fd(sv[0]);
+    int n = -1;
+    g_assert_cmpint(read(sv[0], &n, sizeof n), ==, sizeof n);
     close(sv[0]);
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    g_assert_cmpint(pidfd, >=, 0);
+    int fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
     g_assert_cmpint(fd, >=, 0);
+    close(pidfd);
     int err = 0;
     struct nsguard *g = nsguard_start(fd, &err);
     g_assert_nonnull(g);

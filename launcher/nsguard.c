@@ -44,6 +44,11 @@
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
 #endif
+/* open_tree_attr (Linux 6.15): open_tree with mount attributes; one number on every
+ * architecture since 424, but not in older headers. */
+#ifndef SYS_open_tree_attr
+#define SYS_open_tree_attr 467
+#endif
 
 /* The calls, by this machine's numbers. */
 static const long native_flag_calls[] = { /* notified when arg 0 has CLONE_NEWNS */
@@ -57,17 +62,18 @@ static const long native_calls[] = { /* always notified; the daemon judges */
 #ifdef SYS_open_tree
     SYS_open_tree, SYS_move_mount, SYS_fsmount,
 #endif
+    SYS_open_tree_attr,
 };
 
 #ifdef X32_BIT
 /* i386 numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
 enum { I386_MOUNT = 21, I386_UMOUNT = 22, I386_UMOUNT2 = 52, I386_CLONE = 120,
        I386_PIVOT_ROOT = 217, I386_UNSHARE = 310, I386_SETNS = 346, I386_OPEN_TREE = 428,
-       I386_MOVE_MOUNT = 429, I386_FSMOUNT = 432, I386_CLONE3 = 435 };
+       I386_MOVE_MOUNT = 429, I386_FSMOUNT = 432, I386_CLONE3 = 435, I386_OPEN_TREE_ATTR = 467 };
 static const long i386_flag_calls[] = {I386_UNSHARE, I386_CLONE};
 static const long i386_calls[] = {I386_SETNS, I386_MOUNT, I386_UMOUNT, I386_UMOUNT2,
                                   I386_PIVOT_ROOT, I386_CLONE3, I386_OPEN_TREE,
-                                  I386_MOVE_MOUNT, I386_FSMOUNT};
+                                  I386_MOVE_MOUNT, I386_FSMOUNT, I386_OPEN_TREE_ATTR};
 #endif
 
 /* ---- the filter ---------------------------------------------------------------------------- */
@@ -230,13 +236,16 @@ static char *judge(const struct seccomp_notif *n)
         call = nr == SYS_open_tree ? OPEN_TREE : nr == SYS_move_mount ? MOVE
              : nr == SYS_fsmount ? FSMOUNT : call;
 #endif
+        if (nr == SYS_open_tree_attr)
+            call = OPEN_TREE;
     }
 #ifdef X32_BIT
     else if (n->data.arch == AUDIT_ARCH_I386) {
         call = nr == I386_UNSHARE ? UNSHARE : nr == I386_CLONE ? CLONE : nr == I386_CLONE3 ? CLONE3
              : nr == I386_SETNS ? SETNS : nr == I386_MOUNT ? MOUNT
              : nr == I386_UMOUNT || nr == I386_UMOUNT2 ? UMOUNT : nr == I386_PIVOT_ROOT ? PIVOT
-             : nr == I386_OPEN_TREE ? OPEN_TREE : nr == I386_MOVE_MOUNT ? MOVE
+             : nr == I386_OPEN_TREE || nr == I386_OPEN_TREE_ATTR ? OPEN_TREE
+             : nr == I386_MOVE_MOUNT ? MOVE
              : nr == I386_FSMOUNT ? FSMOUNT : OTHER;
     }
 #endif

@@ -23,7 +23,7 @@
  *     clone3 (flags in memory: every clone3 is sent, the daemon reads struct clone_args);
  *   - setns with CLONE_NEWNS, or with 0 and a descriptor of a mount namespace;
  *   - mount unless MS_REMOUNT or a propagation change alone; umount/umount2, pivot_root,
- *     move_mount, open_tree with OPEN_TREE_CLONE, fsmount.
+ *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE, fsmount.
  *   On x86-64, i386 calls are filtered by their own numbers and x32 calls by the x86-64 ones.
  *
  * Limits (docs/conformance.md): the clone3 flags and a setns descriptor are read from the

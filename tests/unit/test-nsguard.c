@@ -112,6 +112,11 @@ static void mounts_twice(void)
     (void)!syscall(SYS_open_tree, AT_FDCWD, "/nonexistent-bt", 1 /* OPEN_TREE_CLONE */);
 }
 
+static void open_tree_attr_clone(void)
+{
+    (void)!syscall(467 /* open_tree_attr */, AT_FDCWD, "/nonexistent-bt", 1, NULL, 0);
+}
+
 static void test_flagged(void)
 {
     struct {
@@ -123,6 +128,7 @@ static void test_flagged(void)
         {clone_ns, "made a mount namespace of its own (clone with CLONE_NEWNS)"},
         {setns_ns, "entered a mount namespace of its own (setns)"},
         {mount_tmpfs, "mounted /nonexistent-bt/usr, where opens"},
+        {open_tree_attr_clone, "copied a mount (open_tree with OPEN_TREE_CLONE)"},
         {mounts_twice, "mounted /nonexistent-bt/a, where opens in the watched system trees are "
                        "not seen (and more such calls): record such a build with --system=full"},
     };

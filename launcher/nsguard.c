@@ -63,17 +63,20 @@ static const long native_calls[] = { /* always notified; the daemon judges */
     SYS_open_tree, SYS_move_mount, SYS_fsmount,
 #endif
     SYS_open_tree_attr,
+    SYS_seccomp, /* not for the view: a listener asked for is refused (EBUSY), said at the end */
 };
 
 #ifdef X32_BIT
 /* i386 numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
 enum { I386_MOUNT = 21, I386_UMOUNT = 22, I386_UMOUNT2 = 52, I386_CLONE = 120,
        I386_PIVOT_ROOT = 217, I386_UNSHARE = 310, I386_SETNS = 346, I386_OPEN_TREE = 428,
-       I386_MOVE_MOUNT = 429, I386_FSMOUNT = 432, I386_CLONE3 = 435, I386_OPEN_TREE_ATTR = 467 };
+       I386_SECCOMP = 354, I386_MOVE_MOUNT = 429, I386_FSMOUNT = 432, I386_CLONE3 = 435,
+       I386_OPEN_TREE_ATTR = 467 };
 static const long i386_flag_calls[] = {I386_UNSHARE, I386_CLONE};
 static const long i386_calls[] = {I386_SETNS, I386_MOUNT, I386_UMOUNT, I386_UMOUNT2,
                                   I386_PIVOT_ROOT, I386_CLONE3, I386_OPEN_TREE,
-                                  I386_MOVE_MOUNT, I386_FSMOUNT, I386_OPEN_TREE_ATTR};
+                                  I386_MOVE_MOUNT, I386_FSMOUNT, I386_OPEN_TREE_ATTR,
+                                  I386_SECCOMP};
 #endif
 
 /* ---- the filter ---------------------------------------------------------------------------- */
@@ -178,6 +181,8 @@ struct nsguard {
     /* The guard thread's; read after the join. */
     char *first; /* the first call judged as making an unwatched view */
     unsigned count;
+    char *first_listener; /* the first process refused a seccomp listener of its own */
+    unsigned listeners;
 };
 
 static void sanitize(char *s)
@@ -214,13 +219,16 @@ static void read_path(pid_t pid, uint64_t addr, char *out, size_t size)
         g_strlcpy(out, "?", size);
 }
 
-/* What call `n` does, in words, if it makes a view of the trees without marks; NULL if not. */
-static char *judge(const struct seccomp_notif *n)
+/* What call `n` does, in words, if it makes a view of the trees without marks; NULL if not.
+ * *listener: it asks for a seccomp listener, which the kernel refuses to a process that has
+ * one in its filters already (ours). */
+static char *judge(const struct seccomp_notif *n, bool *listener)
 {
     const __u64 *a = n->data.args;
     long nr = n->data.nr;
     enum { UNSHARE, CLONE, CLONE3, SETNS, MOUNT, UMOUNT, PIVOT, OPEN_TREE, MOVE, FSMOUNT,
-           OTHER } call = OTHER;
+           SECCOMP, OTHER } call = OTHER;
+    *listener = false;
     if (n->data.arch == NATIVE_ARCH) {
 #ifdef X32_BIT
         nr &= ~(long)X32_BIT;
@@ -238,6 +246,8 @@ static char *judge(const struct seccomp_notif *n)
 #endif
         if (nr == SYS_open_tree_attr)
             call = OPEN_TREE;
+        if (nr == SYS_seccomp)
+            call = SECCOMP;
     }
 #ifdef X32_BIT
     else if (n->data.arch == AUDIT_ARCH_I386) {
@@ -246,7 +256,7 @@ static char *judge(const struct seccomp_notif *n)
              : nr == I386_UMOUNT || nr == I386_UMOUNT2 ? UMOUNT : nr == I386_PIVOT_ROOT ? PIVOT
              : nr == I386_OPEN_TREE || nr == I386_OPEN_TREE_ATTR ? OPEN_TREE
              : nr == I386_MOVE_MOUNT ? MOVE
-             : nr == I386_FSMOUNT ? FSMOUNT : OTHER;
+             : nr == I386_FSMOUNT ? FSMOUNT : nr == I386_SECCOMP ? SECCOMP : OTHER;
     }
 #endif
     else {
@@ -301,37 +311,46 @@ static char *judge(const struct seccomp_notif *n)
         return g_strdup("moved a mount (move_mount)");
     case FSMOUNT:
         return g_strdup("made a mount (fsmount)");
+    case SECCOMP:
+        *listener = a[0] == SECCOMP_SET_MODE_FILTER && (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        return NULL;
     case OTHER:
         break;
     }
     return NULL;
 }
 
+/* "a build process (COMM, pid N)", from /proc while the caller waits. */
+static char *who(const struct seccomp_notif *n)
+{
+    char comm[32] = "?", p[64];
+    snprintf(p, sizeof p, "/proc/%d/comm", (int)n->pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t l = read(fd, comm, sizeof comm - 1);
+        comm[l > 0 ? l : 0] = '\0';
+        g_strchomp(comm);
+        close(fd);
+    }
+    char *out = g_strdup_printf("a build process (%s, pid %u)", comm, n->pid);
+    sanitize(out);
+    return out;
+}
+
 static void take(struct nsguard *g, struct seccomp_notif *n)
 {
-    char *what = judge(n);
+    bool listener;
+    g_autofree char *what = judge(n, &listener);
     /* Still the same caller (its memory and descriptors were what we read)? */
-    if (ioctl(g->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) < 0) {
-        g_free(what);
+    if (ioctl(g->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) < 0)
         return; /* killed while waiting: the call never ran */
+    if (what && !g->count++) {
+        g_autofree char *by = who(n);
+        g->first = g_strdup_printf("%s %s", by, what);
+        sanitize(g->first);
     }
-    if (what) {
-        g->count++;
-        if (!g->first) {
-            char comm[32] = "?", p[64];
-            snprintf(p, sizeof p, "/proc/%d/comm", (int)n->pid);
-            int fd = open(p, O_RDONLY | O_CLOEXEC);
-            if (fd >= 0) {
-                ssize_t l = read(fd, comm, sizeof comm - 1);
-                comm[l > 0 ? l : 0] = '\0';
-                g_strchomp(comm);
-                close(fd);
-            }
-            g->first = g_strdup_printf("a build process (%s, pid %u) %s", comm, n->pid, what);
-            sanitize(g->first);
-        }
-        g_free(what);
-    }
+    if (listener && !g->listeners++)
+        g->first_listener = who(n);
 }
 
 static void *guard_main(void *arg)
@@ -390,8 +409,10 @@ struct nsguard *nsguard_start(int fd, int *err)
     return g;
 }
 
-char *nsguard_stop(struct nsguard *g)
+char *nsguard_stop(struct nsguard *g, char **refused)
 {
+    if (refused)
+        *refused = NULL;
     if (!g)
         return NULL;
     uint64_t one = 1;
@@ -407,7 +428,13 @@ char *nsguard_stop(struct nsguard *g)
         out = g_strdup_printf("%s, where opens in the watched system trees are not seen%s: "
                               "record such a build with --system=full",
                               g->first, g->count > 1 ? " (and more such calls)" : "");
+    if (g->first_listener && refused)
+        *refused = g_strdup_printf("%s asked for a seccomp listener of its own%s, which the "
+                                   "kernel refuses (EBUSY) under the one --system as root "
+                                   "holds: run such a build with --system=full",
+                                   g->first_listener, g->listeners > 1 ? " (and more)" : "");
     g_free(g->first);
+    g_free(g->first_listener);
     g_free(g);
     return out;
 }

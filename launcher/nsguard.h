@@ -26,6 +26,11 @@
  *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE, fsmount.
  *   On x86-64, i386 calls are filtered by their own numbers and x32 calls by the x86-64 ones.
  *
+ * One difference for the build: the kernel lets a process have one seccomp listener in its
+ *   filters, so a build that asks for its own (SECCOMP_FILTER_FLAG_NEW_LISTENER: LXC, some
+ *   sandboxes, libseccomp's tests) gets EBUSY.  seccomp() calls are sent too so that the run
+ *   can say so (nsguard_stop's *refused).
+ *
  * Limits (docs/conformance.md): the clone3 flags and a setns descriptor are read from the
  *   caller while it waits, as seccomp allows: a second thread of the build that rewrites the
  *   flags between that read and the kernel's own goes unseen (deliberate evasion only).
@@ -56,5 +61,7 @@ struct nsguard *nsguard_start(int fd, int *err);
 
 /* After the build has ended: stop the thread, close the listener, free.  Returns NULL when no
  * call was judged as making an unwatched view, else (caller frees) one line without ';' naming
- * the first such call, how many there were, and the fix. */
-char *nsguard_stop(struct nsguard *g);
+ * the first such call, whether there were more, and the fix.  *refused (if `refused`; caller
+ * frees) gets NULL, or a line naming the first process refused a seccomp listener of its own
+ * and the fix. */
+char *nsguard_stop(struct nsguard *g, char **refused);

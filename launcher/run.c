@@ -1288,8 +1288,11 @@ static void run_finish(struct run *r)
         r->syswatch = NULL;
         r->watch_fd = -1;
     }
-    r->unseen = nsguard_stop(r->guard); /* no build process is left */
+    g_autofree char *refused = NULL;
+    r->unseen = nsguard_stop(r->guard, &refused); /* no build process is left */
     r->guard = NULL;
+    if (refused)
+        fprintf(stderr, "buildtrail run: warning: %s\n", refused);
 
     r->exit_status = -1;
     r->term_signal = 0;
@@ -1505,7 +1508,7 @@ static void run_cleanup(struct run *r)
         g_free(syswatch_stop(r->syswatch));
     else if (r->watch_fd >= 0)
         close(r->watch_fd);
-    g_free(nsguard_stop(r->guard));
+    g_free(nsguard_stop(r->guard, NULL));
     r->guard = NULL;
     if (r->signals_blocked) {
         if (r->se)

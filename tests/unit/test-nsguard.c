@@ -18,8 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Run `calls` in a child under the guard's filter; what the guard says afterwards. */
-static char *guarded(void (*calls)(void))
+/* Run `calls` in a child under the guard's filter; what the guard says afterwards (and in
+ * *refused, if given, about seccomp listeners). */
+static char *guarded_refused(void (*calls)(void), char **refused)
 {
     int sv[2]; /* the child says its listener's number; we take a copy with pidfd_getfd */
     g_assert_cmpint(pipe2(sv, O_CLOEXEC), ==, 0);
@@ -54,7 +55,12 @@ static char *guarded(void (*calls)(void))
     g_assert_cmpint(waitpid(pid, &st, 0), ==, pid);
     g_assert_true(WIFEXITED(st));
     g_assert_cmpint(WEXITSTATUS(st), ==, 0);
-    return nsguard_stop(g);
+    return nsguard_stop(g, refused);
+}
+
+static char *guarded(void (*calls)(void))
+{
+    return guarded_refused(calls, NULL);
 }
 
 static void harmless_calls(void)
@@ -142,6 +148,31 @@ static void test_flagged(void)
     }
 }
 
+static void own_listener(void)
+{
+    struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    struct sock_fprog prog = {.len = 1, .filter = f};
+    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                      &prog);
+    if (fd >= 0 || errno != EBUSY) /* one listener per filter chain: ours */
+        _exit(5);
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) /* a filter alone: fine */
+        _exit(6);
+}
+
+static void test_listener(void)
+{
+    char *refused = NULL;
+    char *what = guarded_refused(own_listener, &refused);
+    g_assert_null(what); /* not an unseen view */
+    g_assert_nonnull(refused);
+    g_assert_nonnull(strstr(refused, "asked for a seccomp listener of its own, which the kernel "
+                                     "refuses (EBUSY)"));
+    g_free(refused);
+    g_assert_null(guarded_refused(harmless_calls, &refused));
+    g_assert_null(refused);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -151,5 +182,6 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/nsguard/harmless", test_harmless);
     g_test_add_func("/nsguard/flagged", test_flagged);
+    g_test_add_func("/nsguard/listener", test_listener);
     return g_test_run();
 }

@@ -32,7 +32,7 @@ const char *ns_step_describe(int step)
     case NS_STEP_DETACH_STAGING: return "detach the staging mount";
     case NS_STEP_UNSHARE_PID: return "create the build's pid namespace";
     case NS_STEP_FORK_INIT: return "start the pid namespace's init";
-    case NS_STEP_MOUNT_PROC: return "mount /proc for the build";
+    case NS_STEP_MOUNT_PROC: return "mount /proc for the build (or filter its init's calls)";
     case NS_STEP_FORK_BUILD: return "start the build";
     case NS_STEP_CHDIR: return "enter the working directory";
     case NS_STEP_EXEC: return "execute the build command";
@@ -189,12 +189,19 @@ static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd)
 /* pid 1 of the build's pid namespace: mounts the namespace's /proc, says so (or why not) on
  * `ready_fd`, then holds nothing but that pipe (whose end tells setup that init died) and reaps
  * the orphans the build leaves, until setup kills it when the build has ended. */
-static _Noreturn void run_init(int ready_fd)
+static _Noreturn void run_init(const struct ns_plan *p, int ready_fd)
 {
     int keep[] = {ready_fd};
     close_all_but(0, keep, 1);
     int err = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? errno
                                                                                         : 0;
+    if (!err && p->guard_len) {
+        /* The build's processes carry setup's filter (and orphans come here); init gets the
+         * same calls refused, so that no process of the namespace is without one. */
+        struct sock_fprog prog = {.len = p->init_len, .filter = (struct sock_filter *)p->init_filter};
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+            err = errno;
+    }
     ssize_t n;
     do
         n = write(ready_fd, &err, sizeof err);
@@ -342,7 +349,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     if (init == 0) {
         /* If setup dies, init (and with it the whole namespace) dies too. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        run_init(ready[1]);
+        run_init(p, ready[1]);
     }
     close(ready[1]);
     int init_err = -1;

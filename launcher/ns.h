@@ -17,7 +17,8 @@
  *     running) and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
  *     requests are pids the daemon can look up in its own /proc, and the build cannot see
  *     setup or reach its descriptors.
- *   init: mounts a /proc for the new pid namespace, then holds nothing but the write end of a
+ *   init: mounts a /proc for the new pid namespace (with watched trees then refuses itself
+ *     the calls the guard watches, plan->init_filter), then holds nothing but the write end of a
  *     pipe to setup (its closing tells setup that init died) and reaps orphans.  Nothing
  *     inside the namespace can kill it; if something outside does, the namespace ends and
  *     setup reports NS_STEP_INIT_DIED {signal} before the build's status.
@@ -101,6 +102,10 @@ struct ns_plan {
      * sock_fd (SCM_RIGHTS) before init's pid.  guard_len 0: none. */
     const struct sock_filter *guard_filter;
     unsigned short guard_len;
+    /* The same calls refused (nsguard_filter's `refuse`): what init installs on itself once it
+     * has mounted /proc, so that it carries a filter too.  Used when guard_len is not 0. */
+    const struct sock_filter *init_filter;
+    unsigned short init_len;
     const char *cwd;
     char *const *argv;
     sigset_t sigmask;     /* the caller's signal mask, for the build */

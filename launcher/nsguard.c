@@ -114,7 +114,7 @@ static void emit_calls(struct emitter *e, const long *flag_calls, size_t n_flag,
     emit(e, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, L_NONE, L_NONE);
 }
 
-size_t nsguard_filter(struct sock_filter *out)
+size_t nsguard_filter(struct sock_filter *out, bool refuse)
 {
     struct emitter e = {.f = out};
     emit(&e, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), L_NONE, L_NONE);
@@ -134,7 +134,8 @@ size_t nsguard_filter(struct sock_filter *out)
     emit(&e, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0), L_NONE, L_NONE);
     emit(&e, BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWNS, L_NOTIFY, L_ALLOW);
     e.at[L_NOTIFY] = e.n;
-    emit(&e, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, L_NONE, L_NONE);
+    emit(&e, BPF_RET | BPF_K, refuse ? SECCOMP_RET_ERRNO | EPERM : SECCOMP_RET_USER_NOTIF,
+         L_NONE, L_NONE);
     e.at[L_ALLOW] = e.n;
     emit(&e, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, L_NONE, L_NONE);
     for (size_t i = 0; i < e.n; i++) {
@@ -153,7 +154,7 @@ size_t nsguard_filter(struct sock_filter *out)
 int nsguard_probe(void)
 {
     struct sock_filter f[NSGUARD_FILTER_MAX];
-    struct sock_fprog prog = {.len = (unsigned short)nsguard_filter(f), .filter = f};
+    struct sock_fprog prog = {.len = (unsigned short)nsguard_filter(f, false), .filter = f};
     pid_t pid = fork();
     if (pid < 0)
         return -errno;

@@ -47,8 +47,11 @@
 /* The filter's length bound. */
 #define NSGUARD_FILTER_MAX 64
 
-/* Fill `out` (NSGUARD_FILTER_MAX entries) with the filter; its length. */
-size_t nsguard_filter(struct sock_filter *out);
+/* Fill `out` (NSGUARD_FILTER_MAX entries) with the filter; its length.  `refuse`: the calls
+ * fail with EPERM instead of being sent (for the pid namespace's init, which makes none of
+ * them, so that no process of the build is without the filter: a root build could ptrace
+ * init into making them). */
+size_t nsguard_filter(struct sock_filter *out, bool refuse);
 
 /* Whether this kernel lets us install the filter with a listener: 0 or -errno (-ENOSYS,
  * -EINVAL before Linux 5.5, -EACCES/-EPERM in a container refusing seccomp).  Forks a child. */

@@ -518,6 +518,7 @@ struct run {
     struct syswatch *syswatch;
     char *watch_note;
     struct sock_filter guard_filter[NSGUARD_FILTER_MAX]; /* launcher/nsguard.h, with syswatch */
+    struct sock_filter init_filter[NSGUARD_FILTER_MAX];  /* the same calls refused, for init */
     struct nsguard *guard;
     char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     struct run_watch watch;
@@ -963,7 +964,10 @@ static int prepare_namespace(struct run *r)
     r->plan.watch_fd = r->watch_fd;
     r->plan.watch_mask = SYSWATCH_MARK_MASK;
     r->plan.guard_filter = r->guard_filter;
-    r->plan.guard_len = r->watch_fd >= 0 ? (unsigned short)nsguard_filter(r->guard_filter) : 0;
+    r->plan.guard_len =
+        r->watch_fd >= 0 ? (unsigned short)nsguard_filter(r->guard_filter, false) : 0;
+    r->plan.init_filter = r->init_filter;
+    r->plan.init_len = r->watch_fd >= 0 ? (unsigned short)nsguard_filter(r->init_filter, true) : 0;
     for (guint i = 0; i < r->watched->len && i < NS_MAX_TREES; i++)
         r->plan.watched_paths[r->plan.n_watched++] = r->watched->pdata[i];
     for (guint i = 0; i < r->watch_marks->len && i < NS_MAX_WATCH_MARKS; i++)

@@ -50,7 +50,7 @@ struct qdb_run {
     char *process_tree;     /* runs.process_tree: "complete" or why not; NULL if not written */
     char *cwd;              /* the directory the build was started in; NULL: no run row */
     int64_t root_id;        /* the build's command's first image; 0: not recorded */
-    bool complete;          /* finished, and the process tree is not partial or incomplete */
+    bool complete;          /* finished, the process tree whole, no access hidden (unseen=) */
     char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
     int64_t start_realtime_ns;
     int64_t start_ns;        /* the same instant on the trace's clock (CLOCK_BOOTTIME) */

@@ -19,6 +19,11 @@ assert_contains "$(cat "$T/plain.err")" ", complete" "a build without a namespac
 bt info -d "$T/plain.db" > /dev/null 2> "$T/plain.info" || fail "info on the plain trace"
 [ ! -s "$T/plain.info" ] || fail "info warns on a complete trace: $(cat "$T/plain.info")"
 
+# Every process of the build carries the filter that sees those calls, its init too (which a
+# root build could ptrace into making them).
+system_build filters 'grep -h "^Seccomp:" /proc/1/status /proc/self/status > seccomp.txt'
+assert_eq "$(tr -d ' \t' < "$T/ws/seccomp.txt" | tr '\n' ' ')" "Seccomp:2 Seccomp:2 " "init and the build are filtered"
+
 check() { # NAME: the trace is marked incomplete, with the reason and the fix
     err=$(cat "$T/$1.err")
     assert_contains "$err" "INCOMPLETE" "$1: the summary"

@@ -28,7 +28,7 @@ static char *guarded_refused(void (*calls)(void), char **refused)
     g_assert_cmpint(pid, >=, 0);
     if (pid == 0) {
         struct sock_filter f[NSGUARD_FILTER_MAX];
-        struct sock_fprog prog = {.len = (unsigned short)nsguard_filter(f), .filter = f};
+        struct sock_fprog prog = {.len = (unsigned short)nsguard_filter(f, false), .filter = f};
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
             _exit(2);
         long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,

@@ -362,8 +362,8 @@ static _Noreturn void run_setup(const struct ns_plan *p)
         fail(p, NS_STEP_MOUNT_PROC, -1);
     }
     if (p->guard_len) {
-        /* On setup itself, so that the build and all it starts inherit it (init, which mounted
-         * /proc, does not); setup makes none of the filtered calls from here on. */
+        /* On setup itself, so that the build and all it starts inherit it (init has its own,
+         * see run_init); setup makes none of the filtered calls from here on. */
         struct sock_fprog prog = {.len = p->guard_len, .filter = (struct sock_filter *)p->guard_filter};
         long guard = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                              SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);

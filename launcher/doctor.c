@@ -3,6 +3,7 @@
 
 #include "idmap.h"
 #include "procevents.h"
+#include "nsguard.h"
 #include "syswatch.h"
 
 #include <errno.h>
@@ -216,10 +217,21 @@ static void check_system_watch(void)
         return;
     }
     int fd = syswatch_group_new();
-    if (fd >= 0) {
+    int guard = fd >= 0 ? nsguard_probe() : 0;
+    if (fd >= 0)
         close(fd);
+    if (fd >= 0 && guard == 0) {
         report(OK, "--system", "watched with fanotify (opens, execs, writes, symlinks; "
                                "--system=full adds failed lookups and stat)", NULL);
+        return;
+    }
+    if (fd >= 0) {
+        g_autofree char *why = g_strdup_printf("seccomp user notifications unavailable (%s), "
+                                               "which watching needs to see the build's own "
+                                               "mount namespaces: --system serves the system "
+                                               "trees through FUSE (slower)", g_strerror(-guard));
+        report(NOTE, "--system", why, "use Linux 5.5 or later, or allow seccomp() in the "
+                                      "container");
         return;
     }
     g_autofree char *found = g_strdup_printf("fanotify permission events unavailable (%s): "

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/fanotify.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -32,13 +33,14 @@ const char *ns_step_describe(int step)
     case NS_STEP_DETACH_STAGING: return "detach the staging mount";
     case NS_STEP_UNSHARE_PID: return "create the build's pid namespace";
     case NS_STEP_FORK_INIT: return "start the pid namespace's init";
-    case NS_STEP_MOUNT_PROC: return "mount /proc for the build";
+    case NS_STEP_MOUNT_PROC: return "mount /proc for the build (or filter its init's calls)";
     case NS_STEP_FORK_BUILD: return "start the build";
     case NS_STEP_CHDIR: return "enter the working directory";
     case NS_STEP_EXEC: return "execute the build command";
     case NS_STEP_INIT_DIED: return "keep the build's pid-namespace init running";
     case NS_STEP_WATCH_TREE: return "bind-mount a system tree to watch";
     case NS_STEP_WATCH_MARK: return "watch a system tree's mount with fanotify";
+    case NS_STEP_GUARD: return "watch the build's mount calls (seccomp)";
     default: return "set up the build";
     }
 }
@@ -188,12 +190,19 @@ static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd)
 /* pid 1 of the build's pid namespace: mounts the namespace's /proc, says so (or why not) on
  * `ready_fd`, then holds nothing but that pipe (whose end tells setup that init died) and reaps
  * the orphans the build leaves, until setup kills it when the build has ended. */
-static _Noreturn void run_init(int ready_fd)
+static _Noreturn void run_init(const struct ns_plan *p, int ready_fd)
 {
     int keep[] = {ready_fd};
     close_all_but(0, keep, 1);
     int err = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? errno
                                                                                         : 0;
+    if (!err && p->guard_len) {
+        /* The build's processes carry setup's filter (and orphans come here); init gets the
+         * same calls refused, so that no process of the namespace is without one. */
+        struct sock_fprog prog = {.len = p->init_len, .filter = (struct sock_filter *)p->init_filter};
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+            err = errno;
+    }
     ssize_t n;
     do
         n = write(ready_fd, &err, sizeof err);
@@ -341,7 +350,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     if (init == 0) {
         /* If setup dies, init (and with it the whole namespace) dies too. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        run_init(ready[1]);
+        run_init(p, ready[1]);
     }
     close(ready[1]);
     int init_err = -1;
@@ -352,6 +361,18 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     if (n != (ssize_t)sizeof init_err || init_err) {
         errno = n == (ssize_t)sizeof init_err ? init_err : ECHILD;
         fail(p, NS_STEP_MOUNT_PROC, -1);
+    }
+    if (p->guard_len) {
+        /* On setup itself, so that the build and all it starts inherit it (init has its own,
+         * see run_init); setup makes none of the filtered calls from here on. */
+        struct sock_fprog prog = {.len = p->guard_len, .filter = (struct sock_filter *)p->guard_filter};
+        long guard = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                             SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+        if (guard < 0)
+            fail(p, NS_STEP_GUARD, -1);
+        if (send_fd(p->sock_fd, (int)guard) < 0)
+            fail(p, NS_STEP_GUARD, -1);
+        close((int)guard);
     }
     pid_t build = fork();
     if (build < 0)

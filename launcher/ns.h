@@ -17,7 +17,8 @@
  *     running) and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
  *     requests are pids the daemon can look up in its own /proc, and the build cannot see
  *     setup or reach its descriptors.
- *   init: mounts a /proc for the new pid namespace, then holds nothing but the write end of a
+ *   init: mounts a /proc for the new pid namespace (with watched trees then refuses itself
+ *     the calls the guard watches, plan->init_filter), then holds nothing but the write end of a
  *     pipe to setup (its closing tells setup that init died) and reaps orphans.  Nothing
  *     inside the namespace can kill it; if something outside does, the namespace ends and
  *     setup reports NS_STEP_INIT_DIED {signal} before the build's status.
@@ -38,6 +39,7 @@
  */
 #pragma once
 
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -67,6 +69,7 @@ enum ns_step {
     NS_STEP_WATCH_MARK, /* mark a mount in a watched tree (tree: which of watch_marks) */
     NS_STEP_KILL_LEFT,  /* not a failure: after the status, setup kills init (and with it what
                          * the build left running) at time_ns (CLOCK_MONOTONIC) */
+    NS_STEP_GUARD,      /* install the mount-call filter (launcher/nsguard.h) or pass it on */
 };
 
 struct ns_report {
@@ -100,6 +103,15 @@ struct ns_plan {
     const char *watch_marks[NS_MAX_WATCH_MARKS];
     int watch_fd;                 /* a fanotify group, or -1 */
     unsigned long long watch_mask;
+    /* With watched trees: the seccomp filter (launcher/nsguard.h) setup installs on itself once
+     * init runs, just before it forks the build; it passes the listener to the daemon over
+     * sock_fd (SCM_RIGHTS) before init's pid.  guard_len 0: none. */
+    const struct sock_filter *guard_filter;
+    unsigned short guard_len;
+    /* The same calls refused (nsguard_filter's `refuse`): what init installs on itself once it
+     * has mounted /proc, so that it carries a filter too.  Used when guard_len is not 0. */
+    const struct sock_filter *init_filter;
+    unsigned short init_len;
     const char *cwd;
     char *const *argv;
     sigset_t sigmask;     /* the caller's signal mask, for the build */

@@ -8,6 +8,7 @@
 #include "recorder.h"
 #include "redact.h"
 #include "scratch.h"
+#include "nsguard.h"
 #include "syswatch.h"
 #include "queries.h"
 #include "textout.h"
@@ -96,7 +97,9 @@ static void usage(FILE *f)
           "                        headers, libraries and tools the build used.  As root,\n"
           "                        HOW=opens (the default) watches them with fanotify:\n"
           "                        every open, exec and symlink followed there, not\n"
-          "                        failed lookups, stat, listings, renames or removals;\n"
+          "                        failed lookups, stat, listings, renames or removals,\n"
+          "                        nor opens in mount namespaces or mounts the build\n"
+          "                        makes (the trace then says it is incomplete);\n"
           "                        HOW=full serves them through FUSE: everything, slower\n"
           "                        (the only way without root)\n"
           "      --trace DIR       also trace DIR, inside a tree not traced (repeatable)\n"
@@ -547,6 +550,10 @@ struct run {
     char *watch_why_not;           /* why --system serves them through FUSE as root */
     struct syswatch *syswatch;
     char *watch_note;
+    struct sock_filter guard_filter[NSGUARD_FILTER_MAX]; /* launcher/nsguard.h, with syswatch */
+    struct sock_filter init_filter[NSGUARD_FILTER_MAX];  /* the same calls refused, for init */
+    struct nsguard *guard;
+    char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     struct run_watch watch;
     struct loop_ctx loop;
     pthread_t loop_thread;
@@ -751,6 +758,20 @@ static int run_plan(struct run *r)
             r->watch_why_not = g_strdup_printf("fanotify permission events unavailable: %s",
                                                g_strerror(e));
             r->watch_fd = -1;
+        }
+        /* Without the guard a mount namespace of the build's own would hide its opens. */
+        int ge = r->watch_fd >= 0 ? nsguard_probe() : 0;
+        if (ge < 0) {
+            close(r->watch_fd);
+            r->watch_fd = -1;
+            if (r->o.system_how == SYSTEM_OPENS) {
+                fprintf(stderr, "buildtrail run: --system=opens: cannot watch the build's mount "
+                                "calls (seccomp user notifications): %s; use --system=full"
+                                DOCTOR_HINT "\n", g_strerror(-ge));
+                return -1;
+            }
+            r->watch_why_not = g_strdup_printf("seccomp user notifications unavailable: %s",
+                                               g_strerror(-ge));
         }
     } else if (r->o.system && r->o.system_how == SYSTEM_OPENS) {
         fputs("buildtrail run: --system=opens needs root (fanotify); run as root, or use "
@@ -979,6 +1000,11 @@ static int prepare_namespace(struct run *r)
     r->plan.staging = r->staging;
     r->plan.watch_fd = r->watch_fd;
     r->plan.watch_mask = SYSWATCH_MARK_MASK;
+    r->plan.guard_filter = r->guard_filter;
+    r->plan.guard_len =
+        r->watch_fd >= 0 ? (unsigned short)nsguard_filter(r->guard_filter, false) : 0;
+    r->plan.init_filter = r->init_filter;
+    r->plan.init_len = r->watch_fd >= 0 ? (unsigned short)nsguard_filter(r->init_filter, true) : 0;
     for (guint i = 0; i < r->watched->len && i < NS_MAX_TREES; i++)
         r->plan.watched_paths[r->plan.n_watched++] = r->watched->pdata[i];
     for (guint i = 0; i < r->watch_marks->len && i < NS_MAX_WATCH_MARKS; i++)
@@ -1220,6 +1246,17 @@ static int run_serve(struct run *r)
             r->loop.max_threads = (int)MAX(16, 4 * ncpu);
             pthread_create(&r->loop_thread, NULL, loop_main, &r->loop);
             r->serving = true;
+            if (r->plan.guard_len) {
+                int gfd = ns_recv_fd(r->sv[0]), e = gfd;
+                if (gfd >= 0 && !(r->guard = nsguard_start(gfd, &e)))
+                    gfd = -1;
+                if (gfd < 0 && e != -EPIPE) { /* EPIPE: setup failed, its report says why */
+                    fprintf(stderr, "buildtrail run: cannot watch the build's mount calls: %s\n",
+                            g_strerror(-e));
+                    r->stop_reason = g_strdup("the build's mount calls could not be watched");
+                    kill(r->setup, SIGKILL);
+                }
+            }
             pid_t init = 0;
             if (read_full(r->sv[0], &init, sizeof init) == 0)
                 proc_table_set_launcher(r->procs, r->setup, init);
@@ -1352,6 +1389,11 @@ static void run_finish(struct run *r)
         r->syswatch = NULL;
         r->watch_fd = -1;
     }
+    g_autofree char *refused = NULL;
+    r->unseen = nsguard_stop(r->guard, &refused); /* no build process is left */
+    r->guard = NULL;
+    if (refused)
+        fprintf(stderr, "buildtrail run: warning: %s\n", refused);
 
     r->exit_status = -1;
     r->term_signal = 0;
@@ -1423,8 +1465,10 @@ static void run_finish(struct run *r)
         : r->o.system && r->watch_why_not
             ? g_strdup_printf("system_trees=served (%s); ", r->watch_why_not)
             : g_strdup("");
-    r->notes = g_strdup_printf("events=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
-                            "killpriv_v2=%d; kernel_checks=%d; %s%s%srequests: %s",
+    g_autofree char *unseen_note = r->unseen ? g_strdup_printf("unseen=%s; ", r->unseen)
+                                             : g_strdup("");
+    r->notes = g_strdup_printf("%sevents=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
+                            "killpriv_v2=%d; kernel_checks=%d; %s%s%srequests: %s", unseen_note,
                             (unsigned long long)events, self_usage.ru_maxrss,
                             r->procs ? proc_table_peak_images(r->procs) : 0,
                             r->fs ? fs_killpriv_v2(r->fs) : 0, fs_kernel_checks(r->fs),
@@ -1581,6 +1625,8 @@ static void print_summary(struct run *r)
     else if (!tree_complete)
         g_string_append_printf(line, ", INCOMPLETE: process tree %s",
                                r->tree_note ? r->tree_note : "not recorded");
+    else if (r->unseen)
+        g_string_append_printf(line, ", INCOMPLETE: %s", r->unseen);
     else
         g_string_append(line, ", complete");
     killed_at_end(r, line);
@@ -1602,6 +1648,8 @@ static void run_cleanup(struct run *r)
         g_free(syswatch_stop(r->syswatch, NULL));
     else if (r->watch_fd >= 0)
         close(r->watch_fd);
+    g_free(nsguard_stop(r->guard, NULL));
+    r->guard = NULL;
     if (r->signals_blocked) {
         if (r->se)
             fuse_session_destroy(r->se);
@@ -1649,6 +1697,7 @@ static void run_cleanup(struct run *r)
     g_ptr_array_free(r->watch_marks, TRUE);
     g_free(r->watch_why_not);
     g_free(r->watch_note);
+    g_free(r->unseen);
     g_free(r->db_path);
     g_free(r->db_dir);
     g_free(r->db_base);

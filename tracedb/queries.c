@@ -37,13 +37,13 @@ static const char *const sql[TQ_COUNT] = {
         "THEN 'runs' END",
     [TQ_RUN_STATE] =
         "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
-        "failure, cwd, root_process_id FROM runs ORDER BY id LIMIT 1",
+        "failure, cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1",
     [TQ_RUN_STATE_V2] =
         "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, NULL, "
-        "cwd, root_process_id FROM runs ORDER BY id LIMIT 1",
+        "cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1",
     [TQ_RUN_STATE_V1] =
         "SELECT state, NULL, start_realtime_ns, start_ns, end_ns, exit_status, NULL, cwd, "
-        "root_process_id FROM runs ORDER BY id LIMIT 1",
+        "root_process_id, notes FROM runs ORDER BY id LIMIT 1",
     [TQ_RUN_INFO] =
         "SELECT argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, "
         "exit_status FROM runs ORDER BY id LIMIT 1",

@@ -896,6 +896,16 @@ bool tracedb_tree_complete(const char *process_tree)
                             g_str_has_prefix(process_tree, "complete, "));
 }
 
+char *tracedb_notes_unseen(const char *notes)
+{
+    /* The first entry when present: never a word inside another entry. */
+    if (!notes || strncmp(notes, "unseen=", strlen("unseen=")))
+        return NULL;
+    const char *at = notes + strlen("unseen=");
+    const char *end = strstr(at, "; ");
+    return end ? g_strndup(at, (gsize)(end - at)) : g_strdup(at);
+}
+
 int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err)
 {
     *c = (struct tracedb_counts){0};

@@ -187,6 +187,11 @@ int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **e
  * not. */
 bool tracedb_tree_complete(const char *process_tree);
 
+/* runs.notes may begin with "unseen=WHY; " (WHY holds no "; "): the build did something that hid accesses from the
+ * recorder (a watched build's own mount namespace or mount, launcher/nsguard.h); the trace is
+ * then incomplete.  WHY (newly allocated), or NULL when the notes hold none. */
+char *tracedb_notes_unseen(const char *notes);
+
 /* What a trace holds, counted (run's summary line, `info`).  processes are tasks (a fork is
  * one, an exec is not); images are programs run (each exec, and each image with no parent:
  * the build's command and orphans); files_read are files

@@ -157,7 +157,7 @@ static void load_run(struct qdb *q, bool recording)
     struct qdb_run *r = &q->run;
     r->exit_status = -1;
     sqlite3_stmt *st = NULL;
-    g_autofree char *state = NULL;
+    g_autofree char *state = NULL, *unseen = NULL;
     int64_t start_ns = 0, end_ns = 0;
     bool have_row = false;
     /* process_tree came with schema 2, failure with schema 4. */
@@ -177,6 +177,7 @@ static void load_run(struct qdb *q, bool recording)
         r->failure = column_dup(st, 6);
         r->cwd = column_dup(st, 7);
         r->root_id = sqlite3_column_int64(st, 8);
+        unseen = tracedb_notes_unseen((const char *)sqlite3_column_text(st, 9));
     }
     sqlite3_finalize(st);
     if (q->error)
@@ -233,6 +234,8 @@ static void load_run(struct qdb *q, bool recording)
              * (it never started, or the rows are gone). */
             r->incomplete = g_strdup(r->root_id <= 0 ? "the trace records no root process"
                                                      : "the trace lacks its root process");
+        else if (unseen)
+            r->incomplete = g_strdup_printf("accesses were not seen: %s", unseen);
         break;
     }
     r->complete = !r->incomplete;

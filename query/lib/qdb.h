@@ -61,7 +61,8 @@ struct qdb_run {
     char *cwd;              /* the directory the build was started in; NULL: no run row */
     int64_t root_id;        /* the build's command's first image; 0: not recorded */
     bool complete;          /* finished, the process tree note is "complete" (or "complete,
-                             * ..."), and the root process (root_id) is in the trace */
+                             * ..."), the root process (root_id) is in the trace, and no access
+                             * was hidden (runs.notes "unseen=") */
     char *incomplete;       /* why the trace is not complete (a clause), NULL when complete */
     int64_t start_realtime_ns;
     int64_t start_ns;        /* the same instant on the trace's clock (CLOCK_BOOTTIME) */

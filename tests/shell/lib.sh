@@ -133,3 +133,18 @@ sql() { sqlite3 -readonly "$1" "$2"; }
 
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 assert_contains() { printf '%s' "$1" | grep -qF -- "$2" || fail "${3:-missing text}: '$2' not in: $1"; }
+
+# system_build NAME COMMAND — as root: `run --system -o $T/NAME.db -- sh -c COMMAND` from $T/ws,
+# in a private mount namespace whose /usr/local is a fresh tmpfs holding `data` (a line) and
+# `tool` (a copy of true); the run's stderr goes to $T/NAME.err.  Fails the test if run fails.
+system_build() {
+    mkdir -p "$T/ws"
+    unshare -m --propagation private sh -ec '
+        T=$1 name=$2 bt=$3 cmd=$4
+        mount -t tmpfs bt-test /usr/local
+        printf "data\n" > /usr/local/data
+        cp /bin/true /usr/local/tool
+        cd "$T/ws"
+        "$bt" run -o "$T/$name.db" --system -- sh -c "$cmd" 2> "$T/$name.err"
+    ' sh "$T" "$1" "$BUILDTRAIL" "$2" || fail "build $1: $(cat "$T/$1.err")"
+}

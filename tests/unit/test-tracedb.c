@@ -353,9 +353,26 @@ static void test_recorder_lossless(void)
     sqlite3_close(db);
 }
 
+static void test_notes_unseen(void)
+{
+    char *why = tracedb_notes_unseen("unseen=a build process made a mount namespace of its own; "
+                                     "events=3; requests: open=1");
+    g_assert_cmpstr(why, ==, "a build process made a mount namespace of its own");
+    g_free(why);
+    why = tracedb_notes_unseen("unseen=last");
+    g_assert_cmpstr(why, ==, "last");
+    g_free(why);
+    /* Only as the first entry: never a word inside another one. */
+    g_assert_null(tracedb_notes_unseen("events=3; unseen=x; requests: open=1"));
+    g_assert_null(tracedb_notes_unseen("system_trees=watched (unseen=x); requests: open=1"));
+    g_assert_null(tracedb_notes_unseen(""));
+    g_assert_null(tracedb_notes_unseen(NULL));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/tracedb/notes-unseen", test_notes_unseen);
     g_test_add_func("/tracedb/create", test_create_and_reopen);
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);

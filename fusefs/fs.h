@@ -78,7 +78,9 @@ struct fs_config {
      * permission on every directory of a path, cached or not.  The real filesystem still
      * judges every call as for the caller.  Off where the kernel would judge by ids it cannot
      * map (user-namespace mode without a subordinate range, or with supplementary groups that
-     * no subgid line maps: their files would look foreign).  May be changed by
+     * no subgid line maps: their files would look foreign), and where a traced tree reaches a
+     * filesystem that judges permissions by its own rules (launcher/run.c, find_own_judge):
+     * the kernel would refuse what it allows.  May be changed by
      * fs_set_kernel_checks() until the session starts. */
     bool kernel_checks;
     int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */

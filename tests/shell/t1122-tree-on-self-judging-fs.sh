@@ -41,4 +41,16 @@ assert_contains "$notes" "kernel_checks=0 ($T/ws/mnt (fuse" \
     "the run's notes say why the kernel does not check"
 $unmount mnt
 wait "$nobodyfs" || true
+# With default_permissions the kernel judges that mount by its modes too: checks stay on.
+"$NOBODYFS" src mnt $opts,default_permissions >/dev/null 2>&1 &
+nobodyfs=$!
+wait_until 5 grep -q " $T/ws/mnt .*default_permissions" /proc/self/mountinfo
+grep -q " $T/ws/mnt .*default_permissions" /proc/self/mountinfo || fail "nobodyfs with default_permissions"
+bt run -q -o "$T/t2.db" -- true
+notes=$(sql "$T/t2.db" 'select notes from runs')
+case $notes in
+*"judges permissions itself"*) fail "a FUSE mount with default_permissions turned kernel checks off: $notes" ;;
+esac
+$unmount mnt
+wait "$nobodyfs" || true
 assert_no_leftovers

@@ -648,13 +648,14 @@ static void plan_flagged_mounts(struct run *r)
 /* Whether a mount (its mountinfo type and super options) decides permissions by rules of its
  * own that the modes and owners it shows do not tell: a network filesystem's server (NFS whose
  * id mapping shows files as nobody's, NFSv4 or SMB ACLs, CIFS `noperm`), a FUSE daemon
- * without default_permissions (sshfs, virtiofs).  The kernel's checks on the traced mount
- * would refuse there what the filesystem allows natively. */
+ * without default_permissions (sshfs, virtiofs); and an automount point, which may become any
+ * of those during the build.  The kernel's checks on the traced mount would refuse there what
+ * the filesystem allows natively. */
 static bool judges_itself(const char *type, const char *super_opts)
 {
     static const char *const remote[] = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph",
                                          "afs", "coda", "lustre", "gpfs", "beegfs", "vboxsf",
-                                         "orangefs", "pvfs2", "ncpfs", "virtiofs"};
+                                         "orangefs", "pvfs2", "ncpfs", "virtiofs", "autofs"};
     for (size_t i = 0; i < G_N_ELEMENTS(remote); i++)
         if (!strcmp(type, remote[i]))
             return true;

@@ -100,16 +100,21 @@ void fs_set_present_ids_as_own(struct fs *fs, bool on);
 void fs_set_kernel_checks(struct fs *fs, bool on);
 
 /* User-namespace mode: the ids the build's namespace holds, as inside ids (the ranges of its
- * uid and gid maps; at most FS_MAX_ID_RANGES each, the rest ignored).  With kernel checks, the
+ * uid and gid maps, at most FS_MAX_ID_RANGES each: the kernel's limit on a map's lines, so
+ * none is left out).  With kernel checks, the
  * POSIX ACL entries naming any other id are hidden from the kernel, which would reject the
  * whole ACL (fusefs/aclx.h), and an ACL set over such entries is refused with EPERM (they
  * would be lost).  Before the session starts serving. */
-#define FS_MAX_ID_RANGES 16
+#define FS_MAX_ID_RANGES 340 /* UID_GID_MAP_MAX_EXTENTS: a user with N groups mapped has 2N+1 */
 struct fs_id_range {
     uint32_t first, count;
 };
 void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,
                        const struct fs_id_range *gids, int n_gids);
+
+/* Does the build's namespace hold this inside user (is_group false) or group id, as set by
+ * fs_set_inside_ids? */
+bool fs_inside_id_held(const struct fs *fs, bool is_group, uint32_t id);
 
 /* The kernel checks permissions too (fs_config.kernel_checks, and the kernel offered it; known
  * once INIT has been answered). */

@@ -509,7 +509,7 @@ struct run {
     int map_pipe[2];
     bool ids_mapped;
     char *idmap_note, *ids_note, *unmapped_groups;
-    char *own_judge;               /* a reached filesystem that judges permissions itself */
+    char *own_judge;               /* reached filesystems that judge permissions themselves */
     GPtrArray *not_traced;         /* top directories left untraced for want of room */
     GPtrArray *watched;            /* char*: system trees watched instead of mounted */
     GPtrArray *watch_marks;        /* char*: those trees and every mount point inside them */
@@ -666,14 +666,15 @@ static bool judges_itself(const char *type, const char *super_opts)
     return !g_strv_contains((const char *const *)opts, "default_permissions");
 }
 
-/* A filesystem the build reaches through a traced tree (holding one, or mounted inside one)
- * that judges permissions itself (judges_itself): "MOUNT POINT (TYPE)", or NULL.  The kernel
- * does not check permissions on the traced mount then (fs_set_kernel_checks). */
+/* The filesystems the build reaches through a traced tree (holding one, or mounted inside one)
+ * that judge permissions themselves (judges_itself): "MOUNT POINT (TYPE), ...", or NULL.  The
+ * kernel does not check permissions on the traced mount then (fs_set_kernel_checks). */
 static char *find_own_judge(const struct run *r)
 {
     g_autofree char *info = NULL;
     if (!g_file_get_contents("/proc/self/mountinfo", &info, NULL, NULL))
         return NULL;
+    GString *found = g_string_new(NULL);
     for (char *line = strtok(info, "\n"); line; line = strtok(NULL, "\n")) {
         char *dash = strstr(line, " - ");
         char *f[5] = {0}, *t[3] = {0};
@@ -693,9 +694,9 @@ static char *find_own_judge(const struct run *r)
         for (guint k = 0; k < r->trees->len && !reached; k++)
             reached = path_is_under(g_array_index(r->trees, struct run_tree, k).backing, f[4]);
         if (reached)
-            return g_strdup_printf("%s (%s)", f[4], t[0]);
+            g_string_append_printf(found, "%s%s (%s)", found->len ? ", " : "", f[4], t[0]);
     }
-    return NULL;
+    return found->len ? g_string_free(found, FALSE) : (g_string_free(found, TRUE), NULL);
 }
 
 static int plan_top_trees(struct run *r)
@@ -1451,8 +1452,8 @@ static void run_finish(struct run *r)
                             (unsigned long long)events, self_usage.ru_maxrss,
                             r->procs ? proc_table_peak_images(r->procs) : 0,
                             r->fs ? fs_killpriv_v2(r->fs) : 0, fs_kernel_checks(r->fs),
-                            r->own_judge ? " (" : "", r->own_judge ? r->own_judge : "",
-                            r->own_judge ? " judges permissions itself)" : "",
+                            r->own_judge ? " (permissions judged by the filesystem: " : "",
+                            r->own_judge ? r->own_judge : "", r->own_judge ? ")" : "",
                             system_note, r->ids_note,
                             r->o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "

@@ -37,7 +37,8 @@ assert_eq "$(cat src/f)" "one
 native
 traced" "the file's contents"
 notes=$(sql "$T/t.db" 'select notes from runs')
-assert_contains "$notes" "kernel_checks=0 ($T/ws/mnt (fuse" \
+assert_contains "$notes" "$T/ws/mnt (fuse" "the run's notes name the mount"
+assert_contains "$notes" "kernel_checks=0 (permissions judged by the filesystem: " \
     "the run's notes say why the kernel does not check"
 $unmount mnt
 wait "$nobodyfs" || true
@@ -49,7 +50,7 @@ grep -q " $T/ws/mnt .*default_permissions" /proc/self/mountinfo || fail "nobodyf
 bt run -q -o "$T/t2.db" -- true
 notes=$(sql "$T/t2.db" 'select notes from runs')
 case $notes in
-*"judges permissions itself"*) fail "a FUSE mount with default_permissions turned kernel checks off: $notes" ;;
+*"$T/ws/mnt ("*) fail "a FUSE mount with default_permissions turned kernel checks off: $notes" ;;
 esac
 $unmount mnt
 wait "$nobodyfs" || true

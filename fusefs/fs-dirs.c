@@ -138,13 +138,7 @@ static int xattr_target(struct fs *fs, fuse_req_t req, fuse_ino_t ino, struct fs
 /* Does the build's user namespace hold this inside id (fs_set_inside_ids)? */
 static bool inside_id_mapped(void *ctx, bool is_group, uint32_t id)
 {
-    const struct fs *fs = ctx;
-    const struct fs_id_range *r = is_group ? fs->inside_gids : fs->inside_uids;
-    int n = is_group ? fs->n_inside_gids : fs->n_inside_uids;
-    for (int i = 0; i < n; i++)
-        if (id >= r[i].first && id - r[i].first < r[i].count)
-            return true;
-    return false;
+    return fs_inside_id_held(ctx, is_group, id);
 }
 
 /* The kernel parses this attribute as ids of the build's user namespace (aclx.h). */

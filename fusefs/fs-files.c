@@ -40,6 +40,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         creds_enter(fs, req, &c);
         /* Without kernel checks (fs.h) the kernel only checks that some x bit is set before an
          * exec: whether it is the caller's to execute is asked here, as the caller. */
+        bool may_exec = false;
         do {
             r = 0;
             int xflags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
@@ -48,10 +49,19 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
             else
                 fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
                                   : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
+            may_exec = (fi->flags & FS_OPEN_EXEC_FLAG) && r == 0;
             if (!r)
                 r = fd < 0 ? -errno : 0;
         } while (creds_retry(fs, req, &c, -r));
         creds_leave(fs, &c);
+        /* Exec needs the x bit only (the kernel reads the file itself, for no one else: the
+         * process is then not dumpable).  A caller that may execute but not read the file
+         * (mode 0711) gets it opened with the daemon's credentials, read-only. */
+        if (may_exec && r == -EACCES && (flags & O_ACCMODE) == O_RDONLY) {
+            fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
+                              : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
+            r = fd < 0 ? -errno : 0;
+        }
         loc_put(fs, &l);
         struct stat st;
         if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino)) {

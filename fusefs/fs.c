@@ -207,6 +207,16 @@ void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids
     fs->inside_ids_known = true;
 }
 
+bool fs_inside_id_held(const struct fs *fs, bool is_group, uint32_t id)
+{
+    const struct fs_id_range *r = is_group ? fs->inside_gids : fs->inside_uids;
+    int n = is_group ? fs->n_inside_gids : fs->n_inside_uids;
+    for (int i = 0; i < n; i++)
+        if (id >= r[i].first && id - r[i].first < r[i].count)
+            return true;
+    return false;
+}
+
 bool fs_kernel_checks(struct fs *fs)
 {
     return fs && __atomic_load_n(&fs->kernel_checks, __ATOMIC_ACQUIRE);

@@ -78,7 +78,9 @@ struct fs_config {
      * permission on every directory of a path, cached or not.  The real filesystem still
      * judges every call as for the caller.  Off where the kernel would judge by ids it cannot
      * map (user-namespace mode without a subordinate range, or with supplementary groups that
-     * no subgid line maps: their files would look foreign).  May be changed by
+     * no subgid line maps: their files would look foreign), and where a traced tree reaches a
+     * filesystem that judges permissions by its own rules (launcher/run.c, find_own_judge):
+     * the kernel would refuse what it allows.  May be changed by
      * fs_set_kernel_checks() until the session starts. */
     bool kernel_checks;
     int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
@@ -98,16 +100,21 @@ void fs_set_present_ids_as_own(struct fs *fs, bool on);
 void fs_set_kernel_checks(struct fs *fs, bool on);
 
 /* User-namespace mode: the ids the build's namespace holds, as inside ids (the ranges of its
- * uid and gid maps; at most FS_MAX_ID_RANGES each, the rest ignored).  With kernel checks, the
+ * uid and gid maps, at most FS_MAX_ID_RANGES each: the kernel's limit on a map's lines, so
+ * none is left out).  With kernel checks, the
  * POSIX ACL entries naming any other id are hidden from the kernel, which would reject the
  * whole ACL (fusefs/aclx.h), and an ACL set over such entries is refused with EPERM (they
  * would be lost).  Before the session starts serving. */
-#define FS_MAX_ID_RANGES 16
+#define FS_MAX_ID_RANGES 340 /* UID_GID_MAP_MAX_EXTENTS: a user with N groups mapped has 2N+1 */
 struct fs_id_range {
     uint32_t first, count;
 };
 void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,
                        const struct fs_id_range *gids, int n_gids);
+
+/* Does the build's namespace hold this inside user (is_group false) or group id, as set by
+ * fs_set_inside_ids? */
+bool fs_inside_id_held(const struct fs *fs, bool is_group, uint32_t id);
 
 /* The kernel checks permissions too (fs_config.kernel_checks, and the kernel offered it; known
  * once INIT has been answered). */

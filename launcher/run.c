@@ -543,6 +543,7 @@ struct run {
     int map_pipe[2];
     bool ids_mapped;
     char *idmap_note, *ids_note, *unmapped_groups;
+    char *own_judge;               /* reached filesystems that judge permissions themselves */
     GPtrArray *not_traced;         /* top directories left untraced for want of room */
     GPtrArray *watched;            /* char*: system trees watched instead of mounted */
     GPtrArray *watch_marks;        /* char*: those trees and every mount point inside them */
@@ -680,6 +681,60 @@ static void plan_flagged_mounts(struct run *r)
         g_ptr_array_add(r->watch_marks, g_strdup(mp)); /* run_plan checks the count */
     }
     g_ptr_array_free(points, TRUE);
+}
+
+/* Whether a mount (its mountinfo type and super options) decides permissions by rules of its
+ * own that the modes and owners it shows do not tell: a network filesystem's server (NFS whose
+ * id mapping shows files as nobody's, NFSv4 or SMB ACLs, CIFS `noperm`), a FUSE daemon
+ * without default_permissions (sshfs, virtiofs); and an automount point, which may become any
+ * of those during the build.  The kernel's checks on the traced mount would refuse there what
+ * the filesystem allows natively. */
+static bool judges_itself(const char *type, const char *super_opts)
+{
+    static const char *const remote[] = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph",
+                                         "afs", "coda", "lustre", "gpfs", "beegfs", "vboxsf",
+                                         "orangefs", "pvfs2", "ncpfs", "virtiofs", "autofs"};
+    for (size_t i = 0; i < G_N_ELEMENTS(remote); i++)
+        if (!strcmp(type, remote[i]))
+            return true;
+    if (strcmp(type, "fuse") && strcmp(type, "fuseblk") && strncmp(type, "fuse.", 5) &&
+        strncmp(type, "fuseblk.", 8))
+        return false;
+    g_auto(GStrv) opts = g_strsplit(super_opts, ",", -1);
+    return !g_strv_contains((const char *const *)opts, "default_permissions");
+}
+
+/* The filesystems the build reaches through a traced tree (holding one, or mounted inside one)
+ * that judge permissions themselves (judges_itself): "MOUNT POINT (TYPE), ...", or NULL.  The
+ * kernel does not check permissions on the traced mount then (fs_set_kernel_checks). */
+static char *find_own_judge(const struct run *r)
+{
+    g_autofree char *info = NULL;
+    if (!g_file_get_contents("/proc/self/mountinfo", &info, NULL, NULL))
+        return NULL;
+    GString *found = g_string_new(NULL);
+    for (char *line = strtok(info, "\n"); line; line = strtok(NULL, "\n")) {
+        char *dash = strstr(line, " - ");
+        char *f[5] = {0}, *t[3] = {0};
+        char *save = NULL;
+        int n = 0, m = 0;
+        if (!dash)
+            continue;
+        *dash = '\0';
+        for (char *w = strtok_r(line, " ", &save); w && n < 5; w = strtok_r(NULL, " ", &save))
+            f[n++] = w;
+        for (char *w = strtok_r(dash + 3, " ", &save); w && m < 3; w = strtok_r(NULL, " ", &save))
+            t[m++] = w; /* type, source, super options */
+        if (n < 5 || m < 3 || !judges_itself(t[0], t[2]))
+            continue;
+        unescape_mountinfo(f[4]);
+        bool reached = tree_of(r, f[4]) != NULL;
+        for (guint k = 0; k < r->trees->len && !reached; k++)
+            reached = path_is_under(g_array_index(r->trees, struct run_tree, k).backing, f[4]);
+        if (reached)
+            g_string_append_printf(found, "%s%s (%s)", found->len ? ", " : "", f[4], t[0]);
+    }
+    return found->len ? g_string_free(found, FALSE) : (g_string_free(found, TRUE), NULL);
 }
 
 static int plan_top_trees(struct run *r)
@@ -1213,7 +1268,9 @@ static int run_serve(struct run *r)
     fs_set_present_ids_as_own(r->fs, r->user_ns && !r->ids_mapped);
     /* The kernel judges by the ids it sees: only where every file shows its real owner and
      * every group of the caller is mapped (fusefs/fs.h). */
+    r->own_judge = find_own_judge(r);
     fs_set_kernel_checks(r->fs, (!r->user_ns || (r->ids_mapped && !r->unmapped_groups)) &&
+                                    !r->own_judge &&
                                     /* for benchmarks and tests: the old behaviour */
                                     g_strcmp0(g_getenv("BUILDTRAIL_NO_KERNEL_CHECKS"), "1") != 0);
     if (r->setup < 0) {
@@ -1468,10 +1525,13 @@ static void run_finish(struct run *r)
     g_autofree char *unseen_note = r->unseen ? g_strdup_printf("unseen=%s; ", r->unseen)
                                              : g_strdup("");
     r->notes = g_strdup_printf("%sevents=%llu; daemon_maxrss_kb=%ld; daemon_peak_images=%u; "
-                            "killpriv_v2=%d; kernel_checks=%d; %s%s%srequests: %s", unseen_note,
+                            "killpriv_v2=%d; kernel_checks=%d%s%s%s; %s%s%srequests: %s",
+                            unseen_note,
                             (unsigned long long)events, self_usage.ru_maxrss,
                             r->procs ? proc_table_peak_images(r->procs) : 0,
                             r->fs ? fs_killpriv_v2(r->fs) : 0, fs_kernel_checks(r->fs),
+                            r->own_judge ? " (permissions judged by the filesystem: " : "",
+                            r->own_judge ? r->own_judge : "", r->own_judge ? ")" : "",
                             system_note, r->ids_note,
                             r->o.cache_lookups
                                 ? "cache_lookups=1 (missing names, symlinks: first process only); "
@@ -1711,6 +1771,7 @@ static void run_cleanup(struct run *r)
     g_free(r->idmap_note);
     g_free(r->ids_note);
     g_free(r->unmapped_groups);
+    g_free(r->own_judge);
 }
 
 int run_main(int argc, char **argv)

@@ -14,6 +14,7 @@ trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 cp "$BUILDTRAIL" "$stage/buildtrail"
 [ -n "${FSCONFORM:-}" ] && cp "$FSCONFORM" "$stage/fsconform"
+[ -n "${NOBODYFS:-}" ] && cp "$NOBODYFS" "$stage/nobodyfs"
 [ -n "${ATGEN:-}" ] && cp "$ATGEN" "$stage/atgen" && cp "$ATCHECK" "$stage/check.py"
 cp "$here/lib.sh" "$here/crafted.sh" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
@@ -45,7 +46,7 @@ runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
     ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
     ${lsan:+LSAN_OPTIONS=$lsan} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
-    BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" ATGEN="$stage/atgen" \
+    BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" NOBODYFS="$stage/nobodyfs" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
     SCHEMAS="$stage/schemas" ROOT_REPO="$stage/root-repo" \
     sh "$stage/$(basename "$test_file")"

@@ -1,5 +1,6 @@
 /* Unit tests: aclx.c hides the POSIX ACL entries naming ids a user namespace does not hold. */
 #include "aclx.h"
+#include "fs.h"
 
 #include <glib.h>
 #include <string.h>
@@ -70,11 +71,41 @@ static void test_names(void)
     g_assert_false(aclx_is_acl_name("system.posix_acl_access2"));
 }
 
+/* The gid map of a user in ten supplementary groups, each mapped to itself by a subgid line
+ * (what kernel checks need, launcher/idmap.h): 0..65535 to the range but those eleven ids,
+ * which keep theirs: 23 ranges.  Every one of them is held, ids beyond are not. */
+static void test_inside_ids_of_many_groups(void)
+{
+    static const uint32_t own[] = {4, 24, 27, 30, 46, 100, 110, 120, 131, 999, 1000};
+    struct fs_id_range g[2 * G_N_ELEMENTS(own) + 1];
+    int n = 0;
+    uint32_t next = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(own); i++) {
+        g[n++] = (struct fs_id_range){next, own[i] - next};
+        g[n++] = (struct fs_id_range){own[i], 1};
+        next = own[i] + 1;
+    }
+    g[n++] = (struct fs_id_range){next, 65536 - next};
+    struct fs_id_range u[] = {{0, 1000}, {1000, 1}, {1001, 64535}};
+    struct fs_config cfg = {.out_fd = -1, .err_fd = -1};
+    struct fs *fs = fs_new(&cfg);
+    fs_set_inside_ids(fs, u, G_N_ELEMENTS(u), g, n);
+    for (size_t i = 0; i < G_N_ELEMENTS(own); i++)
+        g_assert_true(fs_inside_id_held(fs, true, own[i]));
+    g_assert_true(fs_inside_id_held(fs, true, 5000));
+    g_assert_true(fs_inside_id_held(fs, true, 65535));
+    g_assert_false(fs_inside_id_held(fs, true, 65536));
+    g_assert_true(fs_inside_id_held(fs, false, 1000));
+    g_assert_false(fs_inside_id_held(fs, false, 70000));
+    fs_free(fs);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/aclx/drops-unmapped-named-entries", test_drops_unmapped_named_entries);
     g_test_add_func("/aclx/leaves-other-values", test_leaves_other_values);
     g_test_add_func("/aclx/names", test_names);
+    g_test_add_func("/aclx/inside-ids-of-many-groups", test_inside_ids_of_many_groups);
     return g_test_run();
 }

@@ -121,6 +121,7 @@ enum tracedb_query {
     /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
     TQ_DUMP_PROCESSES, /* processes */
     TQ_DUMP_EXITS, /* exits */
+    TQ_DUMP_EXITS_V2, /* TQ_DUMP_EXITS for schemas 2-6: killed_at_end unknown (NULL) */
     TQ_DUMP_FILES, /* files */
     TQ_DUMP_VERSIONS, /* versions */
     TQ_DUMP_ACCESSES, /* accesses, with each kind's name */

@@ -25,7 +25,7 @@ static const struct sql_table {
      "iiiiiiiiibbbb"},
     {"bt_exits", TQ_DUMP_EXITS,
      "process_id bigint, end_ns bigint, exit_code integer, exit_signal integer, "
-     "PRIMARY KEY (trace, process_id)", "iiii"},
+     "killed_at_end smallint, PRIMARY KEY (trace, process_id)", "iiiii"},
     {"bt_files", TQ_DUMP_FILES,
      "id bigint, path bytea, PRIMARY KEY (trace, id)", "ib"},
     {"bt_versions",
@@ -84,6 +84,8 @@ int fmt_sql(struct export_ctx *x)
         g_string_append_printf(o, "CREATE TABLE IF NOT EXISTS %s (trace text NOT NULL REFERENCES "
                                   "bt_traces (trace) ON DELETE CASCADE, %s);\n",
                                sql_tables[t].name, sql_tables[t].columns);
+    /* Columns added since: a database an older buildtrail made gets them (its rows NULL). */
+    g_string_append(o, "ALTER TABLE bt_exits ADD COLUMN IF NOT EXISTS killed_at_end smallint;\n");
     g_string_append(o, "CREATE INDEX IF NOT EXISTS bt_versions_sha256 ON bt_versions (sha256);\n"
                        "CREATE INDEX IF NOT EXISTS bt_files_path ON bt_files (path);\n"
                        "CREATE INDEX IF NOT EXISTS bt_accesses_version ON bt_accesses "
@@ -111,7 +113,10 @@ int fmt_sql(struct export_ctx *x)
     for (size_t t = 0; t < G_N_ELEMENTS(sql_tables); t++) {
         const struct sql_table *tab = &sql_tables[t];
         sqlite3_stmt *st = NULL;
-        if (!qdb_prepare(x->q, tracedb_sql(tab->select), &st)) {
+        enum tracedb_query select = tab->select == TQ_DUMP_EXITS && x->q->schema_version < 7
+                                        ? TQ_DUMP_EXITS_V2 /* killed_at_end: schema 7 */
+                                        : tab->select;
+        if (!qdb_prepare(x->q, tracedb_sql(select), &st)) {
             return 1; /* the error is kept in x->q: main reports it */
         }
         int rows = 0;

@@ -56,10 +56,25 @@ struct vers_job {
 
 int vers_open_for_hash(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOCTTY);
+    /* Look first (O_PATH opens nothing: no FIFO waits, no device acts), then open what was
+     * looked at, through /proc: the path may be changed in between. */
+    int at = open(path, O_PATH | O_CLOEXEC);
+    if (at < 0)
+        return -errno;
+    struct stat st;
+    int r = fstat(at, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -ESTALE;
+    if (r < 0) {
+        close(at);
+        return r;
+    }
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", at);
+    int fd = open(p, O_RDONLY | O_NOATIME | O_CLOEXEC | O_NOCTTY);
     if (fd < 0 && errno == EPERM) /* O_NOATIME needs the file's owner (or CAP_FOWNER) */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    return fd < 0 ? -errno : fd;
+        fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    int e = errno;
+    close(at);
+    return fd < 0 ? -e : fd;
 }
 
 int vers_hash_fd(int fd, int64_t limit, uint8_t sha256[32], uint8_t sha1[20],

@@ -92,7 +92,9 @@ void vers_hash_found(struct vers *v, dev_t dev, ino_t ino, int hash_fd);
 int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
 
 /* Open `path` read-only to hash it, without touching its access time (O_NOATIME, where the
- * file's owner allows it): a hash must not change what the build sees.  fd or -errno. */
+ * file's owner allows it): a hash must not change what the build sees.  Only a regular file is
+ * opened: anything else (a FIFO, whose open would wait for a writer; a device, whose open acts
+ * on it), looked at first without opening it, gives -ESTALE.  fd or -errno. */
 int vers_open_for_hash(const char *path);
 
 /* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id

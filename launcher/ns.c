@@ -1,8 +1,11 @@
 /* ns — see ns.h.  After the clone, only async-signal-safe calls: no malloc, no stdio. */
 #include "ns.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -13,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -221,6 +225,114 @@ static _Noreturn void run_init(const struct ns_plan *p, int ready_fd)
     }
 }
 
+/* Opens `path` under `dir_fd` without crossing a mount or following a symlink: a build may
+ * mount over its /proc, and nothing it mounts there may make setup wait (a FIFO, a FUSE
+ * file).  fd or -1. */
+static int open_beneath(int dir_fd, const char *path, int flags)
+{
+    struct open_how how = {.flags = (unsigned)flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+                           .resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH};
+    return (int)syscall(SYS_openat2, dir_fd, path, &how, sizeof how);
+}
+
+/* Calls fn(dir_fd, name) for each entry of directory `dir_fd` named by a number (a pid or tid
+ * in /proc) until it returns true: true then. */
+static bool any_numbered(int dir_fd, bool (*fn)(int, const char *))
+{
+    if (lseek(dir_fd, 0, SEEK_SET) < 0)
+        return false;
+    char buf[4096];
+    for (;;) {
+        long n = syscall(SYS_getdents64, dir_fd, buf, sizeof buf);
+        if (n <= 0)
+            return false;
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            if (d->d_name[0] >= '1' && d->d_name[0] <= '9' && fn(dir_fd, d->d_name))
+                return true;
+        }
+    }
+}
+
+/* Is thread `name` (of a /proc/N/task directory, `task_fd`) dying: killed (SIGKILL pending) or
+ * exiting (PF_EXITING), not a zombie yet? */
+static bool thread_dying(int task_fd, const char *name)
+{
+    char path[32];
+    *append_str(append_str(path, path + sizeof path - 6, name), path + sizeof path - 1, "/stat") =
+        '\0';
+    int fd = open_beneath(task_fd, path, O_RDONLY);
+    if (fd < 0)
+        return false; /* gone (reaped) meanwhile */
+    char buf[1024];
+    ssize_t n;
+    do
+        n = read(fd, buf, sizeof buf - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    /* "tid (comm) state ppid ...": comm may hold anything, the last ')' ends it.  Fields from
+     * the state (3) on: flags is the 9th, the thread's pending signals the 31st. */
+    char *at = NULL;
+    for (char *c = buf; *c; c++)
+        if (*c == ')')
+            at = c;
+    if (!at || at[1] != ' ' || !at[2])
+        return false;
+    char state = at[2];
+    if (state == 'Z' || state == 'X' || state == 'x')
+        return false;
+    unsigned long long field[32] = {0};
+    int k = 3;
+    for (char *c = at + 3; *c && k < 32; c++) {
+        if (*c == ' ')
+            k++;
+        else if (*c >= '0' && *c <= '9')
+            field[k] = field[k] * 10 + (unsigned)(*c - '0');
+    }
+    const unsigned long long pf_exiting = 0x4; /* include/linux/sched.h */
+    return (field[9] & pf_exiting) || (field[31] & (1ULL << (SIGKILL - 1)));
+}
+
+/* Is a thread of process `name` (a directory of /proc, `proc_fd`) dying (thread_dying)?  Every
+ * thread is asked: a process ends when its last thread does, and its first (the one /proc/N
+ * shows) may be a zombie already while the others are still on their way out. */
+static bool process_dying(int proc_fd, const char *name)
+{
+    if (!strcmp(name, "1"))
+        return false; /* init */
+    char path[32];
+    *append_str(append_str(path, path + sizeof path - 6, name), path + sizeof path - 1, "/task") =
+        '\0';
+    int task_fd = open_beneath(proc_fd, path, O_RDONLY | O_DIRECTORY);
+    if (task_fd < 0)
+        return false;
+    bool dying = any_numbered(task_fd, thread_dying);
+    close(task_fd);
+    return dying;
+}
+
+/* Before setup marks the instant it kills what the build left running: let the processes the
+ * build killed itself (a SIGKILL sent just before it ended, not yet taken) die first, else they
+ * would die after that instant and look left running.  At most ~2 s (a process stuck in an
+ * uninterruptible wait); `proc_fd` -1: no wait (without openat2, before Linux 5.6, the quiet
+ * time alone). */
+static void settle_dying(int proc_fd)
+{
+    if (proc_fd < 0)
+        return;
+    /* Quiet for 10 looks 1 ms apart: a process's last thread leaves /proc a moment before the
+     * kernel reports its exit, and under load that moment lasts milliseconds. */
+    for (int i = 0, quiet = 0; i < 2000 && quiet < 10; i++) {
+        quiet = any_numbered(proc_fd, process_dying) ? 0 : quiet + 1;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
 /* Has the write end of `fd` (a pipe init holds) closed?  Anything a build wrote into it
  * through /proc/1/fd is drained and ignored. */
 static bool init_gone(int fd)
@@ -374,11 +486,20 @@ static _Noreturn void run_setup(const struct ns_plan *p)
             fail(p, NS_STEP_GUARD, -1);
         close((int)guard);
     }
+    /* The namespace's /proc (init mounted it), opened before the build runs: settle_dying. */
+    int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct statfs sfs;
+    if (proc_fd >= 0 && (fstatfs(proc_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)) {
+        close(proc_fd);
+        proc_fd = -1;
+    }
     pid_t build = fork();
     if (build < 0)
         fail(p, NS_STEP_FORK_BUILD, -1);
     if (build == 0) {
         close(p->sock_fd);
+        if (proc_fd >= 0)
+            close(proc_fd);
         run_build(p, out_fd, err_fd);
     }
     close(out_fd);
@@ -417,6 +538,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     report(p, NS_STEP_STATUS, status, -1);
     if (!init_done) {
         /* The daemon marks what dies of SIGKILL from now on as left running by the build. */
+        settle_dying(proc_fd);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         struct ns_report r = {NS_STEP_KILL_LEFT, 0, -1,

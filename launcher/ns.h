@@ -30,8 +30,9 @@
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
  * a struct ns_report {step, errno}, and the build's wait status, from the kernel, as
  * {NS_STEP_STATUS, status}; then, unless init is gone already, {NS_STEP_KILL_LEFT, time_ns}
- * just before init is killed: a process of the build that dies after that instant by SIGKILL
- * was left running by the build and killed with its pid namespace.  No process of the build
+ * just before init is killed (taken once no process in the namespace is dying any more, so
+ * that what the build killed itself dies before it): a process of the build that dies after
+ * that instant by SIGKILL was left running by the build and killed with its pid namespace.  No process of the build
  * holds the report pipe after its exec.
  *
  * Contract: everything the children need is prepared in struct ns_plan before ns_spawn(); after

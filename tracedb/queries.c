@@ -238,7 +238,10 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
         "first_seen_ns, comm, exe, cwd, argv, NULL FROM processes ORDER BY id",
     [TQ_DUMP_ENVIRONMENTS] = "SELECT id, env FROM environments ORDER BY id",
-    [TQ_DUMP_EXITS] = "SELECT process_id, end_ns, exit_code, exit_signal FROM exits ORDER BY 1",
+    [TQ_DUMP_EXITS] =
+        "SELECT process_id, end_ns, exit_code, exit_signal, killed_at_end FROM exits ORDER BY 1",
+    [TQ_DUMP_EXITS_V2] =
+        "SELECT process_id, end_ns, exit_code, exit_signal, NULL FROM exits ORDER BY 1",
     [TQ_DUMP_FILES] = "SELECT id, path FROM files ORDER BY id",
     [TQ_DUMP_VERSIONS] =
         "SELECT id, file_id, origin, base_id, begin_ns, end_ns, size, sha256, sha1, "

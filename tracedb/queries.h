@@ -125,6 +125,7 @@ enum tracedb_query {
     TQ_DUMP_PROCESSES_V4, /* the same before schema 5: env_id NULL */
     TQ_DUMP_ENVIRONMENTS, /* environments (schema 5 on) */
     TQ_DUMP_EXITS, /* exits */
+    TQ_DUMP_EXITS_V2, /* TQ_DUMP_EXITS for schemas 2-6: killed_at_end unknown (NULL) */
     TQ_DUMP_FILES, /* files */
     TQ_DUMP_VERSIONS, /* versions */
     TQ_DUMP_ACCESSES, /* accesses, with each kind's name */

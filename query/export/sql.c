@@ -28,7 +28,7 @@ static const struct sql_table {
      "ib"},
     {"bt_exits", TQ_DUMP_EXITS,
      "process_id bigint, end_ns bigint, exit_code integer, exit_signal integer, "
-     "PRIMARY KEY (trace, process_id)", "iiii"},
+     "killed_at_end smallint, PRIMARY KEY (trace, process_id)", "iiiii"},
     {"bt_files", TQ_DUMP_FILES,
      "id bigint, path bytea, PRIMARY KEY (trace, id)", "ib"},
     {"bt_versions",
@@ -89,6 +89,8 @@ int fmt_sql(struct export_ctx *x)
                                sql_tables[t].name, sql_tables[t].columns);
     /* A database made by an older buildtrail has bt_processes without env_id (last column). */
     g_string_append(o, "ALTER TABLE bt_processes ADD COLUMN IF NOT EXISTS env_id bigint;\n");
+    /* Columns added since: a database an older buildtrail made gets them (its rows NULL). */
+    g_string_append(o, "ALTER TABLE bt_exits ADD COLUMN IF NOT EXISTS killed_at_end smallint;\n");
     g_string_append(o, "CREATE INDEX IF NOT EXISTS bt_versions_sha256 ON bt_versions (sha256);\n"
                        "CREATE INDEX IF NOT EXISTS bt_files_path ON bt_files (path);\n"
                        "CREATE INDEX IF NOT EXISTS bt_accesses_version ON bt_accesses "
@@ -121,6 +123,8 @@ int fmt_sql(struct export_ctx *x)
         if (x->q->schema_version < 5 && select == TQ_DUMP_PROCESSES)
             select = TQ_DUMP_PROCESSES_V4;
         sqlite3_stmt *st = NULL;
+        if (select == TQ_DUMP_EXITS && x->q->schema_version < 7)
+            select = TQ_DUMP_EXITS_V2; /* killed_at_end: schema 7 */
         if (!qdb_prepare(x->q, tracedb_sql(select), &st)) {
             return 1; /* the error is kept in x->q: main reports it */
         }

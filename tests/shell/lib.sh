@@ -111,6 +111,28 @@ chown_other() {
     OTHER_UID=$_sub
 }
 
+# start_postgres: a private PostgreSQL cluster in $T/pg (as the postgres user when we are root:
+# initdb refuses root), stopped at exit; defines as_pg and psql (ON_ERROR_STOP, unaligned).
+# Run it after writing the files the server must read ($T/*.sql).
+start_postgres() {
+    _pg_initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n 1)
+    [ -n "$_pg_initdb" ] || missing "PostgreSQL (apt-get install postgresql)"
+    pg_bin=$(dirname "$_pg_initdb")
+    pg=$T/pg
+    mkdir "$pg"
+    [ "$(id -u)" = 0 ] && { chown postgres "$pg"; chmod 755 "$T"; chmod a+r "$T"/*.sql 2>/dev/null || true; }
+    as_pg "$pg_bin/initdb" -D "$pg/data" -A trust -U bt > "$T/initdb.log" 2>&1 || fail "initdb: $(tail -3 "$T/initdb.log")"
+    as_pg "$pg_bin/pg_ctl" -D "$pg/data" -o "-k $pg -c listen_addresses=''" -l "$pg/log" -w start > /dev/null ||
+        fail "postgres did not start: $(tail -5 "$pg/log")"
+    on_cleanup "as_pg '$pg_bin/pg_ctl' -D '$pg/data' -m immediate stop >/dev/null 2>&1"
+}
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+psql() { as_pg "$pg_bin/psql" -h "$pg" -U bt -d postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+# require_postgres: skip (missing) early when there is no PostgreSQL.
+require_postgres() {
+    ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1 || missing "PostgreSQL (apt-get install postgresql)"
+}
+
 # No FUSE mount of ours, no private directory, no marked process left behind.
 assert_no_leftovers() {
     if grep -q 'fuse.buildtrail' /proc/self/mountinfo; then

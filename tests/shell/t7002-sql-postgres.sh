@@ -5,9 +5,7 @@
 # older buildtrail made gets bt_processes.env_id).
 . "$(dirname "$0")/lib.sh"
 require_fuse
-initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | tail -n 1)
-[ -n "$initdb" ] || missing "PostgreSQL (apt-get install postgresql)"
-bin=$(dirname "$initdb")
+require_postgres
 mkdir "$T/a" "$T/b"
 printf 'shared input\n' > "$T/a/common.txt"
 cp "$T/a/common.txt" "$T/b/common.txt"
@@ -17,15 +15,7 @@ printf 'only in a\n' > "$T/a/own.txt"
 bt export -d "$T/a.db" --format sql -o "$T/a.sql"
 bt export -d "$T/b.db" --format sql -o "$T/b.sql"
 
-# A private PostgreSQL cluster (as the postgres user when we are root: initdb refuses root).
-pg=$T/pg
-mkdir "$pg"
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && { chown postgres "$pg"; chmod 755 "$T"; chmod a+r "$T"/*.sql; }
-as_pg "$bin/initdb" -D "$pg/data" -A trust -U bt > "$T/initdb.log" 2>&1 || fail "initdb: $(tail -3 "$T/initdb.log")"
-as_pg "$bin/pg_ctl" -D "$pg/data" -o "-k $pg -c listen_addresses=''" -l "$pg/log" -w start > /dev/null || fail "postgres did not start: $(tail -5 "$pg/log")"
-on_cleanup "as_pg '$bin/pg_ctl' -D '$pg/data' -m immediate stop >/dev/null 2>&1"
-psql() { as_pg "$bin/psql" -h "$pg" -U bt -d postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+start_postgres
 # A database an older buildtrail made: bt_processes without env_id (added by the load).
 psql -c "CREATE TABLE bt_traces (trace text PRIMARY KEY, command bytea, cwd bytea, host text,
     started timestamptz, start_ns bigint, end_ns bigint, exit_status integer, state text,

@@ -56,8 +56,10 @@ const char *outfile_strerror(int err)
 /* Walk `path` as the kernel will, component by component, to check the links it goes
  * through (at most 40): -EACCES when one sits in a sticky world-writable directory and belongs
  * to neither the caller nor the directory's owner.  *kernel: whether the walk enters /proc
- * (where it stops: magic links cannot be walked by name) or /dev.  What cannot be read is left
- * to the open that follows, which reports it. */
+ * (where it stops: magic links cannot be walked by name).  /dev is not the kernel's in that
+ * sense: /dev/stdout and /dev/fd/N are links into /proc, device nodes are written in place as
+ * such, and /dev/shm holds ordinary files, which get the trace's mode like any other.  What
+ * cannot be read is left to the open that follows, which reports it. */
 static int check_links(const char *path, bool *kernel)
 {
     *kernel = false;
@@ -88,9 +90,10 @@ static int check_links(const char *path, bool *kernel)
         }
         size_t mark = done->len;
         g_string_append_printf(done, "/%s", comp);
-        *kernel |= under(done->str, "/dev") || under(done->str, "/proc");
-        if (under(done->str, "/proc"))
+        if (under(done->str, "/proc")) {
+            *kernel = true;
             return 0;
+        }
         struct stat st, ds;
         if (lstat(done->str, &st) < 0 || !S_ISLNK(st.st_mode))
             continue; /* (a missing name: the open says so, or creates it) */
@@ -257,7 +260,7 @@ int outfile_open(const char *path, mode_t mode, struct outfile *o)
         r = -EISDIR;
     else if (exists && sticky_foreign(&ds, &st))
         r = -EACCES;
-    else if (kernel) { /* /dev/stdout, /proc/self/fd/1, /dev/null: in place, as `>` would */
+    else if (kernel) { /* /dev/stdout, /proc/self/fd/1: in place, as `>` would */
         o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
         r = o->fd < 0 ? -errno : 0;
     } else if (!exists || S_ISREG(st.st_mode)) {

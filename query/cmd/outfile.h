@@ -14,8 +14,9 @@
  *     directory the kernel reached it in (the name in that directory checked to be the very
  *     file opened); otherwise (a FIFO, a device; a file whose name is not found again, or
  *     whose directory the caller may not write) it is written in place.  A path that goes
- *     through /proc or /dev (/dev/stdout, /proc/self/fd/1, a link to them) is written in
- *     place, never renamed over.
+ *     through /proc (/dev/stdout, /proc/self/fd/1, a link to them) is written in place, never
+ *     renamed over; /dev itself is not special (a device node is written in place as one,
+ *     a file in /dev/shm is a file like any other and gets `mode`).
  *   - In a sticky world-writable directory (/tmp), a name that belongs to neither the caller
  *     nor the directory's owner — another user's link, file or FIFO, which could be a trap —
  *     is refused (-EACCES), whatever the fs.protected_* sysctls say: the rule of

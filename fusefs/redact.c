@@ -74,15 +74,18 @@ static bool ends_authority(char c)
            g_ascii_isspace(c) || c == '\0';
 }
 
-/* Append s[0..len) to out with the credentials of every URL in it replaced. */
+/* Append s[0..len) to out with the credentials of every URL in it replaced.  The next URL is
+ * looked for from just after this one's "://" (or its '@'), not from the end of its
+ * authority: that ends at the first '/', which may be the first of the next URL's "://"
+ * (`https://mirror,https://user:pass@host`, as GOPROXY and pip's index lists have them). */
 static void append_without_credentials(GString *out, const char *s, size_t len)
 {
     size_t done = 0; /* s[0..done) is in out */
-    for (size_t i = 0; i + 3 <= len; i++) {
-        const char *hit = memmem(s + i, len - i, "://", 3);
+    for (size_t from = 0; from + 3 <= len;) {
+        const char *hit = memmem(s + from, len - from, "://", 3);
         if (!hit)
             break;
-        i = (size_t)(hit - s);
+        size_t i = (size_t)(hit - s);
         size_t scheme = i;
         while (scheme > done && (g_ascii_isalnum(s[scheme - 1]) || s[scheme - 1] == '+' ||
                                  s[scheme - 1] == '-' || s[scheme - 1] == '.'))
@@ -96,10 +99,9 @@ static void append_without_credentials(GString *out, const char *s, size_t len)
             }
             end++;
         }
-        if (!have_at || at == auth) {
-            i = end > i ? end - 1 : i;
+        from = auth;
+        if (!have_at || at == auth)
             continue;
-        }
         const char *colon = memchr(s + auth, ':', at - auth);
         if (colon) {
             size_t keep = (size_t)(colon + 1 - s);
@@ -112,8 +114,7 @@ static void append_without_credentials(GString *out, const char *s, size_t len)
             g_string_append_len(out, s + done, (gssize)(auth - done));
             g_string_append(out, REDACT_MARK);
         }
-        done = at;
-        i = end > i ? end - 1 : i;
+        done = from = at;
     }
     g_string_append_len(out, s + done, (gssize)(len - done));
 }

@@ -324,6 +324,20 @@ static void test_url_credentials(void)
         "REPO=https://REDACTED@github.com/o/r.git https://x:REDACTED@h/ ssh://git@host/r\0"
         "PLAIN=https://host/a@b http://@h/ http://u:@h/\0";
     g_assert_cmpmem(out, n, want, sizeof want - 1);
+
+    /* URLs joined by a comma (GOPROXY, pip's and npm's lists): the authority of one ends at
+     * the first '/' of the next one's "://", whose credentials go too. */
+    static const char list[] = "GOPROXY=https://proxy.golang.org,https://u:p1@corp/x,direct\0"
+                               "MIRRORS=https://a:p2@m1,https://p3@m2,ssh://git@m3,ftp://b:p4@m4\0";
+    g_autofree char *lout = redact_env(list, sizeof list - 1, NULL, &n);
+    static const char lwant[] =
+        "GOPROXY=https://proxy.golang.org,https://u:REDACTED@corp/x,direct\0"
+        "MIRRORS=https://a:REDACTED@m1,https://REDACTED@m2,ssh://git@m3,ftp://b:REDACTED@m4\0";
+    g_assert_cmpmem(lout, n, lwant, sizeof lwant - 1);
+    static const char args[] = "--index-url=https://pypi.org/simple,https://u:p5@corp/simple";
+    g_autofree char *aout = redact_argv(args, sizeof args, NULL, &n);
+    static const char awant[] = "--index-url=https://pypi.org/simple,https://u:REDACTED@corp/simple";
+    g_assert_cmpmem(aout, n, awant, sizeof awant);
 }
 
 /* Options given by name lose their values in both forms; URLs lose their credentials; the

@@ -365,6 +365,28 @@ static void test_argv_redact(void)
                    redact_option_valid("--") || redact_option_valid("--pin=x"));
 }
 
+/* Credential headers lose their values (the scheme word stays), wherever they start a word;
+ * other headers and look-alikes stay. */
+static void test_header_credentials(void)
+{
+    static const char in[] = "curl\0-H\0authorization:token t1\0-H\0Cookie: a=c2; b=c3\0"
+                             "http.extraHeader=Proxy-Authorization: Basic t4\0"
+                             "sh -c \"curl -H 'X-Api-Key: t5' -H 'Accept: json'\"\0"
+                             "Authorization:\0x-authorization: y\0Author: z\0/a:b:c\0";
+    size_t n;
+    g_autofree char *out = redact_argv(in, sizeof in - 1, NULL, &n);
+    static const char want[] = "curl\0-H\0authorization:token REDACTED\0-H\0Cookie: REDACTED\0"
+                               "http.extraHeader=Proxy-Authorization: Basic REDACTED\0"
+                               "sh -c \"curl -H 'X-Api-Key: REDACTED' -H 'Accept: json'\"\0"
+                               "Authorization:\0x-authorization: y\0Author: z\0/a:b:c\0";
+    g_assert_cmpmem(out, n, want, sizeof want - 1);
+    static const char env[] = "GIT_CONFIG_VALUE_0=Authorization: Bearer t6\0PATH=/bin:/usr/bin\0";
+    g_autofree char *eout = redact_env(env, sizeof env - 1, NULL, &n);
+    static const char ewant[] =
+        "GIT_CONFIG_VALUE_0=Authorization: Bearer REDACTED\0PATH=/bin:/usr/bin\0";
+    g_assert_cmpmem(eout, n, ewant, sizeof ewant - 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -377,5 +399,6 @@ int main(int argc, char **argv)
     g_test_add_func("/proctable/env-secret-names", test_env_secret_names);
     g_test_add_func("/proctable/url-credentials", test_url_credentials);
     g_test_add_func("/proctable/argv-redact", test_argv_redact);
+    g_test_add_func("/proctable/header-credentials", test_header_credentials);
     return unit_run();
 }

@@ -128,8 +128,11 @@ static int replace_at(struct outfile *o, int dirfd, const char *name,
         umask(um);
         mode = existing ? existing->st_mode & 07777 : 0666 & ~um;
     }
+    /* NAME.XXXXXX, with NAME cut short enough for the whole to be a name the filesystem
+     * takes: a name of 249 to 255 bytes is as good an -o as any other. */
+    int keep = (int)MIN(strlen(name), (size_t)NAME_MAX - 7);
     for (int tries = 0; tries < 100; tries++) {
-        char *tmp = g_strdup_printf("%s.%06x", name, g_random_int() & 0xffffff);
+        char *tmp = g_strdup_printf("%.*s.%06x", keep, name, g_random_int() & 0xffffff);
         int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
             int e = errno;

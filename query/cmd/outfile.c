@@ -117,6 +117,21 @@ static int check_links(const char *path, bool *kernel)
     return 0; /* (too many links: the open says ELOOP) */
 }
 
+/* Give the file `fd` the owner and group of `existing` where the caller may (root: both;
+ * anyone: a group they are in), as a shell redirection into it would keep them: root's export
+ * over a user's sbom.json, 0600, is still theirs to read.  Where it may not, the file stays
+ * the caller's, as a new one would be: 0, or -errno of the last try (callers go on). */
+static int keep_owner(int fd, const struct stat *existing)
+{
+    if (existing->st_uid == geteuid() && existing->st_gid == getegid())
+        return 0;
+    if (fchown(fd, existing->st_uid, existing->st_gid) == 0)
+        return 0;
+    if (existing->st_gid == getegid() || fchown(fd, (uid_t)-1, existing->st_gid) == 0)
+        return 0;
+    return -errno;
+}
+
 /* Open `name` in `dirfd` to be replaced atomically: a temporary file beside it, renamed over it
  * at commit.  Takes `dirfd` on success (the caller closes it on failure).  `existing`: the file
  * replaced, or NULL. */
@@ -141,6 +156,8 @@ static int replace_at(struct outfile *o, int dirfd, const char *name,
                 continue;
             return -e;
         }
+        if (existing) /* (before the mode: a chown clears set-id bits) */
+            keep_owner(fd, existing);
         if (fchmod(fd, mode & 07777) < 0) {
             int e = errno;
             close(fd);

@@ -28,6 +28,9 @@
  *     (-EISDIR).
  *   - `mode`: the permissions of a new or replaced file, exactly (no umask), or
  *     OUTFILE_MODE_UMASK: a new file gets 0666 less the umask, a replaced one keeps its own.
+ *     A replaced file keeps its owner and group where the caller may give them (root: both;
+ *     anyone: a group they are in), as `>` into it would keep them; otherwise it is the
+ *     caller's, as a new file is.
  *     A file written in place keeps its permissions.
  *   - A document can be written in one call (outfile_write) or streamed: outfile_open, any
  *     number of outfile_append, then outfile_commit (which renames the temporary file into

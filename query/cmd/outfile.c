@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,60 @@ static int check_links(const char *path, bool *kernel)
     return 0; /* (too many links: the open says ELOOP) */
 }
 
+/* The temporary file of the outfile being written, removed if a signal ends the process
+ * before its commit or abort (Ctrl-C during a long export left NAME.XXXXXX beside NAME).
+ * One at a time (a command writes one -o); set and cleared by the main thread only, read by
+ * the handler: `armed_tmp` is written after `armed_dirfd` and cleared before the name is
+ * freed. */
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+#define N_CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
+static struct sigaction armed_old[N_CLEANUP_SIGNALS];
+static bool armed_installed[N_CLEANUP_SIGNALS];
+static volatile int armed_dirfd = -1;
+static const char *volatile armed_tmp;
+
+/* Remove the armed temporary file, put the signal's old action back and raise it again: the
+ * process ends as it would have, without the file.  Async-signal-safe calls only. */
+static void cleanup_on_signal(int sig)
+{
+    const char *tmp = armed_tmp;
+    if (tmp)
+        unlinkat(armed_dirfd, tmp, 0);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        if (cleanup_signals[i] == sig)
+            sigaction(sig, &armed_old[i], NULL);
+    raise(sig);
+}
+
+/* Remove `tmp` in `dirfd` if a signal whose action is the default (or SIG_IGN'd: left alone)
+ * ends the process before disarm(). */
+static void arm(int dirfd, const char *tmp)
+{
+    if (armed_tmp)
+        return; /* (one at a time) */
+    armed_dirfd = dirfd;
+    armed_tmp = tmp;
+    struct sigaction sa = {.sa_handler = cleanup_on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) {
+        armed_installed[i] = false;
+        if (sigaction(cleanup_signals[i], NULL, &armed_old[i]) == 0 &&
+            armed_old[i].sa_handler == SIG_DFL && !(armed_old[i].sa_flags & SA_SIGINFO))
+            armed_installed[i] = sigaction(cleanup_signals[i], &sa, NULL) == 0;
+    }
+}
+
+static void disarm(const char *tmp)
+{
+    if (!tmp || armed_tmp != tmp)
+        return;
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        if (armed_installed[i] && sigaction(cleanup_signals[i], &armed_old[i], NULL) == 0)
+            armed_installed[i] = false;
+    armed_tmp = NULL;
+    armed_dirfd = -1;
+}
+
 /* Give the file `fd` the owner and group of `existing` where the caller may (root: both;
  * anyone: a group they are in), as a shell redirection into it would keep them: root's export
  * over a user's sbom.json, 0600, is still theirs to read.  Where it may not, the file stays
@@ -146,22 +201,35 @@ static int replace_at(struct outfile *o, int dirfd, const char *name,
     /* NAME.XXXXXX, with NAME cut short enough for the whole to be a name the filesystem
      * takes: a name of 249 to 255 bytes is as good an -o as any other. */
     int keep = (int)MIN(strlen(name), (size_t)NAME_MAX - 7);
+    /* The cleanup signals wait from before the file is made until it is armed (a signal in
+     * between would leave it). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        sigaddset(&block, cleanup_signals[i]);
     for (int tries = 0; tries < 100; tries++) {
         char *tmp = g_strdup_printf("%.*s.%06x", keep, name, g_random_int() & 0xffffff);
+        bool blocked = sigprocmask(SIG_BLOCK, &block, &old) == 0;
         int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
             int e = errno;
+            if (blocked)
+                sigprocmask(SIG_SETMASK, &old, NULL);
             g_free(tmp);
             if (e == EEXIST)
                 continue;
             return -e;
         }
+        arm(dirfd, tmp);
+        if (blocked)
+            sigprocmask(SIG_SETMASK, &old, NULL);
         if (existing) /* (before the mode: a chown clears set-id bits) */
             keep_owner(fd, existing);
         if (fchmod(fd, mode & 07777) < 0) {
             int e = errno;
             close(fd);
             unlinkat(dirfd, tmp, 0);
+            disarm(tmp);
             g_free(tmp);
             return -e;
         }
@@ -318,6 +386,7 @@ static void remove_created(struct outfile *o)
 
 static void outfile_release(struct outfile *o)
 {
+    disarm(o->tmp); /* (after the rename or the removal: a signal before removes it) */
     if (o->dirfd >= 0)
         close(o->dirfd);
     g_free(o->tmp);

@@ -36,6 +36,10 @@
  *     number of outfile_append, then outfile_commit (which renames the temporary file into
  *     place) or outfile_abort (which removes it: a replaced file keeps its old content).  A
  *     streamed file written in place (a device, /dev/stdout, "-") has what was appended.
+ *     A signal that ends the process before the commit or the abort (SIGINT, SIGTERM, SIGHUP,
+ *     SIGQUIT, SIGXFSZ, where their action is the default) removes the temporary file first,
+ *     then ends it as it would have: Ctrl-C leaves no NAME.XXXXXX.  The handlers are set
+ *     from outfile_open to the commit or abort (one outfile at a time is covered).
  *   - Returns 0 or -errno; never logs.
  */
 #pragma once

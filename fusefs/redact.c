@@ -74,15 +74,18 @@ static bool ends_authority(char c)
            g_ascii_isspace(c) || c == '\0';
 }
 
-/* Append s[0..len) to out with the credentials of every URL in it replaced. */
+/* Append s[0..len) to out with the credentials of every URL in it replaced.  The next URL is
+ * looked for from just after this one's "://" (or its '@'), not from the end of its
+ * authority: that ends at the first '/', which may be the first of the next URL's "://"
+ * (`https://mirror,https://user:pass@host`, as GOPROXY and pip's index lists have them). */
 static void append_without_credentials(GString *out, const char *s, size_t len)
 {
     size_t done = 0; /* s[0..done) is in out */
-    for (size_t i = 0; i + 3 <= len; i++) {
-        const char *hit = memmem(s + i, len - i, "://", 3);
+    for (size_t from = 0; from + 3 <= len;) {
+        const char *hit = memmem(s + from, len - from, "://", 3);
         if (!hit)
             break;
-        i = (size_t)(hit - s);
+        size_t i = (size_t)(hit - s);
         size_t scheme = i;
         while (scheme > done && (g_ascii_isalnum(s[scheme - 1]) || s[scheme - 1] == '+' ||
                                  s[scheme - 1] == '-' || s[scheme - 1] == '.'))
@@ -96,10 +99,9 @@ static void append_without_credentials(GString *out, const char *s, size_t len)
             }
             end++;
         }
-        if (!have_at || at == auth) {
-            i = end > i ? end - 1 : i;
+        from = auth;
+        if (!have_at || at == auth)
             continue;
-        }
         const char *colon = memchr(s + auth, ':', at - auth);
         if (colon) {
             size_t keep = (size_t)(colon + 1 - s);
@@ -112,10 +114,90 @@ static void append_without_credentials(GString *out, const char *s, size_t len)
             g_string_append_len(out, s + done, (gssize)(auth - done));
             g_string_append(out, REDACT_MARK);
         }
-        done = at;
-        i = end > i ? end - 1 : i;
+        done = from = at;
     }
     g_string_append_len(out, s + done, (gssize)(len - done));
+}
+
+/* HTTP headers that carry a credential, as given to curl -H, wget --header and git -c
+ * http.extraHeader=, or set in GIT_CONFIG_VALUE_n (lower case; compared in any case). */
+static const char *const secret_headers[] = {"authorization", "proxy-authorization", "cookie",
+                                             "private-token", "job-token", "deploy-token",
+                                             "x-api-key", "x-auth-token", NULL};
+
+/* The secret header whose name ends at s[colon] (a ':') and starts a word there (the text's
+ * start, or after white space, '=', or a quote): true, or false. */
+static bool header_before(const char *s, size_t colon)
+{
+    for (const char *const *h = secret_headers; *h; h++) {
+        size_t l = strlen(*h);
+        if (colon < l || g_ascii_strncasecmp(s + colon - l, *h, l) != 0)
+            continue;
+        size_t b = colon - l;
+        if (b == 0 || g_ascii_isspace(s[b - 1]) || strchr("='\"", s[b - 1]))
+            return true;
+    }
+    return false;
+}
+
+/* Where the credential of the header whose ':' is at s[colon] begins and, in *end, ends (the
+ * text's end, a line's or a quote): past an alphabetic scheme word (Bearer, Basic, token)
+ * followed by more; `colon + 1` when the value is empty. */
+static size_t header_value(const char *s, size_t len, size_t colon, size_t *end)
+{
+    size_t v = colon + 1;
+    while (v < len && (s[v] == ' ' || s[v] == '\t'))
+        v++;
+    size_t e = v;
+    while (e < len && s[e] && !strchr("\r\n'\"", s[e]))
+        e++;
+    *end = e;
+    size_t w = v;
+    while (w < e && g_ascii_isalpha(s[w]))
+        w++;
+    if (w > v && w < e && s[w] == ' ') {
+        while (w < e && s[w] == ' ')
+            w++;
+        if (w < e)
+            return w;
+    }
+    return v;
+}
+
+/* Append s[0..len) with the values of secret HTTP headers (`Authorization: Bearer X` ->
+ * `Authorization: Bearer REDACTED`) and URL credentials replaced. */
+static void append_without_secrets(GString *out, const char *s, size_t len)
+{
+    const char *colon = memchr(s, ':', len);
+    if (!colon) {
+        g_string_append_len(out, s, (gssize)len);
+        return;
+    }
+    GString *tmp = NULL;
+    size_t done = 0;
+    for (; colon; colon = memchr(colon + 1, ':', len - (size_t)(colon + 1 - s))) {
+        size_t c = (size_t)(colon - s), end;
+        if (c < done || !header_before(s, c))
+            continue;
+        size_t v = header_value(s, len, c, &end);
+        if (end <= v)
+            continue;
+        if (!tmp)
+            tmp = g_string_sized_new(len + 1);
+        g_string_append_len(tmp, s + done, (gssize)(v - done));
+        g_string_append(tmp, REDACT_MARK);
+        done = end;
+        if (end >= len)
+            break;
+        colon = s + end - 1;
+    }
+    if (!tmp) {
+        append_without_credentials(out, s, len);
+        return;
+    }
+    g_string_append_len(tmp, s + done, (gssize)(len - done));
+    append_without_credentials(out, tmp->str, tmp->len);
+    g_string_free(tmp, TRUE);
 }
 
 char *redact_env(const char *env, size_t len, char *const *globs, size_t *out_len)
@@ -152,7 +234,7 @@ char *redact_env(const char *env, size_t len, char *const *globs, size_t *out_le
             g_string_append_len(out, entry, eq - entry); /* the name alone */
         } else {
             g_string_append_len(out, entry, eq + 1 - entry);
-            append_without_credentials(out, eq + 1, elen - (size_t)(eq + 1 - entry));
+            append_without_secrets(out, eq + 1, elen - (size_t)(eq + 1 - entry));
         }
         g_string_append_c(out, '\0');
     }
@@ -285,11 +367,11 @@ char *redact_argv(const char *argv, size_t len, char *const *options, size_t *ou
             } else if (value_next) {
                 g_string_append_len(out, arg, (gssize)alen);
             } else if (!find_option_value(arg, alen, 0, options, NULL)) {
-                append_without_credentials(out, arg, alen); /* the common case */
+                append_without_secrets(out, arg, alen); /* the common case */
             } else {
                 GString *tmp = g_string_sized_new(alen + 1);
                 append_without_option_values(tmp, arg, alen, options);
-                append_without_credentials(out, tmp->str, tmp->len);
+                append_without_secrets(out, tmp->str, tmp->len);
                 g_string_free(tmp, TRUE);
             }
         }

@@ -22,7 +22,17 @@
  * given as the user name, as GitHub and GitLab accept) becomes `REDACTED`, except for the
  * ssh schemes (ssh, sftp, git+ssh, ssh+git, svn+ssh), where it is the login name.  Credentials
  * outside that shape (`user:pass@host` with no scheme, a '/' in an unencoded password) are
- * not recognised.
+ * not recognised.  URLs joined by commas (GOPROXY's list) are each seen.
+ *
+ * HTTP headers that carry a credential, in every environment value and every argument:
+ * `Authorization:`, `Proxy-Authorization:`, `Cookie:`, `Private-Token:`, `Job-Token:`,
+ * `Deploy-Token:`, `X-Api-Key:`, `X-Auth-Token:` (any case; the name starting the text or after
+ * white space, '=' or a quote, as in `curl -H 'Authorization: Bearer X'` and
+ * `git -c http.extraHeader=Authorization: Basic X`): the value, up to the end of the line or
+ * a quote, becomes REDACTED; an alphabetic scheme word before it (Bearer, Basic, token)
+ * stays.  Other credentials in argv (`curl -u user:pass`, mysql's `-pPASS`) are not recognised
+ * unless named with --argv-redact (which then applies to every program: `-p` also takes
+ * `mkdir -p`'s operand).
  *
  * Arguments: an option named by a pattern (the defaults --password, --passwd, --passphrase,
  * --token, and `run --argv-redact OPTION`: an exact option name starting with '-') has its value

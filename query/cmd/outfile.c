@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,8 +57,10 @@ const char *outfile_strerror(int err)
 /* Walk `path` as the kernel will, component by component, to check the links it goes
  * through (at most 40): -EACCES when one sits in a sticky world-writable directory and belongs
  * to neither the caller nor the directory's owner.  *kernel: whether the walk enters /proc
- * (where it stops: magic links cannot be walked by name) or /dev.  What cannot be read is left
- * to the open that follows, which reports it. */
+ * (where it stops: magic links cannot be walked by name).  /dev is not the kernel's in that
+ * sense: /dev/stdout and /dev/fd/N are links into /proc, device nodes are written in place as
+ * such, and /dev/shm holds ordinary files, which get the trace's mode like any other.  What
+ * cannot be read is left to the open that follows, which reports it. */
 static int check_links(const char *path, bool *kernel)
 {
     *kernel = false;
@@ -88,9 +91,10 @@ static int check_links(const char *path, bool *kernel)
         }
         size_t mark = done->len;
         g_string_append_printf(done, "/%s", comp);
-        *kernel |= under(done->str, "/dev") || under(done->str, "/proc");
-        if (under(done->str, "/proc"))
+        if (under(done->str, "/proc")) {
+            *kernel = true;
             return 0;
+        }
         struct stat st, ds;
         if (lstat(done->str, &st) < 0 || !S_ISLNK(st.st_mode))
             continue; /* (a missing name: the open says so, or creates it) */
@@ -114,6 +118,75 @@ static int check_links(const char *path, bool *kernel)
     return 0; /* (too many links: the open says ELOOP) */
 }
 
+/* The temporary file of the outfile being written, removed if a signal ends the process
+ * before its commit or abort (Ctrl-C during a long export left NAME.XXXXXX beside NAME).
+ * One at a time (a command writes one -o); set and cleared by the main thread only, read by
+ * the handler: `armed_tmp` is written after `armed_dirfd` and cleared before the name is
+ * freed. */
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ};
+#define N_CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
+static struct sigaction armed_old[N_CLEANUP_SIGNALS];
+static bool armed_installed[N_CLEANUP_SIGNALS];
+static volatile int armed_dirfd = -1;
+static const char *volatile armed_tmp;
+
+/* Remove the armed temporary file, put the signal's old action back and raise it again: the
+ * process ends as it would have, without the file.  Async-signal-safe calls only. */
+static void cleanup_on_signal(int sig)
+{
+    const char *tmp = armed_tmp;
+    if (tmp)
+        unlinkat(armed_dirfd, tmp, 0);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        if (cleanup_signals[i] == sig)
+            sigaction(sig, &armed_old[i], NULL);
+    raise(sig);
+}
+
+/* Remove `tmp` in `dirfd` if a signal whose action is the default (or SIG_IGN'd: left alone)
+ * ends the process before disarm(). */
+static void arm(int dirfd, const char *tmp)
+{
+    if (armed_tmp)
+        return; /* (one at a time) */
+    armed_dirfd = dirfd;
+    armed_tmp = tmp;
+    struct sigaction sa = {.sa_handler = cleanup_on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++) {
+        armed_installed[i] = false;
+        if (sigaction(cleanup_signals[i], NULL, &armed_old[i]) == 0 &&
+            armed_old[i].sa_handler == SIG_DFL && !(armed_old[i].sa_flags & SA_SIGINFO))
+            armed_installed[i] = sigaction(cleanup_signals[i], &sa, NULL) == 0;
+    }
+}
+
+static void disarm(const char *tmp)
+{
+    if (!tmp || armed_tmp != tmp)
+        return;
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        if (armed_installed[i] && sigaction(cleanup_signals[i], &armed_old[i], NULL) == 0)
+            armed_installed[i] = false;
+    armed_tmp = NULL;
+    armed_dirfd = -1;
+}
+
+/* Give the file `fd` the owner and group of `existing` where the caller may (root: both;
+ * anyone: a group they are in), as a shell redirection into it would keep them: root's export
+ * over a user's sbom.json, 0600, is still theirs to read.  Where it may not, the file stays
+ * the caller's, as a new one would be: 0, or -errno of the last try (callers go on). */
+static int keep_owner(int fd, const struct stat *existing)
+{
+    if (existing->st_uid == geteuid() && existing->st_gid == getegid())
+        return 0;
+    if (fchown(fd, existing->st_uid, existing->st_gid) == 0)
+        return 0;
+    if (existing->st_gid == getegid() || fchown(fd, (uid_t)-1, existing->st_gid) == 0)
+        return 0;
+    return -errno;
+}
+
 /* Open `name` in `dirfd` to be replaced atomically: a temporary file beside it, renamed over it
  * at commit.  Takes `dirfd` on success (the caller closes it on failure).  `existing`: the file
  * replaced, or NULL. */
@@ -125,20 +198,38 @@ static int replace_at(struct outfile *o, int dirfd, const char *name,
         umask(um);
         mode = existing ? existing->st_mode & 07777 : 0666 & ~um;
     }
+    /* NAME.XXXXXX, with NAME cut short enough for the whole to be a name the filesystem
+     * takes: a name of 249 to 255 bytes is as good an -o as any other. */
+    int keep = (int)MIN(strlen(name), (size_t)NAME_MAX - 7);
+    /* The cleanup signals wait from before the file is made until it is armed (a signal in
+     * between would leave it). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < N_CLEANUP_SIGNALS; i++)
+        sigaddset(&block, cleanup_signals[i]);
     for (int tries = 0; tries < 100; tries++) {
-        char *tmp = g_strdup_printf("%s.%06x", name, g_random_int() & 0xffffff);
+        char *tmp = g_strdup_printf("%.*s.%06x", keep, name, g_random_int() & 0xffffff);
+        bool blocked = sigprocmask(SIG_BLOCK, &block, &old) == 0;
         int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
             int e = errno;
+            if (blocked)
+                sigprocmask(SIG_SETMASK, &old, NULL);
             g_free(tmp);
             if (e == EEXIST)
                 continue;
             return -e;
         }
+        arm(dirfd, tmp);
+        if (blocked)
+            sigprocmask(SIG_SETMASK, &old, NULL);
+        if (existing) /* (before the mode: a chown clears set-id bits) */
+            keep_owner(fd, existing);
         if (fchmod(fd, mode & 07777) < 0) {
             int e = errno;
             close(fd);
             unlinkat(dirfd, tmp, 0);
+            disarm(tmp);
             g_free(tmp);
             return -e;
         }
@@ -257,7 +348,7 @@ int outfile_open(const char *path, mode_t mode, struct outfile *o)
         r = -EISDIR;
     else if (exists && sticky_foreign(&ds, &st))
         r = -EACCES;
-    else if (kernel) { /* /dev/stdout, /proc/self/fd/1, /dev/null: in place, as `>` would */
+    else if (kernel) { /* /dev/stdout, /proc/self/fd/1: in place, as `>` would */
         o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
         r = o->fd < 0 ? -errno : 0;
     } else if (!exists || S_ISREG(st.st_mode)) {
@@ -295,6 +386,7 @@ static void remove_created(struct outfile *o)
 
 static void outfile_release(struct outfile *o)
 {
+    disarm(o->tmp); /* (after the rename or the removal: a signal before removes it) */
     if (o->dirfd >= 0)
         close(o->dirfd);
     g_free(o->tmp);

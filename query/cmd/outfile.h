@@ -14,8 +14,9 @@
  *     directory the kernel reached it in (the name in that directory checked to be the very
  *     file opened); otherwise (a FIFO, a device; a file whose name is not found again, or
  *     whose directory the caller may not write) it is written in place.  A path that goes
- *     through /proc or /dev (/dev/stdout, /proc/self/fd/1, a link to them) is written in
- *     place, never renamed over.
+ *     through /proc (/dev/stdout, /proc/self/fd/1, a link to them) is written in place, never
+ *     renamed over; /dev itself is not special (a device node is written in place as one,
+ *     a file in /dev/shm is a file like any other and gets `mode`).
  *   - In a sticky world-writable directory (/tmp), a name that belongs to neither the caller
  *     nor the directory's owner — another user's link, file or FIFO, which could be a trap —
  *     is refused (-EACCES), whatever the fs.protected_* sysctls say: the rule of
@@ -27,11 +28,18 @@
  *     (-EISDIR).
  *   - `mode`: the permissions of a new or replaced file, exactly (no umask), or
  *     OUTFILE_MODE_UMASK: a new file gets 0666 less the umask, a replaced one keeps its own.
+ *     A replaced file keeps its owner and group where the caller may give them (root: both;
+ *     anyone: a group they are in), as `>` into it would keep them; otherwise it is the
+ *     caller's, as a new file is.
  *     A file written in place keeps its permissions.
  *   - A document can be written in one call (outfile_write) or streamed: outfile_open, any
  *     number of outfile_append, then outfile_commit (which renames the temporary file into
  *     place) or outfile_abort (which removes it: a replaced file keeps its old content).  A
  *     streamed file written in place (a device, /dev/stdout, "-") has what was appended.
+ *     A signal that ends the process before the commit or the abort (SIGINT, SIGTERM, SIGHUP,
+ *     SIGQUIT, SIGXFSZ, where their action is the default) removes the temporary file first,
+ *     then ends it as it would have: Ctrl-C leaves no NAME.XXXXXX.  The handlers are set
+ *     from outfile_open to the commit or abort (one outfile at a time is covered).
  *   - Returns 0 or -errno; never logs.
  */
 #pragma once

@@ -589,6 +589,20 @@ static void test_url_credentials(void)
         "REPO=https://REDACTED@github.com/o/r.git https://x:REDACTED@h/ ssh://git@host/r\0"
         "PLAIN=https://host/a@b http://@h/ http://u:@h/\0";
     g_assert_cmpmem(out, n, want, sizeof want - 1);
+
+    /* URLs joined by a comma (GOPROXY, pip's and npm's lists): the authority of one ends at
+     * the first '/' of the next one's "://", whose credentials go too. */
+    static const char list[] = "GOPROXY=https://proxy.golang.org,https://u:p1@corp/x,direct\0"
+                               "MIRRORS=https://a:p2@m1,https://p3@m2,ssh://git@m3,ftp://b:p4@m4\0";
+    g_autofree char *lout = redact_env(list, sizeof list - 1, NULL, &n);
+    static const char lwant[] =
+        "GOPROXY=https://proxy.golang.org,https://u:REDACTED@corp/x,direct\0"
+        "MIRRORS=https://a:REDACTED@m1,https://REDACTED@m2,ssh://git@m3,ftp://b:REDACTED@m4\0";
+    g_assert_cmpmem(lout, n, lwant, sizeof lwant - 1);
+    static const char args[] = "--index-url=https://pypi.org/simple,https://u:p5@corp/simple";
+    g_autofree char *aout = redact_argv(args, sizeof args, NULL, &n);
+    static const char awant[] = "--index-url=https://pypi.org/simple,https://u:REDACTED@corp/simple";
+    g_assert_cmpmem(aout, n, awant, sizeof awant);
 }
 
 /* Options given by name lose their values in both forms; URLs lose their credentials; the
@@ -616,6 +630,28 @@ static void test_argv_redact(void)
                    redact_option_valid("--") || redact_option_valid("--pin=x"));
 }
 
+/* Credential headers lose their values (the scheme word stays), wherever they start a word;
+ * other headers and look-alikes stay. */
+static void test_header_credentials(void)
+{
+    static const char in[] = "curl\0-H\0authorization:token t1\0-H\0Cookie: a=c2; b=c3\0"
+                             "http.extraHeader=Proxy-Authorization: Basic t4\0"
+                             "sh -c \"curl -H 'X-Api-Key: t5' -H 'Accept: json'\"\0"
+                             "Authorization:\0x-authorization: y\0Author: z\0/a:b:c\0";
+    size_t n;
+    g_autofree char *out = redact_argv(in, sizeof in - 1, NULL, &n);
+    static const char want[] = "curl\0-H\0authorization:token REDACTED\0-H\0Cookie: REDACTED\0"
+                               "http.extraHeader=Proxy-Authorization: Basic REDACTED\0"
+                               "sh -c \"curl -H 'X-Api-Key: REDACTED' -H 'Accept: json'\"\0"
+                               "Authorization:\0x-authorization: y\0Author: z\0/a:b:c\0";
+    g_assert_cmpmem(out, n, want, sizeof want - 1);
+    static const char env[] = "GIT_CONFIG_VALUE_0=Authorization: Bearer t6\0PATH=/bin:/usr/bin\0";
+    g_autofree char *eout = redact_env(env, sizeof env - 1, NULL, &n);
+    static const char ewant[] =
+        "GIT_CONFIG_VALUE_0=Authorization: Bearer REDACTED\0PATH=/bin:/usr/bin\0";
+    g_assert_cmpmem(eout, n, ewant, sizeof ewant - 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 6 && !strcmp(argv[1], "--helper"))
@@ -635,5 +671,6 @@ int main(int argc, char **argv)
     g_test_add_func("/proctable/env-secret-names", test_env_secret_names);
     g_test_add_func("/proctable/url-credentials", test_url_credentials);
     g_test_add_func("/proctable/argv-redact", test_argv_redact);
+    g_test_add_func("/proctable/header-credentials", test_header_credentials);
     return unit_run();
 }

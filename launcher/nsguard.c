@@ -227,6 +227,7 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
 {
     const __u64 *a = n->data.args;
     long nr = n->data.nr;
+    __u64 a32[6];
     enum { UNSHARE, CLONE, CLONE3, SETNS, MOUNT, UMOUNT, PIVOT, OPEN_TREE, MOVE, FSMOUNT,
            SECCOMP, OTHER } call = OTHER;
     *listener = false;
@@ -252,6 +253,11 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
     }
 #ifdef X32_BIT
     else if (n->data.arch == AUDIT_ARCH_I386) {
+        /* The kernel takes the low 32 bits of each register; a 64-bit process calling
+         * through int 0x80 can set the high ones, which seccomp passes on as they are. */
+        for (size_t i = 0; i < G_N_ELEMENTS(a32); i++)
+            a32[i] = (uint32_t)a[i];
+        a = a32;
         call = nr == I386_UNSHARE ? UNSHARE : nr == I386_CLONE ? CLONE : nr == I386_CLONE3 ? CLONE3
              : nr == I386_SETNS ? SETNS : nr == I386_MOUNT ? MOUNT
              : nr == I386_UMOUNT || nr == I386_UMOUNT2 ? UMOUNT : nr == I386_PIVOT_ROOT ? PIVOT
@@ -313,7 +319,9 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
     case FSMOUNT:
         return g_strdup("made a mount (fsmount)");
     case SECCOMP:
-        *listener = a[0] == SECCOMP_SET_MODE_FILTER && (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        /* op and flags are ints to the kernel: only their low 32 bits count. */
+        *listener = (uint32_t)a[0] == SECCOMP_SET_MODE_FILTER &&
+                    ((uint32_t)a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER);
         return NULL;
     case OTHER:
         break;

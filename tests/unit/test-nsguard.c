@@ -6,12 +6,15 @@
 #include "nsguard.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -123,6 +126,45 @@ static void open_tree_attr_clone(void)
     (void)!syscall(467 /* open_tree_attr */, AT_FDCWD, "/nonexistent-bt", 1, NULL, 0);
 }
 
+#if defined(__x86_64__)
+/* An i386 call from this 64-bit process (int 0x80); the kernel takes each register's low 32
+ * bits, so the high ones can be anything. */
+static long int80(long nr, unsigned long a, unsigned long b)
+{
+    long ret;
+    __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b) : "memory");
+    return ret;
+}
+
+static bool have_int80(void)
+{
+    return int80(20 /* i386 getpid */, 0, 0) == getpid();
+}
+
+static void i386_clone3_ns(void)
+{
+    /* clone_args below 4 GiB, its address with garbage above: size 0 makes it EINVAL. */
+    struct clone_args *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (args == MAP_FAILED)
+        _exit(7);
+    memset(args, 0, sizeof *args);
+    args->flags = CLONE_NEWNS;
+    (void)int80(435 /* i386 clone3 */, 0xbad00000000ul | (uintptr_t)args, 0);
+}
+
+static void test_i386_high_bits(void)
+{
+    if (!have_int80()) {
+        g_test_skip("no i386 calls here");
+        return;
+    }
+    g_autofree char *what = guarded(i386_clone3_ns);
+    g_assert_nonnull(what);
+    g_assert_nonnull(strstr(what, "clone3 with CLONE_NEWNS"));
+}
+#endif
+
 static void test_flagged(void)
 {
     struct {
@@ -183,5 +225,8 @@ int main(int argc, char **argv)
     g_test_add_func("/nsguard/harmless", test_harmless);
     g_test_add_func("/nsguard/flagged", test_flagged);
     g_test_add_func("/nsguard/listener", test_listener);
+#if defined(__x86_64__)
+    g_test_add_func("/nsguard/i386-high-bits", test_i386_high_bits);
+#endif
     return g_test_run();
 }

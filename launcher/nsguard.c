@@ -281,8 +281,13 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
                                call == UNSHARE ? "unshare" : "clone");
     case CLONE3: {
         uint64_t flags; /* struct clone_args begins with the u64 flags */
-        if (!read_memory(pid, a[0], &flags, sizeof flags) || !(flags & CLONE_NEWNS))
-            return NULL; /* unreadable: the kernel's copy fails too (EFAULT) */
+        if (!read_memory(pid, a[0], &flags, sizeof flags))
+            /* Memory we cannot read the kernel may (memfd_secret pages refuse other
+             * processes): judged as the worst it could be. */
+            return g_strdup("may have made a mount namespace of its own (clone3 with flags "
+                            "the daemon could not read)");
+        if (!(flags & CLONE_NEWNS))
+            return NULL;
         return g_strdup("made a mount namespace of its own (clone3 with CLONE_NEWNS)");
     }
     case SETNS: {

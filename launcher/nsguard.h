@@ -20,7 +20,8 @@
  *   caller waits, and lets it go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the build can do all it
  *   could before.  Judged as making an unwatched view:
  *   - unshare and clone with CLONE_NEWNS (the flags are in a register: filtered in the kernel);
- *     clone3 (flags in memory: every clone3 is sent, the daemon reads struct clone_args);
+ *     clone3 (flags in memory: every clone3 is sent, the daemon reads struct clone_args;
+ *     flags it cannot read, as in memfd_secret pages, are judged as CLONE_NEWNS);
  *   - setns with CLONE_NEWNS, or with 0 and a descriptor of a mount namespace;
  *   - mount unless MS_REMOUNT or a propagation change alone; umount/umount2, pivot_root,
  *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE, fsmount.

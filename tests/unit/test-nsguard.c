@@ -99,6 +99,34 @@ static void clone3_ns(void)
     (void)!syscall(SYS_clone3, &args, 0); /* size 0: EINVAL */
 }
 
+static void clone3_secret(void)
+{
+    /* memfd_secret pages: this process reads them, no other one can (process_vm_readv). */
+    int fd = (int)syscall(447 /* memfd_secret */, 0);
+    if (fd < 0 || ftruncate(fd, 4096) < 0)
+        _exit(8);
+    struct clone_args *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (args == MAP_FAILED)
+        _exit(9);
+    memset(args, 0, sizeof *args);
+    args->flags = CLONE_NEWNS;
+    (void)!syscall(SYS_clone3, args, 0); /* size 0: EINVAL */
+}
+
+static void test_unreadable(void)
+{
+    int fd = (int)syscall(447 /* memfd_secret */, 0);
+    if (fd < 0) {
+        g_test_skip("no memfd_secret here");
+        return;
+    }
+    close(fd);
+    g_autofree char *what = guarded(clone3_secret);
+    g_assert_nonnull(what);
+    g_assert_nonnull(strstr(what, "may have made a mount namespace of its own (clone3 with "
+                                  "flags the daemon could not read)"));
+}
+
 static void clone_ns(void)
 {
     (void)!syscall(SYS_clone, CLONE_NEWNS | CLONE_FS, NULL, NULL, NULL, NULL); /* EINVAL */
@@ -225,6 +253,7 @@ int main(int argc, char **argv)
     g_test_add_func("/nsguard/harmless", test_harmless);
     g_test_add_func("/nsguard/flagged", test_flagged);
     g_test_add_func("/nsguard/listener", test_listener);
+    g_test_add_func("/nsguard/unreadable", test_unreadable);
 #if defined(__x86_64__)
     g_test_add_func("/nsguard/i386-high-bits", test_i386_high_bits);
 #endif

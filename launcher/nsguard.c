@@ -302,14 +302,19 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
         }
         return g_strdup("entered a mount namespace of its own (setns)");
     }
-    case MOUNT:
-        if (a[3] & MS_REMOUNT)
+    case MOUNT: {
+        __u64 flags = a[3];
+        if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
+            flags &= ~(__u64)MS_MGC_MSK; /* the old magic, which the kernel drops first: its
+                                          * bits are MS_PRIVATE's and MS_SLAVE's */
+        if (flags & MS_REMOUNT)
             return NULL; /* changes flags: no new mount */
-        if ((a[3] & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) &&
-            !(a[3] & (MS_BIND | MS_MOVE)))
+        if ((flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) &&
+            !(flags & (MS_BIND | MS_MOVE)))
             return NULL; /* propagation alone */
         read_path(pid, a[1], path, sizeof path);
         return g_strdup_printf("mounted %s", path);
+    }
     case UMOUNT:
         read_path(pid, a[0], path, sizeof path);
         return g_strdup_printf("unmounted %s", path);

@@ -142,6 +142,13 @@ static void mount_tmpfs(void)
     (void)!mount("none", "/nonexistent-bt/usr", "tmpfs", 0, NULL);
 }
 
+static void mount_magic(void)
+{
+    /* MS_MGC_VAL, which old programs still pass, has the bits of MS_PRIVATE and MS_SLAVE: the
+     * kernel drops it and makes a new mount, not a propagation change. */
+    (void)!mount("none", "/nonexistent-bt/magic", "tmpfs", MS_MGC_VAL, NULL);
+}
+
 static void mounts_twice(void)
 {
     (void)!mount("/usr", "/nonexistent-bt/a", NULL, MS_BIND | MS_REC, NULL);
@@ -204,6 +211,7 @@ static void test_flagged(void)
         {clone_ns, "made a mount namespace of its own (clone with CLONE_NEWNS)"},
         {setns_ns, "entered a mount namespace of its own (setns)"},
         {mount_tmpfs, "mounted /nonexistent-bt/usr, where opens"},
+        {mount_magic, "mounted /nonexistent-bt/magic, where opens"},
         {open_tree_attr_clone, "copied a mount (open_tree with OPEN_TREE_CLONE)"},
         {mounts_twice, "mounted /nonexistent-bt/a, where opens in the watched system trees are "
                        "not seen (and more such calls): record such a build with --system=full"},

@@ -44,6 +44,11 @@
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
 #endif
+/* open_tree's copy into a mount namespace of its own (Linux 7.0), whose descriptor open_tree
+ * without a copy takes as a source: not in this glibc's headers. */
+#ifndef OPEN_TREE_NAMESPACE
+#define OPEN_TREE_NAMESPACE 2
+#endif
 /* open_tree_attr (Linux 6.15): open_tree with mount attributes; one number on every
  * architecture since 424, but not in older headers. */
 #ifndef SYS_open_tree_attr
@@ -321,6 +326,9 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
     case PIVOT:
         return g_strdup("moved its root (pivot_root)");
     case OPEN_TREE:
+        if (a[2] & OPEN_TREE_NAMESPACE)
+            return g_strdup("made a mount namespace of its own (open_tree with "
+                            "OPEN_TREE_NAMESPACE)");
         if (!(a[2] & OPEN_TREE_CLONE))
             return NULL; /* an O_PATH descriptor of the existing mount */
         return g_strdup("copied a mount (open_tree with OPEN_TREE_CLONE)");

@@ -24,7 +24,8 @@
  *     flags it cannot read, as in memfd_secret pages, are judged as CLONE_NEWNS);
  *   - setns with CLONE_NEWNS, or with 0 and a descriptor of a mount namespace;
  *   - mount unless MS_REMOUNT or a propagation change alone; umount/umount2, pivot_root,
- *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE, fsmount.
+ *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE or OPEN_TREE_NAMESPACE
+ *     (Linux 7.0: a namespace whose root mount open_tree then opens), fsmount.
  *   On x86-64, i386 calls are filtered by their own numbers and x32 calls by the x86-64 ones;
  *   i386 arguments are judged by their low 32 bits, as the kernel takes them (a 64-bit process
  *   calling through int 0x80 sets the high ones as it likes).

@@ -200,6 +200,13 @@ static void test_i386_high_bits(void)
 }
 #endif
 
+static void open_tree_namespace(void)
+{
+    /* OPEN_TREE_NAMESPACE (Linux 7.0; EINVAL before): a namespace descriptor that open_tree
+     * without a copy then opens the root mount of, no other call needed. */
+    (void)!syscall(SYS_open_tree, AT_FDCWD, "/nonexistent-bt", 2);
+}
+
 static void test_flagged(void)
 {
     struct {
@@ -212,6 +219,8 @@ static void test_flagged(void)
         {setns_ns, "entered a mount namespace of its own (setns)"},
         {mount_tmpfs, "mounted /nonexistent-bt/usr, where opens"},
         {mount_magic, "mounted /nonexistent-bt/magic, where opens"},
+        {open_tree_namespace, "made a mount namespace of its own (open_tree with "
+                              "OPEN_TREE_NAMESPACE)"},
         {open_tree_attr_clone, "copied a mount (open_tree with OPEN_TREE_CLONE)"},
         {mounts_twice, "mounted /nonexistent-bt/a, where opens in the watched system trees are "
                        "not seen (and more such calls): record such a build with --system=full"},

@@ -247,6 +247,17 @@ static void own_listener(void)
         _exit(6);
 }
 
+static void own_listener_high_bits(void)
+{
+    /* op and flags are ints to the kernel: bits above them do not change the call. */
+    struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    struct sock_fprog prog = {.len = 1, .filter = f};
+    long fd = syscall(SYS_seccomp, (1ul << 32) | SECCOMP_SET_MODE_FILTER,
+                      (1ul << 32) | SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    if (fd >= 0 || errno != EBUSY)
+        _exit(5);
+}
+
 static void test_listener(void)
 {
     char *refused = NULL;
@@ -255,6 +266,9 @@ static void test_listener(void)
     g_assert_nonnull(refused);
     g_assert_nonnull(strstr(refused, "asked for a seccomp listener of its own, which the kernel "
                                      "refuses (EBUSY)"));
+    g_free(refused);
+    g_assert_null(guarded_refused(own_listener_high_bits, &refused));
+    g_assert_nonnull(refused);
     g_free(refused);
     g_assert_null(guarded_refused(harmless_calls, &refused));
     g_assert_null(refused);

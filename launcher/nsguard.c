@@ -44,6 +44,11 @@
 #ifndef OPEN_TREE_CLONE
 #define OPEN_TREE_CLONE 1
 #endif
+/* open_tree's copy into a mount namespace of its own (Linux 7.0), whose descriptor open_tree
+ * without a copy takes as a source: not in this glibc's headers. */
+#ifndef OPEN_TREE_NAMESPACE
+#define OPEN_TREE_NAMESPACE 2
+#endif
 /* open_tree_attr (Linux 6.15): open_tree with mount attributes; one number on every
  * architecture since 424, but not in older headers. */
 #ifndef SYS_open_tree_attr
@@ -227,6 +232,7 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
 {
     const __u64 *a = n->data.args;
     long nr = n->data.nr;
+    __u64 a32[6];
     enum { UNSHARE, CLONE, CLONE3, SETNS, MOUNT, UMOUNT, PIVOT, OPEN_TREE, MOVE, FSMOUNT,
            SECCOMP, OTHER } call = OTHER;
     *listener = false;
@@ -252,6 +258,11 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
     }
 #ifdef X32_BIT
     else if (n->data.arch == AUDIT_ARCH_I386) {
+        /* The kernel takes the low 32 bits of each register; a 64-bit process calling
+         * through int 0x80 can set the high ones, which seccomp passes on as they are. */
+        for (size_t i = 0; i < G_N_ELEMENTS(a32); i++)
+            a32[i] = (uint32_t)a[i];
+        a = a32;
         call = nr == I386_UNSHARE ? UNSHARE : nr == I386_CLONE ? CLONE : nr == I386_CLONE3 ? CLONE3
              : nr == I386_SETNS ? SETNS : nr == I386_MOUNT ? MOUNT
              : nr == I386_UMOUNT || nr == I386_UMOUNT2 ? UMOUNT : nr == I386_PIVOT_ROOT ? PIVOT
@@ -275,8 +286,13 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
                                call == UNSHARE ? "unshare" : "clone");
     case CLONE3: {
         uint64_t flags; /* struct clone_args begins with the u64 flags */
-        if (!read_memory(pid, a[0], &flags, sizeof flags) || !(flags & CLONE_NEWNS))
-            return NULL; /* unreadable: the kernel's copy fails too (EFAULT) */
+        if (!read_memory(pid, a[0], &flags, sizeof flags))
+            /* Memory we cannot read the kernel may (memfd_secret pages refuse other
+             * processes): judged as the worst it could be. */
+            return g_strdup("may have made a mount namespace of its own (clone3 with flags "
+                            "the daemon could not read)");
+        if (!(flags & CLONE_NEWNS))
+            return NULL;
         return g_strdup("made a mount namespace of its own (clone3 with CLONE_NEWNS)");
     }
     case SETNS: {
@@ -291,20 +307,28 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
         }
         return g_strdup("entered a mount namespace of its own (setns)");
     }
-    case MOUNT:
-        if (a[3] & MS_REMOUNT)
+    case MOUNT: {
+        __u64 flags = a[3];
+        if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
+            flags &= ~(__u64)MS_MGC_MSK; /* the old magic, which the kernel drops first: its
+                                          * bits are MS_PRIVATE's and MS_SLAVE's */
+        if (flags & MS_REMOUNT)
             return NULL; /* changes flags: no new mount */
-        if ((a[3] & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) &&
-            !(a[3] & (MS_BIND | MS_MOVE)))
+        if ((flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) &&
+            !(flags & (MS_BIND | MS_MOVE)))
             return NULL; /* propagation alone */
         read_path(pid, a[1], path, sizeof path);
         return g_strdup_printf("mounted %s", path);
+    }
     case UMOUNT:
         read_path(pid, a[0], path, sizeof path);
         return g_strdup_printf("unmounted %s", path);
     case PIVOT:
         return g_strdup("moved its root (pivot_root)");
     case OPEN_TREE:
+        if (a[2] & OPEN_TREE_NAMESPACE)
+            return g_strdup("made a mount namespace of its own (open_tree with "
+                            "OPEN_TREE_NAMESPACE)");
         if (!(a[2] & OPEN_TREE_CLONE))
             return NULL; /* an O_PATH descriptor of the existing mount */
         return g_strdup("copied a mount (open_tree with OPEN_TREE_CLONE)");
@@ -313,7 +337,9 @@ static char *judge(const struct seccomp_notif *n, bool *listener)
     case FSMOUNT:
         return g_strdup("made a mount (fsmount)");
     case SECCOMP:
-        *listener = a[0] == SECCOMP_SET_MODE_FILTER && (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        /* op and flags are ints to the kernel: only their low 32 bits count. */
+        *listener = (uint32_t)a[0] == SECCOMP_SET_MODE_FILTER &&
+                    ((uint32_t)a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER);
         return NULL;
     case OTHER:
         break;

@@ -20,11 +20,15 @@
  *   caller waits, and lets it go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the build can do all it
  *   could before.  Judged as making an unwatched view:
  *   - unshare and clone with CLONE_NEWNS (the flags are in a register: filtered in the kernel);
- *     clone3 (flags in memory: every clone3 is sent, the daemon reads struct clone_args);
+ *     clone3 (flags in memory: every clone3 is sent, the daemon reads struct clone_args;
+ *     flags it cannot read, as in memfd_secret pages, are judged as CLONE_NEWNS);
  *   - setns with CLONE_NEWNS, or with 0 and a descriptor of a mount namespace;
  *   - mount unless MS_REMOUNT or a propagation change alone; umount/umount2, pivot_root,
- *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE, fsmount.
- *   On x86-64, i386 calls are filtered by their own numbers and x32 calls by the x86-64 ones.
+ *     move_mount, open_tree and open_tree_attr with OPEN_TREE_CLONE or OPEN_TREE_NAMESPACE
+ *     (Linux 7.0: a namespace whose root mount open_tree then opens), fsmount.
+ *   On x86-64, i386 calls are filtered by their own numbers and x32 calls by the x86-64 ones;
+ *   i386 arguments are judged by their low 32 bits, as the kernel takes them (a 64-bit process
+ *   calling through int 0x80 sets the high ones as it likes).
  *
  * One difference for the build: the kernel lets a process have one seccomp listener in its
  *   filters, so a build that asks for its own (SECCOMP_FILTER_FLAG_NEW_LISTENER: LXC, some

@@ -6,12 +6,15 @@
 #include "nsguard.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -96,6 +99,34 @@ static void clone3_ns(void)
     (void)!syscall(SYS_clone3, &args, 0); /* size 0: EINVAL */
 }
 
+static void clone3_secret(void)
+{
+    /* memfd_secret pages: this process reads them, no other one can (process_vm_readv). */
+    int fd = (int)syscall(447 /* memfd_secret */, 0);
+    if (fd < 0 || ftruncate(fd, 4096) < 0)
+        _exit(8);
+    struct clone_args *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (args == MAP_FAILED)
+        _exit(9);
+    memset(args, 0, sizeof *args);
+    args->flags = CLONE_NEWNS;
+    (void)!syscall(SYS_clone3, args, 0); /* size 0: EINVAL */
+}
+
+static void test_unreadable(void)
+{
+    int fd = (int)syscall(447 /* memfd_secret */, 0);
+    if (fd < 0) {
+        g_test_skip("no memfd_secret here");
+        return;
+    }
+    close(fd);
+    g_autofree char *what = guarded(clone3_secret);
+    g_assert_nonnull(what);
+    g_assert_nonnull(strstr(what, "may have made a mount namespace of its own (clone3 with "
+                                  "flags the daemon could not read)"));
+}
+
 static void clone_ns(void)
 {
     (void)!syscall(SYS_clone, CLONE_NEWNS | CLONE_FS, NULL, NULL, NULL, NULL); /* EINVAL */
@@ -111,6 +142,13 @@ static void mount_tmpfs(void)
     (void)!mount("none", "/nonexistent-bt/usr", "tmpfs", 0, NULL);
 }
 
+static void mount_magic(void)
+{
+    /* MS_MGC_VAL, which old programs still pass, has the bits of MS_PRIVATE and MS_SLAVE: the
+     * kernel drops it and makes a new mount, not a propagation change. */
+    (void)!mount("none", "/nonexistent-bt/magic", "tmpfs", MS_MGC_VAL, NULL);
+}
+
 static void mounts_twice(void)
 {
     (void)!mount("/usr", "/nonexistent-bt/a", NULL, MS_BIND | MS_REC, NULL);
@@ -121,6 +159,52 @@ static void mounts_twice(void)
 static void open_tree_attr_clone(void)
 {
     (void)!syscall(467 /* open_tree_attr */, AT_FDCWD, "/nonexistent-bt", 1, NULL, 0);
+}
+
+#if defined(__x86_64__)
+/* An i386 call from this 64-bit process (int 0x80); the kernel takes each register's low 32
+ * bits, so the high ones can be anything. */
+static long int80(long nr, unsigned long a, unsigned long b)
+{
+    long ret;
+    __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "b"(a), "c"(b) : "memory");
+    return ret;
+}
+
+static bool have_int80(void)
+{
+    return int80(20 /* i386 getpid */, 0, 0) == getpid();
+}
+
+static void i386_clone3_ns(void)
+{
+    /* clone_args below 4 GiB, its address with garbage above: size 0 makes it EINVAL. */
+    struct clone_args *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (args == MAP_FAILED)
+        _exit(7);
+    memset(args, 0, sizeof *args);
+    args->flags = CLONE_NEWNS;
+    (void)int80(435 /* i386 clone3 */, 0xbad00000000ul | (uintptr_t)args, 0);
+}
+
+static void test_i386_high_bits(void)
+{
+    if (!have_int80()) {
+        g_test_skip("no i386 calls here");
+        return;
+    }
+    g_autofree char *what = guarded(i386_clone3_ns);
+    g_assert_nonnull(what);
+    g_assert_nonnull(strstr(what, "clone3 with CLONE_NEWNS"));
+}
+#endif
+
+static void open_tree_namespace(void)
+{
+    /* OPEN_TREE_NAMESPACE (Linux 7.0; EINVAL before): a namespace descriptor that open_tree
+     * without a copy then opens the root mount of, no other call needed. */
+    (void)!syscall(SYS_open_tree, AT_FDCWD, "/nonexistent-bt", 2);
 }
 
 static void test_flagged(void)
@@ -134,6 +218,9 @@ static void test_flagged(void)
         {clone_ns, "made a mount namespace of its own (clone with CLONE_NEWNS)"},
         {setns_ns, "entered a mount namespace of its own (setns)"},
         {mount_tmpfs, "mounted /nonexistent-bt/usr, where opens"},
+        {mount_magic, "mounted /nonexistent-bt/magic, where opens"},
+        {open_tree_namespace, "made a mount namespace of its own (open_tree with "
+                              "OPEN_TREE_NAMESPACE)"},
         {open_tree_attr_clone, "copied a mount (open_tree with OPEN_TREE_CLONE)"},
         {mounts_twice, "mounted /nonexistent-bt/a, where opens in the watched system trees are "
                        "not seen (and more such calls): record such a build with --system=full"},
@@ -160,6 +247,17 @@ static void own_listener(void)
         _exit(6);
 }
 
+static void own_listener_high_bits(void)
+{
+    /* op and flags are ints to the kernel: bits above them do not change the call. */
+    struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    struct sock_fprog prog = {.len = 1, .filter = f};
+    long fd = syscall(SYS_seccomp, (1ul << 32) | SECCOMP_SET_MODE_FILTER,
+                      (1ul << 32) | SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+    if (fd >= 0 || errno != EBUSY)
+        _exit(5);
+}
+
 static void test_listener(void)
 {
     char *refused = NULL;
@@ -168,6 +266,9 @@ static void test_listener(void)
     g_assert_nonnull(refused);
     g_assert_nonnull(strstr(refused, "asked for a seccomp listener of its own, which the kernel "
                                      "refuses (EBUSY)"));
+    g_free(refused);
+    g_assert_null(guarded_refused(own_listener_high_bits, &refused));
+    g_assert_nonnull(refused);
     g_free(refused);
     g_assert_null(guarded_refused(harmless_calls, &refused));
     g_assert_null(refused);
@@ -183,5 +284,9 @@ int main(int argc, char **argv)
     g_test_add_func("/nsguard/harmless", test_harmless);
     g_test_add_func("/nsguard/flagged", test_flagged);
     g_test_add_func("/nsguard/listener", test_listener);
+    g_test_add_func("/nsguard/unreadable", test_unreadable);
+#if defined(__x86_64__)
+    g_test_add_func("/nsguard/i386-high-bits", test_i386_high_bits);
+#endif
     return g_test_run();
 }

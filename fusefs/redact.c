@@ -12,7 +12,9 @@ static const char *const secret_parts[] = {"TOKEN", "SECRET", "PASSWORD", "PASSW
                                            "PASSCODE", "CREDENTIAL", "APIKEY", "PRIVATEKEY",
                                            "JWT", "COOKIE", "SESSION", NULL};
 /* Words that make a name secret when they are a whole word of it. */
-static const char *const secret_words[] = {"KEY", "KEYS", "PAT", "PASS", "PWD", NULL};
+static const char *const secret_words[] = {"KEY", "KEYS", "PAT", "PASS", "PWD", "PW", NULL};
+/* Words ending in PASS that name no password. */
+static const char *const pass_words[] = {"ASKPASS", "BYPASS", "COMPASS", "SURPASS", NULL};
 
 static bool ends_with(const char *s, size_t len, const char *suffix)
 {
@@ -39,6 +41,14 @@ static bool upper_name_is_secret(const char *up)
         for (const char *const *p = secret_words; *p; p++)
             if (strlen(*p) == n && !memcmp(w, *p, n))
                 return true;
+        /* A word ending in PASS (SSHPASS, DBPASS), but not a helper program or a bypass. */
+        if (ends_with(w, n, "PASS")) {
+            bool plain = false;
+            for (const char *const *p = pass_words; *p && !plain; p++)
+                plain = strlen(*p) == n && !memcmp(w, *p, n);
+            if (!plain)
+                return true;
+        }
         /* AUTH in a word, but not an author's name or date (GIT_AUTHOR_NAME, COAUTHORS). */
         const char *a = g_strstr_len(w, (gssize)n, "AUTH");
         if (a && !ends_with(w, n, "AUTHOR") && !ends_with(w, n, "AUTHORS"))

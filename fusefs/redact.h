@@ -11,8 +11,9 @@
  *     CREDENTIAL, APIKEY, PRIVATEKEY, JWT, COOKIE or SESSION, or AUTH anywhere but in a word
  *     ending in AUTHOR(S) (GIT_AUTHOR_DATE stays: builds stamp it);
  *   - or one of NAME's words (NAME split at every character that is not a letter or a digit)
- *     is KEY, KEYS, PAT, PASS or PWD (GITHUB_PAT, AWS_ACCESS_KEY_ID, MY_PASS, MYSQL_PWD; not
- *     PATH, PATCH, KEYMAP, PASSTHROUGH, ASKPASS, nor PWD and OLDPWD themselves);
+ *     is KEY, KEYS, PAT, PASS, PWD or PW, or ends in PASS but for ASKPASS, BYPASS, COMPASS
+ *     and SURPASS (GITHUB_PAT, AWS_ACCESS_KEY_ID, MY_PASS, SSHPASS, MYSQL_PWD, SMTP_PW; not
+ *     PATH, PATCH, KEYMAP, PASSTHROUGH, GIT_ASKPASS, nor PWD and OLDPWD themselves);
  *   - or NAME matches one of the glob patterns given (`run --env-redact`, any case).
  * Every other value keeps everything but URL credentials (below).
  *

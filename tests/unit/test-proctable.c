@@ -559,12 +559,13 @@ static void test_env_secret_names(void)
         "DOCKER_AUTH_CONFIG", "COOKIE", "SESSION", "XDG_SESSION_ID", "AUTHORIZATION",
         "GPG_PASSPHRASE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD",
         "LDAP_PASSWD", "AZURE_CREDENTIALS", "SSH_KEYS", "MYSQL_PWD", "OAUTH2_CLIENT",
-        "signing-key", "API.KEY", "SLACK_WEBHOOK_TOKEN"};
+        "signing-key", "API.KEY", "SLACK_WEBHOOK_TOKEN", "SSHPASS", "DBPASS", "SMTP_PW", "pw"};
     static const char *const plain[] = {
         "PATH", "PATCH_LEVEL", "PWD", "OLDPWD", "KEYMAP", "XKB_KEYMAP", "PASSTHROUGH",
         "SSH_ASKPASS", "GIT_AUTHOR_NAME", "GIT_AUTHOR_DATE", "DEB_AUTHORS", "COMPASS_DIR",
         "HOME", "LANG", "SOURCE_DATE_EPOCH", "DATABASE_URL", "http_proxy", "MONKEY",
-        "SPATIAL", "KEYRING", "DEB_SIGN_KEYID"};
+        "SPATIAL", "KEYRING", "DEB_SIGN_KEYID", "BYPASS_CACHE", "GIT_ASKPASS", "PWNED_DIR",
+        "POWER"};
     for (size_t i = 0; i < G_N_ELEMENTS(secret); i++)
         if (!redact_env_name_is_secret(secret[i]))
             g_error("%s should be redacted", secret[i]);

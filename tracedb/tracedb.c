@@ -896,11 +896,12 @@ bool tracedb_tree_complete(const char *process_tree)
                             g_str_has_prefix(process_tree, "complete, "));
 }
 
-int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err)
+int tracedb_count(sqlite3 *db, int schema_version, struct tracedb_counts *c, char **err)
 {
     *c = (struct tracedb_counts){0};
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, tracedb_sql(TQ_COUNTS), -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(db, tracedb_sql(schema_version >= 3 ? TQ_COUNTS : TQ_COUNTS_V2),
+                                -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {

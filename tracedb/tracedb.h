@@ -192,11 +192,13 @@ bool tracedb_tree_complete(const char *process_tree);
  * the build's command and orphans); files_read are files
  * found before the build that it read or executed; files_written the paths it left a
  * version at (temporaries included); versions_written the contents it made; output_bytes its
- * stdout and stderr.  Returns 0 or a SQLite result code (*err: its message; g_free it). */
+ * stdout and stderr.  A trace of `schema_version` 1 or 2 has no versions: its files read are
+ * those read and not written, and versions_written is 0.  Returns 0 or a SQLite result code
+ * (*err: its message; g_free it). */
 struct tracedb_counts {
     int64_t processes, images, files_read, files_written, versions_written, output_bytes;
 };
-int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err);
+int tracedb_count(sqlite3 *db, int schema_version, struct tracedb_counts *c, char **err);
 
 /* Whether SQLite result `rc` says the file's content is wrong (corrupt, not a database, a short
  * read of a truncated file), rather than a lock, memory or permissions. */

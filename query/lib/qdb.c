@@ -550,7 +550,7 @@ bool qdb_counts(struct qdb *q, struct tracedb_counts *c)
     *c = (struct tracedb_counts){0};
     if (q->error)
         return false;
-    int rc = tracedb_count(q->db, c, NULL);
+    int rc = tracedb_count(q->db, q->schema_version, c, NULL);
     if (rc != SQLITE_OK)
         qdb_fail(q, rc);
     return rc == SQLITE_OK;

@@ -229,9 +229,18 @@ static void load_run(struct qdb *q, bool recording)
                     ? g_strdup_printf("the process tree is %s", r->process_tree)
                     : g_strdup("the process tree is not said to be complete (its note is not "
                                "one buildtrail writes)");
+        else if (r->root_id <= 0 && qdb_max_id(q, TQ_MAX_PROCESS_ID) == 0 && !q->error)
+            /* No process at all: the command was not found or not executable (run said
+             * "cannot run ..."), so nothing of the build is there to answer from. */
+            r->incomplete = r->exit_status >= 0
+                                ? g_strdup_printf("the build's command did not start (exit %d): "
+                                                  "the trace records no process",
+                                                  r->exit_status)
+                                : g_strdup("the build's command did not start: the trace "
+                                           "records no process");
         else if (r->root_id <= 0 || !root_recorded(q, r->root_id))
             /* "complete" says every process is there: without the build's command, none is
-             * (it never started, or the rows are gone). */
+             * (the rows are gone). */
             r->incomplete = g_strdup(r->root_id <= 0 ? "the trace records no root process"
                                                      : "the trace lacks its root process");
         break;

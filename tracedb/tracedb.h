@@ -215,7 +215,9 @@ bool tracedb_rc_is_damage(int rc);
  * (SQLite reports corruption, meta has no schema version, or a table of its schema version is
  * missing, is not a plain table (a view, a virtual table) or does not have exactly the columns
  * buildtrail made: a crafted view could run forever); -EPROTO: written by a newer buildtrail
- * (schema version above ours); -EIO: another SQLite failure.  *err_detail gets the sentence
+ * (schema version above ours); -EROFS: a trace left with a -wal (its run did not finish)
+ * whose -shm file cannot be made (its directory is not writable); -EIO: another SQLite
+ * failure.  *err_detail gets the sentence
  * in every case.  The connection refuses values longer than TRACEDB_VALUE_MAX. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 

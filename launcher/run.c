@@ -1656,7 +1656,7 @@ static void print_summary(struct run *r)
         return;
     struct tracedb_counts c;
     g_autofree char *err = NULL;
-    if (tracedb_count(r->db, &c, &err) != SQLITE_OK) {
+    if (tracedb_count(r->db, TRACEDB_SCHEMA_VERSION, &c, &err) != SQLITE_OK) {
         fprintf(stderr, "buildtrail run: cannot count what the trace %s holds: %s\n", r->db_path,
                 err);
         return;

@@ -57,6 +57,15 @@ static const char *const sql[TQ_COUNT] = {
         " AND result = 0 AND version_id IS NOT NULL), "
         "(SELECT count(*) FROM versions WHERE origin = 2), "
         "(SELECT COALESCE(sum(length(data)), 0) FROM output)",
+    [TQ_COUNTS_V2] =
+        "SELECT (SELECT count(*) FROM (SELECT DISTINCT pid, start_ticks FROM processes)), "
+        "(SELECT count(*) FROM processes WHERE exec_seq > 0 OR parent_id IS NULL), "
+        "(SELECT count(DISTINCT file_id) FROM accesses WHERE kind IN " TRACEDB_KINDS_READ
+        " AND result = 0 AND file_id NOT IN (SELECT file_id FROM accesses WHERE kind IN "
+        TRACEDB_KINDS_PRODUCED " AND result = 0)), "
+        "(SELECT count(DISTINCT file_id) FROM accesses WHERE kind IN " TRACEDB_KINDS_PRODUCED
+        " AND result = 0), 0, "
+        "(SELECT COALESCE(sum(length(data)), 0) FROM output)",
     [TQ_EXECUTABLES] = "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe",
     /* Processes */
     [TQ_PROCESSES] =

@@ -38,6 +38,9 @@ enum tracedb_query {
     TQ_RUN_INFO,
     TQ_RUN_OPTIONS, /* runs.options (schema 6) */
     TQ_COUNTS, /* tracedb_count: processes, images, files read, written, versions, output */
+    /* TQ_COUNTS for schemas 1 and 2 (no versions): files read are the files read and not
+     * written, files written those written, versions 0 */
+    TQ_COUNTS_V2,
     TQ_EXECUTABLES, /* every distinct executable path the build ran */
 
     /* Processes */

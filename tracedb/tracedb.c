@@ -648,6 +648,26 @@ static char *column_missing(const char *cols, const char *other)
     return NULL;
 }
 
+/* SQLite failed (`rc`) reading the schema of `db`: damage if it says the content is wrong,
+ * else what it is (-EROFS: no -shm file can be made for a trace left with a -wal; -EIO: a
+ * lock held past the busy timeout...), never "damaged" for a trace that is whole.  The
+ * error, with the sentence in *why. */
+static int check_failed(sqlite3 *db, int rc, char **why)
+{
+    int primary = rc & 0xff;
+    if (primary == SQLITE_NOMEM)
+        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
+    if (tracedb_rc_is_damage(rc) || primary == SQLITE_ERROR)
+        return set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
+    if (primary == SQLITE_CANTOPEN)
+        /* The file is open: what SQLite cannot open is the -shm of a write-ahead log. */
+        return set_err(why, -EROFS, g_strdup("its write-ahead log (the -wal beside it: its "
+                                            "run did not finish, or is still going) cannot be "
+                                            "read without a -shm file, which cannot be made in "
+                                            "its directory"));
+    return set_err(why, -EIO, g_strdup(sqlite3_errmsg(db)));
+}
+
 /* Whether table `name` of `db` is a plain table with exactly the columns it has in `ref`:
  * 0, or -EBADMSG with the sentence in *why.  A view, a virtual table, a generated column or
  * a column of another type could make a query run forever or answer from something else. */
@@ -670,7 +690,7 @@ static int check_table(struct schema_check *c, const char *name, char **why)
         rc = SQLITE_OK;
     sqlite3_reset(st);
     if (rc != SQLITE_OK)
-        return set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
+        return check_failed(db, rc, why);
     if (n == 0)
         return set_err(why, -EBADMSG, g_strdup_printf("it has no table '%s'", name));
     if (n > 1 || !type || strcmp(type, "table"))
@@ -682,8 +702,7 @@ static int check_table(struct schema_check *c, const char *name, char **why)
                                                       name));
     g_autofree char *have = table_columns(c->cols[0], name), *want = table_columns(c->cols[1], name);
     if (!have)
-        return set_err(why, -EBADMSG, g_strdup_printf("its table '%s' cannot be read: %s", name,
-                                                      sqlite3_errmsg(db)));
+        return check_failed(db, sqlite3_extended_errcode(db), why);
     if (!want)
         return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
     if (strcmp(have, want)) {
@@ -703,10 +722,12 @@ static int check_schema(sqlite3 *db, int version, char **why)
     struct schema_check c;
     sqlite3_stmt *st = NULL;
     int r = 0;
-    if (!ref || schema_check_init(&c, db, ref) != SQLITE_OK ||
-        sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY "
-                                "rowid", -1, &st, NULL) != SQLITE_OK)
-        r = set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(ref ? db : NULL)));
+    int rc = !ref ? SQLITE_NOMEM : schema_check_init(&c, db, ref);
+    if (rc != SQLITE_OK)
+        r = check_failed(db, rc, why);
+    else if (sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                                     "ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+        r = set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
     while (r == 0 && sqlite3_step(st) == SQLITE_ROW)
         r = check_table(&c, (const char *)sqlite3_column_text(st, 0), why);
     sqlite3_finalize(st);
@@ -723,9 +744,8 @@ static int check_meta(sqlite3 *db, char **why)
     if (!ref)
         return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
     struct schema_check c;
-    int r = schema_check_init(&c, db, ref) == SQLITE_OK
-                ? check_table(&c, "meta", why)
-                : set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
+    int rc = schema_check_init(&c, db, ref);
+    int r = rc == SQLITE_OK ? check_table(&c, "meta", why) : check_failed(db, rc, why);
     schema_check_done(&c);
     sqlite3_close(ref);
     return r;
@@ -906,11 +926,12 @@ char *tracedb_notes_unseen(const char *notes)
     return end ? g_strndup(at, (gsize)(end - at)) : g_strdup(at);
 }
 
-int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err)
+int tracedb_count(sqlite3 *db, int schema_version, struct tracedb_counts *c, char **err)
 {
     *c = (struct tracedb_counts){0};
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, tracedb_sql(TQ_COUNTS), -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(db, tracedb_sql(schema_version >= 3 ? TQ_COUNTS : TQ_COUNTS_V2),
+                                -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {

@@ -197,11 +197,13 @@ char *tracedb_notes_unseen(const char *notes);
  * the build's command and orphans); files_read are files
  * found before the build that it read or executed; files_written the paths it left a
  * version at (temporaries included); versions_written the contents it made; output_bytes its
- * stdout and stderr.  Returns 0 or a SQLite result code (*err: its message; g_free it). */
+ * stdout and stderr.  A trace of `schema_version` 1 or 2 has no versions: its files read are
+ * those read and not written, and versions_written is 0.  Returns 0 or a SQLite result code
+ * (*err: its message; g_free it). */
 struct tracedb_counts {
     int64_t processes, images, files_read, files_written, versions_written, output_bytes;
 };
-int tracedb_count(sqlite3 *db, struct tracedb_counts *c, char **err);
+int tracedb_count(sqlite3 *db, int schema_version, struct tracedb_counts *c, char **err);
 
 /* Whether SQLite result `rc` says the file's content is wrong (corrupt, not a database, a short
  * read of a truncated file), rather than a lock, memory or permissions. */
@@ -218,7 +220,9 @@ bool tracedb_rc_is_damage(int rc);
  * (SQLite reports corruption, meta has no schema version, or a table of its schema version is
  * missing, is not a plain table (a view, a virtual table) or does not have exactly the columns
  * buildtrail made: a crafted view could run forever); -EPROTO: written by a newer buildtrail
- * (schema version above ours); -EIO: another SQLite failure.  *err_detail gets the sentence
+ * (schema version above ours); -EROFS: a trace left with a -wal (its run did not finish)
+ * whose -shm file cannot be made (its directory is not writable); -EIO: another SQLite
+ * failure.  *err_detail gets the sentence
  * in every case.  The connection refuses values longer than TRACEDB_VALUE_MAX. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 

@@ -383,6 +383,7 @@ struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need
     }
     const char *fix = r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
                       : r == -EPROTO ? "use a newer buildtrail to read it"
+                      : r == -EROFS  ? "copy the trace and its -wal to a directory you can write"
                                      : "name a trace written by 'buildtrail run' with -d FILE";
     fprintf(stderr, "buildtrail %s: %s: %s; %s\n", cmd, path, err ? err : g_strerror(-r), fix);
     return NULL;

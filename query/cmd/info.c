@@ -78,10 +78,16 @@ int query_info_main(int argc, char **argv)
                                     ",\"programs_run\":%" G_GINT64_FORMAT
                                     ",\"files_read\":%" G_GINT64_FORMAT
                                     ",\"files_written\":%" G_GINT64_FORMAT
-                                    ",\"versions_written\":%" G_GINT64_FORMAT
-                                    ",\"output_bytes\":%" G_GINT64_FORMAT "},\"trees\":[",
+                                    ",\"versions_written\":",
                                size, q->schema_version, c.processes, c.images, c.files_read,
-                               c.files_written, c.versions_written, c.output_bytes);
+                               c.files_written);
+        /* A trace before schema 3 has no versions: not none, unknown. */
+        if (q->schema_version >= 3)
+            g_string_append_printf(out, "%" G_GINT64_FORMAT, c.versions_written);
+        else
+            g_string_append(out, "null");
+        g_string_append_printf(out, ",\"output_bytes\":%" G_GINT64_FORMAT "},\"trees\":[",
+                               c.output_bytes);
         for (guint i = 0; i + 1 < trees->len; i += 2) {
             g_string_append(out, i ? ",{\"path\":" : "{\"path\":");
             json_string(out, trees->pdata[i], strlen(trees->pdata[i]));
@@ -138,11 +144,14 @@ int query_info_main(int argc, char **argv)
         text_field(out, "holds:");
         g_string_append_printf(out, "%" G_GINT64_FORMAT " processes (%" G_GINT64_FORMAT
                                     " programs run), %" G_GINT64_FORMAT " file%s read, %"
-                                    G_GINT64_FORMAT " written (%" G_GINT64_FORMAT
-                                    " version%s), ",
+                                    G_GINT64_FORMAT " written ",
                                c.processes, c.images, c.files_read,
-                               c.files_read == 1 ? "" : "s", c.files_written,
-                               c.versions_written, c.versions_written == 1 ? "" : "s");
+                               c.files_read == 1 ? "" : "s", c.files_written);
+        if (q->schema_version >= 3)
+            g_string_append_printf(out, "(%" G_GINT64_FORMAT " version%s), ", c.versions_written,
+                                   c.versions_written == 1 ? "" : "s");
+        else
+            g_string_append(out, "(versions not recorded: an older trace), ");
         text_size(out, c.output_bytes);
         g_string_append(out, " of output\n");
         if (killed->len) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *column_dup(sqlite3_stmt *st, int col)
@@ -229,9 +230,18 @@ static void load_run(struct qdb *q, bool recording)
                     ? g_strdup_printf("the process tree is %s", r->process_tree)
                     : g_strdup("the process tree is not said to be complete (its note is not "
                                "one buildtrail writes)");
+        else if (r->root_id <= 0 && qdb_max_id(q, TQ_MAX_PROCESS_ID) == 0 && !q->error)
+            /* No process at all: the command was not found or not executable (run said
+             * "cannot run ..."), so nothing of the build is there to answer from. */
+            r->incomplete = r->exit_status >= 0
+                                ? g_strdup_printf("the build's command did not start (exit %d): "
+                                                  "the trace records no process",
+                                                  r->exit_status)
+                                : g_strdup("the build's command did not start: the trace "
+                                           "records no process");
         else if (r->root_id <= 0 || !root_recorded(q, r->root_id))
             /* "complete" says every process is there: without the build's command, none is
-             * (it never started, or the rows are gone). */
+             * (the rows are gone). */
             r->incomplete = g_strdup(r->root_id <= 0 ? "the trace records no root process"
                                                      : "the trace lacks its root process");
         else if (unseen)
@@ -257,8 +267,29 @@ static int count_steps(void *data)
     return 1;
 }
 
+/* How many times the bytes a trace has on disk its ids may reach: a file system that
+ * compresses (btrfs, ZFS) stores a row in fewer bytes than SQLite wrote, never in an eighth
+ * of the bytes its id costs. */
+#define QDB_IDS_PER_STORED_BYTE 8
+
+/* The bytes the trace at `path` and its write-ahead log (a trace being recorded) have on
+ * disk (st_blocks), or -1 if the file system does not say (it reports no blocks). */
+static int64_t stored_bytes(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || st.st_blocks <= 0)
+        return -1;
+    int64_t n = (int64_t)st.st_blocks * 512;
+    g_autofree char *wal = g_strconcat(path, "-wal", NULL);
+    if (stat(wal, &st) == 0 && S_ISREG(st.st_mode))
+        n += (int64_t)st.st_blocks * 512;
+    return n;
+}
+
 /* What no query of this trace may go past, from its size: ids (each id the recorder gives
- * out costs a row of more than a byte), VM steps and SQLite's memory. */
+ * out costs a row of more than a byte), VM steps and SQLite's memory.  The size is what the
+ * file holds: a sparse file (`truncate -s 2T`) has pages SQLite counts and no rows, and the
+ * ids it allowed sized arrays past any memory (export spdx aborted in g_malloc). */
 static void set_bounds(struct qdb *q)
 {
     int64_t pages = 0, page_size = 0;
@@ -269,7 +300,10 @@ static void set_bounds(struct qdb *q)
     if (qdb_prepare(q, "PRAGMA page_size", &st) && qdb_row(q, st))
         page_size = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    q->id_limit = MAX(pages * page_size, 1 << 20);
+    int64_t size = pages * page_size, stored = stored_bytes(q->path);
+    if (stored >= 0 && stored <= size / QDB_IDS_PER_STORED_BYTE)
+        size = stored * QDB_IDS_PER_STORED_BYTE;
+    q->id_limit = MAX(size, 1 << 20);
     /* The heaviest command on query-bench.sh's 100 000-process trace (92 MiB), packages, runs
      * 36 million steps: the budget (93 billion there) leaves room for 2 500 times that.  What
      * goes past it (a hostile shape SQLite loops over) stops, as damage. */
@@ -528,7 +562,7 @@ bool qdb_counts(struct qdb *q, struct tracedb_counts *c)
     *c = (struct tracedb_counts){0};
     if (q->error)
         return false;
-    int rc = tracedb_count(q->db, c, NULL);
+    int rc = tracedb_count(q->db, q->schema_version, c, NULL);
     if (rc != SQLITE_OK)
         qdb_fail(q, rc);
     return rc == SQLITE_OK;

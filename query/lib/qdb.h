@@ -86,7 +86,7 @@ struct qdb {
     sqlite3_stmt *st_file_id; /* a file's id by path, prepared on first use */
     sqlite3_stmt *st_env;     /* a process's environment, prepared on first use */
     GHashTable *ids_stmts;    /* qdb_ids: SQL text -> its statement, prepared once */
-    int64_t id_limit;         /* no id of this trace is above it: the file's size in bytes */
+    int64_t id_limit;         /* no id of this trace is above it: its size in bytes (set_bounds) */
     int64_t step_ticks;       /* millions of SQLite VM steps run so far ... */
     int64_t step_budget;      /* ... and how many it may run (from the file's size) */
     bool over_budget;         /* the progress handler interrupted a statement for it */

@@ -73,10 +73,12 @@ struct syswatch *syswatch_start(int group, struct rec *rec, struct proc_table *p
                                 struct vers *vers, char *const *paths, char *const *served,
                                 int *err);
 
-/* After the build has ended, before process events are stopped: stop the thread (after reading
- * the events still queued), record the exec opens not resolved yet (to the program started,
- * else the opener), finish the versions of files still open for writing (hashed from their
- * path, if it still names the file written), and free.  Returns what the watcher saw, for
+/* After the build has ended and the process events have stopped (exec opens wait for the last
+ * exec events), before the recorder stops: stop the threads (after reading the events still
+ * queued), record the exec opens not resolved yet (to the program started, else the opener),
+ * finish the versions of files still open for writing (hashed from their path, if it still
+ * names the file written), wait until every version it finished is hashed and its row queued
+ * (vers_drain), and free.  Returns what the watcher saw, for
  * runs.notes ("system_trees=watched (...)"; the caller frees), or NULL for a NULL watcher.
  * *lost (if not NULL) gets why the trace misses something of the watched trees (events the
  * kernel could not give us, opens not recorded; the caller frees), or NULL. */

@@ -156,6 +156,14 @@ sql() { sqlite3 -readonly "$1" "$2"; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 assert_contains() { printf '%s' "$1" | grep -qF -- "$2" || fail "${3:-missing text}: '$2' not in: $1"; }
 
+# require_private_usr_local: root (fanotify), unshare, and a /usr/local to mount a private
+# tmpfs over: the --system tests that write in a watched tree of their own (system_build).
+require_private_usr_local() {
+    [ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
+    require_cmd unshare
+    [ -d /usr/local ] || skip "no /usr/local to mount over"
+}
+
 # system_build NAME COMMAND — as root: `run --system -o $T/NAME.db -- sh -c COMMAND` from $T/ws,
 # in a private mount namespace whose /usr/local is a fresh tmpfs holding `data` (a line) and
 # `tool` (a copy of true); the run's stderr goes to $T/NAME.err.  Fails the test if run fails.

@@ -8,9 +8,7 @@
 # mount inside /usr), which it reads, runs programs from and writes to.
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
-[ -d /usr/local ] || skip "no /usr/local to mount over"
+require_private_usr_local
 mkdir "$T/ws"
 # build NAME RUN-OPTION: the same build, in a namespace whose /usr/local is a fresh tmpfs.
 build() {

@@ -11,12 +11,10 @@
 # Root only: fanotify, and a /usr/local of its own (a tmpfs in a private mount namespace).
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
+require_private_usr_local
 require_cmd prlimit
 require_cmd timeout
 require_cmd perl
-[ -d /usr/local ] || skip "no /usr/local to mount over"
 mkdir "$T/ws"
 # in_ns DB SCRIPT: run SCRIPT (sh -c) under 'buildtrail run --system' with a descriptor limit of
 # 1024, in a namespace whose /usr/local is a fresh tmpfs; at most 120 s.

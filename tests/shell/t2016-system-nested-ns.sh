@@ -7,9 +7,7 @@
 # Root only: the build runs in a private mount namespace with its own /usr/local (a tmpfs).
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
-[ -d /usr/local ] || skip "no /usr/local to mount over"
+require_private_usr_local
 system_build plain 'cat /usr/local/data > /dev/null'
 case $(sql "$T/plain.db" "select notes from runs") in
     *system_trees=watched*) ;;

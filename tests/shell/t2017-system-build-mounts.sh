@@ -7,9 +7,7 @@
 # Root only: the build runs in a private mount namespace with its own /usr/local (a tmpfs).
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
-[ -d /usr/local ] || skip "no /usr/local to mount over"
+require_private_usr_local
 mkdir "$T/mnt"
 system_build propagation 'mount --make-rprivate / && mount -o remount,bind,ro /usr/local && cat /usr/local/data > /dev/null'
 case $(sql "$T/propagation.db" "select notes from runs") in

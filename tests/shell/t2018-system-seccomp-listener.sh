@@ -6,10 +6,8 @@
 # --system=full the same build gets its listener.
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
+require_private_usr_local
 require_cmd python3
-[ -d /usr/local ] || skip "no /usr/local to mount over"
 cat > "$T/listener.py" <<'PY'
 import ctypes, errno, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)

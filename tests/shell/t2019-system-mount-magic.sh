@@ -6,10 +6,8 @@
 # Root only: the build runs in a private mount namespace with its own /usr/local (a tmpfs).
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
+require_private_usr_local
 require_cmd python3
-[ -d /usr/local ] || skip "no /usr/local to mount over"
 cat > "$T/magic.py" <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)

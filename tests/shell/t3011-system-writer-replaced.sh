@@ -7,11 +7,9 @@
 # which at the end of a run is never: the run would hang), nor a device (opening one acts on it).  Root only: fanotify, and a /usr/local of its own (a tmpfs in a private mount ns).
 . "$(dirname "$0")/lib.sh"
 require_fuse
-[ "$(id -u)" = 0 ] || skip "needs root (fanotify, and a /usr/local of its own)"
-require_cmd unshare
+require_private_usr_local
 require_cmd timeout
 require_cmd python3
-[ -d /usr/local ] || skip "no /usr/local to mount over"
 mkdir "$T/ws"
 # The holder, outside the build: takes the build's descriptor and keeps it past the run.
 cat > "$T/holder.py" <<'EOF2'

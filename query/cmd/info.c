@@ -96,11 +96,11 @@ int query_info_main(int argc, char **argv)
             g_string_append_c(out, '}');
         }
         g_string_append(out, "],\"killed_at_end\":[");
-        for (guint i = 0; i < killed->len; i++) {
+        for (guint i = 0, listed = 0; i < killed->len; i++) {
             const struct qdb_process *p = qdb_process(q, g_array_index(killed, int64_t, i));
             if (!p)
                 continue;
-            g_string_append(out, i ? "," : "");
+            g_string_append(out, listed++ ? "," : ""); /* a skipped first one leaves no comma */
             query_json_process(out, p);
         }
         g_string_append(out, "]}\n");

@@ -178,7 +178,7 @@ static int64_t writer_of(struct side *s, int64_t vid)
 /* The versions `vid`'s writer read before writing it (its direct inputs). */
 static GPtrArray *direct_inputs(struct side *s, int64_t vid)
 {
-    static const struct prov_walk_opts walk = {.scripts = false, .max_depth = 1};
+    static const struct prov_walk_opts walk = {.scripts = false, .max_depth = 1, .every_read = true};
     GArray *nodes = prov_inputs(s->p, vid, &walk);
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < nodes->len; i++) {

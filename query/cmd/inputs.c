@@ -49,6 +49,8 @@ static void print_nodes_text(struct prov *p, GString *out, GArray *nodes, const 
                 if ((prev && !strcmp(prev->v->path, n->v->path)) ||
                     (next && !strcmp(next->v->path, n->v->path)))
                     g_string_append_printf(out, "  (version %" G_GINT64_FORMAT ")", n->v->id);
+                if (n->guess)
+                    g_string_append(out, "  (over-approximated)");
                 g_string_append_c(out, '\n');
             }
             if (pass == 0 && o->roles && shown)
@@ -74,6 +76,8 @@ static void print_nodes_json(struct prov *p, GString *out, GArray *nodes, const 
             g_string_append(out, ",\"temporary\":true");
         if (with_roles)
             g_string_append_printf(out, ",\"role\":\"%s\"", prov_role_name(n->role));
+        if (n->guess)
+            g_string_append(out, ",\"guess\":true");
         g_string_append_printf(out, ",\"depth\":%d}", n->depth);
     }
 }
@@ -97,6 +101,9 @@ static int walk_option(void *ctx, int c, const char *arg)
     case 'S':
         o->walk.scripts = false;
         return 0;
+    case 'T':
+        o->walk.stop_at_shlibs = false;
+        return 0;
     }
     return 2;
 }
@@ -107,6 +114,7 @@ static const struct option inputs_options[] = {
     {"hashes", no_argument, NULL, 'H'},
     {"prune", required_argument, NULL, 'p'},
     {"no-scripts", no_argument, NULL, 'S'},
+    {"through-shlibs", no_argument, NULL, 'T'},
     {0}};
 
 static const struct option outputs_options[] = {
@@ -125,17 +133,24 @@ static const struct query_command inputs_command = {
              "the processes that wrote it, the files they read before writing it, and so\n"
              "on back to files the build did not make (the sources).  Each line shows\n"
              "whether the file was found, built, or temp (built and removed by the build, as\n"
-             "cc's /tmp/cc*.s), and its role:\n"
+             "cc's /tmp/cc*.s), and its role.  Code, what PATH carries:\n"
              "  source (compiled), header (included), object (linked object/archive),\n"
-             "  shlib (shared library), tool (executed), script (read by a process that\n"
-             "  started the writers: Makefiles, build scripts), other.\n",
+             "  copy (copied, stripped, compressed, a filled template), generated-from (a\n"
+             "  generator's input), shlib (shared library: linked dynamically, listed and\n"
+             "  not followed).  Influence, what decided how it was made but is not in it:\n"
+             "  tool (executed), script (read by the build tool or the processes that\n"
+             "  started the writers: Makefiles, build.ninja, .d files), probe (read by a\n"
+             "  configure step), other.  An input reached only through a process that wrote\n"
+             "  several files and read between them is marked over-approximated.\n",
     .options_help = "  -l, --leaves          only the files the build did not make\n"
                     "  -r, --roles           group by role\n"
                     "      --hashes          show each file's SHA-256\n"
                     "  -p, --prune DIR       leave out (and do not follow) files under DIR;\n"
                     "                        repeatable\n"
                     "      --no-scripts      only what the writers themselves read, not their\n"
-                    "                        ancestors (make, shells)\n",
+                    "                        ancestors (make, shells)\n"
+                    "      --through-shlibs  follow shared libraries back to what they were\n"
+                    "                        made from\n",
     .options = inputs_options,
     .shortopts = "lrp:",
     .option = walk_option,
@@ -162,7 +177,8 @@ static const struct query_command outputs_command = {
 static int walk_main(int argc, char **argv, bool inputs)
 {
     const char *cmd = inputs ? "inputs" : "outputs";
-    struct walk_cli o = {.walk.scripts = true, .prune = g_ptr_array_new_with_free_func(g_free)};
+    struct walk_cli o = {.walk.scripts = true, .walk.stop_at_shlibs = inputs,
+                         .prune = g_ptr_array_new_with_free_func(g_free)};
     int status = 0;
     int r = query_parse(inputs ? &inputs_command : &outputs_command, argc, argv, &o.common, &o);
     if (r >= 0) {
@@ -217,6 +233,16 @@ static int walk_main(int argc, char **argv, bool inputs)
                                                         "directories)\n"
                                                       : "  (made from nothing the build read)\n");
             print_nodes_text(p, out, nodes, &o, true);
+            guint guesses = 0;
+            for (guint i = 0; i < nodes->len; i++)
+                guesses += g_array_index(nodes, struct prov_node, i).guess &&
+                           (!o.leaves || g_array_index(nodes, struct prov_node, i).v->origin ==
+                                             TRACEDB_VERSION_FOUND);
+            if (guesses)
+                g_string_append_printf(out, "  (%u over-approximated: reached only through a "
+                                            "process that wrote several files and read between "
+                                            "them; which read went into which is not known)\n",
+                                       guesses);
         }
     } else {
         GArray *starts = prov_versions_at(p, file_id);

@@ -73,8 +73,12 @@ bool filekind_is_runtime_data(const char *path)
     for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++)
         if (g_str_has_prefix(path, dirs[i]))
             return true;
-    if (!strcmp(path, "/etc/ld.so.cache") || !strcmp(path, "/etc/localtime"))
-        return true;
+    static const char *const files[] = {"/etc/ld.so.cache", "/etc/localtime", "/etc/locale.alias",
+                                        "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
+                                        "/etc/host.conf", "/etc/hosts", "/etc/resolv.conf"};
+    for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+        if (!strcmp(path, files[i]))
+            return true;
     /* gconv modules and their cache: /usr/lib/<triplet>/gconv/ */
     return g_str_has_prefix(path, "/usr/lib/") && strstr(path, "/gconv/") != NULL;
 }

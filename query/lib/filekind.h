@@ -31,7 +31,8 @@ bool filekind_cc_source(const char *path);
 bool filekind_is_code(const char *path);
 
 /* Data the C library and the terminal read at run time, whatever their names say: locales,
- * gconv modules, the dynamic loader's cache, terminfo, time zones.  Never a header, a library
+ * gconv modules, the dynamic loader's cache, terminfo, time zones, the name-service files
+ * (/etc/passwd, group, nsswitch.conf, hosts, resolv.conf).  Never a header, a library
  * or a build script (a compiler reads them as every program does). */
 bool filekind_is_runtime_data(const char *path);
 

@@ -40,3 +40,91 @@ bool progkind_is_build_driver(const char *prog)
             return true;
     return false;
 }
+
+/* `prog` without a target prefix ("x86_64-linux-gnu-") or a version suffix ("-12", "-14.0"):
+ * is it `name`?  (A prefix is anything ending in '-'.) */
+static bool named(const char *prog, const char *name)
+{
+    size_t pl = strlen(prog), nl = strlen(name);
+    /* drop a version suffix: -12, -14.0 */
+    size_t end = pl;
+    while (end > 0 && (g_ascii_isdigit(prog[end - 1]) || prog[end - 1] == '.'))
+        end--;
+    if (end < pl && end > 0 && prog[end - 1] == '-')
+        pl = end - 1;
+    if (pl < nl || memcmp(prog + pl - nl, name, nl))
+        return false;
+    return pl == nl || prog[pl - nl - 1] == '-';
+}
+
+enum progkind_step progkind_step(const char *prog)
+{
+    static const struct {
+        const char *name;
+        enum progkind_step step;
+    } steps[] = {
+        {"cc1", PROGKIND_COMPILE},       {"cc1plus", PROGKIND_COMPILE},
+        {"cc1obj", PROGKIND_COMPILE},    {"as", PROGKIND_COMPILE},
+        {"ld", PROGKIND_LINK},           {"ld.bfd", PROGKIND_LINK},
+        {"ld.gold", PROGKIND_LINK},      {"ld.lld", PROGKIND_LINK},
+        {"ld.mold", PROGKIND_LINK},      {"gold", PROGKIND_LINK},
+        {"lld", PROGKIND_LINK},          {"mold", PROGKIND_LINK},
+        {"collect2", PROGKIND_LINK},     {"ar", PROGKIND_ARCHIVE},
+        {"ranlib", PROGKIND_ARCHIVE},    {"strip", PROGKIND_POSTPROC},
+        {"objcopy", PROGKIND_POSTPROC},  {"dwz", PROGKIND_POSTPROC},
+        {"debugedit", PROGKIND_POSTPROC}, {"chrpath", PROGKIND_POSTPROC},
+        {"patchelf", PROGKIND_POSTPROC}, {"sstrip", PROGKIND_POSTPROC},
+        {"gzip", PROGKIND_COMPRESS},     {"pigz", PROGKIND_COMPRESS},
+        {"xz", PROGKIND_COMPRESS},       {"lzma", PROGKIND_COMPRESS},
+        {"bzip2", PROGKIND_COMPRESS},    {"zstd", PROGKIND_COMPRESS},
+        {"lz4", PROGKIND_COMPRESS},
+    };
+    if (!strncmp(prog, "clang", 5) && !strstr(prog, "clang-tidy") && !strstr(prog, "clang-format"))
+        return PROGKIND_COMPILE; /* clang is its own compiler proper (clang -cc1) */
+    for (size_t i = 0; i < G_N_ELEMENTS(steps); i++)
+        if (named(prog, steps[i].name))
+            return steps[i].step;
+    return PROGKIND_GENERIC;
+}
+
+static const struct {
+    const char *stem;
+    const char *exts[6];
+} interpreters[] = {
+    {"perl", {".pm", ".pl", ".al", ".ix", ".bs", NULL}},
+    {"python", {".py", ".pyc", ".pth", NULL}},
+    {"ruby", {".rb", NULL}},
+    {"tclsh", {".tcl", NULL}},
+    {"php", {".php", NULL}},
+    {"node", {".js", ".mjs", ".cjs", NULL}},
+};
+
+/* The interpreters[] row of `prog` (perl, perl5.36.0, python3, python3.11, ...), or -1. */
+static int interpreter_of(const char *prog)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(interpreters); i++) {
+        size_t l = strlen(interpreters[i].stem);
+        if (!strncmp(prog, interpreters[i].stem, l) &&
+            (prog[l] == '\0' || g_ascii_isdigit(prog[l])))
+            return (int)i;
+    }
+    return -1;
+}
+
+bool progkind_is_interpreter(const char *prog)
+{
+    return interpreter_of(prog) >= 0;
+}
+
+bool progkind_loads_module(const char *prog, const char *path)
+{
+    int i = interpreter_of(prog);
+    if (i < 0)
+        return false;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (const char *const *e = interpreters[i].exts; *e; e++)
+        if (g_str_has_suffix(base, *e))
+            return true;
+    return strstr(base, ".so") != NULL && (g_str_has_suffix(base, ".so") || strstr(base, ".so."));
+}

@@ -9,6 +9,14 @@
  *     is not one.  (export adds `zig cc` and the user's --compiler globs.)  A compiler proper is what the
  *     driver runs to read the sources (cc1, cc1plus, clang itself).  A build driver starts the
  *     build's jobs (make and its kin, ninja, samu).
+ *   - A step kind says how a program's output carries what it read (provenance's code edges,
+ *     docs/architecture.md "Provenance"): a compiler proper or assembler compiles what it reads,
+ *     a linker links it, an archiver archives it, a post-processor (strip, objcopy, dwz,
+ *     debugedit, chrpath, patchelf) rewrites one file, a compressor compresses one file into
+ *     another; anything else is generic.  Target prefixes and version suffixes are allowed
+ *     (x86_64-linux-gnu-ld.bfd, gcc-ar-12, llvm-objcopy-14).
+ *   - An interpreter (perl, python, ruby, tclsh, php, node) loads modules to run: files with its
+ *     module extensions are what it runs, not what it reads as data.
  */
 #pragma once
 
@@ -17,3 +25,20 @@
 bool progkind_is_compiler_driver(const char *prog);
 bool progkind_is_compiler_proper(const char *prog);
 bool progkind_is_build_driver(const char *prog);
+
+enum progkind_step {
+    PROGKIND_GENERIC,
+    PROGKIND_COMPILE,   /* cc1, cc1plus, clang, as */
+    PROGKIND_LINK,      /* ld (and .bfd/.gold/.lld), collect2, gold, lld, mold */
+    PROGKIND_ARCHIVE,   /* ar, ranlib (and gcc-ar, llvm-ar) */
+    PROGKIND_POSTPROC,  /* strip, objcopy, dwz, debugedit, chrpath, patchelf */
+    PROGKIND_COMPRESS,  /* gzip, xz, bzip2, zstd, lz4, lzma, pigz */
+};
+
+enum progkind_step progkind_step(const char *prog);
+
+/* Is `prog` an interpreter, and is `path` one of the modules it loads to run (perl: .pm .pl
+ * .al .ix .bs, python: .py .pyc .pth, ruby: .rb, tcl: .tcl, php: .php, node: .js .mjs .cjs;
+ * every one: .so)? */
+bool progkind_is_interpreter(const char *prog);
+bool progkind_loads_module(const char *prog, const char *path);

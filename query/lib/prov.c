@@ -4,6 +4,7 @@
 #include "filekind.h"
 #include "progkind.h"
 #include "queries.h"
+#include "steps.h"
 #include "tracedb.h"
 
 #include <string.h>
@@ -188,6 +189,7 @@ struct prov {
     bool walk_maps_made, walk_maps_busy;
     bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
     struct bindings *bindings; /* NULL until prov_load_bindings */
+    struct idmap facts;     /* process id -> struct proc_facts* (the walks' rules); lazy */
 };
 
 /* What every successful access says about files and versions, from one scan
@@ -213,9 +215,12 @@ static const struct {
     [PROV_ROLE_SOURCE] = {"source", "compiled sources"},
     [PROV_ROLE_HEADER] = {"header", "included headers"},
     [PROV_ROLE_OBJECT] = {"object", "linked objects and archives"},
+    [PROV_ROLE_COPY] = {"copy", "copied or rewritten (the output carries their content)"},
+    [PROV_ROLE_GENERATED] = {"generated-from", "generator inputs"},
     [PROV_ROLE_SHLIB] = {"shlib", "shared libraries"},
     [PROV_ROLE_TOOL] = {"tool", "executed tools"},
-    [PROV_ROLE_SCRIPT] = {"script", "build scripts"},
+    [PROV_ROLE_SCRIPT] = {"script", "build scripts (read by the build tool, not incorporated)"},
+    [PROV_ROLE_PROBE] = {"probe", "configure probes (read by a configure step, not incorporated)"},
     [PROV_ROLE_OTHER] = {"other", "other inputs"},
 };
 
@@ -246,6 +251,7 @@ struct prov *prov_new(struct qdb *q)
     idmap_init(&p->versions, 0, free_version);
     idmap_init(&p->paths, 0, free_path);
     idmap_init(&p->name_kinds, 0, NULL);
+    idmap_init(&p->facts, 0, g_free);
     p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
     p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
     p->st_writers = prepare(p, tracedb_sql(TQ_WRITERS_OF_VERSION));
@@ -282,6 +288,7 @@ void prov_free(struct prov *p)
     idmap_clear(&p->versions);
     idmap_clear(&p->paths);
     idmap_clear(&p->name_kinds);
+    idmap_clear(&p->facts);
     if (p->successors)
         g_hash_table_destroy(p->successors);
     graph_free(p->graph);
@@ -981,6 +988,14 @@ static struct edges based_on(struct prov *p, int64_t v)
 
 /* ---- walks ------------------------------------------------------------------------------- */
 
+/* Which edges an input walk follows (prov.h, "Code and influence"). */
+enum level {
+    LEVEL_EXACT,      /* the code edges the rules are sure of */
+    LEVEL_GUESS,      /* and the guessed ones */
+    LEVEL_INFLUENCE,  /* and everything read before, by the writers and their ancestors */
+    LEVEL_EVERY_READ, /* every read, as recorded, with the roles names give (diff) */
+};
+
 struct walk {
     struct prov *p;
     const struct prov_walk_opts *o;
@@ -992,6 +1007,7 @@ struct walk {
     unsigned limit;        /* give up past this many nodes (0: none) */
     bool gave_up;
     bool reused;           /* the three maps are the prov's walk_maps (given back at the end) */
+    enum level level;      /* which edges this walk follows (inputs) */
 };
 
 static void walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
@@ -1081,6 +1097,7 @@ static void walk_add(struct walk *w, int64_t id, enum prov_role role, int depth,
     n->v = v;
     n->role = role;
     n->depth = depth;
+    n->guess = false;
     idmap_set(&w->nodes, id, n);
     g_ptr_array_add(w->all, n);
     g_queue_push_tail(&w->queue, n);
@@ -1105,12 +1122,195 @@ static int64_t advance(struct idmap *done, int64_t id, int64_t bound, bool upwar
     return old;
 }
 
+/* ---- code and influence (prov.h; docs/architecture.md "Provenance: code and influence") - */
+
+/* What the walk needs to know about one process image, worked out on its first use. */
+struct proc_facts {
+    const struct qdb_process *pr;
+    const char *prog;
+    enum progkind_step step;
+    bool interpreter;
+    bool configure;       /* it or an ancestor is a configure step (steps.h) */
+    bool interleaved;     /* it made 2+ files and read data after one was finished */
+    int64_t loaded_until; /* the start of its first read that the dynamic loader did not do */
+};
+
+/* The most images a walk up from a process looks at for a configure step. */
+#define PROV_MAX_UP 4096
+
+/* Is `path` a library file by its name (libfoo.so, libfoo.so.1.2)? */
+static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
+{
+    return file_name_kind(p, file_id, path) == FILEKIND_SHLIB;
+}
+
+static const struct proc_facts *facts_of(struct prov *p, int64_t pid);
+
+/* Did process `f` load this read to run rather than read it as data: a shared library mapped
+ * by a program that is not a linker (or by a linker's loader, before its first other read),
+ * an interpreter's module that is not its script? */
+static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const struct edge *e,
+                          const char *path)
+{
+    if (e->kind == TRACEDB_EXEC)
+        return false;
+    if (f->interpreter && progkind_loads_module(f->prog, path)) {
+        const char *script = steps_script_of(f->pr);
+        return !script || strcmp(script, path);
+    }
+    if (!shlib_name(p, e->file_id, path))
+        return false;
+    return f->step != PROGKIND_LINK || e->t < f->loaded_until;
+}
+
+/* Is version `id` a binary (an object, archive or library by name, or made by a compiler,
+ * assembler, linker, archiver or post-processor), as far as one step back tells? */
+static bool is_binary(struct prov *p, int64_t id, int64_t file_id, const char *path)
+{
+    enum filekind k = file_name_kind(p, file_id, path);
+    if (k == FILEKIND_OBJECT || k == FILEKIND_SHLIB)
+        return true;
+    struct edges ws = writers_of(p, id);
+    bool bin = false;
+    for (guint i = 0; i < ws.n && !bin; i++) {
+        const struct proc_facts *f = facts_of(p, ws.e[i].id);
+        bin = f && f->step != PROGKIND_GENERIC && f->step != PROGKIND_COMPRESS;
+    }
+    edges_done(&ws);
+    return bin;
+}
+
+static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
+{
+    struct proc_facts *f = idmap_get(&p->facts, pid);
+    if (f)
+        return f->pr ? f : NULL;
+    f = g_new0(struct proc_facts, 1);
+    idmap_set(&p->facts, pid, f);
+    const struct qdb_process *pr = qdb_process(p->q, pid);
+    if (!pr)
+        return NULL;
+    f->pr = pr;
+    f->prog = qdb_process_program(pr);
+    f->step = progkind_step(f->prog);
+    f->interpreter = progkind_is_interpreter(f->prog);
+    f->configure = steps_under_configure(p->q, pr, PROV_MAX_UP);
+    /* The loader's phase: the reads before the first one that is not a library or runtime
+     * data (ld.so.cache). */
+    f->loaded_until = INT64_MAX;
+    struct edges rd = reads_of(p, pid, INT64_MIN, INT64_MAX);
+    for (guint i = 0; i < rd.n; i++) {
+        const char *path = file_path(p, rd.e[i].file_id);
+        if (rd.e[i].kind == TRACEDB_READ && !shlib_name(p, rd.e[i].file_id, path) &&
+            !filekind_is_runtime_data(path) && rd.e[i].t < f->loaded_until)
+            f->loaded_until = rd.e[i].t;
+    }
+    /* Several outputs, and data read after one of them was finished: which read went into
+     * which output is not known. */
+    struct edges wr = writes_of(p, pid, INT64_MIN, INT64_MAX);
+    int64_t first_done = INT64_MAX, one_file = 0;
+    bool several = false;
+    for (guint i = 0; i < wr.n; i++) {
+        const struct prov_version *v = prov_version(p, wr.e[i].id);
+        if (!v)
+            continue;
+        if (one_file && v->file_id != one_file)
+            several = true;
+        one_file = v->file_id;
+        first_done = MIN(first_done, wr.e[i].t);
+    }
+    for (guint i = 0; several && i < rd.n && !f->interleaved; i++) {
+        const char *path = file_path(p, rd.e[i].file_id);
+        f->interleaved = rd.e[i].kind == TRACEDB_READ && rd.e[i].t > first_done &&
+                         !filekind_is_runtime_data(path) && !loaded_to_run(p, f, &rd.e[i], path);
+    }
+    edges_done(&wr);
+    edges_done(&rd);
+    return f;
+}
+
+/* The role of a read that carries code, by the kind of step that read it. */
+static enum prov_role code_role(const struct proc_facts *f, enum filekind name, const char *path,
+                                int kind)
+{
+    enum prov_role r = classify(name, path, kind, f->pr, false);
+    switch (f->step) {
+    case PROGKIND_COMPILE: /* what a compiler proper reads is compiled or included */
+        return r == PROV_ROLE_SOURCE ? r : PROV_ROLE_HEADER;
+    case PROGKIND_LINK:
+    case PROGKIND_ARCHIVE:
+        return r;
+    case PROGKIND_POSTPROC:
+    case PROGKIND_COMPRESS:
+        return PROV_ROLE_COPY;
+    case PROGKIND_GENERIC:
+        break;
+    }
+    return r == PROV_ROLE_SOURCE || r == PROV_ROLE_HEADER || r == PROV_ROLE_OBJECT
+               ? r : PROV_ROLE_GENERATED;
+}
+
+/* The role of a read reached only as influence, by reader `f`. */
+static enum prov_role influence_role(const struct proc_facts *f, enum filekind name,
+                                     const char *path, int kind)
+{
+    if (kind == TRACEDB_EXEC)
+        return PROV_ROLE_TOOL;
+    if (filekind_is_runtime_data(path))
+        return PROV_ROLE_OTHER;
+    if (!f->configure)
+        return PROV_ROLE_SCRIPT;
+    /* A configure step's compiles and links (conftest.c, CMakeCCompilerABI.c, meson's
+     * sanity checks) are its probes; what it read to decide (meson.build) is a script. */
+    switch (name) {
+    case FILEKIND_SOURCE:
+    case FILEKIND_HEADER:
+    case FILEKIND_OBJECT:
+    case FILEKIND_SHLIB:
+        return PROV_ROLE_PROBE;
+    default:
+        return f->step != PROGKIND_GENERIC ? PROV_ROLE_PROBE : PROV_ROLE_SCRIPT;
+    }
+}
+
+/* How one read of `f` enters a walk at its level (PROV_ROLE_COUNT: it does not). */
+static enum prov_role read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
+                                bool ancestor)
+{
+    struct prov *p = w->p;
+    const char *path = file_path(p, e->file_id);
+    enum filekind name = file_name_kind(p, e->file_id, path);
+    if (w->level == LEVEL_EVERY_READ)
+        return classify(name, path, e->kind, f ? f->pr : NULL, ancestor);
+    if (!f || loaded_to_run(p, f, e, path))
+        return PROV_ROLE_COUNT;
+    if (w->level == LEVEL_INFLUENCE) {
+        /* What is found only here is influence; but a library a linker linked against is
+         * one at every level, and not followed (stop_at_shlibs). */
+        if (!ancestor && f->step == PROGKIND_LINK && e->kind == TRACEDB_READ &&
+            name == FILEKIND_SHLIB)
+            return PROV_ROLE_SHLIB;
+        return influence_role(f, name, path, e->kind);
+    }
+    /* The code levels: what the writer itself read as data. */
+    if (ancestor || e->kind == TRACEDB_EXEC || filekind_is_runtime_data(path))
+        return PROV_ROLE_COUNT;
+    if (f->interpreter) {
+        const char *script = steps_script_of(f->pr);
+        if (script && !strcmp(script, path))
+            return PROV_ROLE_COUNT; /* the generator's program, not its input */
+    }
+    if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
+        return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
+    return code_role(f, name, path, e->kind);
+}
+
 /* Add what process `pid` read in (after, bound]. */
 static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound, bool script,
                       int depth)
 {
     struct prov *p = w->p;
-    const struct qdb_process *reader = qdb_process(p->q, pid);
+    const struct proc_facts *f = facts_of(p, pid);
     int64_t from = after == INT64_MIN ? INT64_MIN : after + 1;
     struct edges found = reads_of(p, pid, from, bound);
     for (guint i = 0; i < found.n && !w->gave_up; i++) {
@@ -1120,19 +1320,97 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
         const struct prov_node *have = idmap_get(&w->nodes, e->id);
         if (have && have->role == PROV_ROLE_SOURCE)
             continue; /* seen, and no use is more specific */
-        const char *path = file_path(p, e->file_id);
-        enum filekind name = file_name_kind(p, e->file_id, path);
-        walk_add(w, e->id, classify(name, path, e->kind, reader, script), depth, true);
+        enum prov_role role = read_role(w, f, e, script);
+        if (role != PROV_ROLE_COUNT)
+            walk_add(w, e->id, role, depth, true);
     }
     edges_done(&found);
 }
 
-static void expand_writer(struct walk *w, int64_t pid, int64_t bound, int depth)
+/* The rules that name the very reads an output was made from (prov.h).  Adds them and
+ * returns true when one applies (perhaps adding nothing: a configure step's output without a
+ * template carries no code); false: the writer's data reads are its inputs. */
+static bool add_selected(struct walk *w, const struct prov_version *v, const struct proc_facts *f,
+                         int64_t pid, int64_t bound, int depth)
 {
+    struct prov *p = w->p;
+    struct edges rd = reads_of(p, pid, INT64_MIN, bound);
+    const char *out = v->path;
+    int64_t out_file = v->at_file_id;
+    bool toolchain = f->step == PROGKIND_COMPILE || f->step == PROGKIND_LINK ||
+                     f->step == PROGKIND_ARCHIVE;
+    /* In turn, the first rule with a match wins: 1 the same content (a copy); 2 the file at
+     * the output's own path, rewritten in place (strip, objcopy, sed -i, an installer's
+     * fix-up); 3 a compressor's input; 4 a post-processor's operands; 5 a configure step's
+     * template. */
+    for (int rule = 1; rule <= 5; rule++) {
+        if ((rule == 2 && toolchain) || (rule == 3 && f->step != PROGKIND_COMPRESS) ||
+            (rule == 4 && f->step != PROGKIND_POSTPROC) ||
+            (rule == 5 && (!f->configure || toolchain)))
+            continue;
+        if (rule == 2 && f->step == PROGKIND_GENERIC && !f->interleaved)
+            continue; /* one output: sed -i's script and data are its inputs too */
+        bool any = false;
+        for (guint i = 0; i < rd.n; i++) {
+            const struct edge *e = &rd.e[i];
+            if (e->t > bound || e->kind != TRACEDB_READ || e->id == v->id)
+                continue;
+            const struct prov_version *in = prov_version(p, e->id);
+            const char *path = file_path(p, e->file_id);
+            bool match = false;
+            switch (rule) {
+            case 1:
+                match = in && v->sha256[0] && v->size > 0 && !strcmp(in->sha256, v->sha256);
+                break;
+            case 2:
+                match = e->file_id == out_file;
+                break;
+            case 3:
+                match = steps_compressed_pair(path, out);
+                break;
+            case 4:
+                match = steps_argv_names(f->pr, path) && !filekind_is_runtime_data(path) &&
+                        !loaded_to_run(p, f, e, path);
+                break;
+            case 5:
+                match = steps_is_template(out, path);
+                break;
+            }
+            if (!match)
+                continue;
+            enum filekind k = filekind_of(out);
+            enum prov_role role = rule == 5 && k == FILEKIND_HEADER   ? PROV_ROLE_HEADER
+                                  : rule == 5 && k == FILEKIND_SOURCE ? PROV_ROLE_SOURCE
+                                                                      : PROV_ROLE_COPY;
+            walk_add(w, e->id, role, depth, true);
+            any = true;
+        }
+        if (any || (rule == 5 && v->base_id == 0)) {
+            edges_done(&rd);
+            return true; /* (a configure step's output with no template carries no code) */
+        }
+    }
+    edges_done(&rd);
+    /* An output written on top of an earlier version by a process that made several (an
+     * installer fixing a copy's rpath): that version, added with the base, is its input. */
+    return v->base_id && f->step == PROGKIND_GENERIC && f->interleaved;
+}
+
+static void expand_writer(struct walk *w, const struct prov_version *v, int64_t pid,
+                          int64_t bound, int depth)
+{
+    const struct proc_facts *f = facts_of(w->p, pid);
+    bool code = w->level == LEVEL_EXACT || w->level == LEVEL_GUESS;
+    if (code) {
+        if (!f || add_selected(w, v, f, pid, bound, depth))
+            return;
+        if (f->interleaved && w->level == LEVEL_EXACT)
+            return; /* a guess: only the guessing level follows it */
+    }
     int64_t after = advance(&w->done_data, pid, bound, true);
     if (after != INT64_MAX)
         add_reads(w, pid, after, bound, false, depth);
-    if (!w->o->scripts)
+    if (code || !w->o->scripts)
         return;
     /* Its ancestors: the images it exec'd from, its parent, theirs, ... */
     const struct qdb_process *pr = qdb_process(w->p->q, pid);
@@ -1154,13 +1432,14 @@ static bool not_start(const struct prov_node *n, void *data)
     return n->v->id != *(int64_t *)data;
 }
 
-/* The walk back from `n` starts (at depth 0, never pruned); the starts are in the result
- * only with keep_starts. */
-static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
-                           const struct prov_walk_opts *o, unsigned limit)
+/* One walk back from `n` starts (at depth 0, never pruned) at one level; the starts are in
+ * the result only with keep_starts.  NULL when it gave up (past `limit` nodes). */
+static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                          const struct prov_walk_opts *o, unsigned limit, enum level level)
 {
     struct walk w;
     walk_init(&w, p, o, limit);
+    w.level = level;
     /* Every start first, at depth 0: one found later as another's input is still followed
      * (stop_at_shlibs stops only below a start). */
     for (guint i = 0; i < n; i++)
@@ -1174,14 +1453,59 @@ static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool 
             continue; /* listed, not followed */
         if (node->v->base_id)
             walk_add(&w, node->v->base_id,
-                     classify(filekind_of(node->v->path), node->v->path, TRACEDB_READ, NULL, false),
+                     level == LEVEL_EVERY_READ
+                         ? classify(filekind_of(node->v->path), node->v->path, TRACEDB_READ, NULL,
+                                    false)
+                     : level == LEVEL_INFLUENCE ? PROV_ROLE_SCRIPT /* (new here: influence) */
+                                                : PROV_ROLE_COPY,
                      depth, true);
         struct edges writers = writers_of(p, node->v->id);
         for (guint i = 0; i < writers.n && !w.gave_up; i++)
-            expand_writer(&w, writers.e[i].id, writers.e[i].t, depth);
+            expand_writer(&w, node->v, writers.e[i].id, writers.e[i].t, depth);
         edges_done(&writers);
     }
     return walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
+}
+
+/* The levels' walks merged: each version at the first level that reached it (its role and
+ * depth there), `guess` when that is the guessing level; sorted as walk_finish sorts.  NULL
+ * when one gave up. */
+static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                           const struct prov_walk_opts *o, unsigned limit)
+{
+    if (o->every_read)
+        return walk_level(p, starts, n, keep_starts, o, limit, LEVEL_EVERY_READ);
+    enum level last = o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
+    GArray *out = NULL;
+    GHashTable *have = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (enum level l = LEVEL_EXACT; l <= last; l++) {
+        GArray *r = walk_level(p, starts, n, keep_starts, o, limit, l);
+        if (!r) {
+            if (out)
+                g_array_unref(out);
+            out = NULL;
+            break;
+        }
+        if (!out) {
+            out = r;
+            for (guint i = 0; i < out->len; i++)
+                g_hash_table_add(have, (gpointer)&g_array_index(out, struct prov_node, i).v->id);
+            continue;
+        }
+        for (guint i = 0; i < r->len; i++) {
+            struct prov_node *nd = &g_array_index(r, struct prov_node, i);
+            if (g_hash_table_contains(have, &nd->v->id))
+                continue;
+            nd->guess = l == LEVEL_GUESS;
+            g_array_append_val(out, *nd);
+            g_hash_table_add(have, (gpointer)&nd->v->id);
+        }
+        g_array_unref(r);
+    }
+    g_hash_table_destroy(have);
+    if (out)
+        g_array_sort(out, node_cmp);
+    return out;
 }
 
 GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o)

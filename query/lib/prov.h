@@ -9,6 +9,22 @@
  *   is what decided the command.  A read counts only when it began before the writer's last
  *   write of V: what a process read after it was done writing cannot be in V.
  *
+ * Code and influence ("Provenance: code and influence")
+ *   Not every read carries code into what the process wrote.  An input walk has three
+ *   levels, and each version is listed at the first level that reaches it:
+ *   - exact code: compile, assemble, link, archive, the file a copy has the content of, the
+ *     file an in-place post-processor (strip, objcopy, dwz, ...) or compressor rewrote, the
+ *     template a configure step filled, a base version, and a generator's data inputs;
+ *   - guessed code (prov_node.guess): what a process that wrote several files and read
+ *     between them had read before the write, where no rule says which read went where;
+ *   - influence: what the writers' ancestors read (build.ninja, Makefiles, .d files), the
+ *     tools run, what a configure step read (its probes), and anything reached only through
+ *     those (roles tool, script, probe, other).
+ *   Never an input at any level: what a process loaded to run (the shared libraries a
+ *   non-linker mapped, a linker's own libraries mapped before its first other read, an
+ *   interpreter's modules), nor binaries a generic process only inspected (dpkg-shlibdeps
+ *   reading a program writes no code of it).
+
  * A version whose base is not an earlier version (the recorder numbers them in order: a
  * cycle or a crafted row) has its base cleared and makes the qdb damaged (qdb_damaged), so
  * every walk down the bases ends.
@@ -30,9 +46,14 @@ enum prov_role {
     PROV_ROLE_SOURCE,  /* a source file named on a compiler's command line */
     PROV_ROLE_HEADER,  /* included by a compiler (headers, included sources) */
     PROV_ROLE_OBJECT,  /* an object file or static archive */
-    PROV_ROLE_SHLIB,   /* a shared library */
+    PROV_ROLE_COPY,    /* copied, rewritten in place, compressed, or a filled template: the
+                        * output carries its content */
+    PROV_ROLE_GENERATED, /* a generator's data input (bison's grammar, a .def, a template) */
+    PROV_ROLE_SHLIB,   /* a shared library (linked dynamically) */
     PROV_ROLE_TOOL,    /* a program the build executed */
-    PROV_ROLE_SCRIPT,  /* read by a process that started the writers (Makefile, script) */
+    PROV_ROLE_SCRIPT,  /* influence: read by a process that started the writers (Makefile,
+                        * build.ninja, .d files) or by a writer and not carried into it */
+    PROV_ROLE_PROBE,   /* influence: read or made by a configure step (probes, meson.build) */
     PROV_ROLE_OTHER,
     PROV_ROLE_COUNT
 };
@@ -58,6 +79,7 @@ struct prov_node {
     const struct prov_version *v;
     enum prov_role role;
     int depth;           /* 0: the start */
+    bool guess;          /* reached only through guessed code edges (over-approximated) */
 };
 
 struct prov;
@@ -119,6 +141,9 @@ struct prov_walk_opts {
                           * (dynamically linked, not incorporated) */
     int max_depth;       /* inputs: follow at most this many steps back (0: no limit; 1: the
                           * versions the writer itself read, diff's direct inputs) */
+    bool code_only;      /* inputs: the code levels only, no influence (packages) */
+    bool every_read;     /* inputs: every read before the write, as recorded, whatever it
+                          * carried (diff: anything read may explain a difference) */
 };
 
 /* The closure of inputs of `start`: every version it was made from, recursively, with the

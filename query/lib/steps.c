@@ -1,0 +1,166 @@
+/* steps — see steps.h. */
+#include "steps.h"
+
+#include "progkind.h"
+
+#include <string.h>
+
+/* The words of a command line, one at a time: *i starts at 0; NULL at the end. */
+static const char *next_word(const struct qdb_process *pr, size_t *i)
+{
+    if (!pr->argv || *i >= pr->argv_len)
+        return NULL;
+    const char *w = pr->argv + *i;
+    size_t l = strnlen(w, pr->argv_len - *i);
+    *i += l + 1;
+    return w;
+}
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool is_shell(const char *prog)
+{
+    static const char *const shells[] = {"sh", "bash", "dash", "ksh", "zsh", "mksh", "busybox"};
+    for (size_t i = 0; i < G_N_ELEMENTS(shells); i++)
+        if (!strcmp(prog, shells[i]))
+            return true;
+    return false;
+}
+
+bool steps_is_configure_image(const struct qdb_process *pr)
+{
+    const char *prog = qdb_process_program(pr);
+    size_t i = 0;
+    const char *w = next_word(pr, &i); /* argv[0] */
+    if (!w)
+        return false;
+    if (!strcmp(prog, "configure") || !strcmp(prog, "config.status"))
+        return true;
+    if (is_shell(prog)) {
+        /* sh [options] ./configure ...: the first word that is not an option */
+        while ((w = next_word(pr, &i))) {
+            if (w[0] == '-' && w[1]) {
+                if (!strcmp(w, "-c"))
+                    return false; /* a command string, not a script */
+                continue;
+            }
+            const char *b = base_of(w);
+            return !strcmp(b, "configure") || !strcmp(b, "config.status");
+        }
+        return false;
+    }
+    if (!strcmp(prog, "cmake") || !strncmp(prog, "cmake3", 6)) {
+        static const char *const running[] = {"--build", "--install", "-E", "-P",
+                                              "--find-package", "--open", "--workflow"};
+        while ((w = next_word(pr, &i)))
+            for (size_t k = 0; k < G_N_ELEMENTS(running); k++)
+                if (!strcmp(w, running[k]))
+                    return false;
+        return true;
+    }
+    /* meson is a python script: python3 /usr/bin/meson setup ...; or run as meson itself */
+    bool meson = !strcmp(base_of(w), "meson") || !strcmp(base_of(w), "meson.py");
+    if (!meson && progkind_is_interpreter(prog)) {
+        w = next_word(pr, &i);
+        meson = w && (!strcmp(base_of(w), "meson") || !strcmp(base_of(w), "meson.py"));
+    }
+    if (!meson)
+        return false;
+    w = next_word(pr, &i);
+    if (!w || !strcmp(w, "setup") || !strcmp(w, "configure"))
+        return true;
+    if (!strcmp(w, "--internal")) {
+        w = next_word(pr, &i);
+        return w && !strcmp(w, "regenerate");
+    }
+    static const char *const subcommands[] = {"compile", "install", "test", "dist", "introspect",
+                                              "init", "subprojects", "wrap", "rewrite", "devenv",
+                                              "env2mfile", "format", "fmt", "help", "--version",
+                                              "-v", "--help", "-h"};
+    for (size_t k = 0; k < G_N_ELEMENTS(subcommands); k++)
+        if (!strcmp(w, subcommands[k]))
+            return false;
+    return true; /* meson [options] builddir: setup */
+}
+
+bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_up)
+{
+    for (int n = 0; pr && n < max_up; n++) {
+        if (steps_is_configure_image(pr))
+            return true;
+        int64_t up = pr->prev_image_id ? pr->prev_image_id : pr->parent_id;
+        pr = up ? qdb_process(q, up) : NULL;
+    }
+    return false;
+}
+
+bool steps_is_template(const char *out, const char *in)
+{
+    const char *ob = base_of(out), *ib = base_of(in);
+    size_t ol = strlen(ob), il = strlen(ib);
+    if (!ol)
+        return false;
+    if (il > ol + 1 && !memcmp(ib, ob, ol) && ib[ol] == '.')
+        return true; /* config.h.in, config.h.cmake, foo.pc.in */
+    if (il == ol + 2 && !memcmp(ib, ob, ol) && !strcmp(ib + ol, "in"))
+        return true; /* config.hin */
+    const char *dot = strrchr(ob, '.');
+    if (dot && dot != ob) {
+        size_t stem = (size_t)(dot - ob);
+        /* config.in.h */
+        return il == ol + 3 && !memcmp(ib, ob, stem) && !strncmp(ib + stem, ".in", 3) &&
+               !strcmp(ib + stem + 3, dot);
+    }
+    return false;
+}
+
+bool steps_compressed_pair(const char *a, const char *b)
+{
+    static const char *const sfx[] = {".gz", ".xz", ".bz2", ".zst", ".lz4", ".lzma", ".Z"};
+    size_t al = strlen(a), bl = strlen(b);
+    if (al == bl)
+        return false;
+    const char *longer = al > bl ? a : b, *shorter = al > bl ? b : a;
+    size_t sl = MIN(al, bl);
+    if (strncmp(longer, shorter, sl))
+        return false;
+    for (size_t i = 0; i < G_N_ELEMENTS(sfx); i++)
+        if (!strcmp(longer + sl, sfx[i]))
+            return true;
+    return false;
+}
+
+bool steps_argv_names(const struct qdb_process *pr, const char *path)
+{
+    const char *base = base_of(path);
+    size_t bl = strlen(base);
+    size_t i = 0;
+    const char *w = next_word(pr, &i); /* not the program */
+    while (w && (w = next_word(pr, &i))) {
+        const char *eq = w[0] == '-' ? strchr(w, '=') : NULL;
+        const char *v = eq ? eq + 1 : w;
+        size_t vl = strlen(v);
+        if (!strcmp(v, path) || !strcmp(v, base))
+            return true;
+        if (vl > bl && v[vl - bl - 1] == '/' && !strcmp(v + vl - bl, base))
+            return true;
+    }
+    return false;
+}
+
+const char *steps_script_of(const struct qdb_process *pr)
+{
+    size_t i = 0;
+    const char *w = next_word(pr, &i);
+    while (w && (w = next_word(pr, &i))) {
+        if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E"))
+            return NULL; /* a module or a command string, not a script file */
+        if (w[0] != '-')
+            return w;
+    }
+    return NULL;
+}

@@ -1,0 +1,40 @@
+/* steps — what a process's command line says about the step it is in a build, for the code
+ * edges of provenance (docs/architecture.md, "Provenance: code and influence").
+ *
+ * Contract
+ *   - Pure functions of process rows (struct qdb_process) and paths: no I/O, no state.
+ *   - A configure step is a process image that configures a build rather than running it:
+ *     a shell running a script named `configure` or `config.status`; `cmake` in configure mode
+ *     (not --build, --install, -E, -P, --find-package, --open, --workflow); meson's `setup`
+ *     and `configure` (also meson with no subcommand, and `meson --internal regenerate`).
+ *     What such a step and its descendants read — probes, compiler-ABI sources, meson.build,
+ *     CMakeLists.txt — is influence on the build, never code in its products (except a
+ *     template it fills: `config.h.in` for `config.h`).
+ */
+#pragma once
+
+#include "qdb.h"
+
+#include <stdbool.h>
+
+bool steps_is_configure_image(const struct qdb_process *pr);
+
+/* Is `pr` a configure step or a descendant of one (its earlier images and parents, up to
+ * `max_up` steps: a chain in a crafted trace ends)? */
+bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_up);
+
+/* Is `in` the template `out` was filled from: the same name plus an extension (`config.h` <-
+ * `config.h.in`, `config.h.cmake`, `json_config.h.in`, `foo.pc` <- `foo.pc.in`), or
+ * `config.hin`/`config.in.h`? */
+bool steps_is_template(const char *out, const char *in);
+
+/* Is one of the paths the other plus a compression suffix (.gz .xz .bz2 .zst .lz4 .lzma .Z)? */
+bool steps_compressed_pair(const char *a, const char *b);
+
+/* Does `pr`'s command line name `path`: a word equal to it, to its basename, or ending in
+ * "/" + basename, or an option's value ("--add-gnu-debuglink=path")? */
+bool steps_argv_names(const struct qdb_process *pr, const char *path);
+
+/* The script an interpreter runs: the first word after the program that is not an option
+ * (perl -w script.pl ..., python3 -m is none), or NULL.  Points into pr->argv. */
+const char *steps_script_of(const struct qdb_process *pr);

@@ -169,14 +169,14 @@ static const char *const sql[TQ_COUNT] = {
         "result = 0 UNION SELECT id FROM versions WHERE file_id = ?1 ORDER BY 1",
     [TQ_VERSIONS_BASED_ON] = "SELECT id FROM versions WHERE base_id = ?",
     [TQ_SUCCESSFUL_ACCESSES] =
-        "SELECT process_id, version_id, kind, first_ns, last_ns, file_id, id FROM accesses NOT "
-        "INDEXED WHERE result = 0",
+        "SELECT process_id, version_id, kind, first_ns, last_ns, file_id, id, "
+        "COALESCE(open_flags, -1) FROM accesses NOT INDEXED WHERE result = 0",
     [TQ_WRITERS_OF_VERSION] =
         "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
         TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",
     [TQ_READS_OF_PROCESS] =
-        "SELECT version_id, first_ns, file_id, kind FROM accesses WHERE process_id = ? AND "
-        "kind IN " TRACEDB_KINDS_READ
+        "SELECT version_id, first_ns, file_id, kind, COALESCE(open_flags, -1) FROM accesses "
+        "WHERE process_id = ? AND kind IN " TRACEDB_KINDS_READ
         " AND result = 0 AND version_id IS NOT NULL AND first_ns >= ? AND first_ns <= ?",
     [TQ_READERS_OF_VERSION] =
         "SELECT process_id, MIN(first_ns) FROM accesses WHERE version_id = ? AND kind IN "

@@ -11,7 +11,7 @@
  *     build's jobs (make and its kin, ninja, samu).
  *   - A step kind says how a program's output carries what it read (provenance's code edges,
  *     docs/architecture.md "Provenance"): a compiler proper or assembler compiles what it reads,
- *     a linker links it, an archiver archives it, a post-processor (strip, objcopy, dwz,
+ *     a linker links it, an archiver (ar, tar, dpkg-deb) archives it, a post-processor (strip, objcopy, dwz,
  *     debugedit, chrpath, patchelf) rewrites one file, a compressor compresses one file into
  *     another; anything else is generic.  Target prefixes and version suffixes are allowed
  *     (x86_64-linux-gnu-ld.bfd, gcc-ar-12, llvm-objcopy-14).
@@ -30,7 +30,7 @@ enum progkind_step {
     PROGKIND_GENERIC,
     PROGKIND_COMPILE,   /* cc1, cc1plus, clang, as */
     PROGKIND_LINK,      /* ld (and .bfd/.gold/.lld), collect2, gold, lld, mold */
-    PROGKIND_ARCHIVE,   /* ar, ranlib (and gcc-ar, llvm-ar) */
+    PROGKIND_ARCHIVE,   /* ar, ranlib (and gcc-ar, llvm-ar); tar, cpio, zip, dpkg-deb */
     PROGKIND_POSTPROC,  /* strip, objcopy, dwz, debugedit, chrpath, patchelf */
     PROGKIND_COMPRESS,  /* gzip, xz, bzip2, zstd, lz4, lzma, pigz */
 };

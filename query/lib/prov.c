@@ -7,6 +7,7 @@
 #include "steps.h"
 #include "tracedb.h"
 
+#include <fcntl.h>
 #include <string.h>
 
 
@@ -139,10 +140,11 @@ static void free_version(gpointer v)
         g_free(v);
 }
 
-/* One edge of the graph: a version or process id, a time, and for reads the file and kind. */
+/* One edge of the graph: a version or process id, a time, and for reads the file, the kind
+ * and the open flags (-1: not recorded). */
 struct edge {
     int64_t id, t, file_id;
-    int kind;
+    int kind, flags;
 };
 
 /* Edges grouped by key (a version or process id; ids are dense, 1..max): the edges of key k
@@ -892,10 +894,10 @@ static void load_graph(struct prov *p)
             } else if (!pid) {
                 continue;
             } else if (kind == TRACEDB_READ || kind == TRACEDB_EXEC) {
-                struct keyed k = {pid, {vid, first, file_id, kind}};
+                struct keyed k = {pid, {vid, first, file_id, kind, sqlite3_column_int(st, 7)}};
                 g_array_append_val(rd, k);
             } else {
-                struct keyed k = {vid, {pid, last, 0, kind}};
+                struct keyed k = {vid, {pid, last, 0, kind, -1}};
                 g_array_append_val(wr, k);
             }
         }
@@ -945,7 +947,8 @@ static struct edges sql_edges(struct prov *p, sqlite3_stmt *st, int64_t key, int
     while (qdb_row(p->q, st)) {
         struct edge e = {sqlite3_column_int64(st, 0), cols > 1 ? sqlite3_column_int64(st, 1) : 0,
                          cols > 2 ? sqlite3_column_int64(st, 2) : 0,
-                         cols > 3 ? sqlite3_column_int(st, 3) : 0};
+                         cols > 3 ? sqlite3_column_int(st, 3) : 0,
+                         cols > 4 ? sqlite3_column_int(st, 4) : -1};
         g_array_append_val(out, e);
     }
     sqlite3_reset(st);
@@ -1146,21 +1149,28 @@ static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
 
 static const struct proc_facts *facts_of(struct prov *p, int64_t pid);
 
-/* Did process `f` load this read to run rather than read it as data: a shared library mapped
- * by a program that is not a linker (or by a linker's loader, before its first other read),
- * an interpreter's module that is not its script? */
+/* Did the dynamic loader map this library: opened read-only with O_CLOEXEC and nothing else
+ * (as ld.so and dlopen do; cp, tar and ld's fopen add flags or lack O_CLOEXEC), before the
+ * process's first other read?  Without recorded flags, the time alone says. */
+static bool loader_read(const struct proc_facts *f, const struct edge *e)
+{
+    if (e->t >= f->loaded_until)
+        return false;
+    if (e->flags < 0)
+        return true;
+    return (e->flags & ~O_LARGEFILE) == O_CLOEXEC;
+}
+
+/* Did process `f` load this read to run rather than read it as data: a shared library the
+ * dynamic loader mapped, an interpreter's module that is not its script? */
 static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const struct edge *e,
                           const char *path)
 {
     if (e->kind == TRACEDB_EXEC)
         return false;
-    if (f->interpreter && progkind_loads_module(f->prog, path)) {
-        const char *script = steps_script_of(f->pr);
-        return !script || strcmp(script, path);
-    }
-    if (!shlib_name(p, e->file_id, path))
-        return false;
-    return f->step != PROGKIND_LINK || e->t < f->loaded_until;
+    if (f->interpreter && progkind_loads_module(f->prog, path))
+        return !steps_is_script_of(f->pr, path);
+    return shlib_name(p, e->file_id, path) && loader_read(f, e);
 }
 
 /* Is version `id` a binary (an object, archive or library by name, or made by a compiler,
@@ -1219,6 +1229,7 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
         one_file = v->file_id;
         first_done = MIN(first_done, wr.e[i].t);
     }
+    several = several && f->step == PROGKIND_GENERIC; /* the others' rules are known */
     for (guint i = 0; several && i < rd.n && !f->interleaved; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
         f->interleaved = rd.e[i].kind == TRACEDB_READ && rd.e[i].t > first_done &&
@@ -1238,8 +1249,9 @@ static enum prov_role code_role(const struct proc_facts *f, enum filekind name, 
     case PROGKIND_COMPILE: /* what a compiler proper reads is compiled or included */
         return r == PROV_ROLE_SOURCE ? r : PROV_ROLE_HEADER;
     case PROGKIND_LINK:
-    case PROGKIND_ARCHIVE:
         return r;
+    case PROGKIND_ARCHIVE: /* ar's objects; tar's and dpkg-deb's files, whatever they are */
+        return r == PROV_ROLE_OBJECT ? r : PROV_ROLE_COPY;
     case PROGKIND_POSTPROC:
     case PROGKIND_COMPRESS:
         return PROV_ROLE_COPY;
@@ -1295,11 +1307,8 @@ static enum prov_role read_role(struct walk *w, const struct proc_facts *f, cons
     /* The code levels: what the writer itself read as data. */
     if (ancestor || e->kind == TRACEDB_EXEC || filekind_is_runtime_data(path))
         return PROV_ROLE_COUNT;
-    if (f->interpreter) {
-        const char *script = steps_script_of(f->pr);
-        if (script && !strcmp(script, path))
-            return PROV_ROLE_COUNT; /* the generator's program, not its input */
-    }
+    if (steps_is_script_of(f->pr, path))
+        return PROV_ROLE_COUNT; /* the generator's program, not its input */
     if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
         return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
     return code_role(f, name, path, e->kind);

@@ -152,15 +152,24 @@ bool steps_argv_names(const struct qdb_process *pr, const char *path)
     return false;
 }
 
-const char *steps_script_of(const struct qdb_process *pr)
+bool steps_is_script_of(const struct qdb_process *pr, const char *path)
 {
+    const char *prog = qdb_process_program(pr);
+    if (!is_shell(prog) && !progkind_is_interpreter(prog))
+        return false;
     size_t i = 0;
     const char *w = next_word(pr, &i);
     while (w && (w = next_word(pr, &i))) {
         if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E"))
-            return NULL; /* a module or a command string, not a script file */
-        if (w[0] != '-')
-            return w;
+            return false; /* a module or a command string, not a script file */
+        if (w[0] == '-')
+            continue;
+        if (w[0] == '/')
+            return !strcmp(w, path);
+        if (!pr->cwd)
+            return false;
+        g_autofree char *abs = g_canonicalize_filename(w, pr->cwd);
+        return !strcmp(abs, path);
     }
-    return NULL;
+    return false;
 }

@@ -35,6 +35,7 @@ bool steps_compressed_pair(const char *a, const char *b);
  * "/" + basename, or an option's value ("--add-gnu-debuglink=path")? */
 bool steps_argv_names(const struct qdb_process *pr, const char *path);
 
-/* The script an interpreter runs: the first word after the program that is not an option
- * (perl -w script.pl ..., python3 -m is none), or NULL.  Points into pr->argv. */
-const char *steps_script_of(const struct qdb_process *pr);
+/* Is `path` the script a shell or an interpreter runs: the first word after the program that
+ * is not an option (sh gen.sh, perl -w script.pl; not with -c, -e or -m), made absolute against
+ * the process's directory? */
+bool steps_is_script_of(const struct qdb_process *pr, const char *path);

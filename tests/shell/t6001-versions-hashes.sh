@@ -89,5 +89,5 @@ PY
 # The query side agrees: inputs of final reach src.txt through the rename.
 out=$(bt inputs -d "$T/trace.db" --leaves final)
 assert_contains "$out" "$T/ws/src.txt" "src.txt is a leaf input of final"
-bt inputs -d "$T/trace.db" final | grep -Eq "built +other +$T/ws/out\$" || fail "out (the renamed temp file) is not in the chain"
+bt inputs -d "$T/trace.db" final | grep -Eq "built +copy +$T/ws/out\$" || fail "out (the renamed temp file, copied to final) is not in the chain"
 assert_no_leftovers

@@ -13,7 +13,7 @@
  *   cc  [3]: b.c, h.h           -> b.o    (v5)
  *   ld  [4]: a.o, b.o           -> app    (v6)
  *   ld  [5]: b.o                -> lib.so (v7)
- *   pack[6]: lib.so, exec ld    -> pkg    (v8)
+ *   ld  [6]: lib.so, exec ld    -> pkg    (v8: a program linked with lib.so)
  * Found: a.c v1, b.c v2, h.h v3, /usr/bin/ld v9.  Every read comes before its writer's
  * write. */
 static char *make_trace(void)
@@ -35,7 +35,7 @@ static char *make_trace(void)
                      "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', X'636300622E6300'),"
                      "(4, 13, 4, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
                      "(5, 14, 5, 0, 1, 210, 210, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
-                     "(6, 15, 6, 0, 1, 300, 300, 'pack', '/usr/bin/pack', '/w', X'7061636B00');"
+                     "(6, 15, 6, 0, 1, 300, 300, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
                      "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/w/b.c'), "
                      "(3, '/w/h.h'), (4, '/w/a.o'), (5, '/w/b.o'), (6, '/w/app'), "
                      "(7, '/w/lib.so'), (8, '/w/pkg'), (9, '/usr/bin/ld');"
@@ -49,7 +49,9 @@ static char *make_trace(void)
                      "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
                      "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
                      "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
-                     "(6, 9, 5, 301, 301, 9), (6, 7, 1, 302, 302, 7), (6, 8, 3, 340, 350, 8);",
+                     "(6, 9, 5, 301, 301, 9), (6, 7, 1, 302, 302, 7), (6, 8, 3, 340, 350, 8);"
+                     /* read as data (fopen: O_RDONLY), not mapped by the dynamic loader */
+                     "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
                      NULL),
         ==, 0);
     struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,

@@ -33,7 +33,8 @@
 #
 # check_project LINKAGE LIB PROG1 PROG2 INSTALLED_DIR CONFIG_H: the whole project, its three
 # products in the build tree (LIB, PROG1, PROG2) and installed (INSTALLED_DIR/lib/,
-# INSTALLED_DIR/bin/, same names); LINKAGE says how prog1 takes the library, as the build files
+# INSTALLED_DIR/bin/, same names), and the installed header (INSTALLED_DIR/include/foo.h: a
+# copy of lib/foo.h, nothing else); LINKAGE says how prog1 takes the library, as the build files
 # say and the binaries confirm: "shared" (prog1 NEEDs it: a shared library of prog1, its
 # sources are not prog1's) or "static" (an archive of exactly a.o and b.o: prog1's sources are
 # prog1.c and the library's).  Fails after checking every product.
@@ -241,5 +242,7 @@ check_project() {
     for _cp_f in "$_cp_prog2" "$_cp_dest/bin/prog2"; do
         (check_product "$_cp_f" "$P/prog2.c" "" "$_cp_config" "") || _cp_st=1
     done
+    # The installed header is a copy of lib/foo.h and nothing else (no config.h, no source).
+    (check_product "$_cp_dest/include/foo.h" "" "$P/lib/foo.h" "" "") || _cp_st=1
     [ "$_cp_st" = 0 ] || fail "closures differ from the build files (above)"
 }

@@ -46,6 +46,7 @@ struct lic_file {
     const struct prov_version *v;
     enum prov_role role;
     enum lic_category cat;
+    bool guess;    /* reached only through over-approximated edges (prov_node.guess) */
     char *license; /* SPDX expression, or NULL: unknown */
     char *via;     /* the file whose notice it points to, or NULL */
     const char *problem; /* why it is unknown (content changed, unreadable), or NULL */
@@ -69,6 +70,10 @@ static enum lic_category categorise(const struct prov_node *n)
         return is_system(path) ? CAT_SYSTEM_HEADER : CAT_INCORPORATED;
     case PROV_ROLE_OBJECT:
         return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_OBJECT;
+    case PROV_ROLE_COPY: /* the product carries its content: a copy, a stripped binary */
+        return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_INCORPORATED;
+    case PROV_ROLE_GENERATED: /* a generator's input: its text went into generated code */
+        return is_system(path) ? CAT_OTHER : CAT_INCORPORATED;
     case PROV_ROLE_SHLIB:
         return CAT_DYNAMIC;
     case PROV_ROLE_TOOL:
@@ -328,6 +333,7 @@ int query_licenses_main(int argc, char **argv)
         struct lic_file *f = g_new0(struct lic_file, 1);
         f->v = n->v;
         f->role = n->role;
+        f->guess = n->guess;
         f->cat = categorise(n);
         if (f->cat == CAT_RUNTIME)
             f->license = g_strdup(filekind_toolchain_runtime(n->v->path));
@@ -340,7 +346,7 @@ int query_licenses_main(int argc, char **argv)
     }
     g_autofree char *roll = rollup(files);
     g_auto(GStrv) patterns = deny ? g_strsplit(deny, ",", -1) : NULL;
-    unsigned n_unknown = 0, n_denied = 0;
+    unsigned n_unknown = 0, n_denied = 0, n_guess = 0;
     GString *out = g_string_new(NULL), *denials = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "target");
@@ -388,6 +394,8 @@ int query_licenses_main(int argc, char **argv)
                 }
                 if (f->problem)
                     g_string_append_printf(out, ",\"problem\":\"%s\"", f->problem);
+                if (f->guess)
+                    g_string_append(out, ",\"guess\":true");
                 g_string_append_printf(out, ",\"sha256\":\"%s\"}", f->v->sha256);
                 first = false;
                 continue;
@@ -406,6 +414,10 @@ int query_licenses_main(int argc, char **argv)
             }
             if (f->problem)
                 g_string_append_printf(out, "  (%s)", f->problem);
+            if (f->guess) {
+                g_string_append(out, "  (over-approximated)");
+                n_guess += cat == CAT_INCORPORATED;
+            }
             g_string_append_c(out, '\n');
         }
     }
@@ -417,6 +429,11 @@ int query_licenses_main(int argc, char **argv)
             g_string_append_printf(out, " (and %u incorporated file%s of unknown license)",
                                    n_unknown, n_unknown == 1 ? "" : "s");
         g_string_append_c(out, '\n');
+        if (n_guess)
+            g_string_append_printf(out, "  %u incorporated file%s over-approximated: reached "
+                                        "only through a process that wrote several files and "
+                                        "read between them (counted, to be safe)\n",
+                                   n_guess, n_guess == 1 ? " is" : "s are");
         if (!qdb_run(q)->complete)
             g_string_append_printf(out, "  INCOMPLETE TRACE: %s; these licenses cover only what "
                                         "was recorded\n", qdb_run(q)->incomplete);

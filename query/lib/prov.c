@@ -1149,15 +1149,15 @@ static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
 
 static const struct proc_facts *facts_of(struct prov *p, int64_t pid);
 
-/* Did the dynamic loader map this library: opened read-only with O_CLOEXEC and nothing else
- * (as ld.so and dlopen do; cp, tar and ld's fopen add flags or lack O_CLOEXEC), before the
- * process's first other read?  Without recorded flags, the time alone says. */
+/* Did the dynamic loader map this library (or dlopen, or a linker's plugin loader): opened
+ * read-only with O_CLOEXEC and nothing else, as ld.so does (cp, tar and ld.bfd's fopen of a
+ * link input add flags or lack O_CLOEXEC)?  Without recorded flags (a trace from before they
+ * were), what comes before the process's first other read.  (lld opens its inputs so too:
+ * the libraries it links are not listed.) */
 static bool loader_read(const struct proc_facts *f, const struct edge *e)
 {
-    if (e->t >= f->loaded_until)
-        return false;
     if (e->flags < 0)
-        return true;
+        return e->t < f->loaded_until;
     return (e->flags & ~O_LARGEFILE) == O_CLOEXEC;
 }
 
@@ -1297,11 +1297,11 @@ static enum prov_role read_role(struct walk *w, const struct proc_facts *f, cons
     if (!f || loaded_to_run(p, f, e, path))
         return PROV_ROLE_COUNT;
     if (w->level == LEVEL_INFLUENCE) {
-        /* What is found only here is influence; but a library a linker linked against is
-         * one at every level, and not followed (stop_at_shlibs). */
+        /* What is found only here is influence; a library linked against (by a program
+         * that is itself only influence) is neither, and not followed with stop_at_shlibs. */
         if (!ancestor && f->step == PROGKIND_LINK && e->kind == TRACEDB_READ &&
-            name == FILEKIND_SHLIB)
-            return PROV_ROLE_SHLIB;
+            name == FILEKIND_SHLIB && w->o->stop_at_shlibs)
+            return PROV_ROLE_COUNT;
         return influence_role(f, name, path, e->kind);
     }
     /* The code levels: what the writer itself read as data. */
@@ -1387,7 +1387,16 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
             }
             if (!match)
                 continue;
+            /* a template's role: what its output is (config.h.tmp: what the template's name
+             * without its last extension says, config.h) */
             enum filekind k = filekind_of(out);
+            if (rule == 5 && k != FILEKIND_HEADER && k != FILEKIND_SOURCE) {
+                g_autofree char *stem = g_strdup(path);
+                char *dot = strrchr(stem, '.');
+                if (dot && !strchr(dot, '/'))
+                    *dot = '\0';
+                k = filekind_of(stem);
+            }
             enum prov_role role = rule == 5 && k == FILEKIND_HEADER   ? PROV_ROLE_HEADER
                                   : rule == 5 && k == FILEKIND_SOURCE ? PROV_ROLE_SOURCE
                                                                       : PROV_ROLE_COPY;

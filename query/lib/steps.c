@@ -102,18 +102,23 @@ bool steps_is_template(const char *out, const char *in)
 {
     const char *ob = base_of(out), *ib = base_of(in);
     size_t ol = strlen(ob), il = strlen(ib);
+    /* written to config.h.tmp (or config.h~) and then moved or copied into place */
+    if (ol > 4 && !strcmp(ob + ol - 4, ".tmp"))
+        ol -= 4;
+    else if (ol > 1 && ob[ol - 1] == '~')
+        ol -= 1;
     if (!ol)
         return false;
     if (il > ol + 1 && !memcmp(ib, ob, ol) && ib[ol] == '.')
         return true; /* config.h.in, config.h.cmake, foo.pc.in */
     if (il == ol + 2 && !memcmp(ib, ob, ol) && !strcmp(ib + ol, "in"))
         return true; /* config.hin */
-    const char *dot = strrchr(ob, '.');
+    const char *dot = memrchr(ob, '.', ol);
     if (dot && dot != ob) {
         size_t stem = (size_t)(dot - ob);
         /* config.in.h */
         return il == ol + 3 && !memcmp(ib, ob, stem) && !strncmp(ib + stem, ".in", 3) &&
-               !strcmp(ib + stem + 3, dot);
+               !strncmp(ib + stem + 3, dot, ol - stem);
     }
     return false;
 }

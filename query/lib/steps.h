@@ -25,7 +25,8 @@ bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_
 
 /* Is `in` the template `out` was filled from: the same name plus an extension (`config.h` <-
  * `config.h.in`, `config.h.cmake`, `json_config.h.in`, `foo.pc` <- `foo.pc.in`), or
- * `config.hin`/`config.in.h`? */
+ * `config.hin`/`config.in.h`?  An output named like a temporary (`config.h.tmp`, `config.h~`)
+ * is matched by the name it stands for. */
 bool steps_is_template(const char *out, const char *in);
 
 /* Is one of the paths the other plus a compression suffix (.gz .xz .bz2 .zst .lz4 .lzma .Z)? */

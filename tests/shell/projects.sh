@@ -23,6 +23,7 @@
 #   BUILT_HEADERS  exactly the built included headers under $T (config.h): shown without
 #                  --leaves, not with it;
 #   SHLIBS         exactly the shared libraries under $T (linked dynamically: not followed).
+#   COPIES         (optional) exactly the found files under $T it is a copy of (role copy).
 # No source, header or object is a configure probe's (meson-private/, testfile.c, CMake's
 # CMakeCCompilerABI.c / CheckFunctionExists.c, conftest.c), none of the expected files is
 # reached only through a guessed edge, and `licenses` agrees: the incorporated files are the
@@ -31,10 +32,11 @@
 # `--deny 'GPL-*'` / `--deny 'Apache-*'` exit 1 exactly when one of those licenses matches.
 # Every failure names the product and the set that differed, expected against got.
 #
-# check_project LINKAGE LIB PROG1 PROG2 INSTALLED_DIR CONFIG_H: the whole project, its three
+# check_project LINKAGE LIB PROG1 PROG2 INSTALLED_DIR CONFIG_H [TEMPLATE]: the whole project, its three
 # products in the build tree (LIB, PROG1, PROG2) and installed (INSTALLED_DIR/lib/,
 # INSTALLED_DIR/bin/, same names), and the installed header (INSTALLED_DIR/include/foo.h: a
-# copy of lib/foo.h, nothing else); LINKAGE says how prog1 takes the library, as the build files
+# copy of lib/foo.h, nothing else); TEMPLATE, the config.h.in config.h was filled from, is an
+# included header of each (its text is config.h's); LINKAGE says how prog1 takes the library, as the build files
 # say and the binaries confirm: "shared" (prog1 NEEDs it: a shared library of prog1, its
 # sources are not prog1's) or "static" (an archive of exactly a.o and b.o: prog1's sources are
 # prog1.c and the library's).  Fails after checking every product.
@@ -112,7 +114,8 @@ check_product() {
 import fnmatch, json, re, subprocess, sys
 
 bt, db, top, product = sys.argv[1:5]
-want_sources, want_headers, want_built_headers, want_shlibs = (set(a.split()) for a in sys.argv[5:9])
+want_sources, want_headers, want_built_headers, want_shlibs, want_copies = (
+    set(a.split()) for a in (sys.argv[5:10] + [""])[:5])
 # What configure steps compile or read to probe the toolchain: never code of a product.
 PROBE = re.compile(r"meson-private/|/testfile\.c|sanitycheck|CMakeFiles/CMake(Scratch|Tmp)/|"
                    r"CMakeC?CompilerABI|CMakeCCompilerId|CheckFunctionExists\.c|/usr/share/cmake|"
@@ -146,10 +149,12 @@ same("included headers under $T (found)",
 same("included headers under $T (built)",
      paths("header", lambda n: n["origin"] != "found" and under_top(n["path"])), want_built_headers)
 same("shared libraries under $T", paths("shlib", lambda n: under_top(n["path"])), want_shlibs)
+same("copied under $T (found)", paths("copy", lambda n: n["origin"] == "found" and under_top(n["path"])),
+     want_copies)
 probes = {n["path"] for n in nodes if n["role"] in ("source", "header", "object") and PROBE.search(n["path"])}
 if probes:
     failures.append(f"configure probes as compiled sources, headers or objects: {short(probes)}")
-expected = want_sources | want_headers | want_built_headers | want_shlibs
+expected = want_sources | want_headers | want_built_headers | want_shlibs | want_copies
 guessed = sorted(n["path"] for n in nodes if n["path"] in expected and n.get("guess") is True)
 if guessed:
     failures.append(f"exact inputs labelled guesses: {short(guessed)}")
@@ -184,12 +189,14 @@ same("text: shared libraries under $T",
 
 # licenses: the incorporated files, the roll-up from their SPDX tags, --deny.
 declared = {}
-for f in want_sources | want_headers:
+for f in want_sources | want_headers | want_copies:
     m = re.search(r"SPDX-License-Identifier:\s*(\S+)", open(f).read())
-    declared[f] = m.group(1)
+    if m:  # (a configure template, config.h.in, has no license of its own)
+        declared[f] = m.group(1)
 lic = json.loads(query("licenses", "--json").stdout)
 incorporated = {f["path"] for f in lic["files"] if f["category"] == "incorporated"}
-same("licenses: incorporated files", incorporated - want_built_headers, want_sources | want_headers)
+same("licenses: incorporated files", incorporated - want_built_headers,
+     want_sources | want_headers | want_copies)
 probes = {p for p in incorporated if PROBE.search(p)}
 if probes:
     failures.append(f"licenses: configure probes incorporated: {short(probes)}")
@@ -213,7 +220,7 @@ PY
 }
 
 check_project() {
-    _cp_link=$1 _cp_lib=$2 _cp_prog1=$3 _cp_prog2=$4 _cp_dest=$5 _cp_config=$6
+    _cp_link=$1 _cp_lib=$2 _cp_prog1=$3 _cp_prog2=$4 _cp_dest=$5 _cp_config=$6 _cp_template=${7:-}
     _cp_ilib="$_cp_dest/lib/$(basename "$_cp_lib")"
     for _cp_f in "$_cp_lib" "$_cp_prog1" "$_cp_prog2" "$_cp_ilib" "$_cp_dest/bin/prog1" "$_cp_dest/bin/prog2" \
                  "$_cp_dest/include/foo.h" "$_cp_config"; do
@@ -234,15 +241,15 @@ check_project() {
     fi
     _cp_st=0
     for _cp_f in "$_cp_lib" "$_cp_ilib"; do
-        (check_product "$_cp_f" "$_cp_lib_sources" "$P/lib/foo.h" "$_cp_config" "") || _cp_st=1
+        (check_product "$_cp_f" "$_cp_lib_sources" "$P/lib/foo.h $_cp_template" "$_cp_config" "") || _cp_st=1
     done
     for _cp_f in "$_cp_prog1" "$_cp_dest/bin/prog1"; do
-        (check_product "$_cp_f" "$_cp_prog1_sources" "$P/lib/foo.h" "$_cp_config" "$_cp_prog1_shlibs") || _cp_st=1
+        (check_product "$_cp_f" "$_cp_prog1_sources" "$P/lib/foo.h $_cp_template" "$_cp_config" "$_cp_prog1_shlibs") || _cp_st=1
     done
     for _cp_f in "$_cp_prog2" "$_cp_dest/bin/prog2"; do
-        (check_product "$_cp_f" "$P/prog2.c" "" "$_cp_config" "") || _cp_st=1
+        (check_product "$_cp_f" "$P/prog2.c" "$_cp_template" "$_cp_config" "") || _cp_st=1
     done
     # The installed header is a copy of lib/foo.h and nothing else (no config.h, no source).
-    (check_product "$_cp_dest/include/foo.h" "" "$P/lib/foo.h" "" "") || _cp_st=1
+    (check_product "$_cp_dest/include/foo.h" "" "" "" "" "$P/lib/foo.h") || _cp_st=1
     [ "$_cp_st" = 0 ] || fail "closures differ from the build files (above)"
 }

@@ -38,5 +38,5 @@ install(TARGETS foo prog1 prog2 RUNTIME DESTINATION bin LIBRARY DESTINATION lib
 M
 project_trace cmake "cmake -G Ninja -S . -B build -DCMAKE_INSTALL_PREFIX=/usr && cmake --build build &&
                      DESTDIR='$T/dest' cmake --install build"
-check_project shared "$P/build/libfoo.so.1.2.3" "$P/build/prog1" "$P/build/prog2" "$T/dest/usr" "$P/build/config.h"
+check_project shared "$P/build/libfoo.so.1.2.3" "$P/build/prog1" "$P/build/prog2" "$T/dest/usr" "$P/build/config.h" "$P/config.h.in"
 assert_no_leftovers

@@ -48,5 +48,5 @@ project_trace automake "./configure --prefix=/usr --enable-dependency-tracking &
 # Dependency tracking was on: each compile wrote its .Po, which the second make read.
 grep -q 'foo\.h' "$P/.deps/prog1.Po" && grep -q 'foo\.h' "$P/lib/.deps/a.Po" ||
     fail "dependency tracking is off: $(cat "$P/.deps/prog1.Po")"
-check_project static "$P/lib/libfoo.a" "$P/prog1" "$P/prog2" "$T/dest/usr" "$P/config.h"
+check_project static "$P/lib/libfoo.a" "$P/prog1" "$P/prog2" "$T/dest/usr" "$P/config.h" "$P/config.h.in"
 assert_no_leftovers

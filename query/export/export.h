@@ -71,7 +71,8 @@ gint ex_proc_id_cmp_int64(gconstpointer a, gconstpointer b);
  * (int64 ids), or 0. */
 int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set);
 
-/* The leaf inputs and the tools of one product. */
+/* The leaf inputs (found files whose code it carries: prov.h's code roles, not shared
+ * libraries) and the tools of one product. */
 void ex_product_inputs(struct export_ctx *x, const struct prov_version *v, GArray **leaves,
                            GArray **tools);
 

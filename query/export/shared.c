@@ -118,11 +118,13 @@ int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set
     return 0;
 }
 
-/* The leaf inputs and the tools of one product. */
+/* The leaf inputs and the tools of one product: the found files whose code it carries
+ * (compiled, included, linked, copied, generated from; not the shared libraries it links,
+ * nor what only decided how it was made: build scripts, probes), and the programs run. */
 void ex_product_inputs(struct export_ctx *x, const struct prov_version *v, GArray **leaves,
-                           GArray **tools)
+                       GArray **tools)
 {
-    static const struct prov_walk_opts walk = {.scripts = true};
+    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
     GArray *nodes = prov_inputs(x->p, v->id, &walk);
     *leaves = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     *tools = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
@@ -130,7 +132,7 @@ void ex_product_inputs(struct export_ctx *x, const struct prov_version *v, GArra
         struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (n->role == PROV_ROLE_TOOL)
             g_array_append_val(*tools, n->v);
-        else if (n->v->origin == TRACEDB_VERSION_FOUND)
+        else if (n->v->origin == TRACEDB_VERSION_FOUND && n->role < PROV_ROLE_SHLIB)
             g_array_append_val(*leaves, n->v);
     }
     g_array_unref(nodes);

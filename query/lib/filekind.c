@@ -73,6 +73,8 @@ bool filekind_is_runtime_data(const char *path)
     for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++)
         if (g_str_has_prefix(path, dirs[i]))
             return true;
+    if (g_str_has_prefix(path, "/etc/ld.so.conf"))
+        return true; /* the loader's search path (ld.so.conf, ld.so.conf.d/) */
     static const char *const files[] = {"/etc/ld.so.cache", "/etc/localtime", "/etc/locale.alias",
                                         "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
                                         "/etc/host.conf", "/etc/hosts", "/etc/resolv.conf"};

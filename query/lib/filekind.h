@@ -32,8 +32,9 @@ bool filekind_is_code(const char *path);
 
 /* Data the C library and the terminal read at run time, whatever their names say: locales,
  * gconv modules, the dynamic loader's cache, terminfo, time zones, the name-service files
- * (/etc/passwd, group, nsswitch.conf, hosts, resolv.conf).  Never a header, a library
- * or a build script (a compiler reads them as every program does). */
+ * (/etc/passwd, group, nsswitch.conf, hosts, resolv.conf), the loader's search path
+ * (/etc/ld.so.conf, ld.so.conf.d/).  Never a header, a library or a build script (a compiler
+ * reads them as every program does). */
 bool filekind_is_runtime_data(const char *path);
 
 /* An object the compiler driver links into every program under a license exception (crt*.o,

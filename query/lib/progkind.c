@@ -80,7 +80,13 @@ enum progkind_step progkind_step(const char *prog)
         {"gzip", PROGKIND_COMPRESS},     {"pigz", PROGKIND_COMPRESS},
         {"xz", PROGKIND_COMPRESS},       {"lzma", PROGKIND_COMPRESS},
         {"bzip2", PROGKIND_COMPRESS},    {"zstd", PROGKIND_COMPRESS},
-        {"lz4", PROGKIND_COMPRESS},
+        {"lz4", PROGKIND_COMPRESS},      {"md5sum", PROGKIND_INSPECT},
+        {"sha1sum", PROGKIND_INSPECT},   {"sha256sum", PROGKIND_INSPECT},
+        {"sha512sum", PROGKIND_INSPECT}, {"b2sum", PROGKIND_INSPECT},
+        {"cksum", PROGKIND_INSPECT},     {"readelf", PROGKIND_INSPECT},
+        {"objdump", PROGKIND_INSPECT},   {"nm", PROGKIND_INSPECT},
+        {"file", PROGKIND_INSPECT},      {"ldd", PROGKIND_INSPECT},
+        {"size", PROGKIND_INSPECT},
     };
     if (!strncmp(prog, "clang", 5) && !strstr(prog, "clang-tidy") && !strstr(prog, "clang-format"))
         return PROGKIND_COMPILE; /* clang is its own compiler proper (clang -cc1) */

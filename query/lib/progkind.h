@@ -13,7 +13,8 @@
  *     docs/architecture.md "Provenance"): a compiler proper or assembler compiles what it reads,
  *     a linker links it, an archiver (ar, tar, dpkg-deb) archives it, a post-processor (strip, objcopy, dwz,
  *     debugedit, chrpath, patchelf) rewrites one file, a compressor compresses one file into
- *     another; anything else is generic.  Target prefixes and version suffixes are allowed
+ *     another; an inspector (md5sum, readelf, objdump) writes about what it read and carries
+ *     none of it; anything else is generic.  Target prefixes and version suffixes are allowed
  *     (x86_64-linux-gnu-ld.bfd, gcc-ar-12, llvm-objcopy-14).
  *   - An interpreter (perl, python, ruby, tclsh, php, node) loads modules to run: files with its
  *     module extensions are what it runs, not what it reads as data.
@@ -33,6 +34,8 @@ enum progkind_step {
     PROGKIND_ARCHIVE,   /* ar, ranlib (and gcc-ar, llvm-ar); tar, cpio, zip, dpkg-deb */
     PROGKIND_POSTPROC,  /* strip, objcopy, dwz, debugedit, chrpath, patchelf */
     PROGKIND_COMPRESS,  /* gzip, xz, bzip2, zstd, lz4, lzma, pigz */
+    PROGKIND_INSPECT,   /* md5sum, sha256sum, readelf, objdump, nm, file, ldd: writes about
+                         * what it read, none of its content */
 };
 
 enum progkind_step progkind_step(const char *prog);

@@ -125,6 +125,8 @@ static void idmap_make_dense(struct idmap *m, int64_t max)
 /* The trace has no file with this id (kept in `paths` so that it is asked once). */
 static char no_path;
 
+static void free_facts(gpointer data); /* (struct proc_facts, with the walks) */
+
 static void free_path(gpointer v)
 {
     if (v != &no_path)
@@ -253,7 +255,7 @@ struct prov *prov_new(struct qdb *q)
     idmap_init(&p->versions, 0, free_version);
     idmap_init(&p->paths, 0, free_path);
     idmap_init(&p->name_kinds, 0, NULL);
-    idmap_init(&p->facts, 0, g_free);
+    idmap_init(&p->facts, 0, free_facts);
     p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
     p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
     p->st_writers = prepare(p, tracedb_sql(TQ_WRITERS_OF_VERSION));
@@ -1134,9 +1136,19 @@ struct proc_facts {
     enum progkind_step step;
     bool interpreter;
     bool configure;       /* it or an ancestor is a configure step (steps.h) */
-    bool interleaved;     /* it made 2+ files and read data after one was finished */
+    bool several;         /* a generic process that made 2+ files */
+    bool interleaved;     /* ... and read data after one of them was finished */
+    GArray *rewrites;     /* ... the files (ids) it read and then wrote anew, or NULL */
     int64_t loaded_until; /* the start of its first read that the dynamic loader did not do */
 };
+
+static void free_facts(gpointer data)
+{
+    struct proc_facts *f = data;
+    if (f->rewrites)
+        g_array_unref(f->rewrites);
+    g_free(f);
+}
 
 /* The most images a walk up from a process looks at for a configure step. */
 #define PROV_MAX_UP 4096
@@ -1230,6 +1242,19 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
         first_done = MIN(first_done, wr.e[i].t);
     }
     several = several && f->step == PROGKIND_GENERIC; /* the others' rules are known */
+    f->several = several;
+    /* The files it read and then made anew (dpkg-gencontrol's debian/files): inputs of their
+     * new versions (in place), not of its other outputs. */
+    for (guint i = 0; several && i < wr.n; i++) {
+        const struct prov_version *v = prov_version(p, wr.e[i].id);
+        for (guint k = 0; v && k < rd.n; k++)
+            if (rd.e[k].file_id == v->at_file_id && rd.e[k].kind == TRACEDB_READ) {
+                if (!f->rewrites)
+                    f->rewrites = g_array_new(FALSE, FALSE, sizeof(int64_t));
+                g_array_append_val(f->rewrites, v->at_file_id);
+                break;
+            }
+    }
     for (guint i = 0; several && i < rd.n && !f->interleaved; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
         f->interleaved = rd.e[i].kind == TRACEDB_READ && rd.e[i].t > first_done &&
@@ -1256,6 +1281,7 @@ static enum prov_role code_role(const struct proc_facts *f, enum filekind name, 
     case PROGKIND_COMPRESS:
         return PROV_ROLE_COPY;
     case PROGKIND_GENERIC:
+    case PROGKIND_INSPECT: /* (never asked: read_role stops it) */
         break;
     }
     return r == PROV_ROLE_SOURCE || r == PROV_ROLE_HEADER || r == PROV_ROLE_OBJECT
@@ -1305,10 +1331,14 @@ static enum prov_role read_role(struct walk *w, const struct proc_facts *f, cons
         return influence_role(f, name, path, e->kind);
     }
     /* The code levels: what the writer itself read as data. */
-    if (ancestor || e->kind == TRACEDB_EXEC || filekind_is_runtime_data(path))
+    if (ancestor || e->kind == TRACEDB_EXEC || filekind_is_runtime_data(path) ||
+        f->step == PROGKIND_INSPECT)
         return PROV_ROLE_COUNT;
     if (steps_is_script_of(f->pr, path))
         return PROV_ROLE_COUNT; /* the generator's program, not its input */
+    for (guint i = 0; f->rewrites && i < f->rewrites->len; i++)
+        if (g_array_index(f->rewrites, int64_t, i) == e->file_id)
+            return PROV_ROLE_COUNT; /* the old content of another output (add_selected) */
     if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
         return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
     return code_role(f, name, path, e->kind);
@@ -1357,7 +1387,7 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
             (rule == 4 && f->step != PROGKIND_POSTPROC) ||
             (rule == 5 && (!f->configure || toolchain)))
             continue;
-        if (rule == 2 && f->step == PROGKIND_GENERIC && !f->interleaved)
+        if (rule == 2 && f->step == PROGKIND_GENERIC && !f->several)
             continue; /* one output: sed -i's script and data are its inputs too */
         bool any = false;
         for (guint i = 0; i < rd.n; i++) {
@@ -1414,6 +1444,33 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
     return v->base_id && f->step == PROGKIND_GENERIC && f->interleaved;
 }
 
+static void load_successors(struct prov *p);
+
+/* An archiver that has a child archive for it (dpkg-deb runs tar into a pipe, and compresses
+ * what comes out): what the archivers and compressors it started read before its write went
+ * into its output through the pipe, which is not a file.  (Any depth; each process once.) */
+static void add_archived_through_pipes(struct walk *w, int64_t pid, int64_t bound, int depth)
+{
+    load_successors(w->p);
+    GArray *todo = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_array_append_val(todo, pid);
+    for (guint i = 0; i < todo->len && todo->len < PROV_MAX_UP; i++) {
+        int64_t id = g_array_index(todo, int64_t, i);
+        GArray *succ = g_hash_table_lookup(w->p->successors, &id);
+        for (guint k = 0; succ && k < succ->len; k++) {
+            int64_t d = g_array_index(succ, struct edge, k).id;
+            const struct proc_facts *df = facts_of(w->p, d);
+            if (!df || (df->step != PROGKIND_ARCHIVE && df->step != PROGKIND_COMPRESS))
+                continue;
+            g_array_append_val(todo, d);
+            int64_t after = advance(&w->done_data, d, bound, true);
+            if (after != INT64_MAX)
+                add_reads(w, d, after, bound, false, depth);
+        }
+    }
+    g_array_free(todo, TRUE);
+}
+
 static void expand_writer(struct walk *w, const struct prov_version *v, int64_t pid,
                           int64_t bound, int depth)
 {
@@ -1428,6 +1485,8 @@ static void expand_writer(struct walk *w, const struct prov_version *v, int64_t 
     int64_t after = advance(&w->done_data, pid, bound, true);
     if (after != INT64_MAX)
         add_reads(w, pid, after, bound, false, depth);
+    if (code && f->step == PROGKIND_ARCHIVE)
+        add_archived_through_pipes(w, pid, bound, depth);
     if (code || !w->o->scripts)
         return;
     /* Its ancestors: the images it exec'd from, its parent, theirs, ... */

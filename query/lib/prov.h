@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 /* What an input was to the build, told from its name, how it was used and by whom. */
+/* In order of specificity; the roles before PROV_ROLE_SHLIB are code: the output carries them. */
 enum prov_role {
     PROV_ROLE_SOURCE,  /* a source file named on a compiler's command line */
     PROV_ROLE_HEADER,  /* included by a compiler (headers, included sources) */

@@ -1,5 +1,7 @@
 #!/bin/sh
 # .ci/fetch-workloads on a fresh clone: an empty cache and no ../shared beside the project.
+# Every pinned file arrives (upstream tarballs; whole Debian source packages that
+# dpkg-source -x unpacks) and nothing else.
 # It takes each pinned Debian version from the archive (a mirror may list a newer security or
 # point release it does not have: zlib's +deb12u1 here), falls back to any version whose
 # tarball is the pinned one when the pinned version is gone (zlib's pin made unknown below),
@@ -8,6 +10,7 @@
 script=$(dirname "$0")/../../.ci/fetch-workloads
 [ -x "$script" ] || { say "fetch-workloads is checked by the variant that runs from the project"; exit 0; }
 require_cmd apt-get
+require_cmd dpkg-source
 mkdir -p "$T/proj/.ci" "$T/home"
 sed 's/^  "zlib 1:1.2.13.dfsg-1 /  "zlib 1:1.2.13.dfsg-0~gone /' "$script" > "$T/proj/.ci/fetch-workloads"
 chmod +x "$T/proj/.ci/fetch-workloads"
@@ -22,10 +25,16 @@ fi
 [ "$st" = 0 ] || fail "fetch-workloads exited $st: $(cat "$T/err")"
 assert_eq "$(tail -n 1 "$T/out")" "$T/cache" "the cache's path on the last line"
 assert_contains "$(cat "$T/err")" "zlib_1.2.13.dfsg.orig.tar.bz2 from zlib 1:1.2.13.dfsg-1 (the pinned 1:1.2.13.dfsg-0~gone is not in the archive)" "zlib's fallback"
-# Every pinned tarball, with its pinned hash; dash's Debian source package beside it.
+# Every pinned file, with its pinned hash: the upstream tarballs and the whole Debian source
+# packages (each .dsc with the files it lists, got from one download per package).
 sed -n 's/^  "\([^ ]*\) [^ ]* \([^ ]*\) \([0-9a-f]*\)"$/\3  \2/p' "$script" > "$T/pins"
-[ "$(wc -l < "$T/pins")" = 4 ] || fail "the pins: $(cat "$T/pins")"
-(cd "$T/cache" && sha256sum -c --quiet "$T/pins") || fail "a tarball is not the pinned one"
+[ "$(wc -l < "$T/pins")" = 22 ] || fail "the pins: $(cat "$T/pins")"
+(cd "$T/cache" && sha256sum -c --quiet "$T/pins") || fail "a file is not the pinned one"
+for dsc in "$T"/cache/*.dsc; do # each source package whole: dpkg-source can unpack it
+    (cd "$T" && dpkg-source -x "$dsc" "$T/unpacked" > /dev/null 2>&1) || fail "dpkg-source -x $(basename "$dsc")"
+    rm -rf "$T/unpacked"
+done
+assert_eq "$(ls "$T/cache" | wc -l)" 22 "only the pinned files in the cache: $(ls "$T/cache")"
 [ -s "$T/cache/dash_0.5.12-2.dsc" ] && [ -s "$T/cache/dash_0.5.12-2.debian.tar.xz" ] || fail "dash's Debian source package"
 [ ! -e "$T/cache/.apt" ] || fail "apt's private state is left in the cache"
 assert_eq "$(ls -la /etc/apt /etc/apt/sources.list.d 2>&1)" "$etc_before" "/etc/apt unchanged"

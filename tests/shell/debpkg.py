@@ -17,12 +17,13 @@ SPEC (JSON):
 Checked, each as a set (a difference is reported expected against got, every one, then exit 1):
   - every ELF file or static archive shipped is in "binaries"; for the shipped file and its
     build-tree file alike: `inputs --leaves --json` compiled sources (role "source") == the
-    truth, and so is the "compiled sources" group of `inputs --leaves --roles`, none of them a guess, no source or header outside SRC, /usr/include and
-    /usr/lib/gcc (CMake's or Meson's files are not code); shared libraries (role "shlib",
-    with and without --leaves) from the package's own tree == "links", the file itself never
-    among them, and every other one a library the link could name (its DT_NEEDED, glibc's and
-    GCC's default set): never what the tools that made it loaded to run (libbfd, perl's XS
-    modules, fakeroot's preload, ld's LTO plugin);
+    truth, and so is the "compiled sources" group of `inputs --leaves --roles`; none of them
+    a guess; no source or header outside SRC, /usr/include and /usr/lib/gcc (CMake's or
+    Meson's files are not code); shared libraries (role "shlib", with and without --leaves;
+    and `licenses`' "dynamic" ones) from the package's own tree == "links", the file itself
+    never among them, every other one a library the link could name (its DT_NEEDED, glibc's
+    and GCC's default set): never what the tools that made it loaded to run (libbfd, perl's
+    XS modules, ld's LTO plugin, ar's bfd plugins);
   - `licenses`: incorporated sources == the truth, and the same roll-up for the shipped file
     as for its build-tree file;
   - a detached debug file (usr/lib/debug/.build-id/XX/YYYY.debug) has the compiled sources of
@@ -34,8 +35,10 @@ Checked, each as a set (a difference is reported expected against got, every one
     originals of the sources it ships as such);
   - `packages`' incorporated and toolchain-runtime packages == the owners (dpkg -S) of the
     files `licenses` puts in those categories (incorporated: with its prebuilt objects) for
-    the shipped binaries, and the incorporated ones == "system_incorporated" (an empty stub
-    archive, glibc's libpthread.a that -pthread reads, holds no code).
+    the shipped binaries, and the incorporated ones == "system_incorporated": what the
+    products hold, not a configure probe's a.out (libtool's "-static works" check links
+    libc.a), nor an empty stub archive (glibc's libpthread.a, libdl.a, librt.a that -pthread,
+    -ldl, -lrt read hold no code).
 """
 import fnmatch
 import hashlib

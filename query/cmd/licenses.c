@@ -69,6 +69,8 @@ static enum lic_category categorise(const struct prov_node *n)
     case PROV_ROLE_HEADER:
         return is_system(path) ? CAT_SYSTEM_HEADER : CAT_INCORPORATED;
     case PROV_ROLE_OBJECT:
+        if (n->v->size >= 0 && n->v->size <= 8)
+            return CAT_OTHER; /* an empty archive ("!<arch>\n": glibc's libpthread.a) */
         return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_OBJECT;
     case PROV_ROLE_COPY: /* the product carries its content: a copy, a stripped binary */
         return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_INCORPORATED;

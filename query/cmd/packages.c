@@ -261,13 +261,24 @@ int query_packages_main(int argc, char **argv)
      * listed, not followed; runtime data (locales, gconv) is never any of these. */
     enum { USE_CODE = 1, USE_RUNTIME = 2, USE_HEADER = 4 };
     GHashTable *incorporated = g_hash_table_new(g_int64_hash, g_int64_equal);
-    GArray *written = qdb_ids(q, tracedb_sql(TQ_VERSIONS_MADE), 0);
-    static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true};
+    GArray *made = qdb_ids(q, tracedb_sql(TQ_VERSIONS_MADE), 0);
+    /* What a configure step made is not what the build delivers: its probes (a conftest
+     * linked with libc.a) incorporate nothing into the products, and what they went into
+     * (config.h) is walked from the products that include it. */
+    GArray *written = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (guint k = 0; k < made->len; k++)
+        if (!prov_made_by_configure(p, g_array_index(made, int64_t, k)))
+            g_array_append_val(written, g_array_index(made, int64_t, k));
+    g_array_unref(made);
+    static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true,
+                                               .code_only = true};
     /* One walk back from everything the build wrote: the union of their closures, each version
      * with the most specific use it had (a walk per product cost the sum of their closures). */
     GArray *nodes = prov_inputs_of_all(p, written, &walk);
     for (guint k = 0; k < nodes->len; k++) {
         struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+        if (n->role == PROV_ROLE_OBJECT && n->v->size >= 0 && n->v->size <= 8)
+            continue; /* an empty archive ("!<arch>\n": glibc's libpthread.a stub) holds nothing */
         int use = n->role == PROV_ROLE_HEADER ? USE_HEADER
                   : n->role == PROV_ROLE_SOURCE ? USE_CODE
                   : n->role == PROV_ROLE_OBJECT

@@ -1585,6 +1585,18 @@ static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool 
     return out;
 }
 
+bool prov_made_by_configure(struct prov *p, int64_t id)
+{
+    struct edges ws = writers_of(p, id);
+    bool any = false;
+    for (guint i = 0; i < ws.n && !any; i++) {
+        const struct proc_facts *f = facts_of(p, ws.e[i].id);
+        any = f && f->configure;
+    }
+    edges_done(&ws);
+    return any;
+}
+
 GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *o)
 {
     /* One step back is one lookup per writer however many inputs it had (a link of 25 000

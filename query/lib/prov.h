@@ -166,6 +166,10 @@ void prov_load_versions(struct prov *p);
  * whole-build analyses (packages, the SBOM exports): one traversal, not one per product. */
 GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
 
+/* Was version `id` made by a configure step or a process it started (steps.h): a probe's
+ * output (conftest, CMake's a.out), config.h, Makefiles? */
+bool prov_made_by_configure(struct prov *p, int64_t id);
+
 /* The reverse: every version made from any of `starts` (int64_t ids), recursively. */
 GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
 

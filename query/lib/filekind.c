@@ -85,6 +85,19 @@ bool filekind_is_runtime_data(const char *path)
     return g_str_has_prefix(path, "/usr/lib/") && strstr(path, "/gconv/") != NULL;
 }
 
+bool filekind_is_package_metadata(const char *path)
+{
+    const char *dir = strstr(path, "/DEBIAN/");
+    if (!dir || strchr(dir + 8, '/'))
+        return false;
+    static const char *const names[] = {"control", "md5sums", "shlibs", "symbols", "triggers",
+                                        "conffiles"};
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+        if (!strcmp(dir + 8, names[i]))
+            return true;
+    return false;
+}
+
 const char *filekind_toolchain_runtime(const char *path)
 {
     const char *base = strrchr(path, '/');

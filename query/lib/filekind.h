@@ -37,6 +37,11 @@ bool filekind_is_code(const char *path);
  * reads them as every program does). */
 bool filekind_is_runtime_data(const char *path);
 
+/* A package's metadata about its other files, in a .deb's control part: DEBIAN/control,
+ * md5sums, shlibs, symbols, triggers, conffiles (made by scanning the package: they carry
+ * none of what they list; the maintainer scripts are code and are not these). */
+bool filekind_is_package_metadata(const char *path);
+
 /* An object the compiler driver links into every program under a license exception (crt*.o,
  * libgcc*, libssp_nonshared, libc_nonshared.a): toolchain runtime, not the program's code.
  * Its exception's SPDX expression, or NULL. */

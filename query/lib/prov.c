@@ -1332,7 +1332,7 @@ static enum prov_role read_role(struct walk *w, const struct proc_facts *f, cons
     }
     /* The code levels: what the writer itself read as data. */
     if (ancestor || e->kind == TRACEDB_EXEC || filekind_is_runtime_data(path) ||
-        f->step == PROGKIND_INSPECT)
+        f->step == PROGKIND_INSPECT || filekind_is_package_metadata(path))
         return PROV_ROLE_COUNT;
     if (steps_is_script_of(f->pr, path))
         return PROV_ROLE_COUNT; /* the generator's program, not its input */

@@ -5,14 +5,30 @@
 
 #include <string.h>
 
-/* The words of a command line, one at a time: *i starts at 0; NULL at the end. */
-static const char *next_word(const struct qdb_process *pr, size_t *i)
+/* The words of a command line, one at a time, from a NUL-terminated copy (a trace's argv
+ * need not end in NUL: a crafted one does not). */
+struct words {
+    char *buf;
+    size_t len, i;
+};
+
+static void words_init(struct words *ws, const struct qdb_process *pr)
 {
-    if (!pr->argv || *i >= pr->argv_len)
+    ws->len = pr->argv ? pr->argv_len : 0;
+    ws->buf = g_malloc(ws->len + 1);
+    if (ws->len)
+        memcpy(ws->buf, pr->argv, ws->len);
+    ws->buf[ws->len] = '\0';
+    ws->i = 0;
+}
+
+/* The next word, or NULL at the end. */
+static const char *next_word(struct words *ws)
+{
+    if (ws->i >= ws->len)
         return NULL;
-    const char *w = pr->argv + *i;
-    size_t l = strnlen(w, pr->argv_len - *i);
-    *i += l + 1;
+    const char *w = ws->buf + ws->i;
+    ws->i += strlen(w) + 1;
     return w;
 }
 
@@ -31,18 +47,28 @@ static bool is_shell(const char *prog)
     return false;
 }
 
+static bool configure_image(const struct qdb_process *pr, struct words *ws);
+
 bool steps_is_configure_image(const struct qdb_process *pr)
 {
+    struct words ws;
+    words_init(&ws, pr);
+    bool r = configure_image(pr, &ws);
+    g_free(ws.buf);
+    return r;
+}
+
+static bool configure_image(const struct qdb_process *pr, struct words *ws)
+{
     const char *prog = qdb_process_program(pr);
-    size_t i = 0;
-    const char *w = next_word(pr, &i); /* argv[0] */
+    const char *w = next_word(ws); /* argv[0] */
     if (!w)
         return false;
     if (!strcmp(prog, "configure") || !strcmp(prog, "config.status"))
         return true;
     if (is_shell(prog)) {
         /* sh [options] ./configure ...: the first word that is not an option */
-        while ((w = next_word(pr, &i))) {
+        while ((w = next_word(ws))) {
             if (w[0] == '-' && w[1]) {
                 if (!strcmp(w, "-c"))
                     return false; /* a command string, not a script */
@@ -56,7 +82,7 @@ bool steps_is_configure_image(const struct qdb_process *pr)
     if (!strcmp(prog, "cmake") || !strncmp(prog, "cmake3", 6)) {
         static const char *const running[] = {"--build", "--install", "-E", "-P",
                                               "--find-package", "--open", "--workflow"};
-        while ((w = next_word(pr, &i)))
+        while ((w = next_word(ws)))
             for (size_t k = 0; k < G_N_ELEMENTS(running); k++)
                 if (!strcmp(w, running[k]))
                     return false;
@@ -65,16 +91,16 @@ bool steps_is_configure_image(const struct qdb_process *pr)
     /* meson is a python script: python3 /usr/bin/meson setup ...; or run as meson itself */
     bool meson = !strcmp(base_of(w), "meson") || !strcmp(base_of(w), "meson.py");
     if (!meson && progkind_is_interpreter(prog)) {
-        w = next_word(pr, &i);
+        w = next_word(ws);
         meson = w && (!strcmp(base_of(w), "meson") || !strcmp(base_of(w), "meson.py"));
     }
     if (!meson)
         return false;
-    w = next_word(pr, &i);
+    w = next_word(ws);
     if (!w || !strcmp(w, "setup") || !strcmp(w, "configure"))
         return true;
     if (!strcmp(w, "--internal")) {
-        w = next_word(pr, &i);
+        w = next_word(ws);
         return w && !strcmp(w, "regenerate");
     }
     static const char *const subcommands[] = {"compile", "install", "test", "dist", "introspect",
@@ -143,18 +169,19 @@ bool steps_argv_names(const struct qdb_process *pr, const char *path)
 {
     const char *base = base_of(path);
     size_t bl = strlen(base);
-    size_t i = 0;
-    const char *w = next_word(pr, &i); /* not the program */
-    while (w && (w = next_word(pr, &i))) {
+    struct words words, *ws = &words;
+    words_init(ws, pr);
+    bool found = false;
+    const char *w = next_word(ws); /* not the program */
+    while (!found && w && (w = next_word(ws))) {
         const char *eq = w[0] == '-' ? strchr(w, '=') : NULL;
         const char *v = eq ? eq + 1 : w;
         size_t vl = strlen(v);
-        if (!strcmp(v, path) || !strcmp(v, base))
-            return true;
-        if (vl > bl && v[vl - bl - 1] == '/' && !strcmp(v + vl - bl, base))
-            return true;
+        found = !strcmp(v, path) || !strcmp(v, base) ||
+                (vl > bl && v[vl - bl - 1] == '/' && !strcmp(v + vl - bl, base));
     }
-    return false;
+    g_free(ws->buf);
+    return found;
 }
 
 bool steps_is_script_of(const struct qdb_process *pr, const char *path)
@@ -162,19 +189,23 @@ bool steps_is_script_of(const struct qdb_process *pr, const char *path)
     const char *prog = qdb_process_program(pr);
     if (!is_shell(prog) && !progkind_is_interpreter(prog))
         return false;
-    size_t i = 0;
-    const char *w = next_word(pr, &i);
-    while (w && (w = next_word(pr, &i))) {
+    struct words words, *ws = &words;
+    words_init(ws, pr);
+    bool is = false;
+    const char *w = next_word(ws);
+    while (w && (w = next_word(ws))) {
         if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E"))
-            return false; /* a module or a command string, not a script file */
+            break; /* a module or a command string, not a script file */
         if (w[0] == '-')
             continue;
-        if (w[0] == '/')
-            return !strcmp(w, path);
-        if (!pr->cwd)
-            return false;
-        g_autofree char *abs = g_canonicalize_filename(w, pr->cwd);
-        return !strcmp(abs, path);
+        if (w[0] == '/') {
+            is = !strcmp(w, path);
+        } else if (pr->cwd) {
+            g_autofree char *abs = g_canonicalize_filename(w, pr->cwd);
+            is = !strcmp(abs, path);
+        }
+        break;
     }
-    return false;
+    g_free(ws->buf);
+    return is;
 }

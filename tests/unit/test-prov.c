@@ -242,11 +242,145 @@ static void test_bindings_scan(void)
     qdb_close(q3);
 }
 
+/* Code and influence (prov.h): a Ninja-like build, an installer and a configure step.
+ *   ninja   [1]: build.ninja v1 (t 10), b.o.d v9 (t 50: written by [3], a compile of b.c)
+ *   cc1     [2]: libisl.so v3 (loaded: O_CLOEXEC), a.c v2                  -> a.o v4
+ *   cc1     [3]: b.c v5                                                    -> b.o v6, b.o.d v9
+ *   ld      [4]: libc.so.6 v7 (loaded), a.o v4, libfoo.so v8 (fopen)      -> app v10
+ *   python3 [5] meson install: app v10 -> dest/app v11 (the same bytes); foo.py (a module);
+ *                notes.txt v12 -> dest/notes v13 (read between outputs: a guess);
+ *                dest/app rewritten in place (rpath) -> v14 on v11
+ *   sh      [6] ./configure: config.h.in v15, conftest.c v17              -> config.h v16
+ */
+static char *make_code_trace(void)
+{
+    char *p = unit_path("code.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "ninja";
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
+                                  .start_realtime_ns = 1700000000000000000, .start_ns = 1,
+                                  .hostname = "h", .version = "t"};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    g_assert_cmpint(
+        tracedb_exec(
+            db,
+            "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+            "first_seen_ns, comm, exe, cwd, argv) VALUES "
+            "(1, 10, 1, 0, NULL, 1, 1, 'ninja', '/usr/bin/ninja', '/w', CAST('ninja' AS BLOB)),"
+            "(2, 11, 2, 0, 1, 2, 2, 'cc1', '/usr/lib/gcc/cc1', '/w', CAST('cc1' || char(0) || 'a.c' AS BLOB)),"
+            "(3, 12, 3, 0, 1, 3, 3, 'cc1', '/usr/lib/gcc/cc1', '/w', CAST('cc1' || char(0) || 'b.c' AS BLOB)),"
+            "(4, 13, 4, 0, 1, 4, 4, 'ld', '/usr/bin/ld', '/w', CAST('ld' || char(0) || 'a.o' AS BLOB)),"
+            "(5, 14, 5, 0, 1, 5, 5, 'python3', '/usr/bin/python3.11', '/w', CAST('python3' || char(0) || '/usr/bin/meson' || char(0) || 'install' AS BLOB)),"
+            "(6, 15, 6, 0, 1, 6, 6, 'sh', '/usr/bin/dash', '/w', CAST('sh' || char(0) || './configure' AS BLOB));"
+            "INSERT INTO files (id, path) VALUES (1, '/w/build.ninja'), (2, '/w/a.c'), "
+            "(3, '/usr/lib/libisl.so.23'), (4, '/w/a.o'), (5, '/w/b.c'), (6, '/w/b.o'), "
+            "(7, '/lib/libc.so.6'), (8, '/w/libfoo.so'), (9, '/w/b.o.d'), (10, '/w/app'), "
+            "(11, '/dest/app'), (12, '/w/notes.txt'), (13, '/dest/notes'), "
+            "(14, '/usr/lib/python3/foo.py'), (15, '/w/config.h.in'), (16, '/w/config.h'), "
+            "(17, '/w/conftest.c');"
+            "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
+            "VALUES (1, 1, 1, NULL, 10, 10, 9, X'01'), (2, 2, 1, NULL, 20, 20, 9, X'02'),"
+            "(3, 3, 1, NULL, 15, 15, 9, X'03'), (4, 4, 2, NULL, 30, 30, 9, X'04'),"
+            "(5, 5, 1, NULL, 21, 21, 9, X'05'), (6, 6, 2, NULL, 31, 31, 9, X'06'),"
+            "(7, 7, 1, NULL, 40, 40, 9, X'07'), (8, 8, 1, NULL, 61, 61, 9, X'08'),"
+            "(9, 9, 2, NULL, 32, 32, 9, X'09'), (10, 10, 2, NULL, 70, 70, 9, X'AA'),"
+            "(11, 11, 2, NULL, 81, 81, 9, X'AA'), (12, 12, 1, NULL, 85, 85, 9, X'0C'),"
+            "(13, 13, 2, NULL, 86, 86, 9, X'0D'), (14, 11, 2, 11, 90, 90, 9, X'0E'),"
+            "(15, 15, 1, NULL, 95, 95, 9, X'0F'), (16, 16, 2, NULL, 100, 100, 9, X'10'),"
+            "(17, 17, 1, NULL, 96, 96, 9, X'11'), (18, 14, 1, NULL, 82, 82, 9, X'12');"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES "
+            "(1, 1, 1, 10, 10, 1, 0), (1, 9, 1, 50, 50, 9, 0),"
+            "(2, 3, 1, 15, 15, 3, 524288), (2, 2, 1, 20, 20, 2, 0), (2, 4, 3, 25, 30, 4, 577),"
+            "(3, 5, 1, 21, 21, 5, 0), (3, 6, 3, 26, 31, 6, 577), (3, 9, 3, 27, 32, 9, 577),"
+            "(4, 7, 1, 40, 40, 7, 524288), (4, 4, 1, 60, 60, 4, 0), (4, 8, 1, 61, 61, 8, 0),"
+            "(4, 10, 3, 65, 70, 10, 577),"
+            "(5, 10, 1, 80, 80, 10, 524288), (5, 11, 3, 80, 81, 11, 577),"
+            "(5, 14, 1, 82, 82, 18, 524288), (5, 12, 1, 85, 85, 12, 524288),"
+            "(5, 13, 3, 85, 86, 13, 577), (5, 11, 1, 89, 89, 11, 2), (5, 11, 2, 89, 90, 14, 2),"
+            "(6, 15, 1, 95, 95, 15, 0), (6, 17, 1, 96, 96, 17, 0), (6, 16, 3, 97, 100, 16, 577);",
+            NULL),
+        ==, 0);
+    struct tracedb_run_end e = {.end_ns = 200, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
+                                .root_process_id = 1, .notes = "", .process_tree = "complete"};
+    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    return p;
+}
+
+/* "path:role[?]" of the nodes, sorted (? marks a guess). */
+static char *describe_paths(GArray *nodes)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < nodes->len; i++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        g_string_append_printf(s, "%s%s:%s%s", s->len ? "," : "", n->v->path,
+                               prov_role_name(n->role), n->guess ? "?" : "");
+    }
+    return g_string_free(s, FALSE);
+}
+
+static char *inputs_of(struct prov *p, int64_t vid, bool load_graph)
+{
+    if (load_graph)
+        prov_load(p);
+    static const struct prov_walk_opts o = {.scripts = true, .stop_at_shlibs = true};
+    GArray *nodes = prov_inputs(p, vid, &o);
+    char *s = describe_paths(nodes);
+    g_array_unref(nodes);
+    return s;
+}
+
+static void test_code_and_influence(void)
+{
+    g_autofree char *path = make_code_trace();
+    for (int graph = 0; graph < 2; graph++) { /* by SQL and on the loaded graph: the same */
+        struct qdb *q = NULL;
+        g_autofree char *err = NULL;
+        g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
+        struct prov *p = prov_new(q);
+        /* app: its own compile and link; the loaded libraries are nothing; b.c reached only
+         * through ninja's b.o.d is influence, as build.ninja is. */
+        g_autofree char *app = inputs_of(p, 10, graph);
+        g_assert_cmpstr(app, ==, "/w/a.c:source,/w/a.o:object,/w/b.c:script,/w/b.o.d:script,"
+                                 "/w/build.ninja:script,/w/libfoo.so:shlib");
+        /* The installed copy, fixed in place: the copy and what it was made from, exactly;
+         * notes.txt, read by the installer before, only as influence; never its module. */
+        g_autofree char *inst = inputs_of(p, 14, graph);
+        g_assert_cmpstr(inst, ==, "/dest/app:copy,/w/a.c:source,/w/a.o:object,/w/app:copy,"
+                                  "/w/b.c:script,/w/b.o.d:script,/w/build.ninja:script,"
+                                  "/w/libfoo.so:shlib,/w/notes.txt:script");
+        /* What the installer wrote with no rule: a guess from what it read before (app, a
+         * binary it only read, is influence).  (The argv rows end without a NUL, as a crafted
+         * trace's may: "install" must still be read as meson's subcommand, not a setup.) */
+        g_autofree char *notes = inputs_of(p, 13, graph);
+        g_assert_cmpstr(notes, ==, "/w/a.c:script,/w/a.o:script,/w/app:script,/w/b.c:script,"
+                                   "/w/b.o.d:script,/w/build.ninja:script,"
+                                   "/w/notes.txt:generated-from?");
+        /* config.h: its template; the probe is influence (and what ninja, its parent, had
+         * read before). */
+        g_autofree char *conf = inputs_of(p, 16, graph);
+        g_assert_cmpstr(conf, ==, "/w/b.c:script,/w/b.o.d:script,/w/build.ninja:script,"
+                                  "/w/config.h.in:header,/w/conftest.c:probe");
+        /* diff's view: every read, whatever it carried. */
+        static const struct prov_walk_opts raw = {.max_depth = 1, .every_read = true};
+        GArray *all = prov_inputs(p, 10, &raw);
+        g_autofree char *every = describe_paths(all);
+        g_assert_cmpstr(every, ==, "/lib/libc.so.6:shlib,/w/a.o:object,/w/libfoo.so:shlib");
+        g_array_unref(all);
+        prov_free(p);
+        qdb_close(q);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/prov/union-of-closures", test_union_of_closures);
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
+    g_test_add_func("/prov/code-and-influence", test_code_and_influence);
     return unit_run();
 }

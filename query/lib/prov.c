@@ -1373,12 +1373,18 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
                          int64_t pid, int64_t bound, int depth)
 {
     struct prov *p = w->p;
+    /* Opened for writing and left as it was (dpkg's lock on debian/control): the writer put
+     * nothing in it; the base, added with it, is all it is. */
+    const struct prov_version *base = v->base_id ? prov_version(p, v->base_id) : NULL;
+    if (base && v->sha256[0] && base->size == v->size && !strcmp(base->sha256, v->sha256))
+        return true;
     struct edges rd = reads_of(p, pid, INT64_MIN, bound);
     const char *out = v->path;
     int64_t out_file = v->at_file_id;
     bool toolchain = f->step == PROGKIND_COMPILE || f->step == PROGKIND_LINK ||
                      f->step == PROGKIND_ARCHIVE;
-    /* In turn, the first rule with a match wins: 1 the same content (a copy); 2 the file at
+    /* In turn, the first rule with a match wins (after an unchanged version, above): 1 the
+     * same content (a copy); 2 the file at
      * the output's own path, rewritten in place (strip, objcopy, sed -i, an installer's
      * fix-up); 3 a compressor's input; 4 a post-processor's operands; 5 a configure step's
      * template. */

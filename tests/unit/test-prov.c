@@ -251,6 +251,7 @@ static void test_bindings_scan(void)
  *                notes.txt v12 -> dest/notes v13 (read between outputs: a guess);
  *                dest/app rewritten in place (rpath) -> v14 on v11
  *   sh      [6] ./configure: config.h.in v15, conftest.c v17              -> config.h v16
+ *   lock    [7]: a.c v2, then opens build.ninja to write and leaves it as it was -> v19 on v1
  */
 static char *make_code_trace(void)
 {
@@ -272,7 +273,8 @@ static char *make_code_trace(void)
             "(3, 12, 3, 0, 1, 3, 3, 'cc1', '/usr/lib/gcc/cc1', '/w', CAST('cc1' || char(0) || 'b.c' AS BLOB)),"
             "(4, 13, 4, 0, 1, 4, 4, 'ld', '/usr/bin/ld', '/w', CAST('ld' || char(0) || 'a.o' AS BLOB)),"
             "(5, 14, 5, 0, 1, 5, 5, 'python3', '/usr/bin/python3.11', '/w', CAST('python3' || char(0) || '/usr/bin/meson' || char(0) || 'install' AS BLOB)),"
-            "(6, 15, 6, 0, 1, 6, 6, 'sh', '/usr/bin/dash', '/w', CAST('sh' || char(0) || './configure' AS BLOB));"
+            "(6, 15, 6, 0, 1, 6, 6, 'sh', '/usr/bin/dash', '/w', CAST('sh' || char(0) || './configure' AS BLOB)),"
+            "(7, 16, 7, 0, 1, 7, 7, 'lock', '/usr/bin/lock', '/w', CAST('lock' AS BLOB));"
             "INSERT INTO files (id, path) VALUES (1, '/w/build.ninja'), (2, '/w/a.c'), "
             "(3, '/usr/lib/libisl.so.23'), (4, '/w/a.o'), (5, '/w/b.c'), (6, '/w/b.o'), "
             "(7, '/lib/libc.so.6'), (8, '/w/libfoo.so'), (9, '/w/b.o.d'), (10, '/w/app'), "
@@ -288,7 +290,8 @@ static char *make_code_trace(void)
             "(11, 11, 2, NULL, 81, 81, 9, X'AA'), (12, 12, 1, NULL, 85, 85, 9, X'0C'),"
             "(13, 13, 2, NULL, 86, 86, 9, X'0D'), (14, 11, 2, 11, 90, 90, 9, X'0E'),"
             "(15, 15, 1, NULL, 95, 95, 9, X'0F'), (16, 16, 2, NULL, 100, 100, 9, X'10'),"
-            "(17, 17, 1, NULL, 96, 96, 9, X'11'), (18, 14, 1, NULL, 82, 82, 9, X'12');"
+            "(17, 17, 1, NULL, 96, 96, 9, X'11'), (18, 14, 1, NULL, 82, 82, 9, X'12'),"
+            "(19, 1, 2, 1, 111, 111, 9, X'01');"
             "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
             "open_flags) VALUES "
             "(1, 1, 1, 10, 10, 1, 0), (1, 9, 1, 50, 50, 9, 0),"
@@ -299,7 +302,8 @@ static char *make_code_trace(void)
             "(5, 10, 1, 80, 80, 10, 524288), (5, 11, 3, 80, 81, 11, 577),"
             "(5, 14, 1, 82, 82, 18, 524288), (5, 12, 1, 85, 85, 12, 524288),"
             "(5, 13, 3, 85, 86, 13, 577), (5, 11, 1, 89, 89, 11, 2), (5, 11, 2, 89, 90, 14, 2),"
-            "(6, 15, 1, 95, 95, 15, 0), (6, 17, 1, 96, 96, 17, 0), (6, 16, 3, 97, 100, 16, 577);",
+            "(6, 15, 1, 95, 95, 15, 0), (6, 17, 1, 96, 96, 17, 0), (6, 16, 3, 97, 100, 16, 577),"
+            "(7, 2, 1, 105, 105, 2, 0), (7, 1, 2, 110, 111, 19, 1);",
             NULL),
         ==, 0);
     struct tracedb_run_end e = {.end_ns = 200, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
@@ -364,6 +368,9 @@ static void test_code_and_influence(void)
         g_autofree char *conf = inputs_of(p, 16, graph);
         g_assert_cmpstr(conf, ==, "/w/b.c:script,/w/b.o.d:script,/w/build.ninja:script,"
                                   "/w/config.h.in:header,/w/conftest.c:probe");
+        /* A version left as it was (a write-open for a lock): its base, not the opener's reads. */
+        g_autofree char *same = inputs_of(p, 19, graph);
+        g_assert_cmpstr(same, ==, "/w/a.c:script,/w/b.c:script,/w/b.o.d:script,/w/build.ninja:copy");
         /* diff's view: every read, whatever it carried. */
         static const struct prov_walk_opts raw = {.max_depth = 1, .every_read = true};
         GArray *all = prov_inputs(p, 10, &raw);

@@ -1161,16 +1161,26 @@ static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
 
 static const struct proc_facts *facts_of(struct prov *p, int64_t pid);
 
-/* Did the dynamic loader map this library (or dlopen, or a linker's plugin loader): opened
+/* Did the dynamic loader map this library (or dlopen, or a linker's plugin loader)?  Opened
  * read-only with O_CLOEXEC and nothing else, as ld.so does (cp, tar and ld.bfd's fopen of a
- * link input add flags or lack O_CLOEXEC)?  Without recorded flags (a trace from before they
- * were), what comes before the process's first other read.  (lld opens its inputs so too:
- * the libraries it links are not listed.) */
+ * link input add flags or lack O_CLOEXEC), where the recorder saw that flag (a watched system
+ * tree); through a FUSE mount the kernel never passes O_CLOEXEC on, so there: a plain
+ * read-only open before the process's first other read (tar's, with O_NOFOLLOW, never is).
+ * Without recorded flags, the time alone.  (lld opens its inputs as ld.so does: where the
+ * flag is seen, the libraries it links are not listed.) */
 static bool loader_read(const struct proc_facts *f, const struct edge *e)
 {
-    if (e->flags < 0)
-        return e->t < f->loaded_until;
-    return (e->flags & ~O_LARGEFILE) == O_CLOEXEC;
+    /* The kernel's O_LARGEFILE, which it sets on every open of a 64-bit process and passes on
+     * (glibc's own O_LARGEFILE is 0 there). */
+#if defined(__aarch64__) || defined(__arm__) || defined(__powerpc__)
+    const int largefile = 0400000;
+#else
+    const int largefile = 0100000; /* x86 and the generic value */
+#endif
+    if (e->flags >= 0 && (e->flags & ~largefile) == O_CLOEXEC)
+        return true;
+    return e->t < f->loaded_until &&
+           (e->flags < 0 || (e->flags & ~(largefile | O_CLOEXEC)) == 0);
 }
 
 /* Did process `f` load this read to run rather than read it as data: a shared library the

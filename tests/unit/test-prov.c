@@ -13,7 +13,8 @@
  *   cc  [3]: b.c, h.h           -> b.o    (v5)
  *   ld  [4]: a.o, b.o           -> app    (v6)
  *   ld  [5]: b.o                -> lib.so (v7)
- *   ld  [6]: lib.so, exec ld    -> pkg    (v8: a program linked with lib.so)
+ *   ld  [6]: h.h, lib.so, exec ld -> pkg  (v8: a program linked with lib.so; h.h stands for
+ *            the linker script a link reads first, so lib.so is not one of the loader's)
  * Found: a.c v1, b.c v2, h.h v3, /usr/bin/ld v9.  Every read comes before its writer's
  * write. */
 static char *make_trace(void)
@@ -49,7 +50,8 @@ static char *make_trace(void)
                      "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
                      "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
                      "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
-                     "(6, 9, 5, 301, 301, 9), (6, 7, 1, 302, 302, 7), (6, 8, 3, 340, 350, 8);"
+                     "(6, 9, 5, 301, 301, 9), (6, 3, 1, 301, 301, 3), (6, 7, 1, 302, 302, 7),"
+                     "(6, 8, 3, 340, 350, 8);"
                      /* read as data (fopen: O_RDONLY), not mapped by the dynamic loader */
                      "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
                      NULL),
@@ -94,7 +96,7 @@ static void test_union_of_closures(void)
     /* pkg alone: lib.so is a shared library, listed and not followed. */
     GArray *one = prov_inputs(p, 8, &o);
     g_autofree char *pkg = describe(one);
-    g_assert_cmpstr(pkg, ==, "7:shlib,9:tool");
+    g_assert_cmpstr(pkg, ==, "3:header,7:shlib,9:tool");
     g_array_unref(one);
     /* pkg and lib.so together: lib.so is a start too, so what it was made from is in. */
     GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
@@ -126,8 +128,9 @@ static void test_process_and_version_lookups(void)
     GPtrArray *read = prov_process_versions(p, 6, PROV_OPENED);
     GPtrArray *ran = prov_process_versions(p, 6, PROV_EXECUTED);
     GPtrArray *made = prov_process_versions(p, 6, PROV_MADE);
-    g_assert_cmpuint(read->len, ==, 1);
-    g_assert_cmpint(((const struct prov_version *)read->pdata[0])->id, ==, 7);
+    g_assert_cmpuint(read->len, ==, 2); /* h.h and lib.so, in id order */
+    g_assert_cmpint(((const struct prov_version *)read->pdata[0])->id, ==, 3);
+    g_assert_cmpint(((const struct prov_version *)read->pdata[1])->id, ==, 7);
     g_assert_cmpuint(ran->len, ==, 1);
     g_assert_cmpint(((const struct prov_version *)ran->pdata[0])->id, ==, 9);
     g_assert_cmpuint(made->len, ==, 1);
@@ -245,7 +248,8 @@ static void test_bindings_scan(void)
 /* Code and influence (prov.h): a Ninja-like build, an installer and a configure step.
  *   ninja   [1]: build.ninja v1 (t 10), b.o.d v9 (t 50: written by [3], a compile of b.c)
  *   cc1     [2]: libisl.so v3 (loaded: O_CLOEXEC), a.c v2                  -> a.o v4
- *   cc1     [3]: b.c v5                                                    -> b.o v6, b.o.d v9
+ *   cc1     [3]: libmpc.so v20 (loaded through a FUSE mount: no O_CLOEXEC, but before its
+ *                first other read), b.c v5                                 -> b.o v6, b.o.d v9
  *   ld      [4]: libc.so.6 v7 (loaded), a.o v4, libfoo.so v8 (fopen)      -> app v10
  *   python3 [5] meson install: app v10 -> dest/app v11 (the same bytes); foo.py (a module);
  *                notes.txt v12 -> dest/notes v13 (read between outputs: a guess);
@@ -280,7 +284,7 @@ static char *make_code_trace(void)
             "(7, '/lib/libc.so.6'), (8, '/w/libfoo.so'), (9, '/w/b.o.d'), (10, '/w/app'), "
             "(11, '/dest/app'), (12, '/w/notes.txt'), (13, '/dest/notes'), "
             "(14, '/usr/lib/python3/foo.py'), (15, '/w/config.h.in'), (16, '/w/config.h'), "
-            "(17, '/w/conftest.c');"
+            "(17, '/w/conftest.c'), (18, '/usr/lib/libmpc.so.3');"
             "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
             "VALUES (1, 1, 1, NULL, 10, 10, 9, X'01'), (2, 2, 1, NULL, 20, 20, 9, X'02'),"
             "(3, 3, 1, NULL, 15, 15, 9, X'03'), (4, 4, 2, NULL, 30, 30, 9, X'04'),"
@@ -291,12 +295,13 @@ static char *make_code_trace(void)
             "(13, 13, 2, NULL, 86, 86, 9, X'0D'), (14, 11, 2, 11, 90, 90, 9, X'0E'),"
             "(15, 15, 1, NULL, 95, 95, 9, X'0F'), (16, 16, 2, NULL, 100, 100, 9, X'10'),"
             "(17, 17, 1, NULL, 96, 96, 9, X'11'), (18, 14, 1, NULL, 82, 82, 9, X'12'),"
-            "(19, 1, 2, 1, 111, 111, 9, X'01');"
+            "(19, 1, 2, 1, 111, 111, 9, X'01'), (20, 18, 1, NULL, 19, 19, 9, X'13');"
             "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
             "open_flags) VALUES "
             "(1, 1, 1, 10, 10, 1, 0), (1, 9, 1, 50, 50, 9, 0),"
             "(2, 3, 1, 15, 15, 3, 524288), (2, 2, 1, 20, 20, 2, 0), (2, 4, 3, 25, 30, 4, 577),"
-            "(3, 5, 1, 21, 21, 5, 0), (3, 6, 3, 26, 31, 6, 577), (3, 9, 3, 27, 32, 9, 577),"
+            "(3, 18, 1, 19, 19, 20, 32768), (3, 5, 1, 21, 21, 5, 32768),"
+            "(3, 6, 3, 26, 31, 6, 577), (3, 9, 3, 27, 32, 9, 577),"
             "(4, 7, 1, 40, 40, 7, 524288), (4, 4, 1, 60, 60, 4, 0), (4, 8, 1, 61, 61, 8, 0),"
             "(4, 10, 3, 65, 70, 10, 577),"
             "(5, 10, 1, 80, 80, 10, 524288), (5, 11, 3, 80, 81, 11, 577),"
@@ -350,6 +355,9 @@ static void test_code_and_influence(void)
         g_autofree char *app = inputs_of(p, 10, graph);
         g_assert_cmpstr(app, ==, "/w/a.c:source,/w/a.o:object,/w/b.c:script,/w/b.o.d:script,"
                                  "/w/build.ninja:script,/w/libfoo.so:shlib");
+        /* b.o: its source; the library cc1 loaded through FUSE is nothing. */
+        g_autofree char *bo = inputs_of(p, 6, graph);
+        g_assert_cmpstr(bo, ==, "/w/b.c:source,/w/build.ninja:script");
         /* The installed copy, fixed in place: the copy and what it was made from, exactly;
          * notes.txt, read by the installer before, only as influence; never its module. */
         g_autofree char *inst = inputs_of(p, 14, graph);

@@ -177,7 +177,7 @@ static GPtrArray *shipped_in(struct prov *p, int64_t vid)
 {
     GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_array_append_val(starts, vid);
-    static const struct prov_walk_opts walk = {.scripts = false};
+    static const struct prov_walk_opts walk = {.scripts = false, .code_only = true};
     GArray *outs = prov_outputs(p, starts, &walk);
     GPtrArray *paths = g_ptr_array_new();
     for (guint i = 0; i < outs->len; i++) {

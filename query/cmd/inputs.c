@@ -51,6 +51,8 @@ static void print_nodes_text(struct prov *p, GString *out, GArray *nodes, const 
                     g_string_append_printf(out, "  (version %" G_GINT64_FORMAT ")", n->v->id);
                 if (n->guess)
                     g_string_append(out, "  (over-approximated)");
+                if (!with_roles && n->role == PROV_ROLE_SCRIPT)
+                    g_string_append(out, "  (made after reading it; does not carry it)");
                 g_string_append_c(out, '\n');
             }
             if (pass == 0 && o->roles && shown)
@@ -76,6 +78,9 @@ static void print_nodes_json(struct prov *p, GString *out, GArray *nodes, const 
             g_string_append(out, ",\"temporary\":true");
         if (with_roles)
             g_string_append_printf(out, ",\"role\":\"%s\"", prov_role_name(n->role));
+        else
+            g_string_append_printf(out, ",\"carries\":%s",
+                                   n->role == PROV_ROLE_SCRIPT ? "false" : "true");
         if (n->guess)
             g_string_append(out, ",\"guess\":true");
         g_string_append_printf(out, ",\"depth\":%d}", n->depth);
@@ -162,8 +167,10 @@ static const struct query_command outputs_command = {
     .operands = "PATH",
     .min_operands = 1,
     .max_operands = 1,
-    .about = "Everything the build made from PATH (any version of it): the files written\n"
-             "by the processes that read it, after they read it, and so on.\n",
+    .about = "Everything the build made from PATH (any version of it): first the files\n"
+             "that carry its content (compiled, linked, copied, generated from it: what\n"
+             "'inputs' of each would list as code), then the files written by the processes\n"
+             "that read it, after they read it, marked as not carrying it; and so on.\n",
     .options_help = "      --hashes          show each file's SHA-256\n"
                     "  -p, --prune DIR       leave out (and do not follow) files under DIR;\n"
                     "                        repeatable\n"

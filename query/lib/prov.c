@@ -194,6 +194,8 @@ struct prov {
     bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
     struct bindings *bindings; /* NULL until prov_load_bindings */
     struct idmap facts;     /* process id -> struct proc_facts* (the walks' rules); lazy */
+    GHashTable *direct;     /* version id -> GHashTable of the version ids it carries one step
+                             * back -> enum level + 1 (the outputs walk's code levels); lazy */
 };
 
 /* What every successful access says about files and versions, from one scan
@@ -293,6 +295,8 @@ void prov_free(struct prov *p)
     idmap_clear(&p->paths);
     idmap_clear(&p->name_kinds);
     idmap_clear(&p->facts);
+    if (p->direct)
+        g_hash_table_destroy(p->direct);
     if (p->successors)
         g_hash_table_destroy(p->successors);
     graph_free(p->graph);
@@ -1791,16 +1795,71 @@ static bool not_a_start(const struct prov_node *n, void *data)
     return n->depth > 0 || !g_hash_table_contains(data, &n->v->id);
 }
 
-static GArray *walk_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o,
-                            unsigned limit)
+/* What version `v` carries one step back, at the code levels: id -> enum level + 1 (the first
+ * level that has it).  Worked out by the inputs walk itself, so that the two directions agree;
+ * remembered per version. */
+static GHashTable *direct_code_inputs(struct prov *p, int64_t v, const struct prov_walk_opts *o)
+{
+    if (!p->direct)
+        p->direct = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                          (GDestroyNotify)g_hash_table_destroy);
+    GHashTable *have = g_hash_table_lookup(p->direct, &v);
+    if (have)
+        return have;
+    have = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    struct prov_walk_opts one = {.prune = o->prune, .max_depth = 1};
+    for (enum level l = LEVEL_GUESS + 1; l-- > LEVEL_EXACT;) { /* guess first: exact overrides */
+        GArray *r = walk_level(p, &v, 1, false, &one, 0, l);
+        for (guint i = 0; r && i < r->len; i++)
+            g_hash_table_replace(have, id_key(g_array_index(r, struct prov_node, i).v->id),
+                                 GINT_TO_POINTER(l + 1));
+        if (r)
+            g_array_unref(r);
+    }
+    g_hash_table_insert(p->direct, id_key(v), have);
+    return have;
+}
+
+/* The code levels of the outputs walk: what each reader of a version wrote after reading it
+ * and carries it (direct_code_inputs), and what was written on top of it. */
+static void expand_code_outputs(struct walk *w, struct prov_node *n, int depth)
+{
+    struct prov *p = w->p;
+    struct edges based = based_on(p, n->v->id);
+    for (guint i = 0; i < based.n; i++)
+        walk_add(w, based.e[i].id, PROV_ROLE_OTHER, depth, true);
+    edges_done(&based);
+    struct edges readers = readers_of(p, n->v->id);
+    for (guint i = 0; i < readers.n && !w->gave_up; i++) {
+        struct edges wr = writes_of(p, readers.e[i].id, readers.e[i].t, INT64_MAX);
+        for (guint k = 0; k < wr.n && !w->gave_up; k++) {
+            if (wr.e[k].t < readers.e[i].t || idmap_get(&w->nodes, wr.e[k].id))
+                continue;
+            GHashTable *carried = direct_code_inputs(p, wr.e[k].id, w->o);
+            int l = GPOINTER_TO_INT(g_hash_table_lookup(carried, &n->v->id));
+            if (l && l - 1 <= (int)w->level)
+                walk_add(w, wr.e[k].id, PROV_ROLE_OTHER, depth, true);
+        }
+        edges_done(&wr);
+    }
+    edges_done(&readers);
+}
+
+static GArray *walk_outputs_level(struct prov *p, GArray *starts, const struct prov_walk_opts *o,
+                                  unsigned limit, enum level level)
 {
     struct walk w;
     walk_init(&w, p, o, limit);
+    w.level = level;
     for (guint i = 0; i < starts->len; i++)
         walk_add(&w, g_array_index(starts, int64_t, i), PROV_ROLE_OTHER, 0, false);
     struct prov_node *n;
     while (!w.gave_up && (n = g_queue_pop_head(&w.queue))) {
         int depth = n->depth + 1;
+        if (level != LEVEL_INFLUENCE) {
+            expand_code_outputs(&w, n, depth);
+            continue;
+        }
         struct edges based = based_on(p, n->v->id);
         for (guint i = 0; i < based.n; i++)
             walk_add(&w, based.e[i].id, PROV_ROLE_OTHER, depth, true);
@@ -1816,6 +1875,47 @@ static GArray *walk_outputs(struct prov *p, GArray *starts, const struct prov_wa
         g_hash_table_add(start_ids, &g_array_index(starts, int64_t, i));
     GArray *out = walk_finish(&w, not_a_start, start_ids);
     g_hash_table_destroy(start_ids);
+    return out;
+}
+
+/* The outputs walk's levels merged as walk_inputs merges the inputs walk's: what carries a
+ * start's code (exactly, then by a guess), then (unless code_only) what was made after a
+ * read of it, by the reader and (with scripts) the processes it started.  The role of an
+ * output is OTHER at the code levels and SCRIPT at the influence level. */
+static GArray *walk_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o,
+                            unsigned limit)
+{
+    enum level last = o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
+    if (o->every_read)
+        return walk_outputs_level(p, starts, o, limit, LEVEL_INFLUENCE);
+    GArray *out = NULL;
+    GHashTable *have = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (enum level l = LEVEL_EXACT; l <= last; l++) {
+        GArray *r = walk_outputs_level(p, starts, o, limit, l);
+        if (!r) {
+            if (out)
+                g_array_unref(out);
+            out = NULL;
+            break;
+        }
+        for (guint i = 0; i < r->len; i++) {
+            struct prov_node *nd = &g_array_index(r, struct prov_node, i);
+            if (g_hash_table_contains(have, &nd->v->id))
+                continue;
+            nd->guess = l == LEVEL_GUESS;
+            nd->role = l == LEVEL_INFLUENCE ? PROV_ROLE_SCRIPT : PROV_ROLE_OTHER;
+            if (!out)
+                out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
+            g_array_append_val(out, *nd);
+            g_hash_table_add(have, (gpointer)&nd->v->id);
+        }
+        g_array_unref(r);
+        if (!out)
+            out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
+    }
+    g_hash_table_destroy(have);
+    if (out)
+        g_array_sort(out, node_cmp);
     return out;
 }
 

@@ -170,7 +170,11 @@ GArray *prov_inputs_of_all(struct prov *p, GArray *starts, const struct prov_wal
  * output (conftest, CMake's a.out), config.h, Makefiles? */
 bool prov_made_by_configure(struct prov *p, int64_t id);
 
-/* The reverse: every version made from any of `starts` (int64_t ids), recursively. */
+/* The reverse: every version made from any of `starts` (int64_t ids), recursively: first what
+ * carries their code (each version's own inputs walk, one step back, says what it carries:
+ * the two directions agree), then what a guess says does, then (unless code_only) what was
+ * made after a read of them by the reader and, with scripts, the processes it started (role
+ * script).  every_read: only the last, as before the levels. */
 GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o);
 
 /* How a process touched a version. */

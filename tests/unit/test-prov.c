@@ -379,6 +379,22 @@ static void test_code_and_influence(void)
         /* A version left as it was (a write-open for a lock): its base, not the opener's reads. */
         g_autofree char *same = inputs_of(p, 19, graph);
         g_assert_cmpstr(same, ==, "/w/a.c:script,/w/b.c:script,/w/b.o.d:script,/w/build.ninja:copy");
+        /* The reverse, code only: what carries a.c (not the installer's other output). */
+        static const struct prov_walk_opts code = {.code_only = true};
+        GArray *from = g_array_new(FALSE, FALSE, sizeof(int64_t));
+        int64_t ac = 2, notes_txt = 12;
+        g_array_append_val(from, ac);
+        GArray *outs = prov_outputs(p, from, &code);
+        g_autofree char *carried = describe_paths(outs);
+        g_assert_cmpstr(carried, ==, "/dest/app:other,/dest/app:other,/w/a.o:other,/w/app:other");
+        g_array_unref(outs);
+        g_array_set_size(from, 0);
+        g_array_append_val(from, notes_txt);
+        outs = prov_outputs(p, from, &code);
+        g_autofree char *guessed = describe_paths(outs);
+        g_assert_cmpstr(guessed, ==, "/dest/notes:other?");
+        g_array_unref(outs);
+        g_array_unref(from);
         /* diff's view: every read, whatever it carried. */
         static const struct prov_walk_opts raw = {.max_depth = 1, .every_read = true};
         GArray *all = prov_inputs(p, 10, &raw);

@@ -1165,14 +1165,38 @@ static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
 
 static const struct proc_facts *facts_of(struct prov *p, int64_t pid);
 
-/* Did the dynamic loader map this library (or dlopen, or a linker's plugin loader)?  Opened
- * read-only with O_CLOEXEC and nothing else, as ld.so does (cp, tar and ld.bfd's fopen of a
- * link input add flags or lack O_CLOEXEC), where the recorder saw that flag (a watched system
- * tree); through a FUSE mount the kernel never passes O_CLOEXEC on, so there: a plain
- * read-only open before the process's first other read (tar's, with O_NOFOLLOW, never is).
- * Without recorded flags, the time alone.  (lld opens its inputs as ld.so does: where the
- * flag is seen, the libraries it links are not listed.) */
-static bool loader_read(const struct proc_facts *f, const struct edge *e)
+/* Is `path` a linker plugin (loaded by ld and ar through dlopen: the LTO plugins)? */
+static bool linker_plugin(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strstr(path, "/bfd-plugins/") || g_str_has_prefix(base, "liblto_plugin.so") ||
+           g_str_has_prefix(base, "LLVMgold.so");
+}
+
+/* Is `path` in a directory the dynamic loader searches (the system's library directories)? */
+static bool system_library(const char *path)
+{
+    static char lib[] = "/lib", usr_lib[] = "/usr/lib", lib64[] = "/lib64",
+                usr_lib64[] = "/usr/lib64", local_lib[] = "/usr/local/lib";
+    char *const dirs[] = {lib, usr_lib, lib64, usr_lib64, local_lib, NULL};
+    return prov_path_under(path, dirs);
+}
+
+/* Did the dynamic loader map this library (or dlopen)?
+ * - Opened read-only with O_CLOEXEC and nothing else, as ld.so and dlopen do, where the
+ *   recorder saw that flag (a watched system tree; cp, tar and ld.bfd's fopen of a link input
+ *   add flags or lack O_CLOEXEC).  (lld opens its inputs so too: where the flag is seen, the
+ *   libraries it links are not listed.)
+ * - A linker plugin, always.
+ * - Through a FUSE mount the kernel never passes O_CLOEXEC on.  There: a plain read-only open
+ *   before the process's main began (its first read that is not a library or ld.so.cache:
+ *   setlocale's locale files, or its first data); and for a program that is not a linker,
+ *   any library of the system's library directories (dlopen'd plugins and what they need:
+ *   ar's LTO plugin pulls in libLLVM) — a build that archives system libraries with tar is
+ *   the price.
+ * Without recorded flags, the time alone (and the rules on names). */
+static bool loader_read(const struct proc_facts *f, const struct edge *e, const char *path)
 {
     /* The kernel's O_LARGEFILE, which it sets on every open of a 64-bit process and passes on
      * (glibc's own O_LARGEFILE is 0 there). */
@@ -1183,8 +1207,12 @@ static bool loader_read(const struct proc_facts *f, const struct edge *e)
 #endif
     if (e->flags >= 0 && (e->flags & ~largefile) == O_CLOEXEC)
         return true;
-    return e->t < f->loaded_until &&
-           (e->flags < 0 || (e->flags & ~(largefile | O_CLOEXEC)) == 0);
+    if (linker_plugin(path))
+        return true;
+    bool plain = e->flags < 0 || (e->flags & ~(largefile | O_CLOEXEC)) == 0;
+    if (plain && f->step != PROGKIND_LINK && system_library(path))
+        return true;
+    return plain && e->t < f->loaded_until;
 }
 
 /* Did process `f` load this read to run rather than read it as data: a shared library the
@@ -1196,7 +1224,7 @@ static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const stru
         return false;
     if (f->interpreter && progkind_loads_module(f->prog, path))
         return !steps_is_script_of(f->pr, path);
-    return shlib_name(p, e->file_id, path) && loader_read(f, e);
+    return shlib_name(p, e->file_id, path) && loader_read(f, e, path);
 }
 
 /* Is version `id` a binary (an object, archive or library by name, or made by a compiler,
@@ -1231,14 +1259,14 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     f->step = progkind_step(f->prog);
     f->interpreter = progkind_is_interpreter(f->prog);
     f->configure = steps_under_configure(p->q, pr, PROV_MAX_UP);
-    /* The loader's phase: the reads before the first one that is not a library or runtime
-     * data (ld.so.cache). */
+    /* The loader's phase: the reads before the first one that is not a library or the
+     * loader's cache (locale files are read by main, not the loader). */
     f->loaded_until = INT64_MAX;
     struct edges rd = reads_of(p, pid, INT64_MIN, INT64_MAX);
     for (guint i = 0; i < rd.n; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
         if (rd.e[i].kind == TRACEDB_READ && !shlib_name(p, rd.e[i].file_id, path) &&
-            !filekind_is_runtime_data(path) && rd.e[i].t < f->loaded_until)
+            strcmp(path, "/etc/ld.so.cache") && rd.e[i].t < f->loaded_until)
             f->loaded_until = rd.e[i].t;
     }
     /* Several outputs, and data read after one of them was finished: which read went into

@@ -256,10 +256,10 @@ static void test_bindings_scan(void)
  *                dest/app rewritten in place (rpath) -> v14 on v11
  *   sh      [6] ./configure: config.h.in v15, conftest.c v17              -> config.h v16
  *   lock    [7]: a.c v2, then opens build.ninja to write and leaves it as it was -> v19 on v1
- *   strip   [8] /w/lib.so.1: locale.alias, lib.so.1 v22 (through FUSE: plain flags, after
- *                main began)                                              -> lib.so.1 v23
- *   ar      [9] rcs libx.a a.o: locale.alias, the LTO plugin and libstdc++ it needs (dlopen'd
- *                through FUSE: plain flags), a.o v4                       -> libx.a v26
+ *   objcopy [8] --only-keep-debug lib.so.1 lib.debug: locale.alias, lib.so.1 v22 (through
+ *                FUSE: plain flags, after main began)                     -> lib.debug v23
+ *   ar      [9] rcs libx.a a.o: locale.alias, a.o v4, then the LTO plugin and libstdc++ it
+ *                needs (dlopen'd through FUSE: plain flags)               -> libx.a v26
  */
 static char *make_code_trace(void)
 {
@@ -283,7 +283,7 @@ static char *make_code_trace(void)
             "(5, 14, 5, 0, 1, 5, 5, 'python3', '/usr/bin/python3.11', '/w', CAST('python3' || char(0) || '/usr/bin/meson' || char(0) || 'install' AS BLOB)),"
             "(6, 15, 6, 0, 1, 6, 6, 'sh', '/usr/bin/dash', '/w', CAST('sh' || char(0) || './configure' AS BLOB)),"
             "(7, 16, 7, 0, 1, 7, 7, 'lock', '/usr/bin/lock', '/w', CAST('lock' AS BLOB)),"
-            "(8, 17, 8, 0, 1, 8, 8, 'strip', '/usr/bin/strip', '/w', CAST('strip' || char(0) || '/w/lib.so.1' AS BLOB)),"
+            "(8, 17, 8, 0, 1, 8, 8, 'objcopy', '/usr/bin/objcopy', '/w', CAST('objcopy' || char(0) || '--only-keep-debug' || char(0) || 'lib.so.1' || char(0) || 'lib.debug' AS BLOB)),"
             "(9, 18, 9, 0, 1, 9, 9, 'ar', '/usr/bin/ar', '/w', CAST('ar' || char(0) || 'rcs' || char(0) || 'libx.a' || char(0) || 'a.o' AS BLOB));"
             "INSERT INTO files (id, path) VALUES (1, '/w/build.ninja'), (2, '/w/a.c'), "
             "(3, '/usr/lib/libisl.so.23'), (4, '/w/a.o'), (5, '/w/b.c'), (6, '/w/b.o'), "
@@ -292,7 +292,7 @@ static char *make_code_trace(void)
             "(14, '/usr/lib/python3/foo.py'), (15, '/w/config.h.in'), (16, '/w/config.h'), "
             "(17, '/w/conftest.c'), (18, '/usr/lib/libmpc.so.3'), (19, '/etc/locale.alias'),"
             "(20, '/w/lib.so.1'), (21, '/usr/lib/bfd-plugins/liblto_plugin.so'),"
-            "(22, '/usr/lib/libstdc++.so.6'), (23, '/w/libx.a');"
+            "(22, '/usr/lib/libstdc++.so.6'), (23, '/w/libx.a'), (24, '/w/lib.debug');"
             "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
             "VALUES (1, 1, 1, NULL, 10, 10, 9, X'01'), (2, 2, 1, NULL, 20, 20, 9, X'02'),"
             "(3, 3, 1, NULL, 15, 15, 9, X'03'), (4, 4, 2, NULL, 30, 30, 9, X'04'),"
@@ -305,8 +305,8 @@ static char *make_code_trace(void)
             "(17, 17, 1, NULL, 96, 96, 9, X'11'), (18, 14, 1, NULL, 82, 82, 9, X'12'),"
             "(19, 1, 2, 1, 111, 111, 9, X'01'), (20, 18, 1, NULL, 19, 19, 9, X'13'),"
             "(21, 19, 1, NULL, 120, 120, 9, X'14'), (22, 20, 1, NULL, 121, 121, 9, X'15'),"
-            "(23, 20, 2, NULL, 123, 123, 8, X'16'), (24, 21, 1, NULL, 130, 130, 9, X'17'),"
-            "(25, 22, 1, NULL, 131, 131, 9, X'18'), (26, 23, 2, NULL, 133, 133, 9, X'19');"
+            "(23, 24, 2, NULL, 123, 123, 8, X'16'), (24, 21, 1, NULL, 131, 131, 9, X'17'),"
+            "(25, 22, 1, NULL, 132, 132, 9, X'18'), (26, 23, 2, NULL, 133, 133, 9, X'19');"
             "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
             "open_flags) VALUES "
             "(1, 1, 1, 10, 10, 1, 0), (1, 9, 1, 50, 50, 9, 0),"
@@ -321,9 +321,9 @@ static char *make_code_trace(void)
             "(6, 15, 1, 95, 95, 15, 0), (6, 17, 1, 96, 96, 17, 0), (6, 16, 3, 97, 100, 16, 577),"
             "(7, 2, 1, 105, 105, 2, 0), (7, 1, 2, 110, 111, 19, 1),"
             "(8, 19, 1, 120, 120, 21, 32768), (8, 20, 1, 121, 121, 22, 32768),"
-            "(8, 20, 4, 122, 123, 23, 33281),"
-            "(9, 19, 1, 129, 129, 21, 32768), (9, 21, 1, 130, 130, 24, 32768),"
-            "(9, 22, 1, 131, 131, 25, 32768), (9, 4, 1, 132, 132, 4, 32768),"
+            "(8, 24, 3, 122, 123, 23, 33345),"
+            "(9, 19, 1, 129, 129, 21, 32768), (9, 4, 1, 130, 130, 4, 32768),"
+            "(9, 21, 1, 131, 131, 24, 32768), (9, 22, 1, 132, 132, 25, 32768),"
             "(9, 23, 3, 132, 133, 26, 33345);",
             NULL),
         ==, 0);
@@ -395,7 +395,7 @@ static void test_code_and_influence(void)
         /* A version left as it was (a write-open for a lock): its base, not the opener's reads. */
         g_autofree char *same = inputs_of(p, 19, graph);
         g_assert_cmpstr(same, ==, "/w/a.c:script,/w/b.c:script,/w/b.o.d:script,/w/build.ninja:copy");
-        /* strip of a library through FUSE: the library it rewrote, though its flags are the
+        /* objcopy of a library through FUSE: the library it read, though its flags are the
          * loader's (main had begun: locale.alias); ar: its object, not its LTO plugin nor
          * what the plugin needs. */
         g_autofree char *stripped = inputs_of(p, 23, graph);

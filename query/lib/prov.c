@@ -1144,6 +1144,7 @@ struct proc_facts {
     bool interleaved;     /* ... and read data after one of them was finished */
     GArray *rewrites;     /* ... the files (ids) it read and then wrote anew, or NULL */
     int64_t loaded_until; /* the start of its first read that the dynamic loader did not do */
+    bool system_program;  /* its executable is in /usr, /bin, /sbin or /lib */
 };
 
 static void free_facts(gpointer data)
@@ -1191,7 +1192,9 @@ static bool system_library(const char *path)
  * - A linker plugin, always.
  * - Through a FUSE mount the kernel never passes O_CLOEXEC on.  There: a plain read-only open
  *   before the process's main began (its first read that is not a library or ld.so.cache:
- *   setlocale's locale files, or its first data); and for a program that is not a linker,
+ *   setlocale's locale files, or its first data), of a system library or by a program that is
+ *   not the system's (one the build made may load its own libraries); and for a program that
+ *   is not a linker,
  *   any library of the system's library directories (dlopen'd plugins and what they need:
  *   ar's LTO plugin pulls in libLLVM) — a build that archives system libraries with tar is
  *   the price.
@@ -1212,7 +1215,9 @@ static bool loader_read(const struct proc_facts *f, const struct edge *e, const 
     bool plain = e->flags < 0 || (e->flags & ~(largefile | O_CLOEXEC)) == 0;
     if (plain && f->step != PROGKIND_LINK && system_library(path))
         return true;
-    return plain && e->t < f->loaded_until;
+    /* (A program of the system's does not load a library from the build's tree: objcopy's
+     * first read may be the library it copies, in the C locale with no locale file read.) */
+    return plain && e->t < f->loaded_until && (system_library(path) || !f->system_program);
 }
 
 /* Did process `f` load this read to run rather than read it as data: a shared library the
@@ -1259,6 +1264,9 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     f->step = progkind_step(f->prog);
     f->interpreter = progkind_is_interpreter(f->prog);
     f->configure = steps_under_configure(p->q, pr, PROV_MAX_UP);
+    static char usr[] = "/usr", bin[] = "/bin", sbin[] = "/sbin", lib[] = "/lib";
+    char *const sys[] = {usr, bin, sbin, lib, NULL};
+    f->system_program = pr->exe && prov_path_under(pr->exe, sys);
     /* The loader's phase: the reads before the first one that is not a library or the
      * loader's cache (locale files are read by main, not the loader). */
     f->loaded_until = INT64_MAX;

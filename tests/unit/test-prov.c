@@ -260,6 +260,7 @@ static void test_bindings_scan(void)
  *                FUSE: plain flags, after main began)                     -> lib.debug v23
  *   ar      [9] rcs libx.a a.o: locale.alias, a.o v4, then the LTO plugin and libstdc++ it
  *                needs (dlopen'd through FUSE: plain flags)               -> libx.a v26
+ *   objcopy [10] the same as [8] in the C locale: lib.so.1 is its first read -> lib2.debug v27
  */
 static char *make_code_trace(void)
 {
@@ -284,7 +285,8 @@ static char *make_code_trace(void)
             "(6, 15, 6, 0, 1, 6, 6, 'sh', '/usr/bin/dash', '/w', CAST('sh' || char(0) || './configure' AS BLOB)),"
             "(7, 16, 7, 0, 1, 7, 7, 'lock', '/usr/bin/lock', '/w', CAST('lock' AS BLOB)),"
             "(8, 17, 8, 0, 1, 8, 8, 'objcopy', '/usr/bin/objcopy', '/w', CAST('objcopy' || char(0) || '--only-keep-debug' || char(0) || 'lib.so.1' || char(0) || 'lib.debug' AS BLOB)),"
-            "(9, 18, 9, 0, 1, 9, 9, 'ar', '/usr/bin/ar', '/w', CAST('ar' || char(0) || 'rcs' || char(0) || 'libx.a' || char(0) || 'a.o' AS BLOB));"
+            "(9, 18, 9, 0, 1, 9, 9, 'ar', '/usr/bin/ar', '/w', CAST('ar' || char(0) || 'rcs' || char(0) || 'libx.a' || char(0) || 'a.o' AS BLOB)),"
+            "(10, 19, 10, 0, 1, 10, 10, 'objcopy', '/usr/bin/objcopy', '/w', CAST('objcopy' || char(0) || '--only-keep-debug' || char(0) || 'lib.so.1' || char(0) || 'lib2.debug' AS BLOB));"
             "INSERT INTO files (id, path) VALUES (1, '/w/build.ninja'), (2, '/w/a.c'), "
             "(3, '/usr/lib/libisl.so.23'), (4, '/w/a.o'), (5, '/w/b.c'), (6, '/w/b.o'), "
             "(7, '/lib/libc.so.6'), (8, '/w/libfoo.so'), (9, '/w/b.o.d'), (10, '/w/app'), "
@@ -292,7 +294,8 @@ static char *make_code_trace(void)
             "(14, '/usr/lib/python3/foo.py'), (15, '/w/config.h.in'), (16, '/w/config.h'), "
             "(17, '/w/conftest.c'), (18, '/usr/lib/libmpc.so.3'), (19, '/etc/locale.alias'),"
             "(20, '/w/lib.so.1'), (21, '/usr/lib/bfd-plugins/liblto_plugin.so'),"
-            "(22, '/usr/lib/libstdc++.so.6'), (23, '/w/libx.a'), (24, '/w/lib.debug');"
+            "(22, '/usr/lib/libstdc++.so.6'), (23, '/w/libx.a'), (24, '/w/lib.debug'),"
+            "(25, '/w/lib2.debug');"
             "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
             "VALUES (1, 1, 1, NULL, 10, 10, 9, X'01'), (2, 2, 1, NULL, 20, 20, 9, X'02'),"
             "(3, 3, 1, NULL, 15, 15, 9, X'03'), (4, 4, 2, NULL, 30, 30, 9, X'04'),"
@@ -306,7 +309,8 @@ static char *make_code_trace(void)
             "(19, 1, 2, 1, 111, 111, 9, X'01'), (20, 18, 1, NULL, 19, 19, 9, X'13'),"
             "(21, 19, 1, NULL, 120, 120, 9, X'14'), (22, 20, 1, NULL, 121, 121, 9, X'15'),"
             "(23, 24, 2, NULL, 123, 123, 8, X'16'), (24, 21, 1, NULL, 131, 131, 9, X'17'),"
-            "(25, 22, 1, NULL, 132, 132, 9, X'18'), (26, 23, 2, NULL, 133, 133, 9, X'19');"
+            "(25, 22, 1, NULL, 132, 132, 9, X'18'), (26, 23, 2, NULL, 133, 133, 9, X'19'),"
+            "(27, 25, 2, NULL, 142, 142, 8, X'1A');"
             "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
             "open_flags) VALUES "
             "(1, 1, 1, 10, 10, 1, 0), (1, 9, 1, 50, 50, 9, 0),"
@@ -324,7 +328,8 @@ static char *make_code_trace(void)
             "(8, 24, 3, 122, 123, 23, 33345),"
             "(9, 19, 1, 129, 129, 21, 32768), (9, 4, 1, 130, 130, 4, 32768),"
             "(9, 21, 1, 131, 131, 24, 32768), (9, 22, 1, 132, 132, 25, 32768),"
-            "(9, 23, 3, 132, 133, 26, 33345);",
+            "(9, 23, 3, 132, 133, 26, 33345),"
+            "(10, 20, 1, 140, 140, 22, 32768), (10, 25, 3, 141, 142, 27, 33345);",
             NULL),
         ==, 0);
     struct tracedb_run_end e = {.end_ns = 200, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
@@ -401,6 +406,9 @@ static void test_code_and_influence(void)
         g_autofree char *stripped = inputs_of(p, 23, graph);
         g_assert_cmpstr(stripped, ==, "/etc/locale.alias:other,/w/b.c:script,/w/b.o.d:script,"
                                       "/w/build.ninja:script,/w/lib.so.1:copy");
+        g_autofree char *c_locale = inputs_of(p, 27, graph);
+        g_assert_cmpstr(c_locale, ==, "/w/b.c:script,/w/b.o.d:script,/w/build.ninja:script,"
+                                      "/w/lib.so.1:copy");
         g_autofree char *archive = inputs_of(p, 26, graph);
         g_assert_cmpstr(archive, ==, "/etc/locale.alias:other,/w/a.c:source,/w/a.o:object,"
                                      "/w/b.c:script,/w/b.o.d:script,/w/build.ninja:script");

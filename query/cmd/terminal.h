@@ -4,8 +4,8 @@
  *
  * Contract (main-level code: it writes to stdout and runs the pager)
  *   - term_setup() is called once per command, after its options: `cut` says the command's
- *     text cuts argv (tree, who-*, inputs, outputs), `full` and `no_pager` are --full and
- *     --no-pager, `json` --json (never cut).  Cutting is on when stdout is a terminal, the
+ *     text cuts argv (tree, who-*, inputs, outputs, show: its parents and children), `full`
+ *     and `no_pager` are --full and --no-pager, `json` --json (never cut).  Cutting is on when stdout is a terminal, the
  *     command cuts, and neither --full nor --json was given.
  *   - While cutting is on, term_mark_begin()/term_mark_end() append the markers
  *     TERM_MARK_BEGIN/TERM_MARK_END around an argv (query_text_process does): only text that

@@ -154,7 +154,7 @@ void text_quote_arg(GString *out, const char *s, size_t len)
         dollar_quote(out, s, len);
         return;
     }
-    if (plain) {
+    if (plain && s[0] != '=') { /* (zsh reads a bare =word as the path of the program word) */
         g_string_append_len(out, s, (gssize)len);
         return;
     }

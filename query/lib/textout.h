@@ -6,8 +6,9 @@
  *     that is not valid UTF-8 becomes "\xNN".  The result never contains a newline, and the
  *     original bytes can be recovered from it.
  *   - text_quote_arg(): one argv word as a POSIX shell reads it back, so that a command line
- *     pasted into bash, zsh or dash (and any POSIX.1-2024 sh) runs the same bytes: a word of
- *     only [A-Za-z0-9-_./=:,+@%] as is; a word holding a control character (C0, DEL, C1),
+ *     pasted into bash, zsh, ksh or a POSIX.1-2024 sh runs the same bytes (an older sh, such
+ *     as dash 0.5.12, reads every form but $'...'): a word of only [A-Za-z0-9-_./=:,+@%] not
+ *     starting with '=' (zsh's =cmd) as is; a word holding a control character (C0, DEL, C1),
  *     U+2028/U+2029, a bidirectional override or a byte that is not valid UTF-8 in $'...'
  *     (those bytes as \xNN, newline/tab/CR as \n \t \r, ! as \x21); any other word in single
  *     quotes, ' written '\''.  The result never holds a control byte or invalid UTF-8.

@@ -26,7 +26,7 @@ C
 cc -o dumpargs dumpargs.c && rm dumpargs.c
 cat > build.sh <<'B'
 ./dumpargs 1 "$(printf 'find .  \\( \\( \\\n\t-name x')"
-./dumpargs 2 "it's" '' 'a b' '$HOME' '`id`' '*' '~' '!x' 'a\b' "$(printf 'caf\303\251')"
+./dumpargs 2 "it's" '' '=ls' 'a b' '$HOME' '`id`' '*' '~' '!x' 'a\b' "$(printf 'caf\303\251')"
 ./dumpargs 3 "$(printf 'bad\377\376byte')" "$(printf '\033[31mred\001abc')" "$(printf '\302\233' )2J"
 ./dumpargs 4 "$(printf 'it'"'"'s\n!')" "$(printf 'x\342\200\256y')"
 (exec -a 'CC=gcc' ./dumpargs 5 -c)

@@ -77,6 +77,8 @@ static void test_argv_pasteable(void)
     g_assert_cmpstr(j, ==, "'time' -p time");
     g_autofree char *k = WORDS("a b\0~\0$x\0*\0");
     g_assert_cmpstr(k, ==, "'a b' '~' '$x' '*'");
+    g_autofree char *m = WORDS("x\0=y\0"); /* zsh's =cmd */
+    g_assert_cmpstr(m, ==, "x '=y'");
     g_autofree char *l = WORDS("cc\0-o\0x"); /* no final NUL */
     g_assert_cmpstr(l, ==, "cc -o x");
 }

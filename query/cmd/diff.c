@@ -226,35 +226,76 @@ static void not_compared(struct diffctx *d, char *what)
     g_ptr_array_add(d->not_compared, what);
 }
 
-/* What differs between the two processes, when their inputs do not: argv, then the
- * environment (names whose values differ, or that one has); NULL when nothing does. */
+/* The words of p's argv (A's mapped into B's terms when `d` is given); g_ptr_array_unref. */
+static GPtrArray *argv_words(struct diffctx *d, const struct qdb_process *p)
+{
+    GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+    for (size_t i = 0; p->argv && i < p->argv_len;) {
+        size_t l = strnlen(p->argv + i, p->argv_len - i);
+        g_autofree char *word = g_strndup(p->argv + i, l);
+        g_ptr_array_add(w, d ? map_words(d, word) : g_steal_pointer(&word));
+        i += l + 1;
+    }
+    return w;
+}
+
+static bool has_word(GPtrArray *words, const char *w)
+{
+    return g_ptr_array_find_with_equal_func(words, w, g_str_equal, NULL);
+}
+
+/* Words as a shell reads them, space-separated. */
+static void append_words(GString *out, GPtrArray *words)
+{
+    for (guint i = 0; i < words->len; i++) {
+        if (i)
+            g_string_append_c(out, ' ');
+        text_quote_arg(out, words->pdata[i], strlen(words->pdata[i]));
+    }
+}
+
+/* How B's argv differs from A's, for people, when it does (else NULL): "-O2 → -O1" for one
+ * word that became another, else "removed W..., added W..." (either alone when the other is
+ * empty), or "the same words, in another order or number". */
 static char *argv_difference(struct diffctx *d, const struct qdb_process *a,
                              const struct qdb_process *b)
 {
-    GString *wa = g_string_new(NULL), *wb = g_string_new(NULL);
-    for (size_t i = 0; a->argv && i < a->argv_len; i += strlen(a->argv + i) + 1) {
-        g_autofree char *m = map_words(d, a->argv + i);
-        g_string_append_printf(wa, "%s%s", wa->len ? " " : "", m);
-    }
-    for (size_t i = 0; b->argv && i < b->argv_len; i += strlen(b->argv + i) + 1)
-        g_string_append_printf(wb, "%s%s", wb->len ? " " : "", b->argv + i);
+    GPtrArray *wa = argv_words(d, a), *wb = argv_words(NULL, b);
+    bool same = wa->len == wb->len;
+    for (guint i = 0; same && i < wa->len; i++)
+        same = !strcmp(wa->pdata[i], wb->pdata[i]);
     char *out = NULL;
-    if (strcmp(wa->str, wb->str)) {
-        /* the words of each that the other does not have */
-        g_auto(GStrv) xa = g_strsplit(wa->str, " ", -1);
-        g_auto(GStrv) xb = g_strsplit(wb->str, " ", -1);
+    if (!same) {
+        GPtrArray *removed = g_ptr_array_new(), *added = g_ptr_array_new();
+        for (guint i = 0; i < wa->len; i++)
+            if (!has_word(wb, wa->pdata[i]) && !has_word(removed, wa->pdata[i]))
+                g_ptr_array_add(removed, wa->pdata[i]);
+        for (guint i = 0; i < wb->len; i++)
+            if (!has_word(wa, wb->pdata[i]) && !has_word(added, wb->pdata[i]))
+                g_ptr_array_add(added, wb->pdata[i]);
         GString *s = g_string_new(NULL);
-        for (char **w = xa; *w; w++)
-            if (!g_strv_contains((const char *const *)xb, *w))
-                g_string_append_printf(s, "%s-%s", s->len ? " " : "", *w);
-        for (char **w = xb; *w; w++)
-            if (!g_strv_contains((const char *const *)xa, *w))
-                g_string_append_printf(s, "%s+%s", s->len ? " " : "", *w);
-        out = s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE),
-                                                  g_strdup("the same words in another order"));
+        if (removed->len == 1 && added->len == 1) {
+            append_words(s, removed);
+            g_string_append(s, " \u2192 ");
+            append_words(s, added);
+        } else {
+            if (removed->len) {
+                g_string_append(s, "removed ");
+                append_words(s, removed);
+            }
+            if (added->len) {
+                g_string_append(s, removed->len ? ", added " : "added ");
+                append_words(s, added);
+            }
+        }
+        if (!s->len)
+            g_string_append(s, "the same words, in another order or number");
+        out = g_string_free(s, FALSE);
+        g_ptr_array_free(removed, TRUE);
+        g_ptr_array_free(added, TRUE);
     }
-    g_string_free(wa, TRUE);
-    g_string_free(wb, TRUE);
+    g_ptr_array_unref(wa);
+    g_ptr_array_unref(wb);
     return out;
 }
 
@@ -613,8 +654,8 @@ static GArray *explain(struct diffctx *d, const struct prov_version *va,
             }
             if (pa != ia0) {
                 GString *det = g_string_new(argv);
-                g_string_append_printf(det, "; so the programs that made its products ran with "
-                                            "%s", inner);
+                g_string_append_printf(det, "; so the programs that made its products differ "
+                                            "too: %s", inner);
                 g_free(argv);
                 argv = g_string_free(det, FALSE);
             }
@@ -680,7 +721,7 @@ static const struct option diff_options[] = {{"map", required_argument, NULL, 'm
 static const struct query_command diff_command = {
     .name = "diff",
     .operands = "A.db B.db",
-    .min_operands = 2,
+    .min_operands = 0, /* fewer than two: said below, naming what was given */
     .max_operands = 2,
     .about = "Why two builds of the same source differ.  Products (the files each build left)\n"
              "are matched by path, A's build directory mapped onto B's, and compared by\n"
@@ -691,8 +732,10 @@ static const struct query_command diff_command = {
              "read in one build only, another argv or environment, or non-determinism (the\n"
              "same inputs, arguments and environment, another output: the clock,\n"
              "randomness, directory order, the build path).  Each root cause lists the\n"
-             "products it reaches.  Traces recorded with and without --system compare, and\n"
-             "what could not be compared is said.\n",
+             "products it reaches (another argument reads \"-O2 \u2192 -O1\", or \"removed W,\n"
+             "added W\").  Traces recorded with and without --system compare, and what\n"
+             "could not be compared is said; two builds with no product in common (two\n"
+             "different projects) get a warning on stderr.\n",
     .options_help = "      --map OLD=NEW     A's path OLD is B's NEW (repeatable; A's build\n"
                     "                        directory maps onto B's without it)\n"
                     "      --exclude GLOB    leave out the products GLOB matches (relative to\n"
@@ -740,6 +783,27 @@ static GPtrArray *chain_of(struct diffctx *d, const char *pkey, size_t at)
     return hops;
 }
 
+/* One stderr line: A and B share no product; what each ran, where. */
+static void warn_unrelated(struct diffctx *d)
+{
+    GString *e = g_string_new("buildtrail diff: A and B have no product in common (");
+    for (int i = 0; i < 2; i++) {
+        const struct qdb_process *root = qdb_process(d->s[i].q, qdb_run(d->s[i].q)->root_id);
+        g_string_append_printf(e, "%s: ", d->s[i].name);
+        if (root && root->argv && root->argv_len)
+            text_argv(e, root->argv, root->argv_len);
+        else
+            g_string_append(e, "(command not recorded)");
+        g_string_append(e, " in ");
+        text_escape(e, d->s[i].root, strlen(d->s[i].root));
+        g_string_append(e, i ? "" : "; ");
+    }
+    g_string_append(e, "): they look like builds of two different projects; compare two builds "
+                       "of one project, or map where B's files are with --map OLD=NEW\n");
+    fputs(e->str, stderr);
+    g_string_free(e, TRUE);
+}
+
 static gint by_str(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -755,6 +819,15 @@ int query_diff_main(int argc, char **argv)
     int r = query_parse(&diff_command, argc, argv, &o, &cli);
     if (r >= 0)
         return r == 1 ? 2 : r;
+    if (argc - optind < 2) {
+        if (argc - optind == 1)
+            fprintf(stderr, "buildtrail diff: diff needs two traces, only %s given; compare it "
+                            "with another: buildtrail diff A.db B.db\n", argv[optind]);
+        else
+            fputs("buildtrail diff: diff needs two traces, the builds to compare: buildtrail "
+                  "diff A.db B.db\n", stderr);
+        return 2;
+    }
     const char *paths[2] = {argv[optind], argv[optind + 1]};
     struct diffctx d = {
         .maps = g_ptr_array_new_with_free_func(g_free),
@@ -855,9 +928,13 @@ int query_diff_main(int argc, char **argv)
     for (guint i = 0; i < d.causes->len; i++)
         g_ptr_array_sort(((struct cause *)d.causes->pdata[i])->products, by_str);
 
+    /* Builds of two different projects: each made products, none of them at a path of the
+     * other's (after mapping) — nothing could be compared. */
+    bool unrelated = !identical && !differ->len && only_a->len && only_b->len;
     GString *out = g_string_new(NULL);
     if (o.json) {
-        g_string_append_printf(out, "{\"json_version\":%d,\"a\":{", QUERY_JSON_VERSION);
+        g_string_append_printf(out, "{\"json_version\":%d,\"unrelated\":%s,\"a\":{",
+                               QUERY_JSON_VERSION, unrelated ? "true" : "false");
         query_json_trace(out, d.s[0].q);
         g_string_append(out, "},\"b\":{");
         query_json_trace(out, d.s[1].q);
@@ -967,6 +1044,8 @@ int query_diff_main(int argc, char **argv)
     if (failed) {
         status = 2;
     } else {
+        if (unrelated)
+            warn_unrelated(&d);
         status = query_emit(NULL, out) ? 2
                  : (differ->len || only_a->len || only_b->len) ? 1
                                                                : 0;

@@ -56,7 +56,7 @@ static bool failed_exit(const struct qdb_process *p)
 /* --failed: the jobs that failed with no failed job inside them, each with its command, its
  * exit and its output (its echo included), in log order. */
 static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTable *next_image,
-                        const struct log_chunk *cv, size_t n, bool json)
+                        const struct log_chunk *cv, size_t n, bool json, int64_t only_process)
 {
     bool any_driver = false;
     GHashTableIter it;
@@ -73,7 +73,10 @@ static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTab
             lp->parent_id ? g_hash_table_lookup(procs, &lp->parent_id) : NULL;
         bool job = any_driver ? parent && parent->driver : parent && parent->id == root;
         const struct qdb_process *p = qdb_process(q, lp->id);
-        if (job && p && p->exec_seq == 0 && failed_exit(last_image(next_image, p)))
+        /* with --process ID: the jobs inside ID, or the one ID is part of */
+        bool wanted = !only_process || log_in_job(procs, lp->id, only_process) ||
+                      log_in_job(procs, only_process, lp->id);
+        if (job && wanted && p && p->exec_seq == 0 && failed_exit(last_image(next_image, p)))
             g_ptr_array_add(failed, (gpointer)lp);
     }
     /* innermost: a failed job inside another failed job explains it */
@@ -183,7 +186,9 @@ static const struct query_command log_command = {
                     "                        killed), innermost: each with its command and exit,\n"
                     "                        then its output (without a driver, the build\n"
                     "                        command's children are the jobs)\n"
-                    "      --process ID      only what process ID wrote (IDs as 'buildtrail tree')\n"
+                    "      --process ID      only what process ID (before and after an exec)\n"
+                    "                        and the processes it started wrote, grouped as\n"
+                    "                        jobs are (IDs as 'buildtrail tree')\n"
                     "      --stream S        only stdout (out) or stderr (err)\n",
     .options = log_options,
     .option = log_option,
@@ -218,7 +223,7 @@ int query_log_main(int argc, char **argv)
     GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
     sqlite3_stmt *st = NULL;
     qdb_prepare(q, tracedb_sql(TQ_OUTPUT_CHUNKS), &st);
-    qdb_bind_int64(q, st, 1, only_process);
+    qdb_bind_int64(q, st, 1, 0); /* --process: ID's descendants too, chosen below */
     qdb_bind_int64(q, st, 2, only_stream);
     while (st && qdb_row(q, st)) {
         struct log_chunk ch = {
@@ -236,7 +241,7 @@ int query_log_main(int argc, char **argv)
     struct log_chunk *cv = (struct log_chunk *)(void *)chunks->data;
     GHashTable *procs = NULL, *next_image = NULL;
     GPtrArray *commands = g_ptr_array_new_with_free_func(g_free);
-    if (!raw) {
+    if (!raw || only_process) {
         qdb_load_all(q);
         procs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
         next_image = g_hash_table_new(g_int64_hash, g_int64_equal);
@@ -268,12 +273,38 @@ int query_log_main(int argc, char **argv)
             g_hash_table_insert(procs, &lp->id, lp);
         }
         long hz = sysconf(_SC_CLK_TCK);
-        log_sort(cv, chunks->len, procs, hz > 0 ? 1000000000 / hz : 10000000);
+        if (!raw)
+            log_sort(cv, chunks->len, procs, hz > 0 ? 1000000000 / hz : 10000000);
+    }
+    if (only_process) {
+        /* What the process ID is an image of wrote, from its first image (a driver's forked
+         * child, before it exec'd the job) on, and every process it started, as a job's output
+         * is grouped: a driver's echo of its command with it (in --raw, lines are filed under
+         * their writers, so without the echo). */
+        const struct qdb_process *first = qdb_process(q, only_process);
+        for (guint guard = 0; first && first->prev_image_id && guard < 100000; guard++) {
+            const struct qdb_process *before = qdb_process(q, first->prev_image_id);
+            if (!before)
+                break;
+            first = before;
+        }
+        if (first)
+            only_process = first->id;
+        guint kept = 0;
+        for (guint i = 0; i < chunks->len; i++) {
+            int64_t who = raw ? cv[i].process_id : cv[i].filed_under;
+            if (log_in_job(procs, who, only_process))
+                cv[kept++] = cv[i];
+            else
+                g_free((char *)cv[i].data);
+        }
+        g_array_set_size(chunks, kept);
+        cv = (struct log_chunk *)(void *)chunks->data;
     }
 
     GString *out = g_string_new(NULL);
     if (l.failed) {
-        emit_failed(out, q, procs, next_image, cv, chunks->len, json);
+        emit_failed(out, q, procs, next_image, cv, chunks->len, json, only_process);
     } else if (json) {
         query_json_begin(out, q, "chunks");
         g_string_append_c(out, '[');

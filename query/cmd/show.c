@@ -1,5 +1,6 @@
 /* show: everything the trace knows about one process image. */
 #include "driver.h"
+#include "terminal.h"
 #include "query.h"
 #include "textout.h"
 #include "queries.h"
@@ -180,7 +181,12 @@ static void env_text_entry(const char *name, const char *value, void *data)
 
 static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
 {
-    query_text_process(out, pr);
+    /* Its own command line whole, never cut (its parents' and children's are, on a terminal):
+     * the cut marks taken off. */
+    GString *own = g_string_new(NULL);
+    query_text_process(own, pr);
+    term_cut(out, own->str, own->len, 0);
+    g_string_free(own, TRUE);
     g_string_append_printf(out, "\n  pid:       %d", pr->pid);
     if (pr->prev_image_id)
         g_string_append_printf(out, " (exec'd from [%" G_GINT64_FORMAT "])", pr->prev_image_id);
@@ -280,6 +286,7 @@ static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *p
 
 static const struct query_command show_command = {
     .name = "show",
+    .flags = QUERY_CUT_ARGV,
     .operands = "ID...",
     .min_operands = 1,
     .max_operands = -1,
@@ -287,7 +294,9 @@ static const struct query_command show_command = {
              "tree', 'who-wrote', 'log --raw'): argv, pid, program, cwd, how it ended, its\n"
              "parents and children, the files it read and wrote (with the version and hash\n"
              "of each), everything else it did to files, what it printed, and the\n"
-             "environment it was started with (redacted values shown as such: run --help).\n",
+             "environment it was started with (redacted values shown as such: run --help).\n"
+             "Its command line is printed whole, as a shell reads it; on a terminal, its\n"
+             "parents' and children's are cut to the width (--full prints them whole).\n",
 };
 
 int query_show_main(int argc, char **argv)

@@ -4,13 +4,14 @@
  *
  * Contract (main-level code: it writes to stdout and runs the pager)
  *   - term_setup() is called once per command, after its options: `cut` says the command's
- *     text cuts argv (tree, who-*, inputs, outputs), `full` and `no_pager` are --full and
- *     --no-pager, `json` --json (never cut).  Cutting is on when stdout is a terminal, the
+ *     text cuts argv (tree, who-*, inputs, outputs, show: its parents and children), `full`
+ *     and `no_pager` are --full and --no-pager, `json` --json (never cut).  Cutting is on when stdout is a terminal, the
  *     command cuts, and neither --full nor --json was given.
  *   - While cutting is on, term_mark_begin()/term_mark_end() append the markers
  *     TERM_MARK_BEGIN/TERM_MARK_END around an argv (query_text_process does): only text that
- *     went through text_escape() may stand between them, so no marker byte comes from the
- *     trace.  Otherwise they append nothing.
+ *     went through text_escape() or text_argv() (neither lets a control byte through) may
+ *     stand between them, so no marker byte comes from the trace.  Otherwise they append
+ *     nothing.
  *   - term_write() writes an answer: on each line holding a marked span, the span is cut so
  *     the line fits the terminal's width (TIOCGWINSZ, else $COLUMNS, else 80), ending in "…"
  *     (the line's "[ID]" stays: `show ID` prints it whole); markers are then removed.  On a

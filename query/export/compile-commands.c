@@ -91,6 +91,37 @@ static GPtrArray *split_argv(const struct qdb_process *p)
     return words;
 }
 
+/* The output file argv names, as the compiler driver reads it: the last -o FILE or -oFILE
+ * (clang's -objc... options are not one), NULL when there is none or it is "-" (stdout). */
+static const char *argv_output(GPtrArray *words)
+{
+    const char *out = NULL;
+    for (guint k = 1; k < words->len; k++) {
+        const char *w = words->pdata[k];
+        if (!strcmp(w, "-o") && k + 1 < words->len)
+            out = words->pdata[++k];
+        else if (g_str_has_prefix(w, "-o") && w[2] && !g_str_has_prefix(w, "-objc"))
+            out = w + 2;
+        else if (!strcmp(w, "-x") || !strcmp(w, "-MF") || !strcmp(w, "-MT") ||
+                 !strcmp(w, "-MQ") || !strcmp(w, "-include") || !strcmp(w, "-I") ||
+                 !strcmp(w, "-D") || !strcmp(w, "-U"))
+            k++; /* its argument is not an -o */
+    }
+    return out && strcmp(out, "-") ? out : NULL;
+}
+
+/* What the compiler writes for `src` when argv names no output: SRC's stem with `ext` (".o"
+ * for -c, ".s" for -S) in the current directory. */
+static char *default_output(const char *cwd, const char *src, const char *ext)
+{
+    g_autofree char *base = g_path_get_basename(src);
+    char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        *dot = '\0';
+    g_autofree char *name = g_strconcat(base, ext, NULL);
+    return qdb_absolute_path_in(cwd, name);
+}
+
 static bool dir_removed(struct export_ctx *x, const char *dir)
 {
     int64_t fid = qdb_file_id(x->q, dir);
@@ -214,12 +245,14 @@ int fmt_compile_commands(struct export_ctx *x)
             continue;
         }
         GPtrArray *words = split_argv(p);
-        bool compile = false, preprocess_only = false;
+        bool compile = false, assemble_only = false, preprocess_only = false;
         GPtrArray *sources = g_ptr_array_new_with_free_func(g_free);
         for (guint k = 1; k < words->len; k++) {
             const char *w = words->pdata[k];
-            if (!strcmp(w, "-c") || !strcmp(w, "-S"))
+            if (!strcmp(w, "-c") || !strcmp(w, "-S")) {
                 compile = true;
+                assemble_only |= w[1] == 'S';
+            }
             else if (!strcmp(w, "-E") || !strcmp(w, "-M") || !strcmp(w, "-MM"))
                 preprocess_only = true;
             else if (!strcmp(w, "-o") || !strcmp(w, "-x") || !strcmp(w, "-MF") ||
@@ -250,6 +283,13 @@ int fmt_compile_commands(struct export_ctx *x)
             g_ptr_array_free(words, TRUE);
             continue;
         }
+        /* The output argv names, as the compiler reads it (Bear's "output"): -o, else the
+         * compiler's own default; what the compile wrote only when argv cannot say (-o -, or
+         * -o with several sources: the compiler refuses that). */
+        const char *cwd = p->cwd ? p->cwd : x->run.cwd;
+        const char *named = argv_output(words);
+        bool by_argv = !(named && compile && sources->len > 1) &&
+                       (named || compile || link || and_link);
         /* One entry per translation unit (a link: one entry, for its output). */
         guint n_entries = link ? 1 : sources->len;
         for (guint s = 0; s < n_entries; s++) {
@@ -284,7 +324,14 @@ int fmt_compile_commands(struct export_ctx *x)
                 }
             }
             if (link && !output)
-                continue;
+                continue; /* a link step that wrote nothing (it failed, or printed only) */
+            g_autofree char *from_argv = NULL;
+            if (by_argv)
+                from_argv = named        ? qdb_absolute_path_in(cwd, named)
+                            : compile    ? default_output(cwd, src, assemble_only ? ".s" : ".o")
+                                         : qdb_absolute_path_in(cwd, "a.out");
+            if (from_argv)
+                output = from_argv;
             g_string_append(x->out, first ? "\n  {" : ",\n  {");
             first = false;
             g_string_append(x->out, "\"arguments\":[");

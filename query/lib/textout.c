@@ -89,28 +89,116 @@ void text_escape(GString *out, const char *s, size_t len)
     escape_with(out, s, len, &text_style);
 }
 
+/* Whether the valid UTF-8 sequence s[0..n) must not stand as itself in a pasted command line:
+ * a control character (C0, DEL, C1: a terminal acts on U+009B as on ESC [), a line or
+ * paragraph separator, or a bidirectional override that shows the words in another order. */
+static bool unprintable_seq(const unsigned char *s, size_t n)
+{
+    if (n == 1)
+        return s[0] < 0x20 || s[0] == 0x7f;
+    if (n == 2)
+        return s[0] == 0xc2 && s[1] < 0xa0; /* U+0080..U+009F */
+    if (n == 3 && s[0] == 0xe2 && s[1] == 0x80) /* U+200E..U+200F, U+2028..U+202E */
+        return s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae);
+    if (n == 3 && s[0] == 0xe2 && s[1] == 0x81) /* U+2066..U+2069 */
+        return s[2] >= 0xa6 && s[2] <= 0xa9;
+    return false;
+}
+
+/* A word in ANSI-C quotes, $'...', as bash, zsh, ksh and POSIX.1-2024 sh read them: every
+ * byte that is not printable valid UTF-8 as \xNN, newline, tab and CR by name, '\'' and '\\'
+ * escaped, and '!' (bash's history expansion) as \x21.  A hex digit right after an \xNN is
+ * itself written \xNN: ksh93 reads as many hex digits as follow. */
+static void dollar_quote(GString *out, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    bool after_hex = false;
+    g_string_append(out, "$'");
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq(u + i, len - i);
+        bool bytes = n == 0 || unprintable_seq(u + i, n) || u[i] == '!' ||
+                     (after_hex && g_ascii_isxdigit(u[i]));
+        if (!n)
+            n = 1;
+        after_hex = false;
+        if (!bytes) {
+            if (u[i] == '\'' || u[i] == '\\')
+                g_string_append_c(out, '\\');
+            g_string_append_len(out, s + i, (gssize)n);
+        } else if (u[i] == '\n' || u[i] == '\t' || u[i] == '\r') {
+            g_string_append(out, u[i] == '\n' ? "\\n" : u[i] == '\t' ? "\\t" : "\\r");
+        } else {
+            for (size_t k = 0; k < n; k++)
+                append_hex2(out, "\\x", u[i + k]);
+            after_hex = true;
+        }
+        i += n;
+    }
+    g_string_append_c(out, '\'');
+}
+
 void text_quote_arg(GString *out, const char *s, size_t len)
 {
-    bool plain = len > 0;
-    for (size_t i = 0; i < len && plain; i++) {
-        unsigned char c = (unsigned char)s[i];
-        plain = g_ascii_isalnum(c) || strchr("-_./=:,+@%^", c);
+    const unsigned char *u = (const unsigned char *)s;
+    bool plain = len > 0, printable = true;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq(u + i, len - i);
+        if (n == 0 || unprintable_seq(u + i, n)) {
+            printable = false;
+            break;
+        }
+        plain = plain && n == 1 && (g_ascii_isalnum(u[i]) || strchr("-_./=:,+@%", u[i]));
+        i += n;
     }
-    if (plain) {
+    if (!printable) {
+        dollar_quote(out, s, len);
+        return;
+    }
+    if (plain && s[0] != '=') { /* (zsh reads a bare =word as the path of the program word) */
         g_string_append_len(out, s, (gssize)len);
         return;
     }
     g_string_append_c(out, '\'');
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i == len || s[i] == '\'') {
-            text_escape(out, s + start, i - start);
-            if (i < len)
-                g_string_append(out, "'\\''");
-            start = i + 1;
-        }
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\'')
+            g_string_append(out, "'\\''");
+        else
+            g_string_append_c(out, s[i]);
     }
     g_string_append_c(out, '\'');
+}
+
+/* A shell reads a first word it would take for an assignment (A=b) or a reserved word
+ * (time, if, ...) as such, not as the program to run: such a word is quoted. */
+static bool special_first_word(const char *s, size_t len)
+{
+    static const char *const reserved[] = {"if", "then", "else", "elif", "fi", "do", "done",
+                                           "case", "esac", "while", "until", "for", "in",
+                                           "function", "select", "time", "coproc", "foreach",
+                                           "repeat", "end", "nocorrect", "noglob"};
+    if (memchr(s, '=', len))
+        return true;
+    for (size_t i = 0; i < G_N_ELEMENTS(reserved); i++)
+        if (strlen(reserved[i]) == len && !memcmp(reserved[i], s, len))
+            return true;
+    return false;
+}
+
+static void argv_word(GString *out, const char *s, size_t len, bool first)
+{
+    if (!first) {
+        g_string_append_c(out, ' ');
+        text_quote_arg(out, s, len);
+        return;
+    }
+    size_t mark = out->len;
+    text_quote_arg(out, s, len);
+    if (out->len - mark == len && special_first_word(s, len)) { /* left bare: quote it */
+        g_string_truncate(out, mark);
+        g_string_append_c(out, '\'');
+        g_string_append_len(out, s, (gssize)len);
+        g_string_append_c(out, '\'');
+    }
 }
 
 void text_argv(GString *out, const char *argv, size_t len)
@@ -120,17 +208,12 @@ void text_argv(GString *out, const char *argv, size_t len)
     for (size_t i = 0; i < len; i++) {
         if (argv[i] != '\0')
             continue;
-        if (!first)
-            g_string_append_c(out, ' ');
-        text_quote_arg(out, argv + start, i - start);
+        argv_word(out, argv + start, i - start, first);
         first = false;
         start = i + 1;
     }
-    if (start < len) { /* no final NUL (a process that rewrote its argv) */
-        if (!first)
-            g_string_append_c(out, ' ');
-        text_quote_arg(out, argv + start, len - start);
-    }
+    if (start < len) /* no final NUL (a process that rewrote its argv) */
+        argv_word(out, argv + start, len - start, first);
 }
 
 void json_string(GString *out, const char *s, size_t len)

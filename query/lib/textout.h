@@ -5,8 +5,15 @@
  *     becomes "\\", newline/tab/CR become "\n", "\t", "\r", any other control byte and any byte
  *     that is not valid UTF-8 becomes "\xNN".  The result never contains a newline, and the
  *     original bytes can be recovered from it.
- *   - text_quote_arg(): one argv word for a shell-like command line: as is when it holds only
- *     safe characters, otherwise single-quoted (with ' as '\'') and text_escape()d.
+ *   - text_quote_arg(): one argv word as a POSIX shell reads it back, so that a command line
+ *     pasted into bash, zsh, ksh or a POSIX.1-2024 sh runs the same bytes (an older sh, such
+ *     as dash 0.5.12, reads every form but $'...'): a word of only [A-Za-z0-9-_./=:,+@%] not
+ *     starting with '=' (zsh's =cmd) as is; a word holding a control character (C0, DEL, C1),
+ *     U+2028/U+2029, a bidirectional override or a byte that is not valid UTF-8 in $'...'
+ *     (those bytes as \xNN, newline/tab/CR as \n \t \r, ! as \x21); any other word in single
+ *     quotes, ' written '\''.  The result never holds a control byte or invalid UTF-8.
+ *   - text_argv(): the words joined by spaces; a first word a shell would read as an
+ *     assignment (A=b) or a reserved word (time, if, ...) is quoted.
  *   - json_string(): a JSON string literal.  Valid UTF-8 is kept; control characters, quote
  *     and backslash are escaped; each byte B that is not valid UTF-8 becomes \udcBB (a lone
  *     low surrogate, as Python's "surrogateescape" does), so exact bytes survive a round trip.
@@ -19,7 +26,8 @@
 
 void text_escape(GString *out, const char *s, size_t len);
 void text_quote_arg(GString *out, const char *s, size_t len);
-/* argv stored NUL-separated (as /proc/PID/cmdline): words joined by spaces, each quoted. */
+/* argv stored NUL-separated (as /proc/PID/cmdline): words joined by spaces, each quoted;
+ * a final word without its NUL is a word all the same. */
 void text_argv(GString *out, const char *argv, size_t len);
 void json_string(GString *out, const char *s, size_t len);
 /* argv as a JSON array of strings. */

@@ -4,7 +4,7 @@
 #   one root cause is that process's non-determinism at version.h; it reaches version.h, the
 #   object that includes it and the library, not the other object (identical);
 # - OPT=-O2 given to one build's make: an argv root cause naming that make command
-#   (+OPT=-O2) and the compiler it reached (+-O2), reaching that object and the library;
+#   (added OPT=-O2) and the compiler it reached (added -O2), reaching that object and the library;
 # - a header found outside the build with other content: an input root cause;
 # - __FILE__ of an absolute source path: non-determinism whose hint is the build path;
 # - the same build twice at two paths: identical, exit 0; and against a trace recorded with
@@ -65,7 +65,7 @@ build four GEN="echo 7" OPT=-O2
 set +e; out=$(bt diff "$T/three.db" "$T/four.db"); st=$?; set -e
 [ "$st" = 1 ] || fail "-O2: exit $st"
 assert_contains "$out" "root cause 1: argv:" "argv"
-assert_contains "$out" "+OPT=-O2; so the programs that made its products ran with +-O2" "the added words"
+assert_contains "$out" "added OPT=-O2; so the programs that made its products differ too: added -O2" "the added words"
 printf '%s\n' "$out" | grep -q "in B: \[1\] make -s .* OPT=-O2" || fail "the make command: $out"
 assert_contains "$out" "reaches 2 products:" "b.o and libx.a"
 

@@ -40,6 +40,49 @@ static void test_argv(void)
     g_string_free(g, TRUE);
 }
 
+static char *words(const char *argv, size_t len)
+{
+    GString *g = g_string_new(NULL);
+    text_argv(g, argv, len);
+    return g_string_free(g, FALSE);
+}
+
+#define WORDS(lit) words(lit, sizeof lit - 1)
+
+/* What a shell reads back is the argv: backslashes inside single quotes are themselves,
+ * control characters and bad bytes go in $'...' (the form bash, zsh, ksh and POSIX.1-2024 sh
+ * read). */
+static void test_argv_pasteable(void)
+{
+    static const char find[] = "sh\0-c\0find .  \\( \\( \\\n\t-name x\0";
+    g_autofree char *a = words(find, sizeof find - 1);
+    g_assert_cmpstr(a, ==, "sh -c $'find .  \\\\( \\\\( \\\\\\n\\t-name x'");
+    g_autofree char *b = WORDS("printf\0a\\b\0"); /* no control: plain single quotes */
+    g_assert_cmpstr(b, ==, "printf 'a\\b'");
+    g_autofree char *c = WORDS("x\0bad\xff\0");
+    g_assert_cmpstr(c, ==, "x $'bad\\xff'");
+    g_autofree char *d = WORDS("x\0it's\n!\0");
+    g_assert_cmpstr(d, ==, "x $'it\\'s\\n\\x21'");
+    g_autofree char *e = WORDS("x\0\x01" "ab\0"); /* a hex digit after \x01 */
+    g_assert_cmpstr(e, ==, "x $'\\x01\\x61\\x62'");
+    g_autofree char *f = WORDS("x\0\xc2\x9b" "2J\0"); /* C1 CSI: its bytes */
+    g_assert_cmpstr(f, ==, "x $'\\xc2\\x9b\\x32J'");
+    g_autofree char *g = WORDS("x\0caf\xc3\xa9 \xe2\x80\xae\0");
+    g_assert_cmpstr(g, ==, "x $'caf\xc3\xa9 \\xe2\\x80\\xae'");
+    g_autofree char *h = WORDS("x\0caf\xc3\xa9\0"); /* printable UTF-8: single quotes */
+    g_assert_cmpstr(h, ==, "x 'caf\xc3\xa9'");
+    g_autofree char *i = WORDS("CC=gcc\0-c\0A=b\0"); /* not an assignment */
+    g_assert_cmpstr(i, ==, "'CC=gcc' -c A=b");
+    g_autofree char *j = WORDS("time\0-p\0time\0"); /* not the shell's keyword */
+    g_assert_cmpstr(j, ==, "'time' -p time");
+    g_autofree char *k = WORDS("a b\0~\0$x\0*\0");
+    g_assert_cmpstr(k, ==, "'a b' '~' '$x' '*'");
+    g_autofree char *m = WORDS("x\0=y\0"); /* zsh's =cmd */
+    g_assert_cmpstr(m, ==, "x '=y'");
+    g_autofree char *l = WORDS("cc\0-o\0x"); /* no final NUL */
+    g_assert_cmpstr(l, ==, "cc -o x");
+}
+
 static void test_json(void)
 {
     GString *g = g_string_new(NULL);
@@ -59,6 +102,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/textout/escape", test_escape);
     g_test_add_func("/textout/argv", test_argv);
+    g_test_add_func("/textout/argv-pasteable", test_argv_pasteable);
     g_test_add_func("/textout/json", test_json);
     return g_test_run();
 }

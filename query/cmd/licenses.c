@@ -160,35 +160,20 @@ static const char *denied_by(const char *expr, char **patterns)
     return NULL;
 }
 
-static gint str_cmp(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
-/* The AND of the distinct licenses of the incorporated files (NULL: none known). */
+/* The AND of the distinct licenses of the incorporated files (NULL: none known): each file's
+ * own AND members counted once ("BSD-4-Clause AND ISC" and "ISC" make "BSD-4-Clause AND ISC"). */
 static char *rollup(GPtrArray *files)
 {
-    GPtrArray *ids = g_ptr_array_new();
+    GPtrArray *exprs = g_ptr_array_new();
     for (guint i = 0; i < files->len; i++) {
         const struct lic_file *f = files->pdata[i];
-        if (f->cat != CAT_INCORPORATED || !f->license)
-            continue;
-        bool dup = false;
-        for (guint k = 0; k < ids->len && !dup; k++)
-            dup = !strcmp(ids->pdata[k], f->license);
-        if (!dup)
-            g_ptr_array_add(ids, f->license);
+        if (f->cat == CAT_INCORPORATED && f->license)
+            g_ptr_array_add(exprs, f->license);
     }
-    g_ptr_array_sort(ids, str_cmp);
-    GString *s = g_string_new(NULL);
-    for (guint k = 0; k < ids->len; k++) {
-        const char *e = ids->pdata[k];
-        bool compound = strchr(e, ' ') != NULL;
-        g_string_append_printf(s, "%s%s%s%s", k ? " AND " : "", compound && ids->len > 1 ? "(" : "",
-                               e, compound && ids->len > 1 ? ")" : "");
-    }
-    g_ptr_array_free(ids, TRUE);
-    return s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+    char *r = lic_and_all((const char *const *)exprs->pdata, exprs->len);
+    g_ptr_array_free(exprs, TRUE);
+    return r;
 }
 
 /* Copy the corresponding source (incorporated files and build scripts, as they were built)

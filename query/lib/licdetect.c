@@ -372,3 +372,37 @@ bool lic_same(const char *a, const char *b)
     g_autofree char *cb = canonical(b, strlen(b), 0);
     return !strcmp(ca, cb);
 }
+
+char *lic_and_all(const char *const *exprs, size_t n)
+{
+    GPtrArray *members = g_ptr_array_new_with_free_func(g_free);
+    for (size_t k = 0; k < n; k++) {
+        const char *e = exprs[k];
+        if (!e)
+            continue;
+        size_t len = strlen(e);
+        const char *s = e;
+        size_t sl = len;
+        trim_term(&s, &sl);
+        int depth = 0;
+        size_t start = 0;
+        for (size_t i = 0; i <= sl; i++) {
+            if (i == sl || (depth == 0 && i + 5 <= sl && !memcmp(s + i, " AND ", 5))) {
+                const char *m = s + start;
+                size_t ml = i - start;
+                trim_term(&m, &ml);
+                if (ml) {
+                    g_autofree char *one = g_strndup(m, ml);
+                    add(members, one);
+                }
+                start = i + 5;
+                i += 4;
+                continue;
+            }
+            depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        }
+    }
+    char *r = join_and(members);
+    g_ptr_array_free(members, TRUE);
+    return r;
+}

@@ -19,6 +19,10 @@
  *   - lic_same() tells whether two SPDX expressions name the same licenses: equal ignoring
  *     case, spaces, the order of AND members and of each member's OR alternatives, repeated
  *     members and redundant parentheses ("ISC AND MIT" is "(mit) AND isc").  NUL-terminated.
+ *   - lic_and_all() is the AND of n expressions (NULL ones skipped): their top-level AND
+ *     members (outer parentheses dropped), deduplicated, sorted and joined as lic_detect's
+ *     are ("ISC AND OLDAP-2.8" and "OLDAP-2.8" make "ISC AND OLDAP-2.8"), newly allocated, or
+ *     NULL when there is none: a roll-up.  Members are compared as written (case included).
  *   - All take any bytes (not necessarily text or NUL-terminated), never fail, do no I/O and
  *     do not log.  Fuzzed (tests/fuzz/fuzz-licdetect.c).
  */
@@ -31,3 +35,4 @@
 char *lic_detect(const char *text, size_t len);
 char *lic_reference(const char *text, size_t len);
 bool lic_same(const char *a, const char *b);
+char *lic_and_all(const char *const *exprs, size_t n);

@@ -2,7 +2,8 @@
  * either parses (then every lookup answers NULL or a non-empty short name, and each name's
  * SPDX form is a non-empty expression that lic_same finds equal to itself) or gives one line
  * saying why; the input's own text is never put in that message.  The input is also tried as
- * a pattern and as a short-name expression. */
+ * a pattern, as a short-name expression and, split in two, as SPDX expressions to compare and
+ * to AND together. */
 #include "dep5.h"
 #include "licdetect.h"
 
@@ -55,6 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *a = g_strndup(text, half);
     if (lic_same(a, text + half) != lic_same(text + half, a))
         abort();
+    const char *both[] = {a, text + half};
+    char *r = lic_and_all(both, 2);
+    if (r && (!*r || !lic_same(r, r)))
+        abort();
+    g_free(r);
     g_free(a);
     g_free(text);
     dep5_free(d);

@@ -135,6 +135,29 @@ static void test_same(void)
     g_assert_false(lic_same("(MIT) OR (ISC)", "MIT AND ISC"));
 }
 
+static void and_all(const char *const *e, size_t n, const char *want)
+{
+    g_autofree char *got = lic_and_all(e, n);
+    g_assert_cmpstr(got, ==, want);
+}
+
+/* A roll-up counts each file's AND members once (lmdb's mdb_stat: mdb.c is "ISC AND
+ * OLDAP-2.8", midl.c "OLDAP-2.8"; the roll-up was "(ISC AND OLDAP-2.8) AND OLDAP-2.8"). */
+static void test_and_all(void)
+{
+    const char *lmdb[] = {"ISC AND OLDAP-2.8", "OLDAP-2.8", NULL, "OLDAP-2.8"};
+    and_all(lmdb, 4, "ISC AND OLDAP-2.8");
+    const char *pkgconf[] = {"ISC", "BSD-4-Clause AND ISC", "BSD-2-Clause"};
+    and_all(pkgconf, 3, "BSD-2-Clause AND BSD-4-Clause AND ISC");
+    const char *mixed[] = {"(MIT OR Apache-2.0) AND Zlib", "MIT OR Apache-2.0", "((Zlib))"};
+    and_all(mixed, 3, "(MIT OR Apache-2.0) AND Zlib");
+    const char *one[] = {"MIT OR Apache-2.0"};
+    and_all(one, 1, "MIT OR Apache-2.0");
+    const char *none[] = {NULL};
+    and_all(none, 1, NULL);
+    and_all(none, 0, NULL);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -143,5 +166,6 @@ int main(int argc, char **argv)
     g_test_add_func("/dep5/glob", test_glob);
     g_test_add_func("/dep5/spdx", test_spdx);
     g_test_add_func("/dep5/same", test_same);
+    g_test_add_func("/licdetect/and-all", test_and_all);
     return g_test_run();
 }

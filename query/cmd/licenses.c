@@ -10,14 +10,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <unistd.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* How a file of the closure relates to the built file. */
 enum lic_category {
@@ -159,7 +159,6 @@ static const char *denied_by(const char *expr, char **patterns)
     }
     return NULL;
 }
-
 
 /* The AND of the distinct licenses of the incorporated files (NULL: none known): each file's
  * own AND members counted once ("BSD-4-Clause AND ISC" and "ISC" make "BSD-4-Clause AND ISC"). */

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#define DEP5_PATTERN_MAX 4096
+
 struct dep5_files {
     char **patterns; /* NULL-terminated */
     char *license;   /* the short-name expression: the License field's first line */
@@ -181,6 +183,8 @@ struct dep5 *dep5_parse(const char *text, size_t len, char **error)
 
 bool dep5_glob_match(const char *pattern, const char *path)
 {
+    if (strlen(pattern) > DEP5_PATTERN_MAX)
+        return false; /* no path is that long; and matching costs its length times the path's */
     if (pattern[0] == '.' && pattern[1] == '/')
         pattern += 2;
     const char *p = pattern, *s = path;

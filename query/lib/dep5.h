@@ -14,7 +14,8 @@
  *     "GPL-2+ or Artistic") of the LAST Files paragraph with a pattern matching `relpath`
  *     (relative to the source tree's root, no leading "./"), or NULL when none does; owned by
  *     the dep5.  Patterns are matched against the whole path: '*' any run of characters, '/'
- *     included; '?' one character; '\' quotes '*', '?' or '\'; a leading "./" is ignored.
+ *     included; '?' one character; '\' quotes '*', '?' or '\'; a leading "./" is ignored;
+ *     a pattern over 4 KiB matches nothing (no path is that long).
  *   - dep5_glob_match() is that pattern match, exposed for tests.
  *   - dep5_spdx() turns a short-name expression into an SPDX expression (newly allocated):
  *     Debian's names mapped (GPL-2 -> GPL-2.0-only, GPL-2+ -> GPL-2.0-or-later, likewise LGPL,

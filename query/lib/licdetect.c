@@ -310,10 +310,13 @@ char *lic_reference(const char *text, size_t len)
     return NULL;
 }
 
+/* An expression longer than this is taken as written (trimming is quadratic in its length). */
+#define EXPR_MAX 4096
+
 /* [s, s+n) without spaces at its ends and, while they enclose all of it, outer parentheses. */
 static void trim_term(const char **s, size_t *n)
 {
-    for (;;) {
+    while (*n <= EXPR_MAX) {
         while (*n && **s == ' ')
             (*s)++, (*n)--;
         while (*n && (*s)[*n - 1] == ' ')
@@ -338,7 +341,7 @@ static char *canonical(const char *s, size_t n, int level)
     static const char *const ops[] = {" and ", " or "};
     trim_term(&s, &n);
     g_autofree char *low = g_ascii_strdown(s, (gssize)n);
-    if (level > 1 || n > 4096)
+    if (level > 1 || n > EXPR_MAX)
         return g_strdup(low);
     const char *op = ops[level];
     size_t ol = strlen(op);

@@ -22,7 +22,8 @@
  *   - lic_and_all() is the AND of n expressions (NULL ones skipped): their top-level AND
  *     members (outer parentheses dropped), deduplicated, sorted and joined as lic_detect's
  *     are ("ISC AND OLDAP-2.8" and "OLDAP-2.8" make "ISC AND OLDAP-2.8"), newly allocated, or
- *     NULL when there is none: a roll-up.  Members are compared as written (case included).
+ *     NULL when there is none: a roll-up.  Members are compared as written (case included);
+ *     an expression over 4 KiB is taken as written, by both (no parentheses dropped).
  *   - All take any bytes (not necessarily text or NUL-terminated), never fail, do no I/O and
  *     do not log.  Fuzzed (tests/fuzz/fuzz-licdetect.c).
  */

@@ -239,10 +239,28 @@ static void openldap(const char *t, GPtrArray *ids)
     }
 }
 
+/* Bison's parser skeleton grants an exception to the GPL it is under, in every parser it
+ * writes ("you may create a larger work that contains part or all of the Bison parser skeleton
+ * and distribute that work under terms of your choice"): the GPL ids found carry it. */
+static void bison_exception(const char *t, GPtrArray *ids)
+{
+    if (!has(t, "part or all of the bison parser skeleton and distribute that work under terms "
+                "of your choice"))
+        return;
+    for (guint k = 0; k < ids->len; k++) {
+        char *id = ids->pdata[k];
+        if (g_str_has_prefix(id, "GPL-") && !strchr(id, ' ')) {
+            ids->pdata[k] = g_strconcat(id, " WITH Bison-exception-2.2", NULL);
+            g_free(id);
+        }
+    }
+}
+
 /* Every notice of a license this knows, in the normalised text. */
 static void notices(const char *t, GPtrArray *ids)
 {
     gnu_family(t, ids);
+    bison_exception(t, ids);
     bsd_family(t, ids);
     openldap(t, ids);
     if (has(t, "licensed under the apache license, version 2.0") ||

@@ -11,7 +11,8 @@
  *     Zlib, Apache-2.0, MPL-2.0, OLDAP-x (2.8 when the notice names no version: the license's
  *     last revision, which each revision lets the user choose), BSL-1.0, PSF-2.0, Perl's
  *     "same terms as Perl itself" (Artistic-1.0-Perl OR GPL-1.0-or-later), the Unlicense, and
- *     public-domain statements (LicenseRef-public-domain).  What it finds (the tags, else the
+ *     public-domain statements (LicenseRef-public-domain); a GPL id of a parser Bison wrote
+ *     carries its skeleton's exception ("GPL-3.0-or-later WITH Bison-exception-2.2").  What it finds (the tags, else the
  *     notices) is deduplicated, sorted and joined with AND, a compound member in parentheses.
  *     It returns that newly allocated SPDX expression (g_free it), or NULL when it finds none.
  *   - lic_reference() finds a pointer to another file's notice ("see copyright notice in

@@ -207,6 +207,27 @@ static void test_more_notices(void)
     check("/* This file is placed in the public domain. */", "LicenseRef-public-domain");
     check("This is free and unencumbered software released into the public domain.\n\n"
           "Anyone is free to copy, modify, publish, use, compile, sell, or\n", "Unlicense");
+    /* a parser Bison wrote: its skeleton's GPL with Bison's exception */
+    check("/* A Bison parser, made by GNU Bison 3.8.2.  */\n\n"
+          "/* Bison implementation for Yacc-like parsers in C\n\n"
+          "   Copyright (C) 1984, 1989-1990, 2000-2015, 2018-2021 Free Software Foundation,\n"
+          "   Inc.\n\n"
+          "   This program is free software: you can redistribute it and/or modify\n"
+          "   it under the terms of the GNU General Public License as published by\n"
+          "   the Free Software Foundation, either version 3 of the License, or\n"
+          "   (at your option) any later version.\n\n"
+          "   ...\n\n"
+          "/* As a special exception, you may create a larger work that contains\n"
+          "   part or all of the Bison parser skeleton and distribute that work\n"
+          "   under terms of your choice, so long as that work isn't itself a\n"
+          "   parser generator using the skeleton or a modified version thereof\n"
+          "   as a parser skeleton.  Alternatively, if you modify or redistribute\n"
+          "   the parser skeleton itself, you may (at your option) remove this\n"
+          "   special exception, which will cause the skeleton and the resulting\n"
+          "   Bison output files to be licensed under the GNU General Public\n"
+          "   License without this special exception.\n\n"
+          "   This special exception was added by the Free Software Foundation in\n"
+          "   version 2.2 of Bison.  */\n", "GPL-3.0-or-later WITH Bison-exception-2.2");
     /* Expat and a public-domain part, sorted */
     check_cat("Permission is hereby granted, free of charge, to any person obtaining a copy\n"
               "of this software and associated documentation files (the \"Software\"), to deal\n",

@@ -1,4 +1,5 @@
 /* licenses: the licenses of what a built file incorporates, from its traced closure. */
+#include "dep5.h"
 #include "driver.h"
 #include "filekind.h"
 #include "licdetect.h"
@@ -8,11 +9,15 @@
 #include "tracedb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* How a file of the closure relates to the built file. */
 enum lic_category {
@@ -50,6 +55,10 @@ struct lic_file {
     char *license; /* SPDX expression, or NULL: unknown */
     char *via;     /* the file whose notice it points to, or NULL */
     const char *problem; /* why it is unknown (content changed, unreadable), or NULL */
+    /* With --copyright, for an incorporated file of the source tree: */
+    bool in_tree;   /* under the tree debian/copyright describes */
+    char *declared; /* the SPDX form of its Files paragraph's License, or NULL: none matches */
+    int agrees;     /* 1, 0, or -1: nothing to compare (no notice found or none declared) */
 };
 
 static bool is_system(const char *path)
@@ -133,6 +142,7 @@ static void free_file(gpointer p)
     struct lic_file *f = p;
     g_free(f->license);
     g_free(f->via);
+    g_free(f->declared);
     g_free(f);
 }
 
@@ -150,35 +160,19 @@ static const char *denied_by(const char *expr, char **patterns)
     return NULL;
 }
 
-static gint str_cmp(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The AND of the distinct licenses of the incorporated files (NULL: none known). */
+/* The AND of the distinct licenses of the incorporated files (NULL: none known): each file's
+ * own AND members counted once ("BSD-4-Clause AND ISC" and "ISC" make "BSD-4-Clause AND ISC"). */
 static char *rollup(GPtrArray *files)
 {
-    GPtrArray *ids = g_ptr_array_new();
+    GPtrArray *exprs = g_ptr_array_new();
     for (guint i = 0; i < files->len; i++) {
         const struct lic_file *f = files->pdata[i];
-        if (f->cat != CAT_INCORPORATED || !f->license)
-            continue;
-        bool dup = false;
-        for (guint k = 0; k < ids->len && !dup; k++)
-            dup = !strcmp(ids->pdata[k], f->license);
-        if (!dup)
-            g_ptr_array_add(ids, f->license);
+        if (f->cat == CAT_INCORPORATED && f->license)
+            g_ptr_array_add(exprs, f->license);
     }
-    g_ptr_array_sort(ids, str_cmp);
-    GString *s = g_string_new(NULL);
-    for (guint k = 0; k < ids->len; k++) {
-        const char *e = ids->pdata[k];
-        bool compound = strchr(e, ' ') != NULL;
-        g_string_append_printf(s, "%s%s%s%s", k ? " AND " : "", compound && ids->len > 1 ? "(" : "",
-                               e, compound && ids->len > 1 ? ")" : "");
-    }
-    g_ptr_array_free(ids, TRUE);
-    return s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+    char *r = lic_and_all((const char *const *)exprs->pdata, exprs->len);
+    g_ptr_array_free(exprs, TRUE);
+    return r;
 }
 
 /* Copy the corresponding source (incorporated files and build scripts, as they were built)
@@ -249,8 +243,106 @@ static int write_source(GPtrArray *files, const char *cwd, const char *dest)
     return status;
 }
 
+/* A debian/copyright given with --copyright, read. */
+struct copyright {
+    const char *path;
+    char *root; /* the source tree its patterns are relative to */
+    char *real_root;
+    struct dep5 *dep5;
+};
+
+#define COPYRIGHT_MAX (16 << 20)
+
+/* Reads and parses --copyright's file: 0, or prints why not and returns 2 (a usage error).
+ * A FIFO or a device is refused before it is read (it could block or never end). */
+static int copyright_load(struct copyright *c, const char *path, const char *cwd)
+{
+    c->path = path;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    const char *why = NULL;
+    if (fd < 0)
+        why = g_strerror(errno);
+    else if (fstat(fd, &st) < 0)
+        why = g_strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_size > COPYRIGHT_MAX)
+        why = "larger than 16 MiB";
+    GString *text = g_string_new(NULL);
+    while (!why) {
+        char buf[65536];
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            why = g_strerror(errno);
+        else if (n == 0)
+            break;
+        else if (text->len + (size_t)n > COPYRIGHT_MAX)
+            why = "larger than 16 MiB";
+        else
+            g_string_append_len(text, buf, n);
+    }
+    if (fd >= 0)
+        close(fd);
+    g_autofree char *err = NULL;
+    if (!why && !(c->dep5 = dep5_parse(text->str, text->len, &err)))
+        why = err;
+    if (why) {
+        fprintf(stderr, "buildtrail licenses: %s: %s; give a machine-readable debian/copyright "
+                        "(copyright-format 1.0) to --copyright\n", path, why);
+        g_string_free(text, TRUE);
+        return 2;
+    }
+    g_string_free(text, TRUE);
+    /* debian/copyright describes the tree debian/ is in; a copy elsewhere, the build's. */
+    g_autofree char *abs = qdb_absolute_path(path);
+    g_autofree char *dir = g_path_get_dirname(abs);
+    g_autofree char *base = g_path_get_basename(dir);
+    c->root = !strcmp(base, "debian") ? g_path_get_dirname(dir) : g_strdup(cwd);
+    char real[PATH_MAX];
+    c->real_root = realpath(c->root, real) ? g_strdup(real) : g_strdup(c->root);
+    return 0;
+}
+
+/* `path` relative to `root`, or NULL if it is not under it. */
+static const char *under(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return !strncmp(path, root, n) && path[n] == '/' ? path + n + 1 : NULL;
+}
+
+/* What debian/copyright declares for each incorporated file of its tree; the number that
+ * disagree with the file's own notices. */
+static unsigned copyright_compare(const struct copyright *c, GPtrArray *files)
+{
+    unsigned n = 0;
+    for (guint i = 0; i < files->len; i++) {
+        struct lic_file *f = files->pdata[i];
+        f->agrees = -1;
+        if (f->cat != CAT_INCORPORATED)
+            continue;
+        const char *rel = under(f->v->path, c->root);
+        if (!rel)
+            rel = under(f->v->path, c->real_root);
+        if (!rel)
+            continue;
+        f->in_tree = true;
+        const char *declared = dep5_license(c->dep5, rel);
+        f->declared = declared ? dep5_spdx(declared) : NULL;
+        if (f->declared && f->license) {
+            f->agrees = lic_same(f->license, f->declared);
+            n += !f->agrees;
+        }
+    }
+    return n;
+}
+
 struct licenses_cli {
-    const char *deny, *source_dest;
+    const char *deny, *source_dest, *copyright;
 };
 
 static int licenses_option(void *ctx, int c, const char *arg)
@@ -259,6 +351,7 @@ static int licenses_option(void *ctx, int c, const char *arg)
     switch (c) {
     case 'D': l->deny = arg; return 0;
     case 'S': l->source_dest = arg; return 0;
+    case 'C': l->copyright = arg; return 0;
     }
     return 2;
 }
@@ -266,6 +359,7 @@ static int licenses_option(void *ctx, int c, const char *arg)
 static const struct option licenses_options[] = {
     {"deny", required_argument, NULL, 'D'},
     {"corresponding-source", required_argument, NULL, 'S'},
+    {"copyright", required_argument, NULL, 'C'},
     {0}};
 
 static const struct query_command licenses_command = {
@@ -274,14 +368,20 @@ static const struct query_command licenses_command = {
     .min_operands = 1,
     .max_operands = 1,
     .about = "The licenses of what PATH was built from, from its traced closure: each file\n"
-             "with the license it declares (SPDX-License-Identifier tags, else the notice of a\n"
-             "common license in its header, else one it points to: \"see copyright notice in\n"
-             "zlib.h\"), grouped by license, and a roll-up for PATH.  Only incorporated files\n"
-             "count: compiled sources and project headers.  System headers, shared libraries\n"
-             "(dynamic), executed tools and build scripts are listed apart; toolchain runtime\n"
-             "objects (crt*.o, libgcc, libc_nonshared) under their license exceptions.  The\n"
-             "content read is checked against the trace's hash (a file changed since the\n"
-             "build is reported unknown).\n",
+             "with the licenses it declares (SPDX-License-Identifier tags, else every notice\n"
+             "of a known license in its first 16 KiB, joined with AND: GPL, LGPL, AGPL\n"
+             "(-only or -or-later as worded), BSD-2/3/4-Clause (the advertising clause makes\n"
+             "4), MIT, ISC, Zlib, Apache-2.0, MPL-2.0, OLDAP (2.8 unless the text names a\n"
+             "version), BSL-1.0, PSF-2.0, Perl's terms, the Unlicense, public-domain\n"
+             "statements, Bison's exception; else the notice it points to: \"see copyright\n"
+             "notice in zlib.h\"), grouped by license, and a roll-up for PATH.  Only\n"
+             "incorporated files count: compiled sources and project headers.  System\n"
+             "headers, shared libraries (dynamic), executed tools and build scripts are\n"
+             "listed apart; toolchain runtime objects (crt*.o, libgcc, libc_nonshared) under\n"
+             "their license exceptions.  The content read is checked against the trace's\n"
+             "hash (a file changed since the build is reported unknown).  A notice is\n"
+             "recognised by its usual wording: a license written in other words, or only\n"
+             "named in a LICENSE file the source does not point to, is unknown.\n",
     .exit_help = "\nExit status: 0 answered (with --deny: nothing denied); 1 with --deny, a\n"
                  "denied license was incorporated, or without it PATH was never touched or the\n"
                  "trace cannot be read; 2 an error under --deny (among them a damaged trace\n"
@@ -290,7 +390,13 @@ static const struct query_command licenses_command = {
                     "                        of the comma-separated patterns ('GPL-*,AGPL-*')\n"
                     "      --corresponding-source DEST\n"
                     "                        write the incorporated sources and build scripts, as\n"
-                    "                        built, to directory DEST (or a .tar.gz / .tar file)\n",
+                    "                        built, to directory DEST (or a .tar.gz / .tar file)\n"
+                    "      --copyright FILE  a machine-readable debian/copyright: beside each\n"
+                    "                        incorporated file of the source tree (the directory\n"
+                    "                        that holds debian/, else the build's), the license\n"
+                    "                        of the last Files paragraph matching it, as SPDX, and\n"
+                    "                        whether it and the file's notices disagree (either\n"
+                    "                        may be wrong: debian/copyright goes stale)\n",
     .options = licenses_options,
     .flags = QUERY_ALLOW_INCOMPLETE,
     .option = licenses_option,
@@ -323,6 +429,12 @@ int query_licenses_main(int argc, char **argv)
         return error_status;
     }
     g_autofree char *cwd = query_run_cwd(q);
+    struct copyright cr = {0};
+    if (l.copyright && copyright_load(&cr, l.copyright, cwd ? cwd : "/")) {
+        prov_free(p);
+        qdb_close(q);
+        return 2;
+    }
     static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
     GArray *nodes = prov_inputs(p, vid, &walk);
     GPtrArray *files = g_ptr_array_new_with_free_func(free_file);
@@ -346,6 +458,7 @@ int query_licenses_main(int argc, char **argv)
         if (f->cat == CAT_INCORPORATED || f->cat == CAT_SYSTEM_HEADER || f->cat == CAT_SCRIPT)
             detect(f, files);
     }
+    unsigned n_disagree = cr.dep5 ? copyright_compare(&cr, files) : 0;
     g_autofree char *roll = rollup(files);
     g_auto(GStrv) patterns = deny ? g_strsplit(deny, ",", -1) : NULL;
     unsigned n_unknown = 0, n_denied = 0, n_guess = 0;
@@ -398,6 +511,15 @@ int query_licenses_main(int argc, char **argv)
                     g_string_append_printf(out, ",\"problem\":\"%s\"", f->problem);
                 if (f->guess)
                     g_string_append(out, ",\"guess\":true");
+                if (f->in_tree) {
+                    g_string_append(out, ",\"declared\":");
+                    if (f->declared)
+                        json_string(out, f->declared, strlen(f->declared));
+                    else
+                        g_string_append(out, "null");
+                    g_string_append_printf(out, ",\"agrees\":%s",
+                                           f->agrees < 0 ? "null" : f->agrees ? "true" : "false");
+                }
                 g_string_append_printf(out, ",\"sha256\":\"%s\"}", f->v->sha256);
                 first = false;
                 continue;
@@ -420,11 +542,27 @@ int query_licenses_main(int argc, char **argv)
                 g_string_append(out, "  (over-approximated)");
                 n_guess += cat == CAT_INCORPORATED;
             }
+            if (f->in_tree && !f->declared)
+                g_string_append(out, "  [debian/copyright: no Files paragraph matches]");
+            else if (f->in_tree && f->agrees < 0)
+                g_string_append_printf(out, "  [debian/copyright: %s; no notice to compare]",
+                                       f->declared);
+            else if (f->in_tree)
+                g_string_append_printf(out, "  [debian/copyright: %s%s]", f->declared,
+                                       f->agrees ? "" : " -- DISAGREES");
             g_string_append_c(out, '\n');
         }
     }
     if (o.json) {
-        g_string_append_printf(out, "],\"unknown\":%u,\"denied\":%u}\n", n_unknown, n_denied);
+        g_string_append_printf(out, "],\"unknown\":%u,\"denied\":%u", n_unknown, n_denied);
+        if (cr.dep5) {
+            g_string_append(out, ",\"copyright\":{\"path\":");
+            json_string(out, cr.path, strlen(cr.path));
+            g_string_append(out, ",\"root\":");
+            json_string(out, cr.root, strlen(cr.root));
+            g_string_append_printf(out, ",\"disagree\":%u}", n_disagree);
+        }
+        g_string_append(out, "}\n");
     } else {
         g_string_append_printf(out, "  roll-up: %s", roll ? roll : "NOASSERTION");
         if (n_unknown)
@@ -436,6 +574,16 @@ int query_licenses_main(int argc, char **argv)
                                         "only through a process that wrote several files and "
                                         "read between them (counted, to be safe)\n",
                                    n_guess, n_guess == 1 ? " is" : "s are");
+        if (cr.dep5) {
+            g_string_append(out, "  against ");
+            text_escape(out, cr.path, strlen(cr.path));
+            g_string_append(out, " (patterns relative to ");
+            text_escape(out, cr.root, strlen(cr.root));
+            g_string_append_printf(out, "): %u incorporated file%s disagree%s with what %s "
+                                        "notice%s say%s\n", n_disagree, n_disagree == 1 ? "" : "s",
+                                   n_disagree == 1 ? "s" : "", n_disagree == 1 ? "its" : "their",
+                                   n_disagree == 1 ? "" : "s", n_disagree == 1 ? "s" : "");
+        }
         if (!qdb_run(q)->complete)
             g_string_append_printf(out, "  INCOMPLETE TRACE: %s; these licenses cover only what "
                                         "was recorded\n", qdb_run(q)->incomplete);
@@ -453,6 +601,9 @@ int query_licenses_main(int argc, char **argv)
     g_string_free(denials, TRUE);
     g_ptr_array_free(files, TRUE);
     g_array_unref(nodes);
+    dep5_free(cr.dep5);
+    g_free(cr.root);
+    g_free(cr.real_root);
     prov_free(p);
     qdb_close(q);
     return status;

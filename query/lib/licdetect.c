@@ -14,6 +14,36 @@ static bool expr_char(char c)
            c == ':' || c == ' ';
 }
 
+/* The licenses found, each once: a set of SPDX expressions. */
+static void add(GPtrArray *ids, const char *id)
+{
+    for (guint k = 0; k < ids->len; k++)
+        if (!strcmp(ids->pdata[k], id))
+            return;
+    g_ptr_array_add(ids, g_strdup(id));
+}
+
+static gint str_cmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The set sorted and joined with AND (a compound member parenthesised), or NULL if empty. */
+static char *join_and(GPtrArray *ids)
+{
+    if (!ids->len)
+        return NULL;
+    g_ptr_array_sort(ids, str_cmp);
+    GString *s = g_string_new(NULL);
+    for (guint k = 0; k < ids->len; k++) {
+        const char *e = ids->pdata[k];
+        bool compound = ids->len > 1 && strchr(e, ' ') != NULL;
+        g_string_append_printf(s, "%s%s%s%s", k ? " AND " : "", compound ? "(" : "", e,
+                               compound ? ")" : "");
+    }
+    return g_string_free(s, FALSE);
+}
+
 static char *tags(const char *text, size_t len)
 {
     GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
@@ -34,30 +64,12 @@ static char *tags(const char *text, size_t len)
                text[end - 1] != ')')
             end--;
         if (end > start) {
-            char *e = g_strndup(text + start, end - start);
-            bool dup = false;
-            for (guint k = 0; k < found->len && !dup; k++)
-                dup = !strcmp(found->pdata[k], e);
-            if (dup)
-                g_free(e);
-            else
-                g_ptr_array_add(found, e);
+            g_autofree char *e = g_strndup(text + start, end - start);
+            add(found, e);
         }
         i = j > (size_t)(at - text) ? j : (size_t)(at - text) + 1;
     }
-    char *r = NULL;
-    if (found->len == 1) {
-        r = g_strdup(found->pdata[0]);
-    } else if (found->len > 1) {
-        GString *s = g_string_new(NULL);
-        for (guint k = 0; k < found->len; k++) {
-            const char *e = found->pdata[k];
-            bool compound = strchr(e, ' ') != NULL;
-            g_string_append_printf(s, "%s%s%s%s", k ? " AND " : "", compound ? "(" : "", e,
-                                   compound ? ")" : "");
-        }
-        r = g_string_free(s, FALSE);
-    }
+    char *r = join_and(found);
     g_ptr_array_free(found, TRUE);
     return r;
 }
@@ -88,51 +100,211 @@ static bool has(const char *t, const char *phrase)
     return strstr(t, phrase) != NULL;
 }
 
-static char *gpl_family(const char *t)
+/* Does [from, to) of the normalised text hold `phrase`? */
+static bool has_in(const char *from, const char *to, const char *phrase)
 {
-    bool later = has(t, "any later version") || has(t, "or later version");
-    const char *family = NULL;
-    if (has(t, "gnu lesser general public license") || has(t, "gnu library general public license"))
-        family = has(t, "version 3") ? "LGPL-3.0" : has(t, "version 2.1") ? "LGPL-2.1" : "LGPL-2.0";
-    else if (has(t, "gnu general public license") || has(t, "gnu gpl"))
-        family = has(t, "version 3") ? "GPL-3.0" : has(t, "version 2") ? "GPL-2.0" : NULL;
-    if (!family)
-        return NULL;
-    return g_strconcat(family, later ? "-or-later" : "-only", NULL);
+    size_t n = strlen(phrase);
+    return to > from && (size_t)(to - from) >= n && memmem(from, (size_t)(to - from), phrase, n);
 }
 
-static char *notice(const char *text, size_t len)
+/* The version number written after the first "version " in [from, to) ("2", "2.1"), or 0. */
+static const char *version_in(const char *from, const char *to, char *buf, size_t size)
 {
-    g_autofree char *t = normalise(text, len < NOTICE_WINDOW ? len : NOTICE_WINDOW);
-    char *gpl = gpl_family(t);
-    if (gpl)
-        return gpl;
-    if (has(t, "licensed under the apache license, version 2.0") ||
-        has(t, "apache license version 2.0") || has(t, "apache license, version 2.0"))
-        return g_strdup("Apache-2.0");
-    if (has(t, "mozilla public license, v. 2.0") || has(t, "mozilla public license version 2.0"))
-        return g_strdup("MPL-2.0");
-    if (has(t, "provided 'as-is', without any express or implied warranty") &&
-        has(t, "altered source versions must be plainly marked"))
-        return g_strdup("Zlib");
-    if (has(t, "permission to use, copy, modify, and") &&
-        has(t, "distribute this software for any purpose with or without fee is hereby granted"))
-        return g_strdup("ISC");
-    if (has(t, "permission is hereby granted, free of charge, to any person obtaining a copy"))
-        return g_strdup("MIT");
-    if (has(t, "redistribution and use in source and binary forms, with or without modification, "
-               "are permitted provided that the following conditions are met")) {
-        if (has(t, "neither the name") || has(t, "the names of its contributors may not be used"))
-            return g_strdup("BSD-3-Clause");
-        return g_strdup("BSD-2-Clause");
+    for (const char *at = from; at < to;) {
+        const char *v = memmem(at, (size_t)(to - at), "version ", 8);
+        if (!v)
+            return NULL;
+        v += 8;
+        size_t n = 0;
+        while (v + n < to && n + 1 < size && (g_ascii_isdigit(v[n]) || v[n] == '.'))
+            n++;
+        while (n && v[n - 1] == '.')
+            n--; /* the sentence's full stop */
+        if (n && g_ascii_isdigit(v[0])) {
+            memcpy(buf, v, n);
+            buf[n] = '\0';
+            return buf;
+        }
+        at = v;
     }
     return NULL;
+}
+
+/* GNU licenses: every mention of one, with the version written near it ("either version 2 of
+ * the License", "version 2.1 of the GNU Lesser ...") and "or later" wording near it.  A mention
+ * with no version near it ("See the GNU General Public License for more details") counts only
+ * for the GNU Library GPL, of which there is one version. */
+static void gnu_family(const char *t, GPtrArray *ids)
+{
+    static const struct {
+        const char *phrase, *family;
+    } gnu[] = {
+        {"gnu general public license", "GPL"},
+        {"gnu gpl", "GPL"},
+        {"gnu lesser general public license", "LGPL"},
+        {"gnu library general public license", "LGPL"},
+        {"gnu lgpl", "LGPL"},
+        {"gnu affero general public license", "AGPL"},
+        {NULL, NULL},
+    };
+    size_t tl = strlen(t);
+    for (int g = 0; gnu[g].phrase; g++) {
+        for (const char *at = strstr(t, gnu[g].phrase); at; at = strstr(at + 1, gnu[g].phrase)) {
+            const char *from = at - t > 160 ? at - 160 : t;
+            const char *end = at + strlen(gnu[g].phrase);
+            const char *to = (size_t)(end - t) + 120 < tl ? end + 120 : t + tl;
+            char buf[8];
+            /* "version 2 of the GNU ..." before the name, else "... License, version 2" or
+             * "as published by the Free Software Foundation; either version 2" after it. */
+            const char *v = version_in(end, to, buf, sizeof buf);
+            if (!v) {
+                const char *back = at - t > 40 ? at - 40 : t;
+                v = version_in(back, at, buf, sizeof buf);
+            }
+            const char *fam = gnu[g].family;
+            const char *ver = NULL;
+            if (v && !strcmp(fam, "GPL"))
+                ver = !strcmp(v, "1") || !strcmp(v, "1.0") ? "1.0"
+                      : !strcmp(v, "2") || !strcmp(v, "2.0") ? "2.0"
+                      : !strcmp(v, "3") || !strcmp(v, "3.0") ? "3.0" : NULL;
+            else if (v && !strcmp(fam, "LGPL"))
+                ver = !strcmp(v, "2") || !strcmp(v, "2.0") ? "2.0"
+                      : !strcmp(v, "2.1") ? "2.1"
+                      : !strcmp(v, "3") || !strcmp(v, "3.0") ? "3.0" : NULL;
+            else if (v && !strcmp(fam, "AGPL"))
+                ver = !strcmp(v, "3") || !strcmp(v, "3.0") ? "3.0" : NULL;
+            else if (!v && !strcmp(gnu[g].phrase, "gnu library general public license"))
+                ver = "2.0";
+            if (!ver)
+                continue;
+            const char *later_to = (size_t)(end - t) + 260 < tl ? end + 260 : t + tl;
+            bool later = has_in(from, later_to, "any later version") ||
+                         has_in(from, later_to, "or later version") ||
+                         has_in(from, later_to, "or (at your option) any later") ||
+                         has_in(from, later_to, "or, at your option, any later") ||
+                         has_in(end, later_to, " or later");
+            g_autofree char *id = g_strdup_printf("%s-%s-%s", fam, ver, later ? "or-later" : "only");
+            add(ids, id);
+        }
+    }
+}
+
+/* The BSD licenses: each "Redistribution and use ... are permitted provided that the following
+ * conditions are met" is one notice, its conditions the text up to the end of its disclaimer
+ * ("... possibility of such damage") or the next notice. */
+static void bsd_family(const char *t, GPtrArray *ids)
+{
+    static const char lead[] = "redistribution and use in source and binary forms, with or "
+                               "without modification, are permitted provided that the "
+                               "following conditions are met";
+    for (const char *at = strstr(t, lead); at; at = strstr(at + 1, lead)) {
+        const char *to = strstr(at + 1, "possibility of such damage");
+        const char *next = strstr(at + 1, lead);
+        if (!to || (next && next < to))
+            to = next ? next : at + strlen(at);
+        if (has_in(at, to, "all advertising materials mentioning features or use of this "
+                           "software must display the following acknowledg"))
+            add(ids, "BSD-4-Clause");
+        else if (has_in(at, to, "neither the name") || has_in(at, to, "may not be used to endorse") ||
+                 has_in(at, to, "may be used to endorse or promote") ||
+                 has_in(at, to, "the names of its contributors may not be used"))
+            add(ids, "BSD-3-Clause");
+        else
+            add(ids, "BSD-2-Clause");
+    }
+}
+
+/* The OpenLDAP Public License: its version where the text names one ("The OpenLDAP Public
+ * License Version 2.8"), else 2.8 — its last revision (2003), which every revision lets the
+ * user choose ("or under the terms of any subsequent revision"), and the one OpenLDAP
+ * Software's notices ("permitted only as authorized by the OpenLDAP Public License") mean. */
+static void openldap(const char *t, GPtrArray *ids)
+{
+    static const char *const known[] = {"1.1", "1.2", "1.3", "1.4", "2.0", "2.0.1", "2.1", "2.2",
+                                        "2.2.1", "2.2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8",
+                                        NULL};
+    static const char name[] = "openldap public license";
+    size_t tl = strlen(t);
+    for (const char *at = strstr(t, name); at; at = strstr(at + 1, name)) {
+        const char *end = at + strlen(name);
+        const char *to = (size_t)(end - t) + 12 < tl ? end + 12 : t + tl;
+        char buf[8];
+        const char *v = version_in(end, to, buf, sizeof buf);
+        const char *ver = "2.8";
+        for (int k = 0; v && known[k]; k++)
+            if (!strcmp(v, known[k]))
+                ver = known[k];
+        g_autofree char *id = g_strconcat("OLDAP-", ver, NULL);
+        add(ids, id);
+    }
+}
+
+/* Bison's parser skeleton grants an exception to the GPL it is under, in every parser it
+ * writes ("you may create a larger work that contains part or all of the Bison parser skeleton
+ * and distribute that work under terms of your choice"): the GPL ids found carry it. */
+static void bison_exception(const char *t, GPtrArray *ids)
+{
+    if (!has(t, "part or all of the bison parser skeleton and distribute that work under terms "
+                "of your choice"))
+        return;
+    for (guint k = 0; k < ids->len; k++) {
+        char *id = ids->pdata[k];
+        if (g_str_has_prefix(id, "GPL-") && !strchr(id, ' ')) {
+            ids->pdata[k] = g_strconcat(id, " WITH Bison-exception-2.2", NULL);
+            g_free(id);
+        }
+    }
+}
+
+/* Every notice of a license this knows, in the normalised text. */
+static void notices(const char *t, GPtrArray *ids)
+{
+    gnu_family(t, ids);
+    bison_exception(t, ids);
+    bsd_family(t, ids);
+    openldap(t, ids);
+    if (has(t, "licensed under the apache license, version 2.0") ||
+        has(t, "apache license version 2.0") || has(t, "apache license, version 2.0"))
+        add(ids, "Apache-2.0");
+    if (has(t, "mozilla public license, v. 2.0") || has(t, "mozilla public license version 2.0"))
+        add(ids, "MPL-2.0");
+    if (has(t, "provided 'as-is', without any express or implied warranty") &&
+        has(t, "altered source versions must be plainly marked"))
+        add(ids, "Zlib");
+    if (has(t, "permission to use, copy, modify, and") &&
+        has(t, "distribute this software for any purpose with or without fee is hereby granted"))
+        add(ids, "ISC");
+    if (has(t, "permission is hereby granted, free of charge, to any person obtaining a copy"))
+        add(ids, "MIT");
+    if (has(t, "boost software license - version 1.0") ||
+        has(t, "boost software license, version 1.0"))
+        add(ids, "BSL-1.0");
+    if (has(t, "python software foundation license") ||
+        has(t, "license agreement is between the python software foundation"))
+        add(ids, "PSF-2.0");
+    if (has(t, "under the same terms as perl itself"))
+        add(ids, "Artistic-1.0-Perl OR GPL-1.0-or-later");
+    if (has(t, "free and unencumbered software released into the public domain"))
+        add(ids, "Unlicense");
+    else if (has(t, "placed in the public domain") || has(t, "placed into the public domain") ||
+             has(t, "released into the public domain") || has(t, "released to the public domain") ||
+             has(t, "dedicated to the public domain") || has(t, "is in the public domain") ||
+             has(t, "are in the public domain") || has(t, "put in the public domain") ||
+             has(t, "the author disclaims copyright to this source code"))
+        add(ids, "LicenseRef-public-domain");
 }
 
 char *lic_detect(const char *text, size_t len)
 {
     char *t = tags(text, len);
-    return t ? t : notice(text, len);
+    if (t)
+        return t;
+    g_autofree char *n = normalise(text, len < NOTICE_WINDOW ? len : NOTICE_WINDOW);
+    GPtrArray *ids = g_ptr_array_new_with_free_func(g_free);
+    notices(n, ids);
+    char *r = join_and(ids);
+    g_ptr_array_free(ids, TRUE);
+    return r;
 }
 
 char *lic_reference(const char *text, size_t len)
@@ -154,4 +326,104 @@ char *lic_reference(const char *text, size_t len)
             return g_strndup(at, n);
     }
     return NULL;
+}
+
+/* An expression longer than this is taken as written (trimming is quadratic in its length). */
+#define EXPR_MAX 4096
+
+/* [s, s+n) without spaces at its ends and, while they enclose all of it, outer parentheses. */
+static void trim_term(const char **s, size_t *n)
+{
+    while (*n <= EXPR_MAX) {
+        while (*n && **s == ' ')
+            (*s)++, (*n)--;
+        while (*n && (*s)[*n - 1] == ' ')
+            (*n)--;
+        if (*n < 2 || **s != '(' || (*s)[*n - 1] != ')')
+            return;
+        int depth = 0;
+        for (size_t i = 0; i + 1 < *n; i++) {
+            depth += (*s)[i] == '(' ? 1 : (*s)[i] == ')' ? -1 : 0;
+            if (depth == 0)
+                return; /* "(A) OR (B)": the first ')' closes before the end */
+        }
+        (*s)++;
+        *n -= 2;
+    }
+}
+
+/* The expression's members across `op` (" AND ", " OR ") at the top level, each in canonical
+ * form (lower case, its own members sorted), sorted and deduplicated, joined by `op`. */
+static char *canonical(const char *s, size_t n, int level)
+{
+    static const char *const ops[] = {" and ", " or "};
+    trim_term(&s, &n);
+    g_autofree char *low = g_ascii_strdown(s, (gssize)n);
+    if (level > 1 || n > EXPR_MAX)
+        return g_strdup(low);
+    const char *op = ops[level];
+    size_t ol = strlen(op);
+    GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || (depth == 0 && i + ol <= n && !memcmp(low + i, op, ol))) {
+            char *c = canonical(low + start, i - start, level + 1);
+            add(parts, c);
+            g_free(c);
+            start = i + ol;
+            i += ol - 1;
+            if (i >= n)
+                break;
+            continue;
+        }
+        depth += low[i] == '(' ? 1 : low[i] == ')' ? -1 : 0;
+    }
+    g_ptr_array_sort(parts, str_cmp);
+    GString *r = g_string_new(NULL);
+    for (guint k = 0; k < parts->len; k++)
+        g_string_append_printf(r, "%s%s", k ? op : "", (char *)parts->pdata[k]);
+    g_ptr_array_free(parts, TRUE);
+    return g_string_free(r, FALSE);
+}
+
+bool lic_same(const char *a, const char *b)
+{
+    g_autofree char *ca = canonical(a, strlen(a), 0);
+    g_autofree char *cb = canonical(b, strlen(b), 0);
+    return !strcmp(ca, cb);
+}
+
+char *lic_and_all(const char *const *exprs, size_t n)
+{
+    GPtrArray *members = g_ptr_array_new_with_free_func(g_free);
+    for (size_t k = 0; k < n; k++) {
+        const char *e = exprs[k];
+        if (!e)
+            continue;
+        size_t len = strlen(e);
+        const char *s = e;
+        size_t sl = len;
+        trim_term(&s, &sl);
+        int depth = 0;
+        size_t start = 0;
+        for (size_t i = 0; i <= sl; i++) {
+            if (i == sl || (depth == 0 && i + 5 <= sl && !memcmp(s + i, " AND ", 5))) {
+                const char *m = s + start;
+                size_t ml = i - start;
+                trim_term(&m, &ml);
+                if (ml) {
+                    g_autofree char *one = g_strndup(m, ml);
+                    add(members, one);
+                }
+                start = i + 5;
+                i += 4;
+                continue;
+            }
+            depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        }
+    }
+    char *r = join_and(members);
+    g_ptr_array_free(members, TRUE);
+    return r;
 }

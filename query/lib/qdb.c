@@ -5,6 +5,7 @@
 #include "tracedb.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -671,6 +672,82 @@ char *qdb_absolute_path(const char *arg)
 {
     g_autofree char *cwd = g_get_current_dir();
     return qdb_absolute_path_in(cwd, arg);
+}
+
+/* One component at a time, as the kernel walks a path: a symlink met is replaced by its
+ * target (relative to the directory that holds it), ".." pops what was resolved so far; once
+ * a component is missing (or cannot be looked at), the rest is appended as it is. */
+char *qdb_resolve_links(const char *abs, int *followed)
+{
+    *followed = 0;
+    GQueue todo = G_QUEUE_INIT; /* components still to walk (g_free'd) */
+    gchar **parts = g_strsplit(abs, "/", -1);
+    for (gchar **p = parts; *p; p++)
+        g_queue_push_tail(&todo, g_strdup(*p));
+    g_strfreev(parts);
+    GString *done = g_string_new(NULL); /* resolved so far, "" for "/" */
+    bool exists = true;
+    while (!g_queue_is_empty(&todo)) {
+        char *c = g_queue_pop_head(&todo);
+        if (!*c || !strcmp(c, ".")) {
+            g_free(c);
+            continue;
+        }
+        if (!strcmp(c, "..")) {
+            char *slash = strrchr(done->str, '/');
+            g_string_truncate(done, slash ? (gsize)(slash - done->str) : 0);
+            g_free(c);
+            continue;
+        }
+        size_t mark = done->len;
+        g_string_append_c(done, '/');
+        g_string_append(done, c);
+        g_free(c);
+        struct stat st;
+        if (!exists || lstat(done->str, &st) < 0) {
+            exists = false;
+            continue;
+        }
+        if (!S_ISLNK(st.st_mode))
+            continue;
+        if (*followed >= 40) { /* ELOOP, as the kernel says: leave it as it is */
+            exists = false;
+            continue;
+        }
+        char target[PATH_MAX];
+        ssize_t n = readlink(done->str, target, sizeof target - 1);
+        if (n <= 0) {
+            exists = false;
+            continue;
+        }
+        target[n] = '\0';
+        (*followed)++;
+        g_string_truncate(done, target[0] == '/' ? 0 : mark);
+        gchar **t = g_strsplit(target, "/", -1);
+        for (guint i = g_strv_length(t); i-- > 0;)
+            g_queue_push_head(&todo, g_strdup(t[i]));
+        g_strfreev(t);
+    }
+    if (!done->len)
+        g_string_append_c(done, '/');
+    return g_string_free(done, FALSE);
+}
+
+GPtrArray *qdb_files_named(struct qdb *q, const char *name, guint max)
+{
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    sqlite3_stmt *st = NULL;
+    g_autofree char *suffix = g_strconcat("/", name, NULL);
+    if (!qdb_prepare(q, tracedb_sql(TQ_FILES_NAMED), &st))
+        return paths;
+    if (qdb_bind_text(q, st, 1, suffix) && qdb_bind_int64(q, st, 2, max))
+        while (qdb_row(q, st)) {
+            const char *p = (const char *)sqlite3_column_text(st, 0);
+            if (p)
+                g_ptr_array_add(paths, g_strdup(p));
+        }
+    sqlite3_finalize(st);
+    return paths;
 }
 
 static void finalize_stmt(gpointer st)

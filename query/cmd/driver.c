@@ -1,6 +1,8 @@
 /* driver — see driver.h. */
 #include "driver.h"
 
+#include "query.h"
+
 #include "terminal.h"
 #include "textout.h"
 #include "tracedb.h"
@@ -8,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -60,6 +63,85 @@ static void print_help(const struct query_command *cmd)
           stdout);
 }
 
+int query_edit_distance(const char *a, const char *b)
+{
+    /* Optimal string alignment: insertions, deletions, substitutions, adjacent swaps. */
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return INT_MAX;
+    int d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = MIN(MIN(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                v = MIN(v, d[i - 2][j - 2] + 1);
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+bool query_like(const char *typed, const char *name)
+{
+    size_t n = strlen(typed);
+    if (n >= 2 && !strncmp(name, typed, n))
+        return true; /* a prefix: "who" for who-read */
+    int dist = query_edit_distance(typed, name);
+    return dist <= (n <= 3 ? 1 : 2);
+}
+
+/* A usage error of getopt's in the one-line form: the option named as typed, what is
+ * wrong, and the fix (the options it may have meant, or --help). */
+static void option_error(const struct query_command *cmd, const struct option *longopts,
+                         bool missing_value, const char *word)
+{
+    GString *e = g_string_new(NULL);
+    bool is_long = word && !strncmp(word, "--", 2);
+    g_autofree char *typed = NULL;
+    if (is_long) {
+        const char *eq = strchr(word + 2, '=');
+        typed = g_strndup(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2));
+    }
+    GString *like = g_string_new(NULL);
+    unsigned nlike = 0;
+    for (const struct option *o = longopts; is_long && o->name; o++)
+        if (query_like(typed, o->name)) {
+            g_string_append_printf(like, "%s--%s", nlike++ ? ", " : "", o->name);
+        }
+    const struct option *exact = NULL;
+    for (const struct option *o = longopts; is_long && o->name; o++)
+        if (!strcmp(typed, o->name))
+            exact = o;
+    if (missing_value) {
+        if (is_long)
+            g_string_append_printf(e, "option '--%s' needs a value", typed);
+        else
+            g_string_append_printf(e, "option '-%c' needs a value", optopt);
+    } else if (exact && strchr(word, '=')) {
+        g_string_append_printf(e, "option '--%s' takes no value", typed);
+    } else if (is_long) {
+        text_escape(e, word, strlen(word));
+        g_string_prepend(e, nlike > 1 ? "ambiguous option '" : "unknown option '");
+        g_string_append_c(e, '\'');
+    } else if (optopt > ' ' && optopt < 127) {
+        g_string_append_printf(e, "unknown option '-%c'", optopt);
+    } else {
+        g_string_append(e, "unknown option");
+    }
+    if (nlike && !exact)
+        fprintf(stderr, "buildtrail %s: %s; did you mean %s%s? (see 'buildtrail %s --help')\n",
+                cmd->name, e->str, nlike > 1 ? "one of " : "", like->str, cmd->name);
+    else
+        fprintf(stderr, "buildtrail %s: %s; see 'buildtrail %s --help'\n", cmd->name, e->str,
+                cmd->name);
+    g_string_free(like, TRUE);
+    g_string_free(e, TRUE);
+}
+
 int query_parse(const struct query_command *cmd, int argc, char **argv, struct query_opts *o,
                 void *ctx)
 {
@@ -79,11 +161,12 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
     for (const struct option *p = cmd->options; p && p->name && n < G_N_ELEMENTS(longopts) - 1; p++)
         longopts[n++] = *p;
     longopts[n] = (struct option){0};
-    g_autofree char *shortopts = g_strconcat("d:h", cmd->shortopts ? cmd->shortopts : "", NULL);
+    /* (a leading ':': a missing value is ':', told apart from an unknown option) */
+    g_autofree char *shortopts = g_strconcat(":d:h", cmd->shortopts ? cmd->shortopts : "", NULL);
     current_cmd = cmd->name;
     int c;
     optind = 1;
-    opterr = 1;
+    opterr = 0; /* (its errors are said here, in the one-line form) */
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DB:
@@ -105,7 +188,8 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
             print_help(cmd);
             return 0;
         case '?':
-            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd->name);
+        case ':':
+            option_error(cmd, longopts, c == ':', argv[optind - 1]);
             return 2;
         default: {
             int r = cmd->option ? cmd->option(ctx, c, optarg) : 2;
@@ -356,6 +440,11 @@ struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need
     if (!db_path && !found)
         return NULL;
     const char *path = db_path ? db_path : found;
+    /* A trace named by the environment is named so in every error: the variable may have
+     * been set long ago, elsewhere. */
+    const char *env = getenv("BUILDTRAIL_DB");
+    bool from_env = !db_path && env && *env;
+    g_autofree char *shown = from_env ? g_strconcat("BUILDTRAIL_DB=", path, NULL) : NULL;
     struct qdb *q = NULL;
     g_autofree char *err = NULL;
     int r = qdb_open(path, &q, &err);
@@ -378,15 +467,19 @@ struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need
         return q;
     }
     if (r == -EBADMSG) {
-        fprintf(stderr, "buildtrail %s: the trace %s is damaged: %s; record the build again\n",
-                cmd, path, err ? err : g_strerror(-r));
+        fprintf(stderr, "buildtrail %s: the trace %s is damaged: %s; record the build again%s\n",
+                cmd, from_env ? shown : path, err ? err : g_strerror(-r),
+                from_env ? ", or unset BUILDTRAIL_DB" : "");
         return NULL;
     }
-    const char *fix = r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
-                      : r == -EPROTO ? "use a newer buildtrail to read it"
+    const char *fix = r == -EPROTO ? "use a newer buildtrail to read it"
                       : r == -EROFS  ? "copy the trace and its -wal to a directory you can write"
+                      : from_env     ? "set BUILDTRAIL_DB to a trace written by 'buildtrail run', "
+                                       "or unset it to read the nearest " QUERY_DEFAULT_DB
+                      : r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
                                      : "name a trace written by 'buildtrail run' with -d FILE";
-    fprintf(stderr, "buildtrail %s: %s: %s; %s\n", cmd, path, err ? err : g_strerror(-r), fix);
+    fprintf(stderr, "buildtrail %s: %s: %s; %s\n", cmd, from_env ? shown : path,
+            err ? err : g_strerror(-r), fix);
     return NULL;
 }
 
@@ -893,7 +986,32 @@ void query_text_access(GString *out, int kind, int64_t bytes)
         g_string_append_printf(out, "wrote %" G_GINT64_FORMAT " byte%s", bytes,
                                bytes == 1 ? "" : "s");
     else
-        g_string_append(out, tracedb_access_kind_name(kind));
+        g_string_append(out, query_access_phrase(kind));
+}
+
+const char *query_access_phrase(int kind)
+{
+    /* (for people; --json keeps the kind names of tracedb_access_kind_name) */
+    static const char *const phrase[TRACEDB_ACCESS_KIND_MAX + 1] = {
+        [TRACEDB_READ] = "opened for reading",
+        [TRACEDB_WRITE] = "opened for writing",
+        [TRACEDB_CREATE] = "created",
+        [TRACEDB_TRUNCATE] = "truncated",
+        [TRACEDB_EXEC] = "executed",
+        [TRACEDB_UNLINK] = "removed",
+        [TRACEDB_MKDIR] = "made the directory",
+        [TRACEDB_RMDIR] = "removed the directory",
+        [TRACEDB_RENAME_FROM] = "renamed it away",
+        [TRACEDB_RENAME_TO] = "renamed into place",
+        [TRACEDB_LINK] = "hard-linked into place",
+        [TRACEDB_SYMLINK] = "made it a symlink",
+        [TRACEDB_READDIR] = "listed the directory",
+        [TRACEDB_READLINK] = "followed the symlink",
+        [TRACEDB_PROBE] = "looked it up",
+        [TRACEDB_SETATTR] = "changed its mode, owner or times",
+    };
+    const char *s = kind >= 1 && kind <= TRACEDB_ACCESS_KIND_MAX ? phrase[kind] : NULL;
+    return s ? s : "did something unknown to this buildtrail";
 }
 
 void query_json_bytes(GString *out, int kind, int64_t bytes)

@@ -133,6 +133,9 @@ void query_json_env(GString *out, struct qdb *q, int64_t id);
  * space, for kinds read and write (nothing for other kinds).  JSON: `,"bytes":N,
  * "bytes_exact":bool`. */
 void query_text_access(GString *out, int kind, int64_t bytes);
+/* An access kind in words ("renamed into place" for rename_to): text answers say these, JSON
+ * the kind names. */
+const char *query_access_phrase(int kind);
 void query_json_bytes(GString *out, int kind, int64_t bytes);
 
 /* Provenance helpers. */

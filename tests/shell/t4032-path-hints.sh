@@ -1,0 +1,31 @@
+#!/bin/sh
+# A path the build never touched gets the traced paths of that name, and a relative path
+# asked elsewhere (-d naming the trace of another tree) the path where the build ran; one
+# line, exit 1.  (The bundled sample.)
+. "$(dirname "$0")/lib.sh"
+require_fuse
+require_cmd python3
+cp -r "$SAMPLE" "$T/s" && cd "$T/s"
+bt run -q -- make -j2 > "$T/build.log" 2>&1 || fail "sample build: $(cat "$T/build.log")"
+err() { # CMD...: run it, expecting exit 2 or 1; its stderr in $e, one line
+    set +e; "$@" > "$T/out" 2> "$T/err"; st=$?; set -e
+    [ "$st" != 0 ] || fail "$* succeeded"
+    e=$(cat "$T/err")
+    [ "$(wc -l < "$T/err")" = 1 ] || fail "$*: not one line: $e"
+    case $e in "buildtrail"*) ;; *) fail "$*: not buildtrail's form: $e" ;; esac
+    case $e in *"invalid option"*|*"unrecognized option"*|*"requires an argument"*|*"Try '"*)
+        fail "$*: getopt's wording: $e" ;; esac
+}
+# A name alone: the traced paths with that name.
+err bt who-wrote greet.c
+assert_eq "$st" 1 "exit status"
+assert_contains "$e" "never touched this path; did you mean src/greet.c?" "same-name hint"
+err bt who-read greet.h
+assert_contains "$e" "did you mean src/greet.h?" "who-read hint"
+err bt inputs nothere.c
+assert_contains "$e" "check the path, or list the files it touched with 'buildtrail files'" "no hint"
+# Asked elsewhere with -d: relative to where the build ran.
+mkdir "$T/elsewhere" && cd "$T/elsewhere"
+err bt who-wrote -d "$T/s/buildtrail.db" src/greet.o
+assert_contains "$e" "did you mean $T/s/src/greet.o? (a path is relative to where you ask; the build ran in $T/s)" "relative to the build"
+assert_no_leftovers

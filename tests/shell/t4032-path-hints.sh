@@ -7,25 +7,16 @@ require_fuse
 require_cmd python3
 cp -r "$SAMPLE" "$T/s" && cd "$T/s"
 bt run -q -- make -j2 > "$T/build.log" 2>&1 || fail "sample build: $(cat "$T/build.log")"
-err() { # CMD...: run it, expecting exit 2 or 1; its stderr in $e, one line
-    set +e; "$@" > "$T/out" 2> "$T/err"; st=$?; set -e
-    [ "$st" != 0 ] || fail "$* succeeded"
-    e=$(cat "$T/err")
-    [ "$(wc -l < "$T/err")" = 1 ] || fail "$*: not one line: $e"
-    case $e in "buildtrail"*) ;; *) fail "$*: not buildtrail's form: $e" ;; esac
-    case $e in *"invalid option"*|*"unrecognized option"*|*"requires an argument"*|*"Try '"*)
-        fail "$*: getopt's wording: $e" ;; esac
-}
 # A name alone: the traced paths with that name.
-err bt who-wrote greet.c
+one_line_error bt who-wrote greet.c
 assert_eq "$st" 1 "exit status"
 assert_contains "$e" "never touched this path; did you mean src/greet.c?" "same-name hint"
-err bt who-read greet.h
+one_line_error bt who-read greet.h
 assert_contains "$e" "did you mean src/greet.h?" "who-read hint"
-err bt inputs nothere.c
+one_line_error bt inputs nothere.c
 assert_contains "$e" "check the path, or list the files it touched with 'buildtrail files'" "no hint"
 # Asked elsewhere with -d: relative to where the build ran.
 mkdir "$T/elsewhere" && cd "$T/elsewhere"
-err bt who-wrote -d "$T/s/buildtrail.db" src/greet.o
+one_line_error bt who-wrote -d "$T/s/buildtrail.db" src/greet.o
 assert_contains "$e" "did you mean $T/s/src/greet.o? (a path is relative to where you ask; the build ran in $T/s)" "relative to the build"
 assert_no_leftovers

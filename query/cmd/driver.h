@@ -158,7 +158,9 @@ struct query_path {
 };
 /* Find a path operand in the trace: made absolute; when it is a symlink on disk (or, not
  * traced as given, passes through one), the target the links lead to, if the trace has it —
- * the build's reads through the link are the target's (ld linking through libfoo.so).  On
+ * the build's reads through the link are the target's (ld linking through libfoo.so); when
+ * no link is there now, where the build's own link pointed, by the `ln -s` (or `cmake -E
+ * create_symlink`) that made it.  On
  * success, compares the file on disk with the trace's last version there (size, then mtime
  * against the run's end, then SHA-256) and prints "PATH: changed|removed since the trace" on
  * stderr when it differs.  On failure prints that the build never touched it, suggesting

@@ -57,4 +57,14 @@ assert_contains "$out" "$T/ws/libs/libfoo.so.1.0.0 → $lib" "through a director
 # A path that is not a link answers as before, with no arrow.
 out=$(bt who-read src/foo.c)
 printf '%s\n' "$out" | grep -q "→" && fail "an arrow for a plain file: $out"
+# The links gone from disk (make clean, or the tree moved away): where the build's own
+# `ln -s` pointed them, link after link (libfoo.so.1 too), and the target is gone too.
+mv src/.libs "$T/libs.away"
+rm libs
+out=$(bt who-read src/.libs/libfoo.so 2> "$T/err")
+assert_contains "$out" "$T/ws/src/.libs/libfoo.so → $lib" "link gone: the traced target"
+assert_contains "$out" "cc -o hello src/main.c -Lsrc/.libs -lfoo" "link gone: the link step"
+assert_contains "$(cat "$T/err")" "src/.libs/libfoo.so.1.0.0: removed since the trace" "target gone"
+out=$(bt inputs src/.libs/libfoo.so.1 2> /dev/null)
+assert_contains "$out" "$T/ws/src/.libs/libfoo.so.1 → $lib: version" "soname link gone"
 assert_no_leftovers

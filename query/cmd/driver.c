@@ -819,89 +819,6 @@ out:
     return d;
 }
 
-/* The target that process p's command line made the symlink `link` point to: `ln -s
- * TARGET... [LINK|DIR]` (-t DIR, -S SUFFIX, --opt=VALUE; one operand: a link of its name in
- * the cwd) or `cmake -E create_symlink TARGET LINK`; NULL when it says no such thing. */
-static char *link_target_from_argv(const struct qdb_process *p, const char *link)
-{
-    if (!p->argv || !p->argv_len || !p->cwd)
-        return NULL;
-    GPtrArray *words = g_ptr_array_new();
-    for (size_t at = 0; at < p->argv_len;) {
-        size_t n = strnlen(p->argv + at, p->argv_len - at);
-        g_ptr_array_add(words, g_strndup(p->argv + at, n));
-        at += n + 1;
-    }
-    g_ptr_array_set_free_func(words, g_free);
-    char *found = NULL;
-    const char *prog = strrchr(words->pdata[0], '/');
-    prog = prog ? prog + 1 : words->pdata[0];
-    GPtrArray *ops = g_ptr_array_new();
-    const char *tdir = NULL;
-    bool symbolic = false;
-    if (!strcmp(prog, "cmake") && words->len == 5 && !strcmp(words->pdata[1], "-E") &&
-        !strcmp(words->pdata[2], "create_symlink")) {
-        symbolic = true;
-        g_ptr_array_add(ops, words->pdata[3]);
-        g_ptr_array_add(ops, words->pdata[4]);
-    } else if (!strcmp(prog, "ln")) {
-        bool opts = true;
-        for (guint i = 1; i < words->len; i++) {
-            const char *w = words->pdata[i];
-            if (opts && !strcmp(w, "--")) {
-                opts = false;
-            } else if (opts && !strncmp(w, "--", 2)) {
-                symbolic |= !strcmp(w, "--symbolic");
-                if (!strncmp(w, "--target-directory=", 19))
-                    tdir = w + 19;
-                else if ((!strcmp(w, "--target-directory") || !strcmp(w, "--suffix")) &&
-                         i + 1 < words->len)
-                    tdir = !strcmp(w, "--suffix") ? (i++, tdir) : words->pdata[++i];
-            } else if (opts && w[0] == '-' && w[1]) {
-                for (const char *c = w + 1; *c; c++) {
-                    symbolic |= *c == 's';
-                    if (*c == 't' || *c == 'S') { /* a value: the rest, or the next word */
-                        const char *v = c[1] ? c + 1 : i + 1 < words->len ? words->pdata[++i] : NULL;
-                        if (*c == 't')
-                            tdir = v;
-                        break;
-                    }
-                }
-            } else {
-                g_ptr_array_add(ops, (char *)w);
-            }
-        }
-    }
-    g_autofree char *want = g_strdup(link);
-    for (guint i = 0; symbolic && !found && i < ops->len; i++) {
-        const char *t = ops->pdata[i];
-        g_autofree char *base = g_path_get_basename(t);
-        char *made[3] = {NULL, NULL, NULL};
-        if (tdir) {
-            g_autofree char *d = qdb_absolute_path_in(p->cwd, tdir);
-            made[0] = qdb_absolute_path_in(d, base);
-        } else if (ops->len == 1) {
-            made[0] = qdb_absolute_path_in(p->cwd, base);
-        } else if (i + 1 < ops->len) {
-            const char *last = ops->pdata[ops->len - 1];
-            if (ops->len == 2)
-                made[0] = qdb_absolute_path_in(p->cwd, last);
-            g_autofree char *d = qdb_absolute_path_in(p->cwd, last);
-            made[1] = qdb_absolute_path_in(d, base);
-        }
-        for (int k = 0; k < 3; k++) {
-            if (made[k] && !found && !strcmp(made[k], want)) {
-                g_autofree char *dir = g_path_get_dirname(want);
-                found = qdb_absolute_path_in(dir, t);
-            }
-            g_free(made[k]);
-        }
-    }
-    g_ptr_array_free(ops, TRUE);
-    g_ptr_array_free(words, TRUE);
-    return found;
-}
-
 /* Where the symlink the build last made at file_id (path) pointed, by the command that made
  * it (the trace records a link's creation, not its target); NULL when not known. */
 static char *traced_link_target(struct qdb *q, int64_t file_id, const char *path)
@@ -916,7 +833,7 @@ static char *traced_link_target(struct qdb *q, int64_t file_id, const char *path
             maker = sqlite3_column_int64(st, 0); /* (in time order: the last one) */
     sqlite3_finalize(st);
     const struct qdb_process *p = maker ? qdb_process(q, maker) : NULL;
-    return p ? link_target_from_argv(p, path) : NULL;
+    return p && p->cwd ? qdb_link_target_from_argv(p->argv, p->argv_len, p->cwd, path) : NULL;
 }
 
 /* Say that PATH is not in the trace, with the traced paths it may have meant. */

@@ -733,6 +733,88 @@ char *qdb_resolve_links(const char *abs, int *followed)
     return g_string_free(done, FALSE);
 }
 
+/* (see qdb.h) */
+char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *cwd,
+                                const char *link)
+{
+    if (!argv || !argv_len || !cwd || !g_path_is_absolute(cwd))
+        return NULL;
+    GPtrArray *words = g_ptr_array_new();
+    for (size_t at = 0; at < argv_len;) {
+        size_t n = strnlen(argv + at, argv_len - at);
+        g_ptr_array_add(words, g_strndup(argv + at, n));
+        at += n + 1;
+    }
+    g_ptr_array_set_free_func(words, g_free);
+    char *found = NULL;
+    const char *prog = strrchr(words->pdata[0], '/');
+    prog = prog ? prog + 1 : words->pdata[0];
+    GPtrArray *ops = g_ptr_array_new();
+    const char *tdir = NULL;
+    bool symbolic = false;
+    if (!strcmp(prog, "cmake") && words->len == 5 && !strcmp(words->pdata[1], "-E") &&
+        !strcmp(words->pdata[2], "create_symlink")) {
+        symbolic = true;
+        g_ptr_array_add(ops, words->pdata[3]);
+        g_ptr_array_add(ops, words->pdata[4]);
+    } else if (!strcmp(prog, "ln")) {
+        bool opts = true;
+        for (guint i = 1; i < words->len; i++) {
+            const char *w = words->pdata[i];
+            if (opts && !strcmp(w, "--")) {
+                opts = false;
+            } else if (opts && !strncmp(w, "--", 2)) {
+                symbolic |= !strcmp(w, "--symbolic");
+                if (!strncmp(w, "--target-directory=", 19))
+                    tdir = w + 19;
+                else if (!strcmp(w, "--target-directory") && i + 1 < words->len)
+                    tdir = words->pdata[++i];
+                else if (!strcmp(w, "--suffix") && i + 1 < words->len)
+                    i++; /* (its value) */
+            } else if (opts && w[0] == '-' && w[1]) {
+                for (const char *c = w + 1; *c; c++) {
+                    symbolic |= *c == 's';
+                    if (*c == 't' || *c == 'S') { /* a value: the rest, or the next word */
+                        const char *v = c[1] ? c + 1 : i + 1 < words->len ? words->pdata[++i] : NULL;
+                        if (*c == 't')
+                            tdir = v;
+                        break;
+                    }
+                }
+            } else {
+                g_ptr_array_add(ops, (char *)w);
+            }
+        }
+    }
+    for (guint i = 0; symbolic && !found && i < ops->len; i++) {
+        const char *t = ops->pdata[i];
+        g_autofree char *base = g_path_get_basename(t);
+        char *made[2] = {NULL, NULL}; /* the links this target may have made */
+        if (tdir) {
+            g_autofree char *d = qdb_absolute_path_in(cwd, tdir);
+            made[0] = qdb_absolute_path_in(d, base);
+        } else if (ops->len == 1) {
+            made[0] = qdb_absolute_path_in(cwd, base);
+        } else if (i + 1 < ops->len) {
+            const char *last = ops->pdata[ops->len - 1];
+            if (ops->len == 2)
+                made[0] = qdb_absolute_path_in(cwd, last);
+            g_autofree char *d = qdb_absolute_path_in(cwd, last);
+            made[1] = qdb_absolute_path_in(d, base);
+        }
+        for (int k = 0; k < 2; k++) {
+            if (made[k] && !found && !strcmp(made[k], link)) {
+                g_autofree char *dir = g_path_get_dirname(link);
+                found = qdb_absolute_path_in(dir, t);
+            }
+            g_free(made[k]);
+        }
+    }
+    g_ptr_array_free(ops, TRUE);
+    g_ptr_array_free(words, TRUE);
+    return found;
+}
+
 GPtrArray *qdb_files_named(struct qdb *q, const char *name, guint max)
 {
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);

@@ -35,6 +35,12 @@ static void print_help(const struct query_command *cmd)
     fputs(cmd->about, stdout);
     if (cmd->more_about)
         cmd->more_about();
+    if (!strncmp(cmd->operands, "PATH", 4)) /* (query_path_lookup) */
+        fputs("PATH is relative to the current directory.  A symlink answers for the file it\n"
+              "leads to (\"LINK \u2192 TARGET\"; one the build made and that is gone, as the\n"
+              "build's ln -s made it).  When the file on disk is no longer the one the trace\n"
+              "last saw there, stderr says \"PATH: changed since the trace\" (or \"removed\").\n",
+              stdout);
     fputs("\nOptions:\n", stdout);
     if (cmd->options_help)
         fputs(cmd->options_help, stdout);

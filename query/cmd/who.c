@@ -76,6 +76,25 @@ static void text_block(struct qdb *q, GString *out, const struct query_path *qp,
 {
     query_text_path(out, qp);
     g_string_append_c(out, '\n');
+    /* who-wrote through a link: who made the link too (libtool's ln -s) */
+    int64_t link_id = wrote && qp->via_link ? qdb_file_id(q, qp->asked) : 0;
+    GPtrArray *makers = link_id ? who_processes(q, link_id, true) : NULL;
+    for (guint i = 0; makers && i < makers->len; i++) {
+        struct who_process *wp = makers->pdata[i];
+        const struct qdb_process *p = qdb_process(q, wp->id);
+        bool made_link = false;
+        for (guint k = 0; k < wp->accesses->len; k++)
+            made_link |= g_array_index(wp->accesses, struct who_access, k).kind == TRACEDB_SYMLINK;
+        if (!p || !made_link)
+            continue;
+        g_string_append(out, "  the link made by ");
+        query_text_process(out, p);
+        g_string_append_c(out, '\n');
+    }
+    if (makers) {
+        g_ptr_array_set_free_func(makers, free_who);
+        g_ptr_array_free(makers, TRUE);
+    }
     if (!list->len)
         g_string_append_printf(out, "  (no process of the build %s it)\n",
                                wrote ? "wrote" : "read");

@@ -29,6 +29,9 @@ printf '%s\n' "$out" | grep -q "no process of the build read it" && fail "answer
 out=$(bt who-wrote src/.libs/libfoo.so)
 assert_contains "$out" "→ $lib" "who-wrote"
 assert_contains "$out" "-o src/.libs/libfoo.so.1.0.0 src/foo.c" "who-wrote names the compiler"
+assert_contains "$out" "the link made by [" "who-wrote names the link's maker"
+assert_contains "$out" "ln -s libfoo.so.1.0.0 libfoo.so" "who-wrote names the link's maker"
+bt who-wrote --help | grep -q "A symlink answers for the file it" || fail "who-wrote --help"
 out=$(bt inputs src/.libs/libfoo.so)
 assert_contains "$out" "→ $lib: version" "inputs"
 assert_contains "$out" "$T/ws/src/foo.c" "inputs lists the source"

@@ -106,17 +106,25 @@ static void option_error(const struct query_command *cmd, const struct option *l
                          bool missing_value, const char *word)
 {
     GString *e = g_string_new(NULL);
+    /* word is the last argument getopt stepped past: the long option at fault, or (inside a
+     * cluster "-xq", which getopt steps past only at its end) an earlier argument, when
+     * optopt names the short option at fault. */
     bool is_long = word && !strncmp(word, "--", 2);
     g_autofree char *typed = NULL;
     if (is_long) {
         const char *eq = strchr(word + 2, '=');
         typed = g_strndup(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2));
+        bool its_own = optopt == 0 || optopt >= 0x100;
+        for (const struct option *o = longopts; !its_own && o->name; o++)
+            its_own = o->val == optopt && !strncmp(o->name, typed, strlen(typed));
+        is_long = its_own;
     }
     GString *like = g_string_new(NULL);
-    unsigned nlike = 0;
+    unsigned nlike = 0, nprefix = 0;
     for (const struct option *o = longopts; is_long && o->name; o++)
         if (query_like(typed, o->name)) {
             g_string_append_printf(like, "%s--%s", nlike++ ? ", " : "", o->name);
+            nprefix += *typed && !strncmp(o->name, typed, strlen(typed));
         }
     const struct option *exact = NULL;
     for (const struct option *o = longopts; is_long && o->name; o++)
@@ -131,7 +139,7 @@ static void option_error(const struct query_command *cmd, const struct option *l
         g_string_append_printf(e, "option '--%s' takes no value", typed);
     } else if (is_long) {
         text_escape(e, word, strlen(word));
-        g_string_prepend(e, nlike > 1 ? "ambiguous option '" : "unknown option '");
+        g_string_prepend(e, nprefix > 1 ? "ambiguous option '" : "unknown option '");
         g_string_append_c(e, '\'');
     } else if (optopt > ' ' && optopt < 127) {
         g_string_append_printf(e, "unknown option '-%c'", optopt);

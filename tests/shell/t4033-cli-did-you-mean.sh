@@ -37,6 +37,10 @@ assert_contains "$e" "BUILDTRAIL_DB=$T: not a buildtrail trace" "BUILDTRAIL_DB a
 one_line_error bt info -x
 assert_eq "$st" 2 "exit status of an option error"
 assert_contains "$e" "buildtrail info: unknown option '-x'; see 'buildtrail info --help'" "-x"
+one_line_error bt info --json -xq
+assert_contains "$e" "buildtrail info: unknown option '-x'" "-x inside a cluster after a long option"
+one_line_error bt info --no-pager -d
+assert_contains "$e" "option '-d' needs a value" "-d at the end after a long option"
 one_line_error bt who-read --jsn hello
 assert_contains "$e" "unknown option '--jsn'; did you mean --json?" "--jsn"
 one_line_error bt info --json=yes

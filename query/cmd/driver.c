@@ -968,6 +968,16 @@ bool query_path_lookup(const char *cmd, struct qdb *q, const char *arg, struct q
         g_free(real);
         return false;
     }
+    if (last_is_link && !qp->via_link && strcmp(real, asked)) {
+        /* (a link into an untraced tree: /usr without --system) */
+        GString *e = g_string_new(NULL);
+        text_path_here(e, asked);
+        g_string_append(e, " is a symlink to ");
+        text_escape(e, real, strlen(real));
+        fprintf(stderr, "buildtrail %s: %s, which the build never touched (not traced there?); "
+                        "answering for the link itself\n", cmd, e->str);
+        g_string_free(e, TRUE);
+    }
     qp->file_id = id;
     qp->asked = asked;
     if (qp->via_link) {

@@ -19,6 +19,7 @@ src/.libs/libfoo.so.1.0.0: src/foo.c
 	(cd src/.libs && rm -f libfoo.so && ln -s libfoo.so.1.0.0 libfoo.so)
 hello: src/main.c src/.libs/libfoo.so.1.0.0
 	cc -o $@ src/main.c -Lsrc/.libs -lfoo
+	ln -sf /etc/passwd passwd-link && cat passwd-link > /dev/null
 M
 bt run -q -- make -s
 lib="$T/ws/src/.libs/libfoo.so.1.0.0"
@@ -57,6 +58,10 @@ assert d["target"]["path"] == d["path"], d
 ln -s src/.libs "$T/ws/libs"
 out=$(bt who-wrote libs/libfoo.so.1.0.0)
 assert_contains "$out" "$T/ws/libs/libfoo.so.1.0.0 → $lib" "through a directory link"
+# A link into a tree the run did not trace (/etc without --system): said, and answered for
+# the link itself.
+bt who-read passwd-link > /dev/null 2> "$T/err"
+assert_contains "$(cat "$T/err")" "passwd-link is a symlink to /etc/passwd, which the build never touched" "untraced target"
 # A path that is not a link answers as before, with no arrow.
 out=$(bt who-read src/foo.c)
 printf '%s\n' "$out" | grep -q "→" && fail "an arrow for a plain file: $out"

@@ -791,8 +791,13 @@ static enum query_disk disk_state(struct qdb *q, int64_t file_id, const char *pa
     bool at_end = prov_exists_at_end(p, file_id);
     struct stat st;
     int r = lstat(path, &st);
-    if (qdb_failed(q) || prov_in_private_tmp(p, path) || (r < 0 && errno != ENOENT))
+    int err = r < 0 ? errno : 0;
+    struct stat wst;
+    const char *ws = qdb_run(q)->cwd;
+    if (qdb_failed(q) || prov_in_private_tmp(p, path) || (r < 0 && err != ENOENT))
         goto out; /* (the build's private /tmp is gone with its run) */
+    if (r < 0 && ws && stat(ws, &wst) < 0)
+        goto out; /* no build directory here: a trace from elsewhere (another machine, CI) */
     if (!at_end) { /* the build removed it (or moved it away) */
         d = r == 0 ? QUERY_DISK_CHANGED : QUERY_DISK_SAME;
         goto out;

@@ -58,4 +58,8 @@ noted "version.h.tmp: changed since the trace" bt who-wrote version.h.tmp
 # A FIFO where the file was: said changed, never opened (no hang).
 rm src/main.c && mkfifo src/main.c
 noted "src/main.c: changed since the trace" timeout 20 "$BUILDTRAIL" who-read src/main.c
+# A trace read where its build directory is not (copied from another machine, CI, or the
+# tree moved): nothing is compared, nothing said.
+cd "$T" && mv "$T/s" "$T/moved"
+quiet bt who-wrote -d "$T/moved/buildtrail.db" "$T/s/hello"
 assert_no_leftovers

@@ -3,6 +3,8 @@
 #include "query.h"
 #include "run.h"
 
+#include <glib.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +36,7 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-    fputs("Usage: buildtrail COMMAND [OPTION]... [ARG]...\n"
+    fputs("Usage: buildtrail [-d FILE] COMMAND [OPTION]... [ARG]...\n"
           "Trace a build (every file access and output line, with the process that did it)\n"
           "and answer questions about it afterwards.\n\nCommands:\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -44,6 +46,7 @@ static void usage(FILE *f)
           "'man buildtrail' has them all.\n"
           "\n"
           "Options:\n"
+          "  -d, --db FILE         the trace the query reads, as each query's -d does\n"
           "  -h, --help            print this help\n"
           "  -V, --version         print the version\n"
           "\n"
@@ -52,8 +55,77 @@ static void usage(FILE *f)
           "usage error (see each command's help).\n", f);
 }
 
+/* "'WORD' is not a command", with the commands it may have meant. */
+static int not_a_command(const char *word)
+{
+    char like[256] = "";
+    size_t n = 0, len = 0;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (query_like(word, commands[i].name) && len + 32 < sizeof like)
+            len += (size_t)snprintf(like + len, sizeof like - len, "%s'buildtrail %s'",
+                                    n++ ? " or " : "", commands[i].name);
+    if (n)
+        fprintf(stderr, "buildtrail: '%s' is not a command; did you mean %s?\n", word, like);
+    else
+        fprintf(stderr, "buildtrail: '%s' is not a command; see 'buildtrail --help'\n", word);
+    return 2;
+}
+
+static bool is_query(const char *name)
+{
+    return strcmp(name, "run") && strcmp(name, "doctor") && strcmp(name, "help") &&
+           *name != '-';
+}
+
 int main(int argc, char **argv)
 {
+    /* A trace named before the command, as 'git -C DIR' names a repository:
+     * 'buildtrail -d FILE QUERY ...' is 'buildtrail QUERY -d FILE ...' (a -d after the
+     * command comes later, so it wins). */
+    const char *db = NULL;
+    int first = 1;
+    if (argc > 1 && (!strcmp(argv[1], "-d") || !strcmp(argv[1], "--db"))) {
+        if (argc < 3 || !*argv[2]) {
+            fprintf(stderr, "buildtrail: %s needs a trace FILE; e.g. 'buildtrail %s FILE info'\n",
+                    argv[1], argv[1]);
+            return 2;
+        }
+        db = argv[2];
+        first = 3;
+    } else if (argc > 1 && (!strncmp(argv[1], "--db=", 5) || !strncmp(argv[1], "-d", 2)) &&
+               argv[1][2]) {
+        db = argv[1] + (argv[1][1] == '-' ? 5 : 2);
+        first = 2;
+    }
+    if (db) {
+        if (argc <= first) {
+            fprintf(stderr, "buildtrail: no command after -d %s; e.g. 'buildtrail -d %s info'\n",
+                    db, db);
+            return 2;
+        }
+        if (!is_query(argv[first])) {
+            fprintf(stderr, "buildtrail: -d names the trace a query reads, not one for '%s'; "
+                            "%s\n", argv[first], !strcmp(argv[first], "run")
+                                ? "'buildtrail run -o FILE' names the trace it writes"
+                                : "give a query after it, as 'buildtrail -d FILE info'");
+            return 2;
+        }
+        char **args = g_new0(char *, (size_t)(argc - first) + 4);
+        int n = 0;
+        args[n++] = argv[first];
+        args[n++] = (char *)"--db";
+        args[n++] = (char *)db;
+        for (int i = first + 1; i < argc; i++)
+            args[n++] = argv[i];
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (!strcmp(argv[first], commands[i].name)) {
+                int r = commands[i].main(n, args);
+                g_free(args);
+                return r;
+            }
+        g_free(args);
+        return not_a_command(argv[first]);
+    }
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -65,8 +137,7 @@ int main(int argc, char **argv)
                 char help[] = "--help";
                 return commands[i].main(2, (char *[]){argv[2], help, NULL});
             }
-        fprintf(stderr, "buildtrail: '%s' is not a command; see 'buildtrail --help'\n", argv[2]);
-        return 2;
+        return not_a_command(argv[2]);
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
@@ -79,6 +150,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
-    fprintf(stderr, "buildtrail: '%s' is not a command; see 'buildtrail --help'\n", cmd);
-    return 2;
+    return not_a_command(cmd);
 }

@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
 int query_who_wrote_main(int argc, char **argv);
 int query_who_read_main(int argc, char **argv);
 int query_tree_main(int argc, char **argv);
@@ -25,3 +27,9 @@ int query_licenses_main(int argc, char **argv);
 int query_packages_main(int argc, char **argv);
 int query_copies_main(int argc, char **argv);
 int query_diff_main(int argc, char **argv);
+
+/* How many edits (insert, delete, substitute, swap two neighbours) make a into b (INT_MAX
+ * for words over 64 bytes); and whether `typed` looks like a mistyped or shortened `name`
+ * (a prefix of two bytes or more, or one or two edits away): the CLI's "did you mean". */
+int query_edit_distance(const char *a, const char *b);
+bool query_like(const char *typed, const char *name);

@@ -106,6 +106,9 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_FILE_ID_BY_PATH] = "SELECT id FROM files WHERE path=?",
     [TQ_FILE_PATH] = "SELECT path FROM files WHERE id = ?",
     [TQ_FILE_PATHS] = "SELECT id, path FROM files",
+    [TQ_FILES_NAMED] = "SELECT path FROM files WHERE length(path) > length(?1) "
+                       "AND substr(path, -length(?1)) = ?1 AND EXISTS (SELECT 1 FROM accesses a "
+                       "WHERE a.file_id = files.id AND a.result = 0) ORDER BY path LIMIT ?2",
     [TQ_MAX_FILE_ID] = "SELECT COALESCE(MAX(id), 0) FROM files",
     [TQ_TREES] = "SELECT path, role FROM trees",
     [TQ_SYSTEM_TREES_TRACED] = "SELECT count(*) FROM trees WHERE path IN ('/usr', '/') AND ?1 = ?1",

@@ -63,6 +63,7 @@ enum tracedb_query {
     TQ_FILE_ID_BY_PATH, /* ?1: a path */
     TQ_FILE_PATH, /* the path of file ?1 */
     TQ_FILE_PATHS, /* every (id, path) */
+    TQ_FILES_NAMED, /* the paths ending in ?1 ("/NAME") that an access found, sorted, at most ?2 */
     TQ_MAX_FILE_ID, /* the largest file id */
     TQ_TREES, /* the traced trees: (path, role) */
     TQ_SYSTEM_TREES_TRACED, /* how many of / and /usr were traced (?1 unused) */

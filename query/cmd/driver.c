@@ -1,12 +1,16 @@
 /* driver — see driver.h. */
 #include "driver.h"
 
+#include "query.h"
+
 #include "terminal.h"
 #include "textout.h"
 #include "tracedb.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -31,6 +35,12 @@ static void print_help(const struct query_command *cmd)
     fputs(cmd->about, stdout);
     if (cmd->more_about)
         cmd->more_about();
+    if (!strncmp(cmd->operands, "PATH", 4)) /* (query_path_lookup) */
+        fputs("PATH is relative to the current directory.  A symlink answers for the file it\n"
+              "leads to (\"LINK \u2192 TARGET\"; one the build made and that is gone, as the\n"
+              "build's ln -s made it).  When the file on disk is no longer the one the trace\n"
+              "last saw there, stderr says \"PATH: changed since the trace\" (or \"removed\").\n",
+              stdout);
     fputs("\nOptions:\n", stdout);
     if (cmd->options_help)
         fputs(cmd->options_help, stdout);
@@ -59,6 +69,93 @@ static void print_help(const struct query_command *cmd)
           stdout);
 }
 
+int query_edit_distance(const char *a, const char *b)
+{
+    /* Optimal string alignment: insertions, deletions, substitutions, adjacent swaps. */
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return INT_MAX;
+    int d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = MIN(MIN(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                v = MIN(v, d[i - 2][j - 2] + 1);
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+bool query_like(const char *typed, const char *name)
+{
+    size_t n = strlen(typed);
+    if (n >= 2 && !strncmp(name, typed, n))
+        return true; /* a prefix: "who" for who-read */
+    int dist = query_edit_distance(typed, name);
+    return dist <= (n <= 3 ? 1 : 2);
+}
+
+/* A usage error of getopt's in the one-line form: the option named as typed, what is
+ * wrong, and the fix (the options it may have meant, or --help). */
+static void option_error(const struct query_command *cmd, const struct option *longopts,
+                         bool missing_value, const char *word)
+{
+    GString *e = g_string_new(NULL);
+    /* word is the last argument getopt stepped past: the long option at fault, or (inside a
+     * cluster "-xq", which getopt steps past only at its end) an earlier argument, when
+     * optopt names the short option at fault. */
+    bool is_long = word && !strncmp(word, "--", 2);
+    g_autofree char *typed = NULL;
+    if (is_long) {
+        const char *eq = strchr(word + 2, '=');
+        typed = g_strndup(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2));
+        bool its_own = optopt == 0 || optopt >= 0x100;
+        for (const struct option *o = longopts; !its_own && o->name; o++)
+            its_own = o->val == optopt && !strncmp(o->name, typed, strlen(typed));
+        is_long = its_own;
+    }
+    GString *like = g_string_new(NULL);
+    unsigned nlike = 0, nprefix = 0;
+    for (const struct option *o = longopts; is_long && o->name; o++)
+        if (query_like(typed, o->name)) {
+            g_string_append_printf(like, "%s--%s", nlike++ ? ", " : "", o->name);
+            nprefix += *typed && !strncmp(o->name, typed, strlen(typed));
+        }
+    const struct option *exact = NULL;
+    for (const struct option *o = longopts; is_long && o->name; o++)
+        if (!strcmp(typed, o->name))
+            exact = o;
+    if (missing_value) {
+        if (is_long)
+            g_string_append_printf(e, "option '--%s' needs a value", typed);
+        else
+            g_string_append_printf(e, "option '-%c' needs a value", optopt);
+    } else if (exact && strchr(word, '=')) {
+        g_string_append_printf(e, "option '--%s' takes no value", typed);
+    } else if (is_long) {
+        text_escape(e, word, strlen(word));
+        g_string_prepend(e, nprefix > 1 ? "ambiguous option '" : "unknown option '");
+        g_string_append_c(e, '\'');
+    } else if (optopt > ' ' && optopt < 127) {
+        g_string_append_printf(e, "unknown option '-%c'", optopt);
+    } else {
+        g_string_append(e, "unknown option");
+    }
+    if (nlike && !exact)
+        fprintf(stderr, "buildtrail %s: %s; did you mean %s%s? (see 'buildtrail %s --help')\n",
+                cmd->name, e->str, nlike > 1 ? "one of " : "", like->str, cmd->name);
+    else
+        fprintf(stderr, "buildtrail %s: %s; see 'buildtrail %s --help'\n", cmd->name, e->str,
+                cmd->name);
+    g_string_free(like, TRUE);
+    g_string_free(e, TRUE);
+}
+
 int query_parse(const struct query_command *cmd, int argc, char **argv, struct query_opts *o,
                 void *ctx)
 {
@@ -78,11 +175,12 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
     for (const struct option *p = cmd->options; p && p->name && n < G_N_ELEMENTS(longopts) - 1; p++)
         longopts[n++] = *p;
     longopts[n] = (struct option){0};
-    g_autofree char *shortopts = g_strconcat("d:h", cmd->shortopts ? cmd->shortopts : "", NULL);
+    /* (a leading ':': a missing value is ':', told apart from an unknown option) */
+    g_autofree char *shortopts = g_strconcat(":d:h", cmd->shortopts ? cmd->shortopts : "", NULL);
     current_cmd = cmd->name;
     int c;
     optind = 1;
-    opterr = 1;
+    opterr = 0; /* (its errors are said here, in the one-line form) */
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DB:
@@ -104,7 +202,8 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
             print_help(cmd);
             return 0;
         case '?':
-            fprintf(stderr, "Try 'buildtrail %s --help'.\n", cmd->name);
+        case ':':
+            option_error(cmd, longopts, c == ':', argv[optind - 1]);
             return 2;
         default: {
             int r = cmd->option ? cmd->option(ctx, c, optarg) : 2;
@@ -355,6 +454,11 @@ struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need
     if (!db_path && !found)
         return NULL;
     const char *path = db_path ? db_path : found;
+    /* A trace named by the environment is named so in every error: the variable may have
+     * been set long ago, elsewhere. */
+    const char *env = getenv("BUILDTRAIL_DB");
+    bool from_env = !db_path && env && *env;
+    g_autofree char *shown = from_env ? g_strconcat("BUILDTRAIL_DB=", path, NULL) : NULL;
     struct qdb *q = NULL;
     g_autofree char *err = NULL;
     int r = qdb_open(path, &q, &err);
@@ -377,15 +481,19 @@ struct qdb *query_open_for(const char *cmd, const char *db_path, enum query_need
         return q;
     }
     if (r == -EBADMSG) {
-        fprintf(stderr, "buildtrail %s: the trace %s is damaged: %s; record the build again\n",
-                cmd, path, err ? err : g_strerror(-r));
+        fprintf(stderr, "buildtrail %s: the trace %s is damaged: %s; record the build again%s\n",
+                cmd, from_env ? shown : path, err ? err : g_strerror(-r),
+                from_env ? ", or unset BUILDTRAIL_DB" : "");
         return NULL;
     }
-    const char *fix = r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
-                      : r == -EPROTO ? "use a newer buildtrail to read it"
+    const char *fix = r == -EPROTO ? "use a newer buildtrail to read it"
                       : r == -EROFS  ? "copy the trace and its -wal to a directory you can write"
+                      : from_env     ? "set BUILDTRAIL_DB to a trace written by 'buildtrail run', "
+                                       "or unset it to read the nearest " QUERY_DEFAULT_DB
+                      : r == -ENOENT ? "record one with 'buildtrail run -- COMMAND' or name one with -d FILE"
                                      : "name a trace written by 'buildtrail run' with -d FILE";
-    fprintf(stderr, "buildtrail %s: %s: %s; %s\n", cmd, path, err ? err : g_strerror(-r), fix);
+    fprintf(stderr, "buildtrail %s: %s: %s; %s\n", cmd, from_env ? shown : path,
+            err ? err : g_strerror(-r), fix);
     return NULL;
 }
 
@@ -646,25 +754,298 @@ struct prov *query_open_prov(const char *cmd, struct qdb *q)
     return p;
 }
 
+/* A path as the user may paste it: relative to the current directory when under it. */
+static void text_path_here(GString *out, const char *path)
+{
+    g_autofree char *cwd = g_get_current_dir();
+    size_t n = strlen(cwd);
+    const char *show = path;
+    if (strcmp(cwd, "/") && !strncmp(path, cwd, n) && path[n] == '/')
+        show = path + n + 1;
+    text_escape(out, show, strlen(show));
+}
+
+/* Hash the regular file at fd (SHA-256, hex into hex[65]): false if it cannot be read. */
+static bool sha256_fd(int fd, char hex[65])
+{
+    GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        g_checksum_update(c, (const guchar *)buf, n);
+    if (n == 0)
+        g_strlcpy(hex, g_checksum_get_string(c), 65);
+    g_checksum_free(c);
+    return n == 0;
+}
+
+/* The file on disk at `path` against the trace's last version there. */
+static enum query_disk disk_state(struct qdb *q, int64_t file_id, const char *path)
+{
+    struct prov *p = prov_new(q);
+    if (!p)
+        return QUERY_DISK_UNKNOWN; /* (no versions before schema 3) */
+    enum query_disk d = QUERY_DISK_UNKNOWN;
+    int64_t vid = prov_version_at(p, file_id);
+    const struct prov_version *v = vid ? prov_version(p, vid) : NULL;
+    bool at_end = prov_exists_at_end(p, file_id);
+    struct stat st;
+    int r = lstat(path, &st);
+    int err = r < 0 ? errno : 0;
+    struct stat wst;
+    const char *ws = qdb_run(q)->cwd;
+    if (qdb_failed(q) || prov_in_private_tmp(p, path) || (r < 0 && err != ENOENT))
+        goto out; /* (the build's private /tmp is gone with its run) */
+    if (r < 0 && ws && stat(ws, &wst) < 0)
+        goto out; /* no build directory here: a trace from elsewhere (another machine, CI) */
+    if (!at_end) { /* the build removed it (or moved it away) */
+        d = r == 0 ? QUERY_DISK_CHANGED : QUERY_DISK_SAME;
+        goto out;
+    }
+    if (!v)
+        goto out; /* a directory, or only looked up */
+    if (r < 0) {
+        d = QUERY_DISK_REMOVED;
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        d = QUERY_DISK_CHANGED; /* a file then, something else now */
+        goto out;
+    }
+    if (v->size >= 0 && st.st_size != v->size) {
+        d = QUERY_DISK_CHANGED;
+        goto out;
+    }
+    /* Same size: unchanged if not modified since the run ended; else the hash decides. */
+    int64_t end = qdb_run(q)->end_realtime_ns;
+    int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    if (end && mtime <= end) {
+        d = QUERY_DISK_SAME;
+        goto out;
+    }
+    if (!v->sha256[0])
+        goto out;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    char hex[65];
+    struct stat fst; /* (what was opened is what was looked at: not a FIFO put there since) */
+    if (fd >= 0 && fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_ino == st.st_ino &&
+        fst.st_dev == st.st_dev && sha256_fd(fd, hex))
+        d = strcmp(hex, v->sha256) ? QUERY_DISK_CHANGED : QUERY_DISK_SAME;
+    if (fd >= 0)
+        close(fd);
+out:
+    prov_free(p);
+    return d;
+}
+
+/* Where the symlink the build last made at file_id (path) pointed, by the command that made
+ * it (the trace records a link's creation, not its target); NULL when not known. */
+static char *traced_link_target(struct qdb *q, int64_t file_id, const char *path)
+{
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(q, tracedb_sql(TQ_WRITERS_OF_FILE), &st))
+        return NULL;
+    int64_t maker = 0;
+    qdb_bind_int64(q, st, 1, file_id);
+    while (qdb_row(q, st))
+        if (sqlite3_column_int(st, 1) == TRACEDB_SYMLINK)
+            maker = sqlite3_column_int64(st, 0); /* (in time order: the last one) */
+    sqlite3_finalize(st);
+    const struct qdb_process *p = maker ? qdb_process(q, maker) : NULL;
+    return p && p->cwd ? qdb_link_target_from_argv(p->argv, p->argv_len, p->cwd, path) : NULL;
+}
+
+/* Say that PATH is not in the trace, with the traced paths it may have meant. */
+static void not_touched(const char *cmd, struct qdb *q, const char *arg, const char *path)
+{
+    GString *e = g_string_new(NULL);
+    text_escape(e, path, strlen(path));
+    g_string_append(e, ": the build never touched this path; ");
+    GPtrArray *hints = g_ptr_array_new_with_free_func(g_free);
+    /* A path relative to where the build ran (-d naming a trace of another tree). */
+    g_autofree char *run_cwd = query_run_cwd(q);
+    bool from_run_cwd = false;
+    if (!g_path_is_absolute(arg)) {
+        char *there = qdb_absolute_path_in(run_cwd, arg);
+        if (strcmp(there, path) && qdb_file_id(q, there)) {
+            g_ptr_array_add(hints, there);
+            from_run_cwd = true;
+        }
+        else
+            g_free(there);
+    }
+    /* Traced paths with the same name. */
+    g_autofree char *name = g_path_get_basename(path);
+    enum { MAX_HINTS = 5 };
+    GPtrArray *named = strcmp(name, "/") ? qdb_files_named(q, name, MAX_HINTS + 1)
+                                         : g_ptr_array_new_with_free_func(g_free);
+    guint more = 0;
+    for (guint i = 0; i < named->len; i++) {
+        bool dup = hints->len && !strcmp(hints->pdata[0], named->pdata[i]);
+        if (dup)
+            continue;
+        if (hints->len < MAX_HINTS)
+            g_ptr_array_add(hints, g_strdup(named->pdata[i]));
+        else
+            more++;
+    }
+    g_ptr_array_free(named, TRUE);
+    if (qdb_failed(q)) {
+        g_ptr_array_free(hints, TRUE);
+        g_string_free(e, TRUE);
+        return; /* (query_failed says it) */
+    }
+    if (hints->len) {
+        g_string_append(e, hints->len == 1 && !more ? "did you mean " : "did you mean one of ");
+        for (guint i = 0; i < hints->len; i++) {
+            g_string_append(e, i ? ", " : "");
+            text_path_here(e, hints->pdata[i]);
+        }
+        if (more)
+            g_string_append(e, ", ...");
+        g_string_append_c(e, '?');
+        if (from_run_cwd) {
+            g_string_append(e, " (a path is relative to where you ask; the build ran in ");
+            text_escape(e, run_cwd, strlen(run_cwd));
+            g_string_append_c(e, ')');
+        }
+    } else {
+        g_string_append(e, "check the path, or list the files it touched with 'buildtrail "
+                           "files'");
+    }
+    fprintf(stderr, "buildtrail %s: %s\n", cmd, e->str);
+    g_ptr_array_free(hints, TRUE);
+    g_string_free(e, TRUE);
+}
+
+bool query_path_lookup(const char *cmd, struct qdb *q, const char *arg, struct query_path *qp)
+{
+    *qp = (struct query_path){0};
+    char *asked = qdb_absolute_path(arg);
+    int64_t id = 0;
+    /* A symlink on disk answers for its target (ld linked through libfoo.so: the reads are
+     * the target's); a path through a linked directory, for the path the build saw, when the
+     * trace does not have it as given. */
+    int followed = 0;
+    char *real = qdb_resolve_links(asked, &followed);
+    struct stat st;
+    bool last_is_link = lstat(asked, &st) == 0 && S_ISLNK(st.st_mode);
+    if (followed && strcmp(real, asked)) {
+        int64_t as_given = last_is_link ? 0 : qdb_file_id(q, asked);
+        if (!as_given && (id = qdb_file_id(q, real)) != 0)
+            qp->via_link = true;
+        else
+            id = as_given;
+    } else {
+        id = qdb_file_id(q, asked);
+    }
+    if (!id && !qp->via_link)
+        id = qdb_file_id(q, asked);
+    /* No link there now (make clean): where the build's own link pointed, by the command
+     * that made it (libtool's `ln -s libfoo.so.1.0.0 libfoo.so`), link after link. */
+    if (id && !qp->via_link && !last_is_link) {
+        char *cur = g_strdup(asked);
+        int64_t cur_id = id;
+        for (int hops = 0; hops < 40; hops++) {
+            char *t = traced_link_target(q, cur_id, cur);
+            int64_t tid = t ? qdb_file_id(q, t) : 0;
+            if (!tid) {
+                g_free(t);
+                break;
+            }
+            g_free(cur);
+            cur = t;
+            cur_id = tid;
+        }
+        if (cur_id != id) {
+            g_free(real);
+            real = cur;
+            id = cur_id;
+            qp->via_link = true;
+        } else {
+            g_free(cur);
+        }
+    }
+    if (!id) {
+        if (!qdb_failed(q))
+            not_touched(cmd, q, arg, asked);
+        g_free(asked);
+        g_free(real);
+        return false;
+    }
+    if (last_is_link && !qp->via_link && strcmp(real, asked)) {
+        /* (a link into an untraced tree: /usr without --system) */
+        GString *e = g_string_new(NULL);
+        text_path_here(e, asked);
+        g_string_append(e, " is a symlink to ");
+        text_escape(e, real, strlen(real));
+        fprintf(stderr, "buildtrail %s: %s, which the build never touched (not traced there?); "
+                        "answering for the link itself\n", cmd, e->str);
+        g_string_free(e, TRUE);
+    }
+    qp->file_id = id;
+    qp->asked = asked;
+    if (qp->via_link) {
+        qp->path = real;
+    } else {
+        qp->path = g_strdup(asked);
+        g_free(real);
+    }
+    qp->disk = disk_state(q, id, qp->path);
+    if (qp->disk == QUERY_DISK_CHANGED || qp->disk == QUERY_DISK_REMOVED) {
+        GString *e = g_string_new(NULL);
+        text_path_here(e, qp->path);
+        fprintf(stderr, "buildtrail %s: %s: %s since the trace; this answer is about the file "
+                        "as the build left it (record the build again to ask about it as it "
+                        "is)\n", cmd, e->str,
+                qp->disk == QUERY_DISK_CHANGED ? "changed" : "removed");
+        g_string_free(e, TRUE);
+    }
+    return true;
+}
+
+void query_path_clear(struct query_path *qp)
+{
+    g_free(qp->asked);
+    g_free(qp->path);
+    *qp = (struct query_path){0};
+}
+
+void query_text_path(GString *out, const struct query_path *qp)
+{
+    if (qp->via_link) {
+        text_escape(out, qp->asked, strlen(qp->asked));
+        g_string_append(out, " \u2192 ");
+    }
+    text_escape(out, qp->path, strlen(qp->path));
+}
+
+void query_json_path_state(GString *out, const struct query_path *qp)
+{
+    if (qp->via_link) {
+        g_string_append(out, ",\"symlink\":");
+        json_string(out, qp->asked, strlen(qp->asked));
+    }
+    g_string_append_printf(out, ",\"changed_since_trace\":%s,\"removed_since_trace\":%s",
+                           qp->disk == QUERY_DISK_CHANGED ? "true" : "false",
+                           qp->disk == QUERY_DISK_REMOVED ? "true" : "false");
+}
+
 int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char **abs_out)
 {
-    char *path = qdb_absolute_path(arg);
-    int64_t file_id = qdb_file_id(q, path);
-    if (!file_id && qdb_failed(q)) {
-        g_free(path);
+    struct query_path qp;
+    if (!query_path_lookup(cmd, q, arg, &qp))
         return 0;
-    }
-    if (!file_id) {
+    if (qp.via_link) {
         GString *e = g_string_new(NULL);
-        text_escape(e, path, strlen(path));
-        fprintf(stderr, "buildtrail %s: %s: the build never touched this path; check the path, "
-                        "or list the files it touched with 'buildtrail files'\n", cmd, e->str);
+        query_text_path(e, &qp);
+        fprintf(stderr, "buildtrail %s: %s (a symlink: answering for its target)\n", cmd, e->str);
         g_string_free(e, TRUE);
-        g_free(path);
-        return 0;
     }
-    *abs_out = path;
-    return file_id;
+    *abs_out = g_steal_pointer(&qp.path);
+    int64_t id = qp.file_id;
+    query_path_clear(&qp);
+    return id;
 }
 
 void query_text_access(GString *out, int kind, int64_t bytes)
@@ -676,7 +1057,32 @@ void query_text_access(GString *out, int kind, int64_t bytes)
         g_string_append_printf(out, "wrote %" G_GINT64_FORMAT " byte%s", bytes,
                                bytes == 1 ? "" : "s");
     else
-        g_string_append(out, tracedb_access_kind_name(kind));
+        g_string_append(out, query_access_phrase(kind));
+}
+
+const char *query_access_phrase(int kind)
+{
+    /* (for people; --json keeps the kind names of tracedb_access_kind_name) */
+    static const char *const phrase[TRACEDB_ACCESS_KIND_MAX + 1] = {
+        [TRACEDB_READ] = "opened for reading",
+        [TRACEDB_WRITE] = "opened for writing",
+        [TRACEDB_CREATE] = "created",
+        [TRACEDB_TRUNCATE] = "truncated",
+        [TRACEDB_EXEC] = "executed",
+        [TRACEDB_UNLINK] = "removed",
+        [TRACEDB_MKDIR] = "made the directory",
+        [TRACEDB_RMDIR] = "removed the directory",
+        [TRACEDB_RENAME_FROM] = "renamed it away",
+        [TRACEDB_RENAME_TO] = "renamed into place",
+        [TRACEDB_LINK] = "hard-linked into place",
+        [TRACEDB_SYMLINK] = "made it a symlink",
+        [TRACEDB_READDIR] = "listed the directory",
+        [TRACEDB_READLINK] = "followed the symlink",
+        [TRACEDB_PROBE] = "looked it up",
+        [TRACEDB_SETATTR] = "changed its mode, owner or times",
+    };
+    const char *s = kind >= 1 && kind <= TRACEDB_ACCESS_KIND_MAX ? phrase[kind] : NULL;
+    return s ? s : "did something unknown to this buildtrail";
 }
 
 void query_json_bytes(GString *out, int kind, int64_t bytes)

@@ -133,13 +133,50 @@ void query_json_env(GString *out, struct qdb *q, int64_t id);
  * space, for kinds read and write (nothing for other kinds).  JSON: `,"bytes":N,
  * "bytes_exact":bool`. */
 void query_text_access(GString *out, int kind, int64_t bytes);
+/* An access kind in words ("renamed into place" for rename_to): text answers say these, JSON
+ * the kind names. */
+const char *query_access_phrase(int kind);
 void query_json_bytes(GString *out, int kind, int64_t bytes);
 
 /* Provenance helpers. */
 /* The provenance view of a trace, or NULL after printing why not (trace older than schema 3). */
 struct prov *query_open_prov(const char *cmd, struct qdb *q);
-/* The file id of a path argument (made absolute; *abs_out gets it, g_free it), or 0 after
- * printing that the build never touched it. */
+/* A path operand as the trace knows it (query_path_lookup). */
+enum query_disk {
+    QUERY_DISK_UNKNOWN, /* not compared (no versions, not a file, the private /tmp, unreadable) */
+    QUERY_DISK_SAME,    /* the file on disk is the trace's last version (or both are gone) */
+    QUERY_DISK_CHANGED, /* another content, another kind of file, or back after the build
+                         * removed it */
+    QUERY_DISK_REMOVED, /* the build left a file there; there is none now */
+};
+struct query_path {
+    int64_t file_id;
+    char *asked;   /* the operand made absolute (lexically) */
+    char *path;    /* the path answered for: `asked`, or its symlinks' target */
+    bool via_link; /* asked is (or passes through) a symlink on disk; path is where it leads */
+    enum query_disk disk;
+};
+/* Find a path operand in the trace: made absolute; when it is a symlink on disk (or, not
+ * traced as given, passes through one), the target the links lead to, if the trace has it —
+ * the build's reads through the link are the target's (ld linking through libfoo.so); when
+ * no link is there now, where the build's own link pointed, by the `ln -s` (or `cmake -E
+ * create_symlink`) that made it.  On
+ * success, compares the file on disk with the trace's last version there (size, then mtime
+ * against the run's end, then SHA-256) and prints "PATH: changed|removed since the trace" on
+ * stderr when it differs.  On failure prints that the build never touched it, suggesting
+ * the traced paths of the same name (and, for a relative operand, the path relative to the
+ * build's directory), unless q failed (query_failed says so); false.  Clear with
+ * query_path_clear. */
+bool query_path_lookup(const char *cmd, struct qdb *q, const char *arg, struct query_path *qp);
+void query_path_clear(struct query_path *qp);
+/* "ASKED → PATH" through a symlink, else "PATH" (escaped). */
+void query_text_path(GString *out, const struct query_path *qp);
+/* `,"symlink":ASKED` (through a symlink only), `,"changed_since_trace":bool,
+ * "removed_since_trace":bool`. */
+void query_json_path_state(GString *out, const struct query_path *qp);
+/* query_path_lookup for commands that show only the path: the file id (0 after printing why
+ * not), *abs_out the path answered for (g_free it); through a symlink, one stderr line
+ * "ASKED → PATH (a symlink: answering for its target)". */
 int64_t query_path_file_id(const char *cmd, struct qdb *q, const char *arg, char **abs_out);
 /* A version as JSON members, leaving the object open: {"version":…,"path":…,"origin":…, … */
 void query_json_version(GString *out, const struct prov_version *v);

@@ -158,7 +158,7 @@ static const struct option files_options[] = {
 static const struct query_command files_command = {
     .name = "files",
     .operands = "",
-    .about = "List the files the build touched, one per line, after five columns saying\n"
+    .about = "List the files the build touched, one per line, after six columns saying\n"
              "what was done to each: r read (or executed), w written (created, truncated,\n"
              "written to, renamed or linked onto), c created, d deleted, m missing (looked\n"
              "up or opened and not found, and never made or read by the build: what it\n"

@@ -197,9 +197,11 @@ static int walk_main(int argc, char **argv, bool inputs)
 
     struct qdb *q = query_open(cmd, o.common.db_path);
     struct prov *p = q ? query_open_prov(cmd, q) : NULL;
-    g_autofree char *path = NULL;
-    int64_t file_id = p ? query_path_file_id(cmd, q, argv[optind], &path) : 0;
+    struct query_path qp = {0};
+    int64_t file_id = p && query_path_lookup(cmd, q, argv[optind], &qp) ? qp.file_id : 0;
+    const char *path = qp.path;
     if (!file_id) {
+        query_path_clear(&qp);
         prov_free(p);
         qdb_close(q);
         g_ptr_array_free(o.prune, TRUE);
@@ -218,6 +220,7 @@ static int walk_main(int argc, char **argv, bool inputs)
                             "(only looked it up or listed it); see 'buildtrail files'\n", e->str);
             g_string_free(e, TRUE);
             g_string_free(out, TRUE);
+            query_path_clear(&qp);
             prov_free(p);
             qdb_close(q);
             g_ptr_array_free(o.prune, TRUE);
@@ -225,13 +228,17 @@ static int walk_main(int argc, char **argv, bool inputs)
         }
         nodes = prov_inputs(p, vid, &o.walk);
         if (o.common.json) {
-            query_json_begin(out, q, "target");
+            /* "path", as outputs has it; "target" (its version) as before */
+            query_json_begin(out, q, "path");
+            json_string(out, path, strlen(path));
+            query_json_path_state(out, &qp);
+            g_string_append(out, ",\"target\":");
             query_json_version(out, v);
             g_string_append(out, "},\"inputs\":[");
             print_nodes_json(p, out, nodes, &o, true);
             g_string_append(out, "]}\n");
         } else {
-            text_escape(out, path, strlen(path));
+            query_text_path(out, &qp);
             g_string_append(out, ": ");
             query_text_version(out, v);
             g_string_append_printf(out, "\n");
@@ -257,6 +264,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         if (o.common.json) {
             query_json_begin(out, q, "path");
             json_string(out, path, strlen(path));
+            query_json_path_state(out, &qp);
             g_string_append(out, ",\"versions\":[");
             for (guint i = 0; i < starts->len; i++)
                 g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",
@@ -265,7 +273,7 @@ static int walk_main(int argc, char **argv, bool inputs)
             print_nodes_json(p, out, nodes, &o, false);
             g_string_append(out, "]}\n");
         } else {
-            text_escape(out, path, strlen(path));
+            query_text_path(out, &qp);
             g_string_append_printf(out, ": %u version%s\n", starts->len,
                                    starts->len == 1 ? "" : "s");
             if (!nodes->len)
@@ -278,6 +286,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         status = 1;
     g_string_free(out, TRUE);
     g_array_unref(nodes);
+    query_path_clear(&qp);
     prov_free(p);
     qdb_close(q);
     g_ptr_array_free(o.prune, TRUE);

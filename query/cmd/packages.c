@@ -372,9 +372,10 @@ int query_packages_main(int argc, char **argv)
     bool system_watched = watched->len > 0;
     g_ptr_array_free(watched, TRUE);
     if (system_watched && !o.json && !qdb_failed(q))
-        fputs("buildtrail packages: note: the system trees were watched, not served (run "
-              "--system as root): a package the build only stat()ed, readlink()ed or looked "
-              "for is not seen; 'buildtrail run --system=full' records those too\n", stderr);
+        fputs("buildtrail packages: note: this trace watched the system trees (recorded by "
+              "'run --system' as root) rather than serving them: a package the build only "
+              "stat()ed, readlink()ed or looked for is not seen; 'buildtrail run "
+              "--system=full' records those too\n", stderr);
     GString *out = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "system_traced");
@@ -419,6 +420,12 @@ int query_packages_main(int argc, char **argv)
         g_string_append(out, "}\n");
     } else {
         g_string_append_printf(out, "packages used (%u):\n", list->len);
+        int name_w = 28, version_w = 24; /* (columns as wide as the longest) */
+        for (guint i = 0; i < list->len; i++) {
+            const struct pkg_use *u = list->pdata[i];
+            name_w = MAX(name_w, (int)MIN(strlen(u->pkg->name), 200));
+            version_w = MAX(version_w, (int)MIN(strlen(u->pkg->version), 200));
+        }
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];
             g_autofree char *links = u->links ? g_strdup_printf(
@@ -430,8 +437,9 @@ int query_packages_main(int argc, char **argv)
                                          ? g_strdup_printf("%u file%s", u->files,
                                                            u->files == 1 ? "" : "s")
                                          : g_strdup("");
-            g_string_append_printf(out, "  %-28s %-24s source %s %s  %s%s%s%s%s%s\n",
-                                   u->pkg->name, u->pkg->version, u->pkg->source,
+            g_string_append_printf(out, "  %-*s %-*s source %s %s  %s%s%s%s%s%s\n",
+                                   name_w, u->pkg->name, version_w, u->pkg->version,
+                                   u->pkg->source,
                                    u->pkg->source_version, files, links ? links : "",
                                    u->incorporated ? ", incorporated" : "",
                                    u->runtime ? ", toolchain runtime" : "",

@@ -71,10 +71,30 @@ static void free_who(gpointer p)
     g_free(wp);
 }
 
-static void text_block(struct qdb *q, GString *out, const char *path, GPtrArray *list, bool wrote)
+static void text_block(struct qdb *q, GString *out, const struct query_path *qp, GPtrArray *list,
+                       bool wrote)
 {
-    text_escape(out, path, strlen(path));
+    query_text_path(out, qp);
     g_string_append_c(out, '\n');
+    /* who-wrote through a link: who made the link too (libtool's ln -s) */
+    int64_t link_id = wrote && qp->via_link ? qdb_file_id(q, qp->asked) : 0;
+    GPtrArray *makers = link_id ? who_processes(q, link_id, true) : NULL;
+    for (guint i = 0; makers && i < makers->len; i++) {
+        struct who_process *wp = makers->pdata[i];
+        const struct qdb_process *p = qdb_process(q, wp->id);
+        bool made_link = false;
+        for (guint k = 0; k < wp->accesses->len; k++)
+            made_link |= g_array_index(wp->accesses, struct who_access, k).kind == TRACEDB_SYMLINK;
+        if (!p || !made_link)
+            continue;
+        g_string_append(out, "  the link made by ");
+        query_text_process(out, p);
+        g_string_append_c(out, '\n');
+    }
+    if (makers) {
+        g_ptr_array_set_free_func(makers, free_who);
+        g_ptr_array_free(makers, TRUE);
+    }
     if (!list->len)
         g_string_append_printf(out, "  (no process of the build %s it)\n",
                                wrote ? "wrote" : "read");
@@ -99,10 +119,12 @@ static void text_block(struct qdb *q, GString *out, const char *path, GPtrArray 
     }
 }
 
-static void json_block(struct qdb *q, GString *out, const char *path, GPtrArray *list, bool wrote)
+static void json_block(struct qdb *q, GString *out, const struct query_path *qp, GPtrArray *list,
+                       bool wrote)
 {
     g_string_append(out, "{\"path\":");
-    json_string(out, path, strlen(path));
+    json_string(out, qp->path, strlen(qp->path));
+    query_json_path_state(out, qp);
     g_string_append_printf(out, ",\"%s\":[", wrote ? "writers" : "readers");
     for (guint i = 0; i < list->len; i++) {
         struct who_process *wp = list->pdata[i];
@@ -170,25 +192,25 @@ static int who_main(int argc, char **argv, bool wrote)
     }
     bool first = true;
     for (int i = optind; i < argc; i++) {
-        g_autofree char *path = NULL;
-        int64_t file_id = query_path_file_id(cmd, q, argv[i], &path);
-        if (!file_id) {
+        struct query_path qp;
+        if (!query_path_lookup(cmd, q, argv[i], &qp)) {
             status = 1;
             continue;
         }
-        GPtrArray *list = who_processes(q, file_id, wrote);
+        GPtrArray *list = who_processes(q, qp.file_id, wrote);
         if (json) {
             if (!first)
                 g_string_append_c(out, ',');
-            json_block(q, out, path, list, wrote);
+            json_block(q, out, &qp, list, wrote);
         } else {
             if (!first)
                 g_string_append_c(out, '\n');
-            text_block(q, out, path, list, wrote);
+            text_block(q, out, &qp, list, wrote);
         }
         first = false;
         g_ptr_array_set_free_func(list, free_who);
         g_ptr_array_free(list, TRUE);
+        query_path_clear(&qp);
     }
     if (json)
         g_string_append(out, "]}\n");

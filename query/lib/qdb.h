@@ -180,6 +180,25 @@ char *qdb_absolute_path(const char *arg);
 /* The same relative to directory `base` (absolute) instead of the current one. */
 char *qdb_absolute_path_in(const char *base, const char *arg);
 
+/* `abs` (absolute) with every symlink on disk along it replaced by its target, as the kernel
+ * would walk it now (".." after a link goes up from the link's target; at most 40 links);
+ * from the first component that does not exist on, the rest as given.  *followed gets the
+ * number of links followed.  g_free() it. */
+char *qdb_resolve_links(const char *abs, int *followed);
+
+/* The target a command line made the symlink `link` (absolute) point to, as an absolute path
+ * (lexically normalised, relative targets from link's directory): `ln -s TARGET... [LINK|DIR]`
+ * (clustered short options, -t DIR, -S SUFFIX, --opt=VALUE, "--"; one operand: a link of its
+ * name in the cwd) or `cmake -E create_symlink TARGET LINK`; NULL when the command line (argv,
+ * NUL-separated, argv_len bytes, as the trace has it; cwd absolute) made no such link.
+ * g_free() it. */
+char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *cwd,
+                                const char *link);
+
+/* Every traced path whose last component is `name`, sorted, at most `max` (a GPtrArray of
+ * strings; empty, with the error kept, on a read error). */
+GPtrArray *qdb_files_named(struct qdb *q, const char *name, guint max);
+
 /* The ids (column 0) a statement returns for one integer parameter ?1; g_array_unref it. */
 GArray *qdb_ids(struct qdb *q, const char *sql, int64_t arg);
 

@@ -178,3 +178,14 @@ system_build() {
         "$bt" run -o "$T/$name.db" --system -- sh -c "$cmd" 2> "$T/$name.err"
     ' sh "$T" "$1" "$BUILDTRAIL" "$2" || fail "build $1: $(cat "$T/$1.err")"
 }
+# one_line_error CMD...: CMD fails (status in $st) with one line on stderr, in buildtrail's
+# form ("buildtrail ...: what; the fix"), never getopt's wording; the line in $e.
+one_line_error() {
+    set +e; "$@" > "$T/out" 2> "$T/err"; st=$?; set -e
+    [ "$st" != 0 ] || fail "$* succeeded"
+    e=$(cat "$T/err")
+    [ "$(wc -l < "$T/err")" = 1 ] || fail "$*: not one line: $e"
+    case $e in "buildtrail"*) ;; *) fail "$*: not buildtrail's form: $e" ;; esac
+    case $e in *"invalid option"*|*"unrecognized option"*|*"requires an argument"*|*"Try '"*)
+        fail "$*: getopt's wording: $e" ;; esac
+}

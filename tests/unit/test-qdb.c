@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A small trace: run row (started), two processes, one file; `end` writes the run's end with
  * `state`, `tree` and `failure` (NULL: no end, as a killed run leaves it). */
@@ -216,6 +217,92 @@ static void test_step_budget(void)
     qdb_close(q);
 }
 
+/* Where an `ln -s` or `cmake -E create_symlink` command line made a link point (the
+ * trace records a link's creation, not its target). */
+static void test_link_target_from_argv(void)
+{
+    static const struct {
+        const char *argv; /* words separated by '|' */
+        const char *cwd, *link, *want;
+    } cases[] = {
+        {"ln|-s|libfoo.so.1.0.0|libfoo.so", "/w/.libs", "/w/.libs/libfoo.so",
+         "/w/.libs/libfoo.so.1.0.0"},
+        {"/bin/ln|-sf|libfoo.so.1.0.0|.libs/libfoo.so", "/w", "/w/.libs/libfoo.so",
+         "/w/.libs/libfoo.so.1.0.0"}, /* relative to the link's directory, not the cwd */
+        {"ln|-s|.libs/t|.libs/l", "/w", "/w/.libs/l", "/w/.libs/.libs/t"}, /* (dangling) */
+        {"ln|-s|../lib/x.so|bin/", "/w", "/w/bin/x.so", "/w/lib/x.so"},
+        {"ln|--symbolic|--force|/abs/t|l", "/w", "/w/l", "/abs/t"},
+        {"ln|-s|/abs/t", "/w", "/w/t", "/abs/t"},              /* one operand: its name here */
+        {"ln|-st|d|a|b", "/w", "/w/d/b", "/w/d/b"},            /* -t DIR: every operand */
+        {"ln|-s|--target-directory=d|a", "/w", "/w/d/a", "/w/d/a"},
+        {"ln|-s|-S|.bak|a|l", "/w", "/w/l", "/w/a"},           /* -S's value is no operand */
+        {"ln|-s|--|-odd|l", "/w", "/w/l", "/w/-odd"},
+        {"cmake|-E|create_symlink|libz.so.1|libz.so", "/b", "/b/libz.so", "/b/libz.so.1"},
+        {"ln|a|l", "/w", "/w/l", NULL},                      /* a hard link */
+        {"ln|-s|a|l", "/w", "/w/other", NULL},               /* another link */
+        {"cp|-s|a|l", "/w", "/w/l", NULL},
+        {"ln|-s|a|l", "relative", "/w/l", NULL},
+        {"ln|-s", "/w", "/w/l", NULL},
+        {"ln|-st", "/w", "/w/l", NULL},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *argv = g_strdup(cases[i].argv);
+        size_t len = strlen(argv) + 1;
+        for (char *c = argv; *c; c++)
+            if (*c == '|')
+                *c = '\0';
+        g_autofree char *got = qdb_link_target_from_argv(argv, len, cases[i].cwd, cases[i].link);
+        g_test_message("case %zu: %s", i, cases[i].argv);
+        g_assert_cmpstr(got, ==, cases[i].want);
+    }
+    g_assert_null(qdb_link_target_from_argv(NULL, 0, "/w", "/w/l"));
+    /* argv not ending in NUL (a crafted trace): read within its length only */
+    static const char unterminated[9] = {'l', 'n', 0, '-', 's', 0, 't', 0, 'l'};
+    g_autofree char *t = qdb_link_target_from_argv(unterminated, 9, "/w", "/w/l");
+    g_assert_cmpstr(t, ==, "/w/t");
+}
+
+/* Links on disk resolved as the kernel walks them; a missing rest kept as given; a loop
+ * ends. */
+static void test_resolve_links(void)
+{
+    g_autofree char *d = unit_path("links");
+    g_assert_cmpint(g_mkdir_with_parents(d, 0700), ==, 0);
+    g_autofree char *lib = g_build_filename(d, "lib", NULL);
+    g_assert_cmpint(g_mkdir_with_parents(lib, 0700), ==, 0);
+    g_autofree char *f = g_build_filename(lib, "libfoo.so.1.0.0", NULL);
+    g_assert_true(g_file_set_contents(f, "x", 1, NULL));
+    g_autofree char *l1 = g_build_filename(lib, "libfoo.so.1", NULL);
+    g_autofree char *l0 = g_build_filename(lib, "libfoo.so", NULL);
+    g_autofree char *dl = g_build_filename(d, "dirlink", NULL);
+    g_autofree char *loop = g_build_filename(d, "loop", NULL);
+    g_assert_cmpint(symlink("libfoo.so.1.0.0", l1), ==, 0);
+    g_assert_cmpint(symlink("libfoo.so.1", l0), ==, 0);
+    g_assert_cmpint(symlink(lib, dl), ==, 0);
+    g_assert_cmpint(symlink("loop", loop), ==, 0);
+    int n = -1;
+    g_autofree char *r1 = qdb_resolve_links(l0, &n);
+    g_assert_cmpstr(r1, ==, f);
+    g_assert_cmpint(n, ==, 2);
+    g_autofree char *via = g_build_filename(dl, "libfoo.so", NULL);
+    g_autofree char *r2 = qdb_resolve_links(via, &n);
+    g_assert_cmpstr(r2, ==, f);
+    g_assert_cmpint(n, ==, 3);
+    g_autofree char *up = g_build_filename(dl, "..", "lib", "libfoo.so.1.0.0", NULL);
+    g_autofree char *r3 = qdb_resolve_links(up, &n); /* ".." from the link's target */
+    g_assert_cmpstr(r3, ==, f);
+    g_autofree char *gone = g_build_filename(dl, "no", "such", NULL);
+    g_autofree char *r4 = qdb_resolve_links(gone, &n);
+    g_autofree char *want4 = g_build_filename(lib, "no", "such", NULL);
+    g_assert_cmpstr(r4, ==, want4);
+    g_autofree char *r5 = qdb_resolve_links(loop, &n);
+    g_assert_cmpstr(r5, ==, loop);
+    g_assert_cmpint(n, ==, 40);
+    g_autofree char *r6 = qdb_resolve_links("/", &n);
+    g_assert_cmpstr(r6, ==, "/");
+    g_assert_cmpint(n, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -226,5 +313,7 @@ int main(int argc, char **argv)
     g_test_add_func("/qdb/links-checked", test_links_checked);
     g_test_add_func("/qdb/not-complete", test_not_complete);
     g_test_add_func("/qdb/step-budget", test_step_budget);
+    g_test_add_func("/qdb/link-target-from-argv", test_link_target_from_argv);
+    g_test_add_func("/qdb/resolve-links", test_resolve_links);
     return unit_run();
 }

@@ -1773,6 +1773,31 @@ static void print_replaced(const struct run *r)
     g_string_free(line, TRUE);
 }
 
+/* "; the build could not remove DIR (Directory not empty) because the trace lay in it: ...":
+ * an open trace makes the removal of a directory holding it fail (the daemon holds it, and
+ * the build cannot see it to remove it first). */
+static void removal_blocked(struct run *r, GString *line)
+{
+    g_autofree char *dir = NULL, *err = NULL;
+    if (tracedb_removal_blocked(r->db, r->db_path, &dir, &err) < 0) {
+        g_string_append_printf(line, "; cannot read which directories the build removed: %s", err);
+        return;
+    }
+    if (!dir)
+        return;
+    /* Beside the build's directory's subtree that holds it (rm -rf out fails on out/sub
+     * first), else beside the directory itself. */
+    g_autofree char *parent = tracedb_path_below(r->cwd, dir) ? g_strdup(r->cwd)
+                                                               : g_path_get_dirname(dir);
+    g_autofree char *outside = g_build_filename(parent, r->db_base, NULL);
+    g_string_append(line, "; the build could not remove ");
+    text_escape(line, dir, strlen(dir));
+    g_string_append(line, " (Directory not empty) because the trace lay in it: write the trace "
+                          "outside the directories the build deletes (-o ");
+    text_escape(line, outside, strlen(outside));
+    g_string_append_c(line, ')');
+}
+
 /* One line on stderr at the end of a run: what the trace holds, where, how complete, what the
  * build left running (killed), and what the build used that it does not hold. */
 static void print_summary(struct run *r)
@@ -1818,6 +1843,7 @@ static void print_summary(struct run *r)
     else
         g_string_append(line, ", complete");
     killed_at_end(r, line);
+    removal_blocked(r, line);
     g_autofree char *untraced = untraced_use(r);
     if (untraced)
         g_string_append_printf(line, "; not traced: %s", untraced);

@@ -767,6 +767,37 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, c
     return 0;
 }
 
+bool tracedb_path_below(const char *dir, const char *path)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n > 1 && dir[0] == '/' && !strncmp(path, dir, n) && path[n] == '/';
+}
+
+int tracedb_removal_blocked(sqlite3 *db, const char *trace_path, char **dir, char **err)
+{
+    *dir = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, tracedb_sql(TQ_FAILED_RMDIRS), -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *d = (const char *)sqlite3_column_text(st, 0);
+        /* shortest first: the highest directory whose removal the trace stopped */
+        if (tracedb_path_below(d, trace_path)) {
+            *dir = g_strdup(d);
+            rc = SQLITE_DONE;
+            break;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE) {
+        if (err)
+            *err = g_strdup(sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        return -EIO;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 void tracedb_discard(const char *path)
 {
     unlink(path);

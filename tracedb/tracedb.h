@@ -188,6 +188,14 @@ void tracedb_replaced_clear(struct tracedb_replaced *old);
  * build), with its -wal, -shm and -journal files.  Never for a trace of another run. */
 void tracedb_discard(const char *path);
 
+/* The directory the build could not remove because the trace `trace_path` (absolute, as the
+ * build saw it) lay in it: the highest ancestor of it whose rmdir failed as not empty
+ * (ENOTEMPTY or EEXIST).  0 with *dir NULL when there is none, or a newly allocated path;
+ * -EIO with SQLite's message in *err. */
+int tracedb_removal_blocked(sqlite3 *db, const char *trace_path, char **dir, char **err);
+/* Is `path` strictly below the absolute directory `dir` (by name)? */
+bool tracedb_path_below(const char *dir, const char *path);
+
 /* "a regular file", "a FIFO", "a character device", ... for a stat mode. */
 const char *tracedb_file_kind(mode_t mode);
 

@@ -522,9 +522,12 @@ static void on_write_failed(void *arg, int err)
     watch_wake(w);
 }
 
-/* Is the trace still the file at its path?  NULL, or what happened to it (g_free it). */
+/* Is the trace still the file at its path?  NULL, or what happened to it (g_free it).  A NULL
+ * path (no trace of this run left to watch) is no problem. */
 static char *trace_file_problem(const char *path, int lock_fd, const struct stat *orig)
 {
+    if (!path)
+        return NULL;
     struct stat now, at_path;
     if (stat(path, &at_path) == 0) {
         if (at_path.st_dev != orig->st_dev || at_path.st_ino != orig->st_ino)
@@ -602,6 +605,13 @@ struct run {
     int exit_status, term_signal;
     int status;                    /* run_main's exit status */
 };
+
+/* Where this run's trace is now: in place once published, else its temporary name (NULL when
+ * a failed publish removed it). */
+static const char *live_path(const struct run *r)
+{
+    return r->published ? r->db_path : r->pending.tmp_path;
+}
 
 /* The deepest planned tree holding `path`, or NULL. */
 static const char *tree_of(const struct run *r, const char *path)
@@ -1411,9 +1421,7 @@ static int run_serve(struct run *r)
             if (werr) {
                 r->stop_reason = g_strdup_printf("writing the trace failed: %s", g_strerror(werr));
             } else if (!r->watch.lost) {
-                r->watch.lost = trace_file_problem(r->published ? r->db_path
-                                                                 : r->pending.tmp_path,
-                                                   r->db_lock_fd, &r->db_st);
+                r->watch.lost = trace_file_problem(live_path(r), r->db_lock_fd, &r->db_st);
                 if (r->watch.lost) {
                     fprintf(stderr, "buildtrail run: the trace %s %s while the build was running; "
                                     "stopping the build, whose record would be lost\n",
@@ -1652,8 +1660,7 @@ static void run_finish(struct run *r)
             r->exit_status = 1;
     }
     if (!r->watch.lost)
-        r->watch.lost = trace_file_problem(r->published ? r->db_path : r->pending.tmp_path,
-                                           r->db_lock_fd, &r->db_st);
+        r->watch.lost = trace_file_problem(live_path(r), r->db_lock_fd, &r->db_st);
     if (r->watch.lost) {
         fprintf(stderr, "buildtrail run: the trace %s %s during the run: this run's record is "
                         "lost\n", r->db_path, r->watch.lost);

@@ -722,12 +722,16 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
     }
     if (r == 0) {
         r = open_recording(p->path, out, err_detail);
+        if (r < 0) {
+            /* What the failed open made beside it is the new trace's (the old one's side files
+             * were removed above): SQLite would take a -wal there for the old trace's. */
+            for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+                g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+                unlinkat(dfd, name, 0);
+            }
+        }
         if (r < 0 && swapped && renameat2(dfd, tmp_name, dfd, base, RENAME_EXCHANGE) == 0) {
             /* the old trace is back; the new one is at the temporary name again */
-            g_autofree char *wal = g_strconcat(tmp_name, "-wal", NULL);
-            g_autofree char *shm = g_strconcat(tmp_name, "-shm", NULL);
-            unlinkat(dfd, wal, 0);
-            unlinkat(dfd, shm, 0);
             if (old)
                 tracedb_replaced_clear(old);
         } else if (r < 0) {

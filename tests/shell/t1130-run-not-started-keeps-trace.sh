@@ -54,6 +54,24 @@ assert_contains "$err" "buildtrail run: replaced an empty file" "empty file"
 err=$(bt run -o new.db -- true 2>&1)
 case $err in *replaced*) fail "a new trace said it replaced something: $err" ;; esac
 
+# A run killed before its build started leaves its new trace under a temporary name, with no
+# lock holder: the next run in that directory removes it; a file of that name that is not a
+# SQLite file, or (as root) another user's, is left alone.
+cp buildtrail.db .buildtrail-new-0123456789abcdef-01234567.db
+echo notes > .buildtrail-new-0123456789abcdef-89abcdef.db
+if [ "$(id -u)" = 0 ]; then
+    cp buildtrail.db .buildtrail-new-0123456789abcdef-00000000.db
+    chown nobody .buildtrail-new-0123456789abcdef-00000000.db
+fi
+bt run -q -- true
+[ ! -e .buildtrail-new-0123456789abcdef-01234567.db ] || fail "a killed run's temporary trace was left"
+assert_eq "$(cat .buildtrail-new-0123456789abcdef-89abcdef.db)" notes "a file that is not a trace was touched"
+rm .buildtrail-new-0123456789abcdef-89abcdef.db
+if [ "$(id -u)" = 0 ]; then
+    [ -e .buildtrail-new-0123456789abcdef-00000000.db ] || fail "another user's file was removed"
+    rm .buildtrail-new-0123456789abcdef-00000000.db
+fi
+
 # While the build runs, the trace in place is the new one, readable by queries (WAL).
 bt run -q -- sh -c "echo x > live.txt; while [ ! -e go ]; do sleep 0.1; done; sh -c ': $TEST_MARK'" &
 run=$!

@@ -72,6 +72,22 @@ if [ "$(id -u)" = 0 ]; then
     rm .buildtrail-new-0123456789abcdef-00000000.db
 fi
 
+# A full disk (root: a small tmpfs of the test's own): the new trace cannot be made, the old
+# one stays as it was, and nothing is left beside it.
+if [ "$(id -u)" = 0 ]; then
+    mkdir "$T/small"
+    mount -t tmpfs -o size=2m tmpfs "$T/small"
+    on_cleanup "umount -l '$T/small'"
+    bt run -q -o "$T/small/t.db" -- true
+    kept=$(sha256sum "$T/small/t.db")
+    dd if=/dev/zero of="$T/small/fill" bs=64k 2>/dev/null || true
+    set +e; err=$(bt run -o "$T/small/t.db" -- true 2>&1); st=$?; set -e
+    assert_eq "$st" 125 "exit status on a full disk"
+    assert_contains "$err" "No space left on device" "full disk"
+    assert_eq "$(sha256sum "$T/small/t.db")" "$kept" "the trace on the full disk"
+    assert_eq "$(ls -A "$T/small" | sort | tr '\n' ' ')" "fill t.db " "what is on the full disk"
+fi
+
 # While the build runs, the trace in place is the new one, readable by queries (WAL).
 bt run -q -- sh -c "echo x > live.txt; while [ ! -e go ]; do sleep 0.1; done; sh -c ': $TEST_MARK'" &
 run=$!

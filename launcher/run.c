@@ -1771,7 +1771,10 @@ static void print_replaced(const struct run *r)
         g_string_append(line, " (");
         if (o->start_realtime_ns && text_iso_utc(o->start_realtime_ns, when))
             g_string_append_printf(line, "started %s, ", when);
-        g_string_append(line, o->state ? o->state : "state not recorded");
+        /* "running" in a trace nobody records (publishing checked that) is a killed run */
+        g_string_append(line, !o->state ? "state not recorded"
+                              : !strcmp(o->state, "running") ? "killed before it finished"
+                                                             : o->state);
         if (o->exit_status >= 0)
             g_string_append_printf(line, ", exit %d", o->exit_status);
         g_string_append_c(line, ')');

@@ -51,6 +51,14 @@ assert_contains "$err" ", finished, exit 0)" "how that run ended"
 : > empty.db
 err=$(bt run -o empty.db -- true 2>&1)
 assert_contains "$err" "buildtrail run: replaced an empty file" "empty file"
+if command -v sqlite3 >/dev/null 2>&1; then
+    bt run -q -o killed.db -- sh -c 'exit 3' || true
+    sqlite3 killed.db "update runs set state = 'running', exit_status = NULL"
+    err=$(bt run -o killed.db -- true 2>&1)
+    assert_contains "$err" "buildtrail run: replaced the trace of sh -c 'exit 3' (started " "a killed run's trace"
+    assert_contains "$err" ", killed before it finished)" "a killed run's trace: how it ended"
+fi
+rm -f new.db
 err=$(bt run -o new.db -- true 2>&1)
 case $err in *replaced*) fail "a new trace said it replaced something: $err" ;; esac
 

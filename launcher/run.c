@@ -1974,7 +1974,9 @@ int run_main(int argc, char **argv)
         run_finish(r);
         if (!r->published && !r->said_not_replaced) {
             g_autofree char *kept = not_replaced(r);
-            fprintf(stderr, "buildtrail run: the build's command did not start: %s\n", kept);
+            fprintf(stderr, "buildtrail run: %s: %s\n",
+                    r->stop_reason ? "the build was stopped before its trace was in place"
+                                   : "the build's command did not start", kept);
         } else if (r->published && !r->o.quiet)
             print_summary(r);
     }

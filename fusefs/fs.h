@@ -48,7 +48,7 @@ struct fs_tree {
     int fd;           /* O_PATH|O_DIRECTORY fd of the real directory; fs takes ownership */
 };
 
-#define FS_MAX_HIDDEN 2
+#define FS_MAX_HIDDEN 3
 
 struct fs_config {
     const struct fs_tree *trees;
@@ -57,7 +57,8 @@ struct fs_config {
     struct rec *rec;
     struct proc_table *procs;
     /* What the build never sees (lookup, readdir, create, rename, link, unlink all act as if
-     * it were not there): the trace database with its -wal/-shm/-journal files, and
+     * it were not there): the trace database with its -wal/-shm/-journal files (under its
+     * name and under the temporary name it has until the build's command starts), and
      * buildtrail's private directory.  Each is a name in a directory (st_dev, st_ino). */
     struct fs_hidden {
         dev_t dev;

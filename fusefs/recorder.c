@@ -53,7 +53,8 @@ struct rec_event {
 
 struct rec {
     pthread_t writer;
-    sqlite3 *db; /* owned by the writer thread between rec_start and rec_stop */
+    sqlite3 *db; /* owned by the writer thread between rec_start (or rec_attach) and rec_stop;
+                  * set once, under queue_lock, when attached later */
 
     pthread_mutex_t queue_lock;
     pthread_cond_t queue_nonempty; /* signalled when the queue gains its first event, or stop */
@@ -453,10 +454,15 @@ static void *writer_main(void *arg)
     struct rec *r = arg;
     for (;;) {
         pthread_mutex_lock(&r->queue_lock);
-        while (!r->head && !r->stopping)
+        while ((!r->head || !r->db) && !r->stopping)
             pthread_cond_wait(&r->queue_nonempty, &r->queue_lock);
-        if (!r->head && r->stopping) {
+        if ((!r->head || !r->db) && r->stopping) {
+            /* Stopped before a trace was attached: what was queued has nowhere to go. */
+            struct rec_event *unwritten = r->db ? NULL : r->head;
+            r->head = r->tail = NULL;
+            r->queued = 0;
             pthread_mutex_unlock(&r->queue_lock);
+            free_batch(unwritten);
             break;
         }
         bool stopping = r->stopping;
@@ -523,23 +529,9 @@ void rec_abandon(struct rec *r)
     pthread_mutex_unlock(&r->queue_lock);
 }
 
-int rec_start(struct rec **out, sqlite3 *db)
+/* Prepare the writer's statements on `db`: 0 or -EIO (nothing kept). */
+static int prepare_statements(struct rec *r, sqlite3 *db)
 {
-    struct rec *r = g_new0(struct rec, 1);
-    r->db = db;
-    const char *name = sqlite3_db_filename(db, "main");
-    r->db_path = name && *name ? g_strdup(name) : NULL;
-    pthread_mutex_init(&r->queue_lock, NULL);
-    pthread_cond_init(&r->queue_nonempty, NULL);
-    pthread_cond_init(&r->queue_space, NULL);
-    pthread_mutex_init(&r->files_lock, NULL);
-    r->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    r->next_file_id = 1;
-    pthread_mutex_init(&r->envs_lock, NULL);
-    r->env_ids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                       (GDestroyNotify)g_bytes_unref, NULL);
-    r->next_env_id = 1;
-
     struct {
         sqlite3_stmt **st;
         enum tracedb_query sql;
@@ -555,9 +547,37 @@ int rec_start(struct rec **out, sqlite3 *db)
     for (size_t i = 0; i < G_N_ELEMENTS(stmts); i++) {
         if (sqlite3_prepare_v3(db, tracedb_sql(stmts[i].sql), -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
                                NULL) != SQLITE_OK) {
+            for (size_t k = 0; k <= i; k++) {
+                sqlite3_finalize(*stmts[k].st);
+                *stmts[k].st = NULL;
+            }
+            return -EIO;
+        }
+    }
+    return 0;
+}
+
+int rec_start(struct rec **out, sqlite3 *db)
+{
+    struct rec *r = g_new0(struct rec, 1);
+    pthread_mutex_init(&r->queue_lock, NULL);
+    pthread_cond_init(&r->queue_nonempty, NULL);
+    pthread_cond_init(&r->queue_space, NULL);
+    pthread_mutex_init(&r->files_lock, NULL);
+    r->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    r->next_file_id = 1;
+    pthread_mutex_init(&r->envs_lock, NULL);
+    r->env_ids = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                       (GDestroyNotify)g_bytes_unref, NULL);
+    r->next_env_id = 1;
+    if (db) {
+        if (prepare_statements(r, db) < 0) {
             rec_free(r);
             return -EIO;
         }
+        const char *name = sqlite3_db_filename(db, "main");
+        r->db_path = name && *name ? g_strdup(name) : NULL;
+        r->db = db;
     }
     int e = pthread_create(&r->writer, NULL, writer_main, r);
     if (e) {
@@ -565,6 +585,20 @@ int rec_start(struct rec **out, sqlite3 *db)
         return -e;
     }
     *out = r;
+    return 0;
+}
+
+int rec_attach(struct rec *r, sqlite3 *db)
+{
+    if (prepare_statements(r, db) < 0)
+        return -EIO;
+    const char *name = sqlite3_db_filename(db, "main");
+    char *path = name && *name ? g_strdup(name) : NULL;
+    pthread_mutex_lock(&r->queue_lock);
+    r->db_path = path;
+    r->db = db;
+    pthread_cond_broadcast(&r->queue_nonempty);
+    pthread_mutex_unlock(&r->queue_lock);
     return 0;
 }
 

@@ -5,7 +5,7 @@
  *     keeps ownership of its arguments.  An event is never dropped: when the queue holds
  *     REC_QUEUE_MAX events the producer waits until the writer has taken them (backpressure
  *     slows the build down; it never loses an event).
- *   - One writer thread owns the sqlite3 handle after rec_start(): it takes everything queued,
+ *   - One writer thread owns the sqlite3 handle after rec_start() (or rec_attach()): it takes everything queued,
  *     writes it in one transaction, commits, and repeats.  A batch is committed at most
  *     REC_COMMIT_INTERVAL_MS after its first event was queued, so a trace being read during the
  *     build (WAL) is at most that far behind.
@@ -81,8 +81,15 @@ struct rec_version {
     int hash_error;     /* 0, or the errno that stopped hashing */
 };
 
-/* Takes over `db` (made by tracedb_create, with the runs row written). */
+/* Takes over `db` (made by tracedb_create, with the runs row written).  With db NULL, events
+ * are queued (up to REC_QUEUE_MAX, then producers wait) and nothing is written until
+ * rec_attach(); stopped before that, they are dropped. */
 int rec_start(struct rec **out, sqlite3 *db);
+
+/* Give a writer started without a trace its trace (once): it takes over `db` and writes what
+ * was queued.  0, or -EIO when the writer's statements cannot be prepared on it (`db` stays the
+ * caller's). */
+int rec_attach(struct rec *r, sqlite3 *db);
 
 /* The id of a file path, assigned on first use (and queued for the files table). */
 int64_t rec_file_id(struct rec *r, const char *path);

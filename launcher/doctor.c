@@ -5,6 +5,7 @@
 #include "procevents.h"
 #include "nsguard.h"
 #include "syswatch.h"
+#include "textout.h"
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
@@ -26,16 +27,32 @@
 
 enum verdict { OK, NOTE, FAIL };
 static int failures;
+static GString *json; /* --json: the checks so far, as a JSON array's members; NULL: text */
 
-/* One line: the verdict, the check, what was found; the fix on the next, indented. */
+/* One line: the verdict, the check, what was found; the fix on the next, indented.  With
+ * --json, one object {check, verdict, found, fix}. */
 static void report(enum verdict v, const char *check, const char *found, const char *fix)
 {
     static const char *const words[] = {"ok  ", "note", "FAIL"};
+    static const char *const json_words[] = {"ok", "note", "fail"};
+    if (v == FAIL)
+        failures++;
+    if (json) {
+        g_string_append(json, json->len ? ",{\"check\":" : "{\"check\":");
+        json_string(json, check, strlen(check));
+        g_string_append_printf(json, ",\"verdict\":\"%s\",\"found\":", json_words[v]);
+        json_string(json, found, strlen(found));
+        g_string_append(json, ",\"fix\":");
+        if (fix && v != OK)
+            json_string(json, fix, strlen(fix));
+        else
+            g_string_append(json, "null");
+        g_string_append_c(json, '}');
+        return;
+    }
     printf("%s  %-19s %s\n", words[v], check, found);
     if (fix && v != OK)
         printf("      %-19s fix: %s\n", "", fix);
-    if (v == FAIL)
-        failures++;
 }
 
 static bool in_container(char **what)
@@ -310,7 +327,7 @@ static void check_trial_run(void)
 int doctor_main(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        fputs("Usage: buildtrail doctor\n"
+        fputs("Usage: buildtrail doctor [--json]\n"
               "Check what tracing needs on this machine: /dev/fuse, FUSE in the kernel, a\n"
               "container, user namespaces (when not root), id maps, the kernel's process\n"
               "events, how --system traces, versions, TMPDIR, and a trial run.  Each line\n"
@@ -318,15 +335,25 @@ int doctor_main(int argc, char **argv)
               "that fixes it.\n"
               "\n"
               "Options:\n"
+              "      --json            one JSON document: {\"works\": true|false, \"checks\":\n"
+              "                        [{\"check\", \"verdict\": ok|note|fail, \"found\",\n"
+              "                        \"fix\"}]} (docs/json.md)\n"
               "  -h, --help            print this help\n"
               "\n"
               "Exit status: 0 tracing works here; 1 it does not; 2 a usage error.\n",
               stdout);
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--json")) {
+        json = g_string_new(NULL);
+        argc--, argv++;
+    }
     if (argc > 1) {
         fprintf(stderr, "buildtrail doctor: unexpected argument '%s'; see 'buildtrail doctor "
                         "--help'\n", argv[1]);
+        if (json)
+            g_string_free(json, TRUE);
+        json = NULL;
         return 2;
     }
     g_autofree char *container = NULL;
@@ -348,7 +375,12 @@ int doctor_main(int argc, char **argv)
     check_tmpdir();
     check_trial_run();
     fflush(stdout);
-    if (failures)
+    if (json) {
+        printf("{\"json_version\":1,\"works\":%s,\"checks\":[%s]}\n",
+               failures ? "false" : "true", json->str);
+        g_string_free(json, TRUE);
+        json = NULL;
+    } else if (failures)
         printf("tracing will not work here: fix the FAIL lines above\n");
     else
         printf("tracing works here\n");

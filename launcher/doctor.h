@@ -10,6 +10,7 @@
  *     would), the kernel's process events
  *     (root, or Linux 6.6+), libfuse and kernel versions, $TMPDIR writable, and last a trial
  *     run: `buildtrail run -q -- true` into a scratch trace, removed afterwards.
+ *   - --json: the same checks as one JSON document (docs/json.md), nothing else on stdout.
  *   - Exit status: 0 when tracing works here (no FAIL), 1 otherwise, 2 for a usage error.
  *   - Leaves nothing behind: the trial run's trace and directory are removed.
  */

@@ -41,9 +41,11 @@ static void usage(FILE *f)
           "and answer questions about it afterwards.\n\nCommands:\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\nExample: buildtrail run -- make -j2 && buildtrail who-wrote libfoo.a\n"
-          "'buildtrail help COMMAND' (or 'buildtrail COMMAND --help') tells more about each;\n"
+    fputs("\n'buildtrail help COMMAND' (or 'buildtrail COMMAND --help') tells more about each;\n"
           "'man buildtrail' has them all.\n"
+          "\n"
+          "Example:\n"
+          "  buildtrail run -- make -j2 && buildtrail who-wrote libfoo.a\n"
           "\n"
           "Options:\n"
           "  -d, --db FILE         the trace the query reads, as each query's -d does\n"

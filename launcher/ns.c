@@ -45,6 +45,7 @@ const char *ns_step_describe(int step)
     case NS_STEP_WATCH_TREE: return "bind-mount a system tree to watch";
     case NS_STEP_WATCH_MARK: return "watch a system tree's mount with fanotify";
     case NS_STEP_GUARD: return "watch the build's mount calls (seccomp)";
+    case NS_STEP_STARTED: return "start the build command";
     default: return "set up the build";
     }
 }
@@ -175,20 +176,38 @@ static void close_all_but(int from, const int *keep, int n)
     syscall(SYS_close_range, (unsigned)lo, ~0u, 0u);
 }
 
-static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd)
+/* The build failed before its command ran: say so on `started_fd` (setup reads EOF there when
+ * the exec succeeded), keeping errno. */
+static void not_started(int started_fd)
+{
+    int e = errno;
+    ssize_t n;
+    do
+        n = write(started_fd, "x", 1);
+    while (n < 0 && errno == EINTR);
+    errno = e;
+}
+
+static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd, int started_fd)
 {
     restore_signals(p);
-    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
+    if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) {
+        not_started(started_fd);
         fail(p, NS_STEP_FORK_BUILD, -1);
-    /* The build holds stdin, the FUSE stdout and stderr, and the report pipe until its exec
-     * (close-on-exec): nothing else of the launcher's. */
-    int keep[] = {p->report_fd};
-    close_all_but(STDERR_FILENO + 1, keep, 1);
-    if (chdir(p->cwd) < 0)
+    }
+    /* The build holds stdin, the FUSE stdout and stderr, the report pipe and the started pipe
+     * until its exec (close-on-exec): nothing else of the launcher's. */
+    int keep[] = {p->report_fd, started_fd};
+    close_all_but(STDERR_FILENO + 1, keep, 2);
+    if (chdir(p->cwd) < 0) {
+        not_started(started_fd);
         fail(p, NS_STEP_CHDIR, -1);
+    }
     execvp(p->argv[0], p->argv);
-    report(p, NS_STEP_EXEC, errno, -1);
-    _exit(errno == ENOENT ? 127 : 126);
+    int e = errno;
+    not_started(started_fd);
+    report(p, NS_STEP_EXEC, e, -1);
+    _exit(e == ENOENT ? 127 : 126);
 }
 
 /* pid 1 of the build's pid namespace: mounts the namespace's /proc, says so (or why not) on
@@ -493,21 +512,35 @@ static _Noreturn void run_setup(const struct ns_plan *p)
         close(proc_fd);
         proc_fd = -1;
     }
+    int started[2];
+    if (pipe2(started, O_CLOEXEC) < 0)
+        fail(p, NS_STEP_FORK_BUILD, -1);
     pid_t build = fork();
     if (build < 0)
         fail(p, NS_STEP_FORK_BUILD, -1);
     if (build == 0) {
         close(p->sock_fd);
+        close(started[0]);
         if (proc_fd >= 0)
             close(proc_fd);
-        run_build(p, out_fd, err_fd);
+        run_build(p, out_fd, err_fd, started[1]);
     }
+    close(started[1]);
     close(out_fd);
     close(err_fd);
     do
         n = write(p->sock_fd, &init, sizeof init);
     while (n < 0 && errno == EINTR);
     close(p->sock_fd);
+    /* EOF: the build's exec succeeded (its end was close-on-exec) — the daemon then puts the
+     * trace in place of the old one.  A byte: it failed, and says why itself. */
+    char byte;
+    do
+        n = read(started[0], &byte, 1);
+    while (n < 0 && errno == EINTR);
+    close(started[0]);
+    if (n == 0)
+        report(p, NS_STEP_STARTED, 0, -1);
 
     /* Wait for the build.  Init killed from outside (nothing inside can) ends the namespace:
      * the kernel kills the build, and we reap it before init's own exit completes (init waits

@@ -28,7 +28,9 @@
  *     execvp()s plan->argv.  Its parent is setup, outside its namespace (getppid() is 0).
  *
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
- * a struct ns_report {step, errno}, and the build's wait status, from the kernel, as
+ * a struct ns_report {step, errno}; {NS_STEP_STARTED} once the build's exec succeeded (setup
+ * learns it from a close-on-exec pipe the build writes to only when it fails before or at its
+ * exec); the build's wait status, from the kernel, as
  * {NS_STEP_STATUS, status}; then, unless init is gone already, {NS_STEP_KILL_LEFT, time_ns}
  * just before init is killed (taken once no process in the namespace is dying any more, so
  * that what the build killed itself dies before it): a process of the build that dies after
@@ -71,6 +73,8 @@ enum ns_step {
     NS_STEP_KILL_LEFT,  /* not a failure: after the status, setup kills init (and with it what
                          * the build left running) at time_ns (CLOCK_MONOTONIC) */
     NS_STEP_GUARD,      /* install the mount-call filter (launcher/nsguard.h) or pass it on */
+    NS_STEP_STARTED,    /* not a failure: the build's command was executed (its exec succeeded;
+                         * or, rarely, the build was killed before it could fail) */
 };
 
 struct ns_report {

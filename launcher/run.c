@@ -78,15 +78,23 @@ static void usage(FILE *f)
           "Everything the build touches is traced wherever it lies (the current\n"
           "directory, its siblings, $HOME, /tmp, /var, other filesystems), except the\n"
           "system trees (/usr, /etc, /opt: --system) and the kernel's (/proc, /sys,\n"
-          "/dev, /run).  The trace goes to ./" DEFAULT_DB ", replacing an earlier trace\n"
-          "there.  At the end, one line on stderr sums the trace up: processes, files\n"
-          "read and written, output, the trace's path and size, whether it is complete,\n"
-          "what the build left running (killed when its command ends, with its pid\n"
-          "namespace: natively it would go on) and what the build used that was not\n"
-          "traced.\n"
+          "/dev, /run).  The trace goes to ./" DEFAULT_DB ", replacing an earlier\n"
+          "trace there once COMMAND has started (a COMMAND that cannot start leaves\n"
+          "it as it was; a run that replaces one says which).  At the end, one line\n"
+          "on stderr sums the trace up: processes, files read and written, output,\n"
+          "the trace's path and size, whether it is complete, what the build left\n"
+          "running (killed when its command ends, with its pid namespace: natively it\n"
+          "would go on) and what the build used that was not traced.\n"
+          "\n"
+          "The build's stdout and stderr are not a terminal (buildtrail records them\n"
+          "and prints them on): programs that ask print no colours and no progress\n"
+          "line (gcc's colours, ninja's status line: one line per step).  To force\n"
+          "colours: CFLAGS=-fdiagnostics-color=always (gcc, clang), CLICOLOR_FORCE=1\n"
+          "(ninja, CMake's makefiles); NINJA_STATUS sets ninja's status lines.\n"
           "\n"
           "Options:\n"
           "  -o, --output FILE     write the trace to FILE instead of ./" DEFAULT_DB "\n"
+          "                        (to DIR/" DEFAULT_DB " if FILE is a directory DIR)\n"
           "                        (only a trace or an empty file there is ever\n"
           "                        replaced; keep it out of directories the build\n"
           "                        deletes: a trace open there makes their removal fail)\n"
@@ -347,17 +355,18 @@ static GBytes *join_argv(char **argv, char *const *redact)
     return g_bytes_new_take(kept, len);
 }
 
-/* Why a setup step failed, and what to do about it: one line. */
-static void report_setup_failure(const struct ns_report *r, const struct run_tree *trees,
-                                 const struct ns_plan *plan, char **argv)
+/* Why a setup step failed, and what to do about it: one line on `f`. */
+static void describe_setup_failure(FILE *f, const struct ns_report *r,
+                                   const struct run_tree *trees, const struct ns_plan *plan,
+                                   char **argv)
 {
     const char *err = g_strerror(r->value);
     switch (r->step) {
     case NS_STEP_EXEC:
-        fprintf(stderr, "buildtrail run: cannot run '%s': %s\n", argv[0], err);
+        fprintf(f, "buildtrail run: cannot run '%s': %s\n", argv[0], err);
         return;
     case NS_STEP_OPEN_FUSE:
-        fprintf(stderr, "buildtrail run: cannot open /dev/fuse: %s; %s" DOCTOR_HINT "\n", err,
+        fprintf(f, "buildtrail run: cannot open /dev/fuse: %s; %s" DOCTOR_HINT "\n", err,
                 r->value == ENOENT ? "load the fuse module (modprobe fuse) or install fuse3"
                 : r->value == EACCES || r->value == EPERM
                     ? "make it usable by your user (chmod 0666 /dev/fuse, as Debian's udev rule "
@@ -365,7 +374,7 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
                     : "check that FUSE works on this machine");
         return;
     case NS_STEP_BIND_TREE:
-        fprintf(stderr, "buildtrail run: cannot %s (%s): %s\n", ns_step_describe(r->step),
+        fprintf(f, "buildtrail run: cannot %s (%s): %s\n", ns_step_describe(r->step),
                 r->tree >= 0 ? trees[r->tree].path : "?", err);
         return;
     case NS_STEP_WATCH_TREE:
@@ -373,18 +382,18 @@ static void report_setup_failure(const struct ns_report *r, const struct run_tre
         const char *what = r->step == NS_STEP_WATCH_TREE
             ? (r->tree >= 0 && r->tree < plan->n_watched ? plan->watched_paths[r->tree] : "?")
             : (r->tree >= 0 && r->tree < plan->n_watch_marks ? plan->watch_marks[r->tree] : "?");
-        fprintf(stderr, "buildtrail run: cannot %s (%s): %s; use --system=full to trace the "
+        fprintf(f, "buildtrail run: cannot %s (%s): %s; use --system=full to trace the "
                         "system trees through FUSE instead\n", ns_step_describe(r->step), what,
                 err);
         return;
     }
     case NS_STEP_MOUNT_FUSE:
-        fprintf(stderr, "buildtrail run: cannot mount the FUSE filesystem: %s; %s" DOCTOR_HINT "\n",
+        fprintf(f, "buildtrail run: cannot mount the FUSE filesystem: %s; %s" DOCTOR_HINT "\n",
                 err,
                 "FUSE mounts in user namespaces need Linux 4.18 or later; or run as root");
         return;
     default:
-        fprintf(stderr, "buildtrail run: cannot %s: %s\n", ns_step_describe(r->step), err);
+        fprintf(f, "buildtrail run: cannot %s: %s\n", ns_step_describe(r->step), err);
     }
 }
 
@@ -396,6 +405,24 @@ struct loop_ctx {
     pthread_mutex_t lock;
     pthread_cond_t cond;
 };
+
+/* That line on stderr, ending with `tail` (NULL: nothing). */
+static void report_setup_failure(const struct ns_report *r, const struct run_tree *trees,
+                                 const struct ns_plan *plan, char **argv, const char *tail)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return;
+    describe_setup_failure(f, r, trees, plan, argv);
+    if (fclose(f) == 0 && buf) {
+        while (len && buf[len - 1] == '\n')
+            buf[--len] = '\0';
+        fprintf(stderr, "%s%s\n", buf, tail ? tail : "");
+    }
+    free(buf);
+}
 
 static void *loop_main(void *arg)
 {
@@ -495,9 +522,12 @@ static void on_write_failed(void *arg, int err)
     watch_wake(w);
 }
 
-/* Is the trace still the file at its path?  NULL, or what happened to it (g_free it). */
+/* Is the trace still the file at its path?  NULL, or what happened to it (g_free it).  A NULL
+ * path (no trace of this run left to watch) is no problem. */
 static char *trace_file_problem(const char *path, int lock_fd, const struct stat *orig)
 {
+    if (!path)
+        return NULL;
     struct stat now, at_path;
     if (stat(path, &at_path) == 0) {
         if (at_path.st_dev != orig->st_dev || at_path.st_ino != orig->st_ino)
@@ -526,12 +556,16 @@ struct run {
     struct stat scratch_dir_st;    /* the directory holding the private directory ... */
     char *scratch_base;            /* ... and its name there (hidden from the build) */
     char *db_path, *db_dir, *db_base, *staging;
+    char *pending_base;            /* the new trace's temporary name (hidden from the build) */
     char *stats, *notes, *tree_note;
     char *stop_reason;             /* why buildtrail stopped the build itself */
     char *failure_text;            /* why the run failed (runs.failure) */
     sqlite3 *db;
     int db_lock_fd;
-    bool db_fresh;                 /* made by this run and not yet recording it */
+    struct tracedb_pending pending; /* the new trace, at a temporary name until published */
+    bool published;                /* in place at db_path: the build's command started */
+    bool said_not_replaced;        /* the setup failure's line said so */
+    struct tracedb_replaced replaced; /* what publishing it replaced */
     struct stat db_dir_st, db_st;
     struct rec *rec;
     struct proc_table *procs;
@@ -571,6 +605,13 @@ struct run {
     int exit_status, term_signal;
     int status;                    /* run_main's exit status */
 };
+
+/* Where this run's trace is now: in place once published, else its temporary name (NULL when
+ * a failed publish removed it). */
+static const char *live_path(const struct run *r)
+{
+    return r->published ? r->db_path : r->pending.tmp_path;
+}
 
 /* The deepest planned tree holding `path`, or NULL. */
 static const char *tree_of(const struct run *r, const char *path)
@@ -973,14 +1014,25 @@ static int refuse_if_watched(const struct run *r, const char *path, const char *
 /* The trace: created (tracedb_create: never replacing what is not a trace) with its run row. */
 static int prepare_trace(struct run *r)
 {
-    r->db_path = !r->o.db_path ? g_build_filename(r->cwd, DEFAULT_DB, NULL)
+    struct stat dst;
+    g_autofree char *real_dir = NULL;
+    if (r->o.db_path && stat(r->o.db_path, &dst) == 0 && S_ISDIR(dst.st_mode)) {
+        /* -o DIR: DIR/buildtrail.db, named as given, opened where DIR really is (SQLite
+         * follows no link) */
+        real_dir = realpath(r->o.db_path, NULL);
+        char *in_dir = g_build_filename(r->o.db_path, DEFAULT_DB, NULL);
+        g_free(r->o.db_path);
+        r->o.db_path = in_dir;
+    }
+    r->db_path = real_dir ? g_build_filename(real_dir, DEFAULT_DB, NULL)
+                 : !r->o.db_path ? g_build_filename(r->cwd, DEFAULT_DB, NULL)
                  : g_path_is_absolute(r->o.db_path) ? g_strdup(r->o.db_path)
                                                     : g_build_filename(r->cwd, r->o.db_path, NULL);
     if (refuse_if_watched(r, r->db_path, "write the trace elsewhere with -o FILE") < 0)
         return -1;
     {
         g_autofree char *err = NULL;
-        int e = tracedb_create(r->db_path, r->o.output_mode, &r->db, &r->db_lock_fd, &err);
+        int e = tracedb_create_pending(r->db_path, r->o.output_mode, &r->pending, &r->db, &err);
         if (e < 0) {
             fprintf(stderr, "buildtrail run: cannot write the trace %s: %s; %s\n", r->db_path, err,
                     e == -EEXIST ? "remove it or choose another file with -o"
@@ -990,10 +1042,11 @@ static int prepare_trace(struct run *r)
                         : "choose a writable place with -o FILE");
             return -1;
         }
-        r->db_fresh = true;
+        r->db_lock_fd = r->pending.lock_fd; /* r->pending's */
     }
     r->db_dir = g_path_get_dirname(r->db_path);
     r->db_base = g_path_get_basename(r->db_path);
+    r->pending_base = g_path_get_basename(r->pending.tmp_path);
     if (stat(r->db_dir, &r->db_dir_st) < 0)
         memset(&r->db_dir_st, 0, sizeof r->db_dir_st);
     if (fstat(r->db_lock_fd, &r->db_st) < 0)
@@ -1029,7 +1082,32 @@ static int prepare_trace(struct run *r)
             return -1;
         }
     }
+    /* Opened again, in place, once the build's command has started (publish_trace). */
+    sqlite3_close(r->db);
+    r->db = NULL;
     return 0;
+}
+
+/* The build's command has started: the new trace takes the old one's place and the recorder
+ * writes what it has queued.  0, or -1 after one line on stderr (the build is then stopped:
+ * it would run unrecorded). */
+static int publish_trace(struct run *r)
+{
+    g_autofree char *err = NULL;
+    sqlite3 *db = NULL;
+    int e = tracedb_publish(&r->pending, &db, &r->replaced, &err);
+    if (e == 0) {
+        r->published = true;
+        if (rec_attach(r->rec, db) == 0)
+            return 0;
+        r->db = db; /* still ours: the run's end is written to it */
+        err = g_strdup("cannot prepare the recorder's statements on it");
+        e = -EIO;
+    }
+    fprintf(stderr, "buildtrail run: cannot put the trace in place at %s: %s; stopping the build, "
+                    "which would run unrecorded\n", r->db_path, err);
+    r->stop_reason = g_strdup_printf("the trace could not be put in place: %s", err);
+    return -1;
 }
 
 /* The namespace plan (ns.h): id maps, mount options, the trees in mount order with their
@@ -1116,7 +1194,7 @@ static int prepare_serving(struct run *r)
     r->plan.sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
     r->sigfd = signalfd(-1, &r->handled, SFD_CLOEXEC);
 
-    rec_start(&r->rec, r->db);
+    rec_start(&r->rec, NULL); /* its trace comes when the build's command starts */
     if (!r->rec) {
         fprintf(stderr, "buildtrail run: cannot start the recorder for %s\n", r->db_path);
         for (int i = 0; i < r->n_trees; i++)
@@ -1153,7 +1231,8 @@ static int prepare_serving(struct run *r)
         /* The trace (with its SQLite side files) and buildtrail's private directory, which
          * lie in traced trees. */
         .hide = {{r->db_dir_st.st_dev, r->db_dir_st.st_ino, r->db_base, true},
-                 {r->scratch_dir_st.st_dev, r->scratch_dir_st.st_ino, r->scratch_base, false}},
+                 {r->scratch_dir_st.st_dev, r->scratch_dir_st.st_ino, r->scratch_base, false},
+                 {r->db_dir_st.st_dev, r->db_dir_st.st_ino, r->pending_base, true}},
         /* Every change to a traced tree during the build comes through this mount, so the
          * kernel's entry and attribute caches can be trusted for long (docs/performance.md). */
         .timeout = 60.0,
@@ -1222,7 +1301,6 @@ static int inside_ranges(char **args, struct fs_id_range *out)
  * made (said on stderr; nothing to finish). */
 static int run_serve(struct run *r)
 {
-    r->db_fresh = false; /* from here on the trace records this run, whatever happens */
     /* The process events' clock is CLOCK_MONOTONIC made BOOTTIME with an offset taken at
      * their start (procevents.c); take ours too before the build runs, so that setup's
      * monotonic kill time compares with their exit times even across a suspend. */
@@ -1343,7 +1421,7 @@ static int run_serve(struct run *r)
             if (werr) {
                 r->stop_reason = g_strdup_printf("writing the trace failed: %s", g_strerror(werr));
             } else if (!r->watch.lost) {
-                r->watch.lost = trace_file_problem(r->db_path, r->db_lock_fd, &r->db_st);
+                r->watch.lost = trace_file_problem(live_path(r), r->db_lock_fd, &r->db_st);
                 if (r->watch.lost) {
                     fprintf(stderr, "buildtrail run: the trace %s %s while the build was running; "
                                     "stopping the build, whose record would be lost\n",
@@ -1362,6 +1440,9 @@ static int run_serve(struct run *r)
             } else if (rep.step == NS_STEP_STATUS) {
                 r->have_status = true;
                 r->wait_status = rep.value;
+            } else if (rep.step == NS_STEP_STARTED) {
+                if (!r->published && !r->stop_reason && publish_trace(r) < 0)
+                    kill(r->setup, SIGKILL);
             } else if (rep.step == NS_STEP_KILL_LEFT) {
                 r->kill_left_ns = rep.time_ns + r->mono_to_boot_ns;
             } else if (r->failure.step < 0) {
@@ -1411,6 +1492,20 @@ static int mark_killed_at_end(sqlite3 *db, int64_t since_ns)
         rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The build's command never started: its trace is not kept and the old one is left in place.
+ * "no trace kept: the previous trace FILE is left as it was" (g_free it). */
+static char *not_replaced(const struct run *r)
+{
+    const char *shown = r->o.db_path ? r->o.db_path : DEFAULT_DB;
+    struct stat st;
+    bool there = lstat(r->db_path, &st) == 0;
+    GString *line = g_string_new(there ? "no trace kept: the previous trace " : "no trace written to ");
+    text_escape(line, shown, strlen(shown));
+    if (there)
+        g_string_append(line, " is left as it was");
+    return g_string_free(line, FALSE);
 }
 
 /* Finish: stop serving, settle the exit status and why the run failed, and write the run's
@@ -1477,7 +1572,10 @@ static void run_finish(struct run *r)
         fprintf(stderr, "buildtrail run: %s\n", r->failure_text);
         r->exit_status = RUN_EXIT_SETUP_FAILED;
     } else if (r->failure.step >= 0) {
-        report_setup_failure(&r->failure, r->tv, &r->plan, r->o.argv);
+        g_autofree char *kept = r->published ? NULL : not_replaced(r);
+        g_autofree char *tail = kept ? g_strdup_printf("; %s", kept) : NULL;
+        report_setup_failure(&r->failure, r->tv, &r->plan, r->o.argv, tail);
+        r->said_not_replaced = !r->published;
         if (r->failure.step != NS_STEP_EXEC) {
             r->exit_status = RUN_EXIT_SETUP_FAILED;
             r->failure_text = g_strdup_printf("cannot %s: %s", ns_step_describe(r->failure.step),
@@ -1495,13 +1593,16 @@ static void run_finish(struct run *r)
 
     r->stats = fs_stats_summary(r->fs);
     uint64_t events = rec_event_count(r->rec);
-    int rec_err = rec_stop(r->rec, &r->db);
+    sqlite3 *recorded = NULL;
+    int rec_err = rec_stop(r->rec, &recorded);
+    if (recorded)
+        r->db = recorded;
     if (rec_err && r->db) {
         /* Make room for the run's end: move what was committed into the trace and empty the
          * WAL (a file-size limit or quota may then allow the few bytes of the end record). */
         (void)tracedb_exec(r->db, tracedb_sql(TQ_CHECKPOINT), NULL);
     }
-    if (!rec_err && r->kill_left_ns && mark_killed_at_end(r->db, r->kill_left_ns) < 0)
+    if (!rec_err && r->db && r->kill_left_ns && mark_killed_at_end(r->db, r->kill_left_ns) < 0)
         rec_err = -EIO;
     if (rec_err && !r->failure_text)
         r->failure_text = g_strdup_printf("writing the trace failed: %s; events after the "
@@ -1544,7 +1645,7 @@ static void run_finish(struct run *r)
         .end_ns = rec_now_ns(), .exit_status = r->exit_status, .term_signal = r->term_signal,
         .state = state, .root_process_id = proc_table_root_id(r->procs), .notes = r->notes,
         .process_tree = r->tree_note, .failure = r->failure_text};
-    if (tracedb_write_run_end(r->db, &end, NULL) < 0 && !rec_err)
+    if (r->db && tracedb_write_run_end(r->db, &end, NULL) < 0 && !rec_err)
         rec_err = -EIO;
     /* A self-contained file from here on; if a query still has it open it stays in WAL mode,
      * which loses nothing. */
@@ -1559,7 +1660,7 @@ static void run_finish(struct run *r)
             r->exit_status = 1;
     }
     if (!r->watch.lost)
-        r->watch.lost = trace_file_problem(r->db_path, r->db_lock_fd, &r->db_st);
+        r->watch.lost = trace_file_problem(live_path(r), r->db_lock_fd, &r->db_st);
     if (r->watch.lost) {
         fprintf(stderr, "buildtrail run: the trace %s %s during the run: this run's record is "
                         "lost\n", r->db_path, r->watch.lost);
@@ -1648,6 +1749,65 @@ static void killed_at_end(struct run *r, GString *line)
     g_string_free(names, TRUE);
 }
 
+/* "buildtrail run: replaced the trace of 'make -j2' (started ..., finished, exit 0)": which
+ * trace this run's replaced, when it did. */
+static void print_replaced(const struct run *r)
+{
+    const struct tracedb_replaced *o = &r->replaced;
+    if (!o->existed)
+        return;
+    GString *line = g_string_new("buildtrail run: ");
+    if (o->empty) {
+        g_string_append(line, "replaced an empty file");
+    } else if (!o->argv && !o->state) {
+        g_string_append(line, "replaced an earlier trace (its run not recorded)");
+    } else {
+        g_string_append(line, "replaced the trace of ");
+        if (o->argv)
+            text_argv(line, o->argv, o->argv_len);
+        else
+            g_string_append(line, "(command not recorded)");
+        char when[32];
+        g_string_append(line, " (");
+        if (o->start_realtime_ns && text_iso_utc(o->start_realtime_ns, when))
+            g_string_append_printf(line, "started %s, ", when);
+        /* "running" in a trace nobody records (publishing checked that) is a killed run */
+        g_string_append(line, !o->state ? "state not recorded"
+                              : !strcmp(o->state, "running") ? "killed before it finished"
+                                                             : o->state);
+        if (o->exit_status >= 0)
+            g_string_append_printf(line, ", exit %d", o->exit_status);
+        g_string_append_c(line, ')');
+    }
+    fprintf(stderr, "%s\n", line->str);
+    g_string_free(line, TRUE);
+}
+
+/* "; the build could not remove DIR (Directory not empty) because the trace lay in it: ...":
+ * an open trace makes the removal of a directory holding it fail (the daemon holds it, and
+ * the build cannot see it to remove it first). */
+static void removal_blocked(struct run *r, GString *line)
+{
+    g_autofree char *dir = NULL, *err = NULL;
+    if (tracedb_removal_blocked(r->db, r->db_path, &dir, &err) < 0) {
+        g_string_append_printf(line, "; cannot read which directories the build removed: %s", err);
+        return;
+    }
+    if (!dir)
+        return;
+    /* Beside the build's directory's subtree that holds it (rm -rf out fails on out/sub
+     * first), else beside the directory itself. */
+    g_autofree char *parent = tracedb_path_below(r->cwd, dir) ? g_strdup(r->cwd)
+                                                               : g_path_get_dirname(dir);
+    g_autofree char *outside = g_build_filename(parent, r->db_base, NULL);
+    g_string_append(line, "; the build could not remove ");
+    text_escape(line, dir, strlen(dir));
+    g_string_append(line, " (Directory not empty) because the trace lay in it: write the trace "
+                          "outside the directories the build deletes (-o ");
+    text_escape(line, outside, strlen(outside));
+    g_string_append_c(line, ')');
+}
+
 /* One line on stderr at the end of a run: what the trace holds, where, how complete, what the
  * build left running (killed), and what the build used that it does not hold. */
 static void print_summary(struct run *r)
@@ -1693,6 +1853,7 @@ static void print_summary(struct run *r)
     else
         g_string_append(line, ", complete");
     killed_at_end(r, line);
+    removal_blocked(r, line);
     g_autofree char *untraced = untraced_use(r);
     if (untraced)
         g_string_append_printf(line, "; not traced: %s", untraced);
@@ -1702,6 +1863,7 @@ static void print_summary(struct run *r)
                                r->unmapped_groups);
     fprintf(stderr, "%s\n", line->str);
     g_string_free(line, TRUE);
+    print_replaced(r);
 }
 
 /* Undo whatever the stages did, in reverse. */
@@ -1724,8 +1886,6 @@ static void run_cleanup(struct run *r)
     }
     if (r->db)
         sqlite3_close(r->db);
-    if (r->db_fresh)
-        tracedb_discard(r->db_path); /* made by this run, which never started its build */
     if (r->watch.wake_fd >= 0)
         close(r->watch.wake_fd);
     g_free(r->watch.lost);
@@ -1741,8 +1901,11 @@ static void run_cleanup(struct run *r)
     }
     if (r->sigfd >= 0)
         close(r->sigfd);
-    if (r->db_lock_fd >= 0)
-        close(r->db_lock_fd); /* after the trace is closed: another run may replace it now */
+    /* After the trace is closed: another run may replace it now.  Never published (the build's
+     * command did not start): removed, the old trace left as it was. */
+    tracedb_pending_discard(&r->pending);
+    tracedb_replaced_clear(&r->replaced);
+    g_free(r->pending_base);
     scratch_remove(&r->scratch);
     idmap_free(&r->idm);
     for (guint k = 0; k < r->trees->len; k++) {
@@ -1802,15 +1965,19 @@ int run_main(int argc, char **argv)
     r->watch_marks = g_ptr_array_new_with_free_func(g_free);
     r->watch_fd = -1;
     r->sv[0] = r->sv[1] = r->rp[0] = r->rp[1] = r->map_pipe[0] = r->map_pipe[1] = -1;
-    r->sigfd = r->fuse_fd = r->db_lock_fd = -1;
+    r->sigfd = r->fuse_fd = r->db_lock_fd = r->pending.lock_fd = -1;
     r->scratch = (struct scratch){NULL, -1};
     r->watch.wake_fd = -1;
     r->loop = (struct loop_ctx){.lock = PTHREAD_MUTEX_INITIALIZER,
                                 .cond = PTHREAD_COND_INITIALIZER};
     if (run_plan(r) == 0 && run_prepare(r) == 0 && run_serve(r) == 0) {
         run_finish(r);
-        /* (not when the command could not even be started: its own line says it all) */
-        if (!r->o.quiet && r->failure.step != NS_STEP_EXEC)
+        if (!r->published && !r->said_not_replaced) {
+            g_autofree char *kept = not_replaced(r);
+            fprintf(stderr, "buildtrail run: %s: %s\n",
+                    r->stop_reason ? "the build was stopped before its trace was in place"
+                                   : "the build's command did not start", kept);
+        } else if (r->published && !r->o.quiet)
             print_summary(r);
     }
     int status = r->status;

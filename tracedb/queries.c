@@ -67,6 +67,9 @@ static const char *const sql[TQ_COUNT] = {
         " AND result = 0), 0, "
         "(SELECT COALESCE(sum(length(data)), 0) FROM output)",
     [TQ_EXECUTABLES] = "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe",
+    [TQ_FAILED_RMDIRS] = "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id "
+                         "WHERE a.kind IN " TRACEDB_KINDS_RMDIR " AND a.result IN (39, 17) "
+                         "ORDER BY length(f.path)",
     /* Processes */
     [TQ_PROCESSES] =
         "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "

@@ -42,6 +42,9 @@ enum tracedb_query {
      * written, files written those written, versions 0 */
     TQ_COUNTS_V2,
     TQ_EXECUTABLES, /* every distinct executable path the build ran */
+    /* every distinct directory whose removal failed as not empty (ENOTEMPTY, or EEXIST as
+     * POSIX allows): tracedb_removal_blocked */
+    TQ_FAILED_RMDIRS,
 
     /* Processes */
     /* every image: id, parent, prev image, pid, exec_seq, orphan, start_ns, comm, exe, cwd,

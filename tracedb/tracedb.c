@@ -4,6 +4,7 @@
 #include "longpath.h"
 #include "queries.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -448,14 +449,9 @@ static int init_schema(const char *path, char **err_detail)
     return e;
 }
 
-int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, char **err_detail)
+/* Open directory `dpath` and take its creation lock (lock_directory): the fd, or -errno. */
+static int open_locked_dir(const char *dpath, char **err_detail)
 {
-    if (longpath_register() < 0)
-        return set_err(err_detail, -ENOSYS, g_strdup("SQLite has no Unix VFS"));
-    g_autofree char *dpath = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    if (!strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
-        return set_err(err_detail, -EISDIR, g_strdup("it is a directory"));
     int dfd = open(dpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0 && errno == EACCES) /* searchable but not readable: no lock, still safe */
         dfd = open(dpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -470,19 +466,100 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, c
         return set_err(err_detail, r, g_strdup_printf("cannot lock its directory: %s",
                                                       g_strerror(-r)));
     }
-    r = check_replaceable(dfd, dpath, base, err_detail);
+    return dfd;
+}
+
+/* The prefix of the temporary names of new traces for `base`: ".buildtrail-new-HASH-" (FNV-1a,
+ * 64 bits, of the name), so that a run can see that another is about to publish the same
+ * trace. */
+#define PENDING_PREFIX ".buildtrail-new-"
+static char *pending_prefix(const char *base)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *c = (const unsigned char *)base; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ULL;
+    return g_strdup_printf(PENDING_PREFIX "%016llx-", (unsigned long long)h);
+}
+
+/* Under the directory lock: the new traces of other runs in `dfd`.  One still being made for
+ * `base` (its file flock()ed) is -EBUSY; one whose run was killed before publishing it (ours,
+ * a regular SQLite or empty file, no lock holder) is removed with its -journal.  0 or -errno. */
+static int check_pending(int dfd, const char *dpath, const char *base, char **err_detail)
+{
+    int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lfd < 0)
+        return 0; /* not listable (searchable only): nothing to reclaim that we could see */
+    DIR *d = fdopendir(lfd);
+    if (!d) {
+        close(lfd);
+        return 0;
+    }
+    g_autofree char *mine = pending_prefix(base);
+    int r = 0;
+    struct dirent *de;
+    while (r == 0 && (de = readdir(d))) {
+        const char *n = de->d_name;
+        if (strncmp(n, PENDING_PREFIX, strlen(PENDING_PREFIX)) || !g_str_has_suffix(n, ".db"))
+            continue;
+        int fd = openat(dfd, n, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            continue;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+            if (errno == EWOULDBLOCK && !strncmp(n, mine, strlen(mine))) {
+                g_autofree char *tp = g_build_filename(dpath, n, NULL);
+                g_autofree char *pid = meta_value(tp, "recorder_pid", 1000);
+                r = set_err(err_detail, -EBUSY,
+                            pid ? g_strdup_printf("another buildtrail run (pid %s) is recording it "
+                                                  "(its build is starting)", pid)
+                                : g_strdup("another buildtrail run is recording it (its build "
+                                           "is starting)"));
+            }
+        } else if (st.st_uid == geteuid() && fd_head(fd) != HEAD_OTHER) {
+            g_autofree char *j = g_strconcat(n, "-journal", NULL);
+            if (sibling_is_sqlites(dfd, j, "-journal"))
+                unlinkat(dfd, j, 0);
+            unlinkat(dfd, n, 0);
+        }
+        close(fd);
+    }
+    closedir(d);
+    return r;
+}
+
+int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending *p,
+                           sqlite3 **out, char **err_detail)
+{
+    *p = (struct tracedb_pending){.lock_fd = -1};
+    if (longpath_register() < 0)
+        return set_err(err_detail, -ENOSYS, g_strdup("SQLite has no Unix VFS"));
+    g_autofree char *dpath = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    if (!strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
+        return set_err(err_detail, -EISDIR, g_strdup("it is a directory"));
+    int dfd = open_locked_dir(dpath, err_detail);
+    if (dfd < 0)
+        return dfd;
+    int r = check_replaceable(dfd, dpath, base, err_detail);
+    if (r == 0)
+        r = check_pending(dfd, dpath, base, err_detail);
     if (r < 0) {
         close(dfd);
         return r;
     }
 
-    /* Build the new trace under a temporary name and rename it into place: whatever happens,
-     * `path` is either the old trace or a complete new one, never a stub. */
+    /* Build the new trace under a temporary name: `path` stays the old trace until the caller
+     * publishes the new one. */
+    g_autofree char *prefix = pending_prefix(base);
     g_autofree char *tmp_name = NULL;
     int tfd = -1;
     for (int tries = 0; tfd < 0 && tries < 100; tries++) {
         g_free(tmp_name);
-        tmp_name = g_strdup_printf(".buildtrail-new-%08x.db", g_random_int());
+        tmp_name = g_strdup_printf("%s%08x.db", prefix, g_random_int());
         tfd = openat(dfd, tmp_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
         if (tfd < 0 && errno != EEXIST)
             break;
@@ -493,42 +570,98 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, c
         return set_err(err_detail, -e, g_strdup(g_strerror(e)));
     }
     g_autofree char *tmp_path = g_build_filename(dpath, tmp_name, NULL);
-    sqlite3 *db = NULL;
     if (fchmod(tfd, mode) < 0) /* exactly `mode`, whatever the umask */
         r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     else if (flock(tfd, LOCK_EX | LOCK_NB) < 0)
         r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     else
         r = init_schema(tmp_path, err_detail);
-    for (size_t i = 0; r == 0 && i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
-        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-            r = set_err(err_detail, -errno, g_strdup_printf("cannot replace %s: %s", name,
-                                                            g_strerror(errno)));
+    close(dfd); /* the directory lock: the new trace is complete and tfd holds its own lock */
+    sqlite3 *db = NULL;
+    if (r == 0) {
+        int rc = sqlite3_open_v2(tmp_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                                 LONGPATH_VFS);
+        if (rc != SQLITE_OK) {
+            r = sqlite_failure(db, rc, err_detail);
+            sqlite3_close(db);
+            db = NULL;
+        } else {
+            /* another run checking who holds it reads its meta a moment (check_pending) */
+            sqlite3_busy_timeout(db, 5000);
+        }
     }
-    if (r == 0 && renameat(dfd, tmp_name, dfd, base) < 0)
-        r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    p->path = g_strdup(path);
+    p->tmp_path = g_steal_pointer(&tmp_path);
+    p->lock_fd = tfd;
     if (r < 0) {
-        unlinkat(dfd, tmp_name, 0);
-        g_autofree char *j = g_strconcat(tmp_name, "-journal", NULL);
-        unlinkat(dfd, j, 0);
-        close(tfd);
-        close(dfd);
+        tracedb_pending_discard(p);
         return r;
     }
-    /* Closing any descriptor of a file drops every POSIX lock this process holds on it,
-     * SQLite's included: a lock fd not wanted is closed before SQLite opens the trace. */
-    if (!lock_fd) {
-        close(tfd);
-        tfd = -1;
-    }
+    *out = db;
+    return 0;
+}
 
-    /* WAL: readers (a query while the build runs) never block the recorder.
-     * synchronous=NORMAL: a committed batch survives a crash of buildtrail (not of the
-     * kernel), at WAL speed. */
+void tracedb_pending_discard(struct tracedb_pending *p)
+{
+    if (p->tmp_path) {
+        g_autofree char *j = g_strconcat(p->tmp_path, "-journal", NULL);
+        unlink(j);
+        unlink(p->tmp_path);
+    }
+    if (p->lock_fd >= 0)
+        close(p->lock_fd);
+    g_clear_pointer(&p->path, g_free);
+    g_clear_pointer(&p->tmp_path, g_free);
+    p->lock_fd = -1;
+}
+
+/* What the trace at `path` recorded (its first run), into *old. */
+static void describe_old(const char *path, struct tracedb_replaced *old)
+{
+    old->exit_status = -1;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, LONGPATH_VFS) == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 1000);
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACEDB_VALUE_MAX);
+        sqlite3_stmt *st = NULL;
+        if (check_meta(db, NULL) == 0 &&
+            sqlite3_prepare_v2(db, "SELECT argv, start_realtime_ns, state, exit_status FROM runs "
+                                   "ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW) {
+            int n = sqlite3_column_bytes(st, 0);
+            const void *a = sqlite3_column_blob(st, 0);
+            if (a && n > 0) {
+                old->argv = g_memdup2(a, (gsize)n);
+                old->argv_len = (size_t)n;
+            }
+            old->start_realtime_ns = sqlite3_column_int64(st, 1);
+            const unsigned char *state = sqlite3_column_text(st, 2);
+            old->state = state ? g_strdup((const char *)state) : NULL;
+            old->exit_status = sqlite3_column_type(st, 3) == SQLITE_NULL
+                                   ? -1 : sqlite3_column_int(st, 3);
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+void tracedb_replaced_clear(struct tracedb_replaced *old)
+{
+    g_free(old->argv);
+    g_free(old->state);
+    *old = (struct tracedb_replaced){0};
+}
+
+/* Open the trace at `path` for recording: WAL (a query while the build runs never blocks the
+ * recorder), synchronous=NORMAL (a committed batch survives a crash of buildtrail, not of the
+ * kernel).  0 or -errno. */
+static int open_recording(const char *path, sqlite3 **out, char **err_detail)
+{
+    sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
                              LONGPATH_VFS);
     g_autofree char *err = NULL;
+    int r = 0;
     if (rc != SQLITE_OK)
         r = sqlite_failure(db, rc, err_detail);
     else if (tracedb_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
@@ -537,18 +670,135 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, c
                                * owns its removal when the trace is sealed */
                               "SELECT count(*) FROM meta;", &err) < 0)
         r = sqlite_failure(db, sqlite3_extended_errcode(db), err_detail);
-    close(dfd); /* the directory lock: the trace is complete and tfd holds its own lock */
     if (r < 0) {
-        /* It is ours and holds nothing yet: leave nothing behind. */
         sqlite3_close(db);
-        tracedb_discard(path);
-        if (tfd >= 0)
-            close(tfd);
+        return r;
+    }
+    *out = db;
+    return 0;
+}
+
+int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_replaced *old,
+                    char **err_detail)
+{
+    if (old)
+        *old = (struct tracedb_replaced){0};
+    g_autofree char *dpath = g_path_get_dirname(p->path);
+    g_autofree char *base = g_path_get_basename(p->path);
+    g_autofree char *tmp_name = g_path_get_basename(p->tmp_path);
+    int dfd = open_locked_dir(dpath, err_detail);
+    if (dfd < 0)
+        return dfd;
+    /* What is there may have changed since the new trace was begun. */
+    int r = check_replaceable(dfd, dpath, base, err_detail);
+    struct stat st;
+    bool exists = r == 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (exists && old) {
+        old->existed = true;
+        if (st.st_size == 0)
+            old->empty = true;
+        else
+            describe_old(p->path, old);
+    }
+    for (size_t i = 0; r == 0 && i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+            r = set_err(err_detail, -errno, g_strdup_printf("cannot replace %s: %s", name,
+                                                            g_strerror(errno)));
+    }
+    /* Swap the two (the old one then under the temporary name) where the filesystem can, so
+     * that the old trace is back in place if the new one cannot be opened; else rename. */
+    bool swapped = false;
+    if (r == 0) {
+        if (exists && renameat2(dfd, tmp_name, dfd, base, RENAME_EXCHANGE) == 0)
+            swapped = true;
+        else if (renameat2(dfd, tmp_name, dfd, base, exists ? 0 : RENAME_NOREPLACE) < 0 &&
+                 !(errno == EINVAL && !exists && renameat(dfd, tmp_name, dfd, base) == 0))
+            r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+    }
+    if (r == 0 && p->drop_lock) { /* before SQLite opens it: see tracedb_create */
+        close(p->lock_fd);
+        p->lock_fd = -1;
+    }
+    if (r == 0) {
+        r = open_recording(p->path, out, err_detail);
+        if (r < 0) {
+            /* What the failed open made beside it is the new trace's (the old one's side files
+             * were removed above): SQLite would take a -wal there for the old trace's. */
+            for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+                g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+                unlinkat(dfd, name, 0);
+            }
+        }
+        if (r < 0 && swapped && renameat2(dfd, tmp_name, dfd, base, RENAME_EXCHANGE) == 0) {
+            /* the old trace is back; the new one is at the temporary name again */
+            if (old)
+                tracedb_replaced_clear(old);
+        } else if (r < 0) {
+            /* It is ours and holds nothing of a build: leave nothing behind. */
+            tracedb_discard(p->path);
+            if (old)
+                tracedb_replaced_clear(old);
+            g_clear_pointer(&p->tmp_path, g_free);
+        } else {
+            if (swapped)
+                unlinkat(dfd, tmp_name, 0); /* the old trace */
+            g_clear_pointer(&p->tmp_path, g_free);
+        }
+    }
+    close(dfd);
+    return r;
+}
+
+int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd, char **err_detail)
+{
+    struct tracedb_pending p;
+    sqlite3 *db = NULL;
+    int r = tracedb_create_pending(path, mode, &p, &db, err_detail);
+    if (r < 0)
+        return r;
+    sqlite3_close(db);
+    p.drop_lock = !lock_fd;
+    r = tracedb_publish(&p, out, NULL, err_detail);
+    if (r < 0) {
+        tracedb_pending_discard(&p);
         return r;
     }
     if (lock_fd)
-        *lock_fd = tfd;
-    *out = db;
+        *lock_fd = p.lock_fd;
+    p.lock_fd = -1;
+    tracedb_pending_discard(&p);
+    return 0;
+}
+
+bool tracedb_path_below(const char *dir, const char *path)
+{
+    size_t n = dir ? strlen(dir) : 0;
+    return n > 1 && dir[0] == '/' && !strncmp(path, dir, n) && path[n] == '/';
+}
+
+int tracedb_removal_blocked(sqlite3 *db, const char *trace_path, char **dir, char **err)
+{
+    *dir = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, tracedb_sql(TQ_FAILED_RMDIRS), -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *d = (const char *)sqlite3_column_text(st, 0);
+        /* shortest first: the highest directory whose removal the trace stopped */
+        if (tracedb_path_below(d, trace_path)) {
+            *dir = g_strdup(d);
+            rc = SQLITE_DONE;
+            break;
+        }
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE) {
+        if (err)
+            *err = g_strdup(sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        return -EIO;
+    }
+    sqlite3_finalize(st);
     return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define TRACEDB_SCHEMA_VERSION 7
@@ -138,9 +139,9 @@ enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };
  * FIFO, a symlink, another file, a side file that is not SQLite's) is -EEXIST, never opened
  * for writing and never waited on; a trace being recorded is -EBUSY ("another buildtrail run
  * (pid N) is recording it").  The new trace is built under a temporary name in the same
- * directory and renamed into place, with the directory flock()ed meanwhile, so two runs
- * creating one trace take turns and `path` is never a partial file; a failure leaves nothing
- * behind.  The path may be as long as the kernel accepts (longpath.h).  Returns 0 and sets
+ * directory and renamed into place (tracedb_create_pending + tracedb_publish, below), with
+ * the directory flock()ed meanwhile, so two runs creating one trace take turns and `path` is
+ * never a partial file; a failure leaves nothing behind.  The path may be as long as the kernel accepts (longpath.h).  Returns 0 and sets
  * *out (WAL mode); *lock_fd (if given) receives an fd holding an exclusive flock on the trace
  * (keep it open while recording; another run then gets -EBUSY), to be closed only after
  * sqlite3_close(): closing any fd of the file drops SQLite's POSIX locks on it.
@@ -148,9 +149,52 @@ enum tracedb_stream { TRACEDB_STDOUT = 1, TRACEDB_STDERR = 2 };
 int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
                    char **err_detail);
 
+/* A new trace not yet in place: tracedb_create in two steps, so that `buildtrail run` replaces
+ * the old trace only once its build command has started.  tracedb_create_pending() checks
+ * what is at `path` as tracedb_create does (-EEXIST, -EBUSY), also -EBUSY when another run is
+ * about to publish a trace there, removes the temporary files of runs killed before they
+ * published theirs (ours, unlocked), and builds the schema at a temporary name beside `path`
+ * (".buildtrail-new-HASH-RANDOM.db", HASH naming `path`'s base name), flock()ed through
+ * p->lock_fd; *out is it opened read-write (rollback journal) for the run's first rows:
+ * close it before publishing.  tracedb_publish() checks `path` again, puts the new trace in
+ * its place (swapping the two where the filesystem can, so that a failure to open it puts the
+ * old one back) and opens it as tracedb_create does (WAL); *old (if given) says what it
+ * replaced (tracedb_replaced_clear it).  tracedb_pending_discard() removes a trace never
+ * published (a run whose build did not start) and closes the lock fd.  After a successful
+ * publish p->lock_fd holds the trace's flock as tracedb_create's *lock_fd does (close it with
+ * tracedb_pending_discard, after sqlite3_close). */
+struct tracedb_pending {
+    char *path;     /* where it goes */
+    char *tmp_path; /* where it is until published (NULL after) */
+    int lock_fd;
+    bool drop_lock; /* close lock_fd once in place, before SQLite opens it there */
+};
+struct tracedb_replaced {
+    bool existed, empty; /* a file was replaced; it was an empty one */
+    void *argv;          /* the old run's command, NUL-separated (NULL: not recorded) */
+    size_t argv_len;
+    int64_t start_realtime_ns;
+    char *state;         /* runs.state, NULL if not recorded */
+    int exit_status;     /* -1: none */
+};
+int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending *p,
+                           sqlite3 **out, char **err_detail);
+int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_replaced *old,
+                    char **err_detail);
+void tracedb_pending_discard(struct tracedb_pending *p);
+void tracedb_replaced_clear(struct tracedb_replaced *old);
+
 /* Remove a trace this process created and that records nothing (a run that never started its
  * build), with its -wal, -shm and -journal files.  Never for a trace of another run. */
 void tracedb_discard(const char *path);
+
+/* The directory the build could not remove because the trace `trace_path` (absolute, as the
+ * build saw it) lay in it: the highest ancestor of it whose rmdir failed as not empty
+ * (ENOTEMPTY or EEXIST).  0 with *dir NULL when there is none, or a newly allocated path;
+ * -EIO with SQLite's message in *err. */
+int tracedb_removal_blocked(sqlite3 *db, const char *trace_path, char **dir, char **err);
+/* Is `path` strictly below the absolute directory `dir` (by name)? */
+bool tracedb_path_below(const char *dir, const char *path);
 
 /* "a regular file", "a FIFO", "a character device", ... for a stat mode. */
 const char *tracedb_file_kind(mode_t mode);

@@ -5,6 +5,7 @@
 #include "textout.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -51,6 +52,18 @@ int query_info_main(int argc, char **argv)
     int64_t size = stat(q->path, &sb) == 0 ? (int64_t)sb.st_size : -1;
     const struct qdb_run *run = qdb_run(q);
     GArray *killed = qdb_killed_at_end(q);
+    /* A directory the build could not remove because this trace lay in it (run's summary
+     * says the same): the highest ancestor of the trace whose rmdir failed as not empty. */
+    g_autofree char *real = realpath(q->path, NULL);
+    g_autofree char *blocked = NULL;
+    if (real && qdb_prepare(q, tracedb_sql(TQ_FAILED_RMDIRS), &st)) {
+        while (!blocked && qdb_row(q, st)) {
+            const char *d = (const char *)sqlite3_column_text(st, 0);
+            if (tracedb_path_below(d, real))
+                blocked = g_strdup(d);
+        }
+        sqlite3_finalize(st);
+    }
 
     GString *out = g_string_new(NULL);
     if (o.json) {
@@ -95,7 +108,12 @@ int query_info_main(int argc, char **argv)
             json_string(out, trees->pdata[i + 1], strlen(trees->pdata[i + 1]));
             g_string_append_c(out, '}');
         }
-        g_string_append(out, "],\"killed_at_end\":[");
+        g_string_append(out, "],\"removal_blocked_by_trace\":");
+        if (blocked)
+            json_string(out, blocked, strlen(blocked));
+        else
+            g_string_append(out, "null");
+        g_string_append(out, ",\"killed_at_end\":[");
         for (guint i = 0, listed = 0; i < killed->len; i++) {
             const struct qdb_process *p = qdb_process(q, g_array_index(killed, int64_t, i));
             if (!p)
@@ -141,6 +159,13 @@ int query_info_main(int argc, char **argv)
                                run->complete ? "complete" : "INCOMPLETE",
                                run->incomplete ? ": " : "",
                                run->incomplete ? run->incomplete : "");
+        if (blocked) {
+            text_field(out, "note:");
+            g_string_append(out, "the build could not remove ");
+            text_escape(out, blocked, strlen(blocked));
+            g_string_append(out, " (Directory not empty) because this trace lay in it; "
+                                 "record it outside the directories the build deletes\n");
+        }
         text_field(out, "holds:");
         g_string_append_printf(out, "%" G_GINT64_FORMAT " processes (%" G_GINT64_FORMAT
                                     " programs run), %" G_GINT64_FORMAT " file%s read, %"

@@ -18,6 +18,9 @@ cp "$BUILDTRAIL" "$stage/buildtrail"
 [ -n "${ATGEN:-}" ] && cp "$ATGEN" "$stage/atgen" && cp "$ATCHECK" "$stage/check.py"
 cp "$here/lib.sh" "$here/crafted.sh" "$here/projects.sh" "$here/debpkg.sh" "$here/debpkg.py" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
+# The quick start (t1133), with the sample it copies, as it lies in the source tree.
+mkdir -p "$stage/src/.ci" "$stage/src/tests"
+cp "$here/../../.ci/quickstart" "$stage/src/.ci/" && cp -r "$here/../sample" "$stage/src/tests/sample"
 if [ -n "${WORKLOADS:-}" ] && [ -d "$WORKLOADS" ]; then
     mkdir "$stage/workloads"
     cp "$WORKLOADS"/*.tar.* "$WORKLOADS"/*.dsc "$stage/workloads/" 2>/dev/null || true
@@ -48,6 +51,6 @@ runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
     ${lsan:+LSAN_OPTIONS=$lsan} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
     BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" NOBODYFS="$stage/nobodyfs" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \
-    SCHEMAS="$stage/schemas" ROOT_REPO="$stage/root-repo" \
+    SCHEMAS="$stage/schemas" ROOT_REPO="$stage/root-repo" QUICKSTART="$stage/src/.ci/quickstart" \
     sh "$stage/$(basename "$test_file")"
 exit $?

@@ -38,10 +38,15 @@ refused "it is a symbolic link, not a buildtrail trace" -- run -o link.db -- tru
 [ -L link.db ] || fail "the symlink was replaced"
 assert_eq "$(sha256sum real.db)" "$before" "the symlink's target changed"
 
-# A directory.
+# A directory: the trace goes into it, as DIR/buildtrail.db (so does a link to one).
 mkdir adir
-refused "cannot write the trace $T/ws/adir" -- run -o adir -- true
+bt run -q -o adir -- true
 [ -d adir ] || fail "the directory was replaced"
+assert_eq "$(sql adir/buildtrail.db 'select state from runs')" finished "-o DIR: the trace in it"
+ln -s adir dirlink
+err=$(bt run -o dirlink/ -- true 2>&1)
+assert_contains "$err" "trace dirlink/buildtrail.db" "-o DIR/: the summary names the trace"
+[ -L dirlink ] || fail "the link to a directory was replaced"
 
 # Another file.
 echo precious > notes.txt

@@ -369,11 +369,95 @@ static void test_notes_unseen(void)
     g_assert_null(tracedb_notes_unseen(NULL));
 }
 
+/* Count the files in the directory of `path` whose names start with ".buildtrail-new". */
+static int pending_files(const char *path)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    int n = 0;
+    for (const char *e; d && (e = g_dir_read_name(d));)
+        n += g_str_has_prefix(e, ".buildtrail-new");
+    if (d)
+        g_dir_close(d);
+    return n;
+}
+
+/* A new trace is made beside the old one and takes its place only when published: a second
+ * run meanwhile is refused (-EBUSY), a run killed before publishing leaves a temporary file
+ * that the next run removes, and a discarded one leaves the old trace as it was. */
+static void test_pending(void)
+{
+    g_autofree char *p = unit_path("pending.db");
+    g_autofree char *other = unit_path("other.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    struct tracedb_run_start start = {.argv = "old", .argv_len = 3, .cwd = "/", .start_realtime_ns = 1,
+                                      .hostname = "h", .version = "v"};
+    g_assert_cmpint(tracedb_write_run_start(db, &start, NULL), ==, 0);
+    struct tracedb_run_end end = {.end_ns = 2, .exit_status = 3, .state = TRACEDB_RUN_FINISHED};
+    g_assert_cmpint(tracedb_write_run_end(db, &end, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    g_autofree char *before = NULL;
+    gsize before_len = 0;
+    g_assert_true(g_file_get_contents(p, &before, &before_len, NULL));
+
+    struct tracedb_pending a, b;
+    sqlite3 *adb = NULL, *bdb = NULL;
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &a, &adb, NULL), ==, 0);
+    sqlite3_close(adb);
+    g_assert_cmpint(pending_files(p), ==, 1);
+    /* Another run on the same path: refused while this one is pending. */
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &b, &bdb, &err), ==, -EBUSY);
+    g_assert_nonnull(strstr(err, "is recording it"));
+    /* Another path in the same directory: not concerned. */
+    g_assert_cmpint(tracedb_create_pending(other, 0600, &b, &bdb, NULL), ==, 0);
+    sqlite3_close(bdb);
+    tracedb_pending_discard(&b);
+    /* Discarded (its build never started): the old trace is as it was, nothing is left. */
+    tracedb_pending_discard(&a);
+    g_assert_cmpint(pending_files(p), ==, 0);
+    g_autofree char *after = NULL;
+    gsize after_len = 0;
+    g_assert_true(g_file_get_contents(p, &after, &after_len, NULL));
+    g_assert_cmpmem(before, before_len, after, after_len);
+
+    /* Killed before publishing (its lock gone, its file left): the next run removes it. */
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &a, &adb, NULL), ==, 0);
+    sqlite3_close(adb);
+    close(a.lock_fd);
+    a.lock_fd = -1;
+    g_free(a.tmp_path);
+    g_free(a.path);
+    g_assert_cmpint(pending_files(p), ==, 1);
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &a, &adb, NULL), ==, 0);
+    sqlite3_close(adb);
+    g_assert_cmpint(pending_files(p), ==, 1);
+
+    /* Published: in place, WAL, and it says what it replaced. */
+    struct tracedb_replaced old;
+    g_assert_cmpint(tracedb_publish(&a, &adb, &old, NULL), ==, 0);
+    g_assert_true(old.existed);
+    g_assert_false(old.empty);
+    g_assert_cmpmem(old.argv, old.argv_len, "old", 3);
+    g_assert_cmpstr(old.state, ==, "finished");
+    g_assert_cmpint(old.exit_status, ==, 3);
+    tracedb_replaced_clear(&old);
+    g_assert_cmpint(pending_files(p), ==, 0);
+    g_assert_cmpint(unit_sql_int(adb, "SELECT count(*) FROM runs"), ==, 0);
+    /* and held: another run is refused */
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &b, &bdb, NULL), ==, -EBUSY);
+    sqlite3_close(adb);
+    tracedb_pending_discard(&a);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/tracedb/notes-unseen", test_notes_unseen);
     g_test_add_func("/tracedb/create", test_create_and_reopen);
+    g_test_add_func("/tracedb/pending", test_pending);
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);

@@ -3,6 +3,7 @@
 #include "debdeps.h"
 #include "filekind.h"
 #include "dpkgdb.h"
+#include "objsyms.h"
 #include "query.h"
 #include "textout.h"
 #include "queries.h"
@@ -21,7 +22,132 @@ struct pkg_use {
     bool runtime;      /* toolchain runtime of it was linked in, under its license exception */
     bool headers;      /* headers of it were compiled into a product */
     bool executed;
+    bool archive_unused; /* a static archive of it was linked and nothing pulled from it */
 };
+
+/* Whether a link pulled any member of a static archive into a kept output. */
+enum archive_verdict { ARCHIVE_PULLED, ARCHIVE_NOTHING, ARCHIVE_NOT_CHECKED };
+static const char *const verdict_names[] = {"linked in", "nothing linked", "not checked"};
+
+struct archive_check {
+    const struct prov_version *v;
+    const struct dpkg_pkg *pkg;
+    enum archive_verdict verdict;
+    char *how; /* why, in words */
+};
+
+static void archive_check_free(gpointer data)
+{
+    struct archive_check *c = data;
+    g_free(c->how);
+    g_free(c);
+}
+
+static GHashTable *name_set(void)
+{
+    return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* The first (by name) symbol of `archive` that `out` defines, or NULL. */
+static const char *first_shared(GHashTable *archive, GHashTable *out)
+{
+    const char *best = NULL;
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, out);
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        if (g_hash_table_contains(archive, k) && (!best || strcmp(k, best) < 0))
+            best = k;
+    return best;
+}
+
+/* Did a link pull a member of static archive `a` into something the build kept (`kept`: the
+ * versions made neither by a configure step nor as temporaries)?  Its defined global
+ * symbols (its index, else its members' symbol tables) against the symbols each output it
+ * went straight into defines: one in common is a member linked in; none, in a full symbol
+ * table, is nothing linked; an archive or output gone or changed since the build, or an output
+ * stripped to its dynamic symbols, is not checked (and stays a candidate). */
+static struct archive_check *check_archive(struct prov *p, const struct prov_version *a,
+                                           GHashTable *kept)
+{
+    struct archive_check *c = g_new0(struct archive_check, 1);
+    c->v = a;
+    c->verdict = ARCHIVE_NOT_CHECKED;
+    if (a->size >= 0 && a->size <= 8) {
+        c->verdict = ARCHIVE_NOTHING;
+        c->how = g_strdup_printf("an empty archive (%" G_GINT64_FORMAT " bytes)", a->size);
+        return c;
+    }
+    gsize len = 0;
+    const char *problem = NULL;
+    g_autofree char *data = prov_read_version(a, &len, &problem);
+    if (!data) {
+        c->how = g_strdup_printf("the archive is %s", problem);
+        return c;
+    }
+    GHashTable *defs = name_set();
+    int members = objsyms_archive(data, len, defs);
+    if (members <= 0) {
+        c->verdict = members == 0 ? ARCHIVE_NOTHING : ARCHIVE_NOT_CHECKED;
+        c->how = g_strdup(members == 0 ? "an empty archive" : "not an ar archive");
+        g_hash_table_destroy(defs);
+        return c;
+    }
+    GArray *start = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_array_append_val(start, a->id);
+    static const struct prov_walk_opts code = {.code_only = true};
+    GArray *outs = prov_outputs(p, start, &code);
+    g_array_unref(start);
+    g_autofree char *unchecked = NULL, *first_none = NULL;
+    unsigned none = 0;
+    for (guint i = 0; i < outs->len && c->verdict != ARCHIVE_PULLED; i++) {
+        const struct prov_node *n = &g_array_index(outs, struct prov_node, i);
+        if (n->depth != 1 || !g_hash_table_contains(kept, &n->v->id))
+            continue; /* further on, or a configure probe's output or a temporary */
+        g_autofree char *out = prov_read_version(n->v, &len, &problem);
+        if (!out) {
+            if (!unchecked)
+                unchecked = g_strdup_printf("%s is %s", n->v->path, problem);
+            continue;
+        }
+        if (objsyms_is_archive(out, len)) {
+            c->verdict = ARCHIVE_PULLED;
+            c->how = g_strdup_printf("went into the archive %s", n->v->path);
+            break;
+        }
+        GHashTable *od = name_set();
+        int r = objsyms_elf(out, len, od);
+        const char *sym = r > 0 ? first_shared(defs, od) : NULL;
+        if (sym) {
+            c->verdict = ARCHIVE_PULLED;
+            c->how = g_strdup_printf("%s defines its symbol %s (%s)", n->v->path, sym,
+                                     r == OBJSYMS_SYMTAB ? "symbol table" : "dynamic symbols");
+        } else if (r == OBJSYMS_SYMTAB) {
+            if (!none++)
+                first_none = g_strdup(n->v->path);
+        } else if (!unchecked) {
+            unchecked = g_strdup_printf("%s %s", n->v->path,
+                                        r < 0 ? "is not an ELF file"
+                                              : "has no full symbol table (stripped)");
+        }
+        g_hash_table_destroy(od);
+    }
+    if (c->verdict != ARCHIVE_PULLED) {
+        if (unchecked) {
+            c->how = g_steal_pointer(&unchecked);
+        } else {
+            c->verdict = ARCHIVE_NOTHING;
+            c->how = none ? g_strdup_printf("%s%s defines none of its %u symbols", first_none,
+                                            none > 1 ? " and the other outputs it went into"
+                                                     : "",
+                                            g_hash_table_size(defs))
+                          : g_strdup("linked only into configure probes or temporaries");
+        }
+    }
+    g_array_unref(outs);
+    g_hash_table_destroy(defs);
+    return c;
+}
 
 /* The use of `pkg`, made on first sight. */
 static struct pkg_use *use_of(GHashTable *uses, const struct dpkg_pkg *pkg)
@@ -194,15 +320,25 @@ static const struct query_command packages_command = {
     .operands = "",
     .about = "The Debian packages whose files the build read (outside its own tree), with\n"
              "source package and version; which of them it incorporated statically (their\n"
-             "code went into something it built: a static archive's members, an object, a\n"
-             "compiled source: candidates for Built-Using / Static-Built-Using), and apart,\n"
+             "code went into something it built and kept: a static archive's members, an\n"
+             "object, a compiled source: candidates for Built-Using / Static-Built-Using;\n"
+             "what configure steps made and temporaries are not kept), and apart,\n"
              "with the reason, toolchain runtime linked under its license exception (crt*.o,\n"
              "libgcc, libc_nonshared) and headers only compiled in; which it only executed;\n"
              "and, with --build-depends, the declared build dependencies it never touched: a\n"
              "clause counts as touched when the build read, ran or followed a symlink of a\n"
              "package that is, or Provides, one of its alternatives; clauses whose\n"
              "[architectures] or <profiles> exclude this build are listed apart.  Needs a\n"
-             "trace recorded with 'buildtrail run --system' to see reads under /usr.\n",
+             "trace recorded with 'buildtrail run --system' to see reads under /usr.\n"
+             "A static archive counts only when a link pulled a member of it in: the\n"
+             "global symbols it defines (its index, else its members' symbol tables)\n"
+             "against those defined by each kept file it was linked into straight away;\n"
+             "a symbol in common is a member linked in (the answer names it), none in a\n"
+             "full symbol table is nothing linked (listed apart: glibc's empty\n"
+             "libpthread.a for -pthread, an unused -lz), and where an archive or output\n"
+             "is gone or changed since the build, or stripped, it says 'not checked' and\n"
+             "keeps the candidate.  A program defining a function of the archive's name\n"
+             "itself is taken for a member linked in.\n",
     .options_help = "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
                     "                        zlib1g-dev | libz-dev'), or @FILE: a debian/control\n"
                     "                        or .dsc (its Build-Depends, -Arch, -Indep) or a value\n"
@@ -266,9 +402,16 @@ int query_packages_main(int argc, char **argv)
      * linked with libc.a) incorporate nothing into the products, and what they went into
      * (config.h) is walked from the products that include it. */
     GArray *written = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    for (guint k = 0; k < made->len; k++)
-        if (!prov_made_by_configure(p, g_array_index(made, int64_t, k)))
-            g_array_append_val(written, g_array_index(made, int64_t, k));
+    GHashTable *kept = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint k = 0; k < made->len; k++) {
+        int64_t id = g_array_index(made, int64_t, k);
+        const struct prov_version *v = prov_version(p, id);
+        /* nor is a temporary (a link into /tmp, removed): nothing of it is shipped */
+        if (!v || prov_made_by_configure(p, id) || prov_is_temporary(p, v))
+            continue;
+        g_array_append_val(written, id);
+        g_hash_table_add(kept, (gpointer)&v->id);
+    }
     g_array_unref(made);
     static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true,
                                                .code_only = true};
@@ -277,8 +420,9 @@ int query_packages_main(int argc, char **argv)
     GArray *nodes = prov_inputs_of_all(p, written, &walk);
     for (guint k = 0; k < nodes->len; k++) {
         struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
-        if (n->role == PROV_ROLE_OBJECT && n->v->size >= 0 && n->v->size <= 8)
-            continue; /* an empty archive ("!<arch>\n": glibc's libpthread.a stub) holds nothing */
+        if (n->role == PROV_ROLE_OBJECT && n->v->size >= 0 && n->v->size <= 8 &&
+            !g_str_has_suffix(n->v->path, ".a"))
+            continue; /* an empty object holds nothing (an archive's check says why) */
         int use = n->role == PROV_ROLE_HEADER ? USE_HEADER
                   : n->role == PROV_ROLE_SOURCE ? USE_CODE
                   : n->role == PROV_ROLE_OBJECT
@@ -289,6 +433,9 @@ int query_packages_main(int argc, char **argv)
     }
     g_array_unref(nodes);
     g_array_unref(written);
+    /* Static archives of packages whose code the walk reached, each checked once. */
+    GHashTable *checks = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GPtrArray *archive_checks = g_ptr_array_new_with_free_func(archive_check_free);
 
     /* Every found file the build read or executed outside its own directory. */
     GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -312,6 +459,20 @@ int query_packages_main(int argc, char **argv)
         if (kind == TRACEDB_EXEC)
             u->executed = true;
         int use = GPOINTER_TO_INT(g_hash_table_lookup(incorporated, &vid));
+        const struct prov_version *v = (use & USE_CODE) ? prov_version(p, vid) : NULL;
+        if (v && g_str_has_suffix(path, ".a") && !filekind_toolchain_runtime(path)) {
+            struct archive_check *c = g_hash_table_lookup(checks, &v->id);
+            if (!c) {
+                c = check_archive(p, v, kept);
+                c->pkg = pkg;
+                g_ptr_array_add(archive_checks, c);
+                g_hash_table_insert(checks, (gpointer)&v->id, c);
+            }
+            if (c->verdict == ARCHIVE_NOTHING) {
+                use &= ~USE_CODE;
+                u->archive_unused = true;
+            }
+        }
         u->incorporated |= (use & USE_CODE) != 0;
         u->runtime |= (use & USE_RUNTIME) != 0;
         u->headers |= (use & USE_HEADER) != 0;
@@ -372,9 +533,10 @@ int query_packages_main(int argc, char **argv)
     bool system_watched = watched->len > 0;
     g_ptr_array_free(watched, TRUE);
     if (system_watched && !o.json && !qdb_failed(q))
-        fputs("buildtrail packages: note: the system trees were watched, not served (run "
-              "--system as root): a package the build only stat()ed, readlink()ed or looked "
-              "for is not seen; 'buildtrail run --system=full' records those too\n", stderr);
+        fputs("buildtrail packages: note: this trace watched the system trees (it was "
+              "recorded with --system as root) rather than serving them: a package the build "
+              "only stat()ed, readlink()ed or looked for is not seen; "
+              "'buildtrail run --system=full' records those too\n", stderr);
     GString *out = g_string_new(NULL);
     if (o.json) {
         query_json_begin(out, q, "system_traced");
@@ -395,6 +557,16 @@ int query_packages_main(int argc, char **argv)
                                    u->runtime ? "true" : "false",
                                    u->headers ? "true" : "false",
                                    u->executed ? "true" : "false", u->links);
+        }
+        g_string_append(out, "],\"static_archives\":[");
+        for (guint i = 0; i < archive_checks->len; i++) {
+            const struct archive_check *c = archive_checks->pdata[i];
+            g_string_append(out, i ? ",{\"path\":" : "{\"path\":");
+            json_string(out, c->v->path, strlen(c->v->path));
+            g_string_append_printf(out, ",\"package\":\"%s\",\"linked\":\"%s\",\"how\":",
+                                   c->pkg->name, verdict_names[c->verdict]);
+            json_string(out, c->how, strlen(c->how));
+            g_string_append_c(out, '}');
         }
         g_string_append(out, "],\"unowned\":");
         json_names(out, unowned);
@@ -419,6 +591,13 @@ int query_packages_main(int argc, char **argv)
         g_string_append(out, "}\n");
     } else {
         g_string_append_printf(out, "packages used (%u):\n", list->len);
+        /* Columns as wide as the longest name and version (linux-headers-6.1.0-13-amd64). */
+        int name_w = 28, ver_w = 24;
+        for (guint i = 0; i < list->len; i++) {
+            const struct pkg_use *u = list->pdata[i];
+            name_w = MAX(name_w, (int)strlen(u->pkg->name));
+            ver_w = MAX(ver_w, (int)strlen(u->pkg->version));
+        }
         for (guint i = 0; i < list->len; i++) {
             const struct pkg_use *u = list->pdata[i];
             g_autofree char *links = u->links ? g_strdup_printf(
@@ -430,8 +609,8 @@ int query_packages_main(int argc, char **argv)
                                          ? g_strdup_printf("%u file%s", u->files,
                                                            u->files == 1 ? "" : "s")
                                          : g_strdup("");
-            g_string_append_printf(out, "  %-28s %-24s source %s %s  %s%s%s%s%s%s\n",
-                                   u->pkg->name, u->pkg->version, u->pkg->source,
+            g_string_append_printf(out, "  %-*s %-*s source %s %s  %s%s%s%s%s%s\n",
+                                   name_w, u->pkg->name, ver_w, u->pkg->version, u->pkg->source,
                                    u->pkg->source_version, files, links ? links : "",
                                    u->incorporated ? ", incorporated" : "",
                                    u->runtime ? ", toolchain runtime" : "",
@@ -455,6 +634,26 @@ int query_packages_main(int argc, char **argv)
         }
         g_string_append_printf(out, "incorporated statically (Built-Using candidates): %s\n",
                                bu->len ? bu->str : "none");
+        /* How each static archive was decided: what the link pulled from it. */
+        GString *unused = g_string_new(NULL);
+        for (guint i = 0; i < archive_checks->len; i++) {
+            const struct archive_check *c = archive_checks->pdata[i];
+            const char *base = strrchr(c->v->path, '/');
+            base = base ? base + 1 : c->v->path;
+            if (c->verdict == ARCHIVE_NOTHING) {
+                g_string_append_printf(unused, "%s%s (%s: %s)", unused->len ? ", " : "",
+                                       c->pkg->name, base, c->how);
+                continue;
+            }
+            g_string_append_printf(out, "  %s: %s %s: %s%s\n", c->pkg->name, base,
+                                   verdict_names[c->verdict], c->how,
+                                   c->verdict == ARCHIVE_NOT_CHECKED ? " (kept as a candidate)"
+                                                                     : "");
+        }
+        if (unused->len)
+            g_string_append_printf(out, "  not candidates: static archives the links pulled "
+                                        "nothing from: %s\n", unused->str);
+        g_string_free(unused, TRUE);
         /* What went in but is not Built-Using material, with the reason. */
         GString *rt = g_string_new(NULL), *hd = g_string_new(NULL);
         for (guint i = 0; i < list->len; i++) {
@@ -509,6 +708,9 @@ int query_packages_main(int argc, char **argv)
     g_ptr_array_free(unowned, TRUE);
     g_hash_table_destroy(uses);
     g_hash_table_destroy(incorporated);
+    g_hash_table_destroy(checks);
+    g_ptr_array_free(archive_checks, TRUE);
+    g_hash_table_destroy(kept);
     prov_free(p);
     qdb_close(q);
     dpkgdb_free(db);

@@ -4,6 +4,7 @@
 #include "filekind.h"
 #include "dpkgdb.h"
 #include "objsyms.h"
+#include "prov.h"
 #include "query.h"
 #include "textout.h"
 #include "queries.h"
@@ -23,7 +24,18 @@ struct pkg_use {
     bool headers;      /* headers of it were compiled into a product */
     bool executed;
     bool archive_unused; /* a static archive of it was linked and nothing pulled from it */
+    bool direct;       /* used other than by a directory scan: read by a process that read
+                        * just what it needed, executed, a symlink of it followed */
+    char *scan;        /* how a directory scan read it ("aclocal read 88 of the 92 files of
+                        * /usr/share/aclocal"), or NULL */
 };
+
+static void pkg_use_free(gpointer data)
+{
+    struct pkg_use *u = data;
+    g_free(u->scan);
+    g_free(u);
+}
 
 /* Whether a link pulled any member of a static archive into a kept output. */
 enum archive_verdict { ARCHIVE_PULLED, ARCHIVE_NOTHING, ARCHIVE_NOT_CHECKED };
@@ -149,6 +161,138 @@ static struct archive_check *check_archive(struct prov *p, const struct prov_ver
     return c;
 }
 
+/* One found file read by one process. */
+struct read_row {
+    char *path;
+    int kind;
+    int64_t vid, pid;
+};
+
+/* Directory scans: a process that read most of the files of a directory (aclocal --force
+ * reading every .m4 of /usr/share/aclocal, to find the macros it needs) read each because it was
+ * there, not because the build needed it.  A scan is a process that listed the directory
+ * (where listings are recorded: not in watched system trees) and read at least
+ * SCAN_MIN_FILES of its files and at least SCAN_SHARE_PERCENT of the regular files it holds
+ * now. */
+enum { SCAN_MIN_FILES = 5, SCAN_SHARE_PERCENT = 80 };
+
+struct scans {
+    struct qdb *q;
+    char *const *watched;   /* listings in these trees are not recorded */
+    GHashTable *reads;      /* "pid dir" -> files of dir the process read */
+    GHashTable *seen;       /* "pid path": counted once */
+    GHashTable *listed;     /* "pid dir": listed by the process */
+    GHashTable *dir_files;  /* dir -> regular files it holds now (-1: unreadable) */
+    bool loaded_processes;
+};
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash != path ? g_strndup(path, (size_t)(slash - path)) : g_strdup("/");
+}
+
+static struct scans *scans_new(struct qdb *q, char *const *watched)
+{
+    struct scans *sc = g_new0(struct scans, 1);
+    sc->q = q;
+    sc->watched = watched;
+    sc->reads = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    sc->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    sc->listed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    sc->dir_files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_DIRS_LISTED), &st))
+        qdb_bind_int64(q, st, 1, 0);
+    while (st && qdb_row(q, st))
+        g_hash_table_add(sc->listed,
+                         g_strdup_printf("%" G_GINT64_FORMAT " %s", (int64_t)sqlite3_column_int64(st, 0),
+                                         (const char *)sqlite3_column_text(st, 1)));
+    sqlite3_finalize(st);
+    return sc;
+}
+
+static void scans_free(struct scans *sc)
+{
+    g_hash_table_destroy(sc->reads);
+    g_hash_table_destroy(sc->seen);
+    g_hash_table_destroy(sc->listed);
+    g_hash_table_destroy(sc->dir_files);
+    g_free(sc);
+}
+
+static void scans_count(struct scans *sc, int64_t pid, const char *path)
+{
+    char *key = g_strdup_printf("%" G_GINT64_FORMAT " %s", pid, path);
+    if (!g_hash_table_add(sc->seen, key))
+        return;
+    g_autofree char *dir = dir_of(path);
+    char *dkey = g_strdup_printf("%" G_GINT64_FORMAT " %s", pid, dir);
+    gpointer n = g_hash_table_lookup(sc->reads, dkey);
+    g_hash_table_replace(sc->reads, dkey, GINT_TO_POINTER(GPOINTER_TO_INT(n) + 1));
+}
+
+/* The regular files `dir` holds now (symlinks to them too), or -1 when it cannot be read. */
+static int files_in(struct scans *sc, const char *dir)
+{
+    gpointer v;
+    if (g_hash_table_lookup_extended(sc->dir_files, dir, NULL, &v))
+        return GPOINTER_TO_INT(v);
+    int n = -1;
+    GDir *d = g_dir_open(dir, 0, NULL);
+    if (d) {
+        n = 0;
+        for (const char *name; (name = g_dir_read_name(d));) {
+            g_autofree char *p = g_build_filename(dir, name, NULL);
+            n += g_file_test(p, G_FILE_TEST_IS_REGULAR);
+        }
+        g_dir_close(d);
+    }
+    g_hash_table_insert(sc->dir_files, g_strdup(dir), GINT_TO_POINTER(n));
+    return n;
+}
+
+/* The program a process ran, naming the script an interpreter ran ("aclocal", not "perl"). */
+static const char *program_of(struct scans *sc, int64_t pid)
+{
+    if (!sc->loaded_processes) {
+        qdb_load_all(sc->q);
+        sc->loaded_processes = true;
+    }
+    const struct qdb_process *pr = qdb_process(sc->q, pid);
+    if (!pr)
+        return "a process";
+    const char *prog = qdb_process_program(pr);
+    static const char *const interpreters[] = {"perl", "python", "sh", "bash", "dash", NULL};
+    for (const char *const *i = interpreters; *i; i++)
+        if (g_str_has_prefix(prog, *i) && pr->argv && strlen(pr->argv) + 1 < pr->argv_len) {
+            const char *script = pr->argv + strlen(pr->argv) + 1, *slash = strrchr(script, '/');
+            if (*script && *script != '-')
+                return slash ? slash + 1 : script;
+        }
+    return prog;
+}
+
+/* Whether process `pid` read `path` in a scan of its directory: how, in words (g_free), or
+ * NULL. */
+static char *scans_explain(struct scans *sc, int64_t pid, const char *path)
+{
+    g_autofree char *dir = dir_of(path);
+    g_autofree char *key = g_strdup_printf("%" G_GINT64_FORMAT " %s", pid, dir);
+    int read = GPOINTER_TO_INT(g_hash_table_lookup(sc->reads, key));
+    if (read < SCAN_MIN_FILES)
+        return NULL;
+    bool listings_recorded = !prov_path_under(dir, sc->watched);
+    if (listings_recorded && !g_hash_table_contains(sc->listed, key))
+        return NULL;
+    int n = files_in(sc, dir);
+    if (n <= 0 || (int64_t)read * 100 < (int64_t)n * SCAN_SHARE_PERCENT)
+        return NULL;
+    return g_strdup_printf("%s %s %d of the %d files of %s", program_of(sc, pid),
+                           listings_recorded ? "listed and read" : "read", MIN(read, n), n,
+                           dir);
+}
+
 /* The use of `pkg`, made on first sight. */
 static struct pkg_use *use_of(GHashTable *uses, const struct dpkg_pkg *pkg)
 {
@@ -168,18 +312,25 @@ static gint by_name(gconstpointer a, gconstpointer b)
     return c ? c : strcmp(x->pkg->arch, y->pkg->arch);
 }
 
-/* Whether a package the build used is, or provides, `name`. */
-static bool name_used(const GPtrArray *list, const char *name)
+/* The use of a package the build used that is, or provides, `name` — one used directly
+ * rather than only by a directory scan when there is one — or NULL. */
+static const struct pkg_use *name_use(const GPtrArray *list, const char *name)
 {
+    const struct pkg_use *found = NULL;
     for (guint k = 0; k < list->len; k++) {
         const struct pkg_use *u = list->pdata[k];
-        if (!strcmp(u->pkg->name, name))
-            return true;
-        for (char **p = u->pkg->provides; *p; p++)
-            if (!strcmp(*p, name))
-                return true;
+        bool is = !strcmp(u->pkg->name, name);
+        for (char **p = u->pkg->provides; *p && !is; p++)
+            is = !strcmp(*p, name);
+        if (is && (!found || (u->direct && !found->direct)))
+            found = u;
     }
-    return false;
+    return found;
+}
+
+static bool name_used(const GPtrArray *list, const char *name)
+{
+    return name_use(list, name) != NULL;
 }
 
 /* The packages `name` Depends or Pre-Depends on that come from its own source package (the
@@ -199,20 +350,38 @@ static char *used_dependencies(struct dpkgdb *db, const GPtrArray *list, const c
     return via->len ? g_string_free(via, FALSE) : (g_string_free(via, TRUE), NULL);
 }
 
-/* The declared clauses (a Build-Depends value) sorted into those the build did not touch
- * but touched a dependency of their own source (python3, whose /usr/bin/python3 is
- * python3-minimal's), those it did not touch at all, and those that do not apply to this
- * build (architecture, profiles); each as its alternatives' names, "a | b", the first with
- * " (through DEPS)". */
+/* What --build-depends found, each a list of clauses as their alternatives' names, "a | b". */
+struct declared {
+    GPtrArray *through;        /* not touched, but a dependency of their own source was,
+                                * "a (through DEPS)" */
+    GPtrArray *untouched;      /* not touched at all */
+    GPtrArray *scan_only;      /* touched only by directory scans, "a (HOW)" */
+    GPtrArray *not_applicable; /* excluded by [architectures] or <profiles> */
+    GPtrArray *options_only;   /* applying only because a DEB_BUILD_OPTIONS word (nocheck,
+                                * nodoc) is not also an active profile, "a (nocheck)" */
+};
+
+/* The declared clauses (a Build-Depends value) sorted into `d`.  `options` are the words of
+ * DEB_BUILD_OPTIONS that are also profile names. */
 static void check_declared(const char *declared, struct dpkgdb *db, const GPtrArray *list,
-                           const char *arch, const char *const *profiles, GPtrArray *through,
-                           GPtrArray *untouched, GPtrArray *not_applicable)
+                           const char *arch, const char *const *profiles,
+                           const char *const *options, struct declared *d)
 {
+    /* the profiles with one option added (the last slot): what the build did without saying
+     * so */
+    GPtrArray *with_option = g_ptr_array_new();
+    for (const char *const *pr = profiles; pr && *pr; pr++)
+        g_ptr_array_add(with_option, (gpointer)*pr);
+    guint slot = with_option->len;
+    g_ptr_array_add(with_option, NULL);
+    g_ptr_array_add(with_option, NULL);
     GPtrArray *clauses = debdeps_parse(declared, strlen(declared));
     for (guint i = 0; i < clauses->len; i++) {
         const struct debdep_clause *c = clauses->pdata[i];
         GString *all = g_string_new(NULL), *applying = g_string_new(NULL);
-        bool used = false;
+        bool used = false, direct = false;
+        GString *dropped_by = g_string_new(NULL); /* the options that would drop it */
+        const char *scan = NULL;
         char *via = NULL;
         for (guint a = 0; a < c->alts->len; a++) {
             const struct debdep_alt *alt = c->alts->pdata[a];
@@ -220,22 +389,45 @@ static void check_declared(const char *declared, struct dpkgdb *db, const GPtrAr
             if (!debdeps_applies(alt, arch, profiles))
                 continue;
             g_string_append_printf(applying, "%s%s", applying->len ? " | " : "", alt->name);
-            used |= name_used(list, alt->name);
+            const struct pkg_use *u = name_use(list, alt->name);
+            used |= u != NULL;
+            direct |= u && u->direct;
+            if (u && !u->direct && !scan)
+                scan = u->scan;
             if (!via)
                 via = used_dependencies(db, list, alt->name);
         }
+        for (const char *const *op = options; applying->len && op && *op; op++) {
+            if (profiles && g_strv_contains(profiles, *op))
+                continue;
+            with_option->pdata[slot] = (gpointer)*op;
+            bool applies = false;
+            for (guint a = 0; a < c->alts->len && !applies; a++)
+                applies = debdeps_applies(c->alts->pdata[a], arch,
+                                          (const char *const *)with_option->pdata);
+            if (!applies)
+                g_string_append_printf(dropped_by, "%s%s", dropped_by->len ? " " : "", *op);
+        }
         if (!applying->len)
-            g_ptr_array_add(not_applicable, g_string_free(all, FALSE));
+            g_ptr_array_add(d->not_applicable, g_string_free(all, FALSE));
         else
             g_string_free(all, TRUE);
+        if (dropped_by->len)
+            g_ptr_array_add(d->options_only, g_strdup_printf("%s (%s)", applying->str,
+                                                             dropped_by->str));
+        g_string_free(dropped_by, TRUE);
         if (applying->len && !used && via)
-            g_ptr_array_add(through, g_strdup_printf("%s (through %s)", applying->str, via));
+            g_ptr_array_add(d->through, g_strdup_printf("%s (through %s)", applying->str, via));
         else if (applying->len && !used)
-            g_ptr_array_add(untouched, g_strdup(applying->str));
+            g_ptr_array_add(d->untouched, g_strdup(applying->str));
+        else if (applying->len && !direct)
+            g_ptr_array_add(d->scan_only, g_strdup_printf("%s (%s)", applying->str,
+                                                          scan ? scan : "a directory scan"));
         g_string_free(applying, TRUE);
         g_free(via);
     }
     g_ptr_array_free(clauses, TRUE);
+    g_ptr_array_free(with_option, TRUE);
 }
 
 static gint by_path(gconstpointer a, gconstpointer b)
@@ -279,6 +471,15 @@ static void append_names(GString *out, const GPtrArray *names)
     for (guint i = 0; i < names->len; i++)
         g_string_append_printf(out, "%s%s", i ? ", " : " ", (const char *)names->pdata[i]);
     g_string_append_c(out, '\n');
+}
+
+/* "declared build dependencies TITLE (N): a, b" — unless empty and not `always`. */
+static void declared_list(GString *out, const char *title, const GPtrArray *names, bool always)
+{
+    if (!names->len && !always)
+        return;
+    g_string_append_printf(out, "declared build dependencies %s (%u):", title, names->len);
+    append_names(out, names);
 }
 
 static void json_names(GString *out, const GPtrArray *names)
@@ -327,8 +528,14 @@ static const struct query_command packages_command = {
              "libgcc, libc_nonshared) and headers only compiled in; which it only executed;\n"
              "and, with --build-depends, the declared build dependencies it never touched: a\n"
              "clause counts as touched when the build read, ran or followed a symlink of a\n"
-             "package that is, or Provides, one of its alternatives; clauses whose\n"
-             "[architectures] or <profiles> exclude this build are listed apart.  Needs a\n"
+             "package that is, or Provides, one of its alternatives; one whose files\n"
+             "were read only by directory scans is \"read by a directory scan only\" (a\n"
+             "process that listed a directory, where listings are recorded, and read at\n"
+             "least 5 and 80% of the files it holds now: aclocal --force reading every\n"
+             "/usr/share/aclocal file); clauses whose [architectures] or <profiles>\n"
+             "exclude this build are listed apart, and so are those that apply only\n"
+             "because DEB_BUILD_OPTIONS names nocheck or nodoc while that profile is not\n"
+             "active (the build skipped their use without -P saying so).  Needs a\n"
              "trace recorded with 'buildtrail run --system' to see reads under /usr.\n"
              "A static archive counts only when a link pulled a member of it in: the\n"
              "global symbols it defines (its index, else its members' symbol tables)\n"
@@ -437,9 +644,16 @@ int query_packages_main(int argc, char **argv)
     GHashTable *checks = g_hash_table_new(g_int64_hash, g_int64_equal);
     GPtrArray *archive_checks = g_ptr_array_new_with_free_func(archive_check_free);
 
-    /* Every found file the build read or executed outside its own directory. */
-    GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    /* Every found file the build read or executed outside its own directory, with the
+     * process that did: a read by a directory scan (aclocal reading every .m4) is told from
+     * one of a file the process needed. */
+    GHashTable *uses = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, pkg_use_free);
     GPtrArray *unowned = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *watched = qdb_watched_trees(q);
+    bool system_watched = watched->len > 0;
+    g_ptr_array_add(watched, NULL);
+    struct scans *sc = scans_new(q, (char *const *)watched->pdata);
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(struct read_row));
     sqlite3_stmt *st = NULL;
     qdb_prepare(q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
     size_t cl = strlen(cwd);
@@ -447,14 +661,36 @@ int query_packages_main(int argc, char **argv)
         const char *path = (const char *)sqlite3_column_text(st, 0);
         if (!strncmp(path, cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
-        int kind = sqlite3_column_int(st, 1);
-        int64_t vid = sqlite3_column_int64(st, 2);
+        struct read_row row = {.path = g_strdup(path), .kind = sqlite3_column_int(st, 1),
+                               .vid = sqlite3_column_int64(st, 2),
+                               .pid = sqlite3_column_int64(st, 3)};
+        g_array_append_val(rows, row);
+        scans_count(sc, row.pid, row.path);
+    }
+    sqlite3_finalize(st);
+    for (guint i = 0; i < rows->len; i++) {
+        const struct read_row *row = &g_array_index(rows, struct read_row, i);
+        const char *path = row->path;
+        int kind = row->kind;
+        int64_t vid = row->vid;
+        /* the same file read the same way by another process: only who read it is new */
+        bool again = i && !strcmp(row[-1].path, path) && row[-1].kind == kind &&
+                     row[-1].vid == vid;
         const struct dpkg_pkg *pkg = dpkgdb_owner(db, path);
         if (!pkg) {
-            g_ptr_array_add(unowned, g_strdup(path));
+            if (!again)
+                g_ptr_array_add(unowned, g_strdup(path));
             continue;
         }
         struct pkg_use *u = use_of(uses, pkg);
+        char *scan = kind == TRACEDB_EXEC ? NULL : scans_explain(sc, row->pid, path);
+        if (scan && !u->scan)
+            u->scan = scan;
+        else
+            g_free(scan);
+        u->direct |= !scan;
+        if (again)
+            continue;
         u->files++;
         if (kind == TRACEDB_EXEC)
             u->executed = true;
@@ -477,7 +713,11 @@ int query_packages_main(int argc, char **argv)
         u->runtime |= (use & USE_RUNTIME) != 0;
         u->headers |= (use & USE_HEADER) != 0;
     }
-    sqlite3_finalize(st);
+    for (guint i = 0; i < rows->len; i++)
+        g_free(g_array_index(rows, struct read_row, i).path);
+    g_array_unref(rows);
+    scans_free(sc);
+    g_ptr_array_free(watched, TRUE);
     /* A symlink the build followed uses the package that ships it (/usr/bin/python3 of
      * python3, whose target python3.11 is python3.11-minimal's); unowned links
      * (/etc/alternatives) say nothing. */
@@ -493,6 +733,7 @@ int query_packages_main(int argc, char **argv)
             continue;
         struct pkg_use *u = use_of(uses, pkg);
         u->links++;
+        u->direct = true;
     }
     sqlite3_finalize(st);
 
@@ -503,10 +744,12 @@ int query_packages_main(int argc, char **argv)
     while (g_hash_table_iter_next(&it, NULL, &value))
         g_ptr_array_add(list, value);
     g_ptr_array_sort(list, by_name);
-    GPtrArray *untouched = g_ptr_array_new_with_free_func(g_free);
-    GPtrArray *not_applicable = g_ptr_array_new_with_free_func(g_free);
-    GPtrArray *through = g_ptr_array_new_with_free_func(g_free);
-    g_autofree char *env_arch = NULL, *env_profiles = NULL;
+    struct declared d = {.through = g_ptr_array_new_with_free_func(g_free),
+                         .untouched = g_ptr_array_new_with_free_func(g_free),
+                         .scan_only = g_ptr_array_new_with_free_func(g_free),
+                         .not_applicable = g_ptr_array_new_with_free_func(g_free),
+                         .options_only = g_ptr_array_new_with_free_func(g_free)};
+    g_autofree char *env_arch = NULL, *env_profiles = NULL, *env_options = NULL;
     const char *arch = pc.arch;
     if (!arch && (env_arch = qdb_env_first_value(q, "DEB_HOST_ARCH")) && *env_arch)
         arch = env_arch;
@@ -518,9 +761,11 @@ int query_packages_main(int argc, char **argv)
     if (!profile_list)
         profile_list = env_profiles = qdb_env_first_value(q, "DEB_BUILD_PROFILES");
     g_auto(GStrv) profiles = g_strsplit_set(profile_list ? profile_list : "", " ,", -1);
+    env_options = qdb_env_first_value(q, "DEB_BUILD_OPTIONS");
+    g_auto(GStrv) options = debdeps_options_as_profiles(env_options ? env_options : "");
     if (declared)
-        check_declared(declared, db, list, arch, (const char *const *)profiles, through,
-                       untouched, not_applicable);
+        check_declared(declared, db, list, arch, (const char *const *)profiles,
+                       (const char *const *)options, &d);
 
     if (!system_traced && !o.json && !qdb_failed(q))
         fputs("buildtrail packages: note: this trace did not trace /usr (record with "
@@ -529,9 +774,6 @@ int query_packages_main(int argc, char **argv)
     /* Watched system trees (run --system as root) record opens, execs and the symlinks they
      * went through, not stat(), readlink() or failed lookups: a package used only so is not
      * seen. */
-    GPtrArray *watched = qdb_watched_trees(q);
-    bool system_watched = watched->len > 0;
-    g_ptr_array_free(watched, TRUE);
     if (system_watched && !o.json && !qdb_failed(q))
         fputs("buildtrail packages: note: this trace watched the system trees (it was "
               "recorded with --system as root) rather than serving them: a package the build "
@@ -582,11 +824,15 @@ int query_packages_main(int argc, char **argv)
                     first = false;
                 }
             g_string_append(out, "],\"declared_untouched\":");
-            json_names(out, untouched);
+            json_names(out, d.untouched);
             g_string_append(out, ",\"declared_through_dependencies\":");
-            json_names(out, through);
+            json_names(out, d.through);
+            g_string_append(out, ",\"declared_directory_scan_only\":");
+            json_names(out, d.scan_only);
             g_string_append(out, ",\"declared_not_applicable\":");
-            json_names(out, not_applicable);
+            json_names(out, d.not_applicable);
+            g_string_append(out, ",\"declared_applying_despite_options\":");
+            json_names(out, d.options_only);
         }
         g_string_append(out, "}\n");
     } else {
@@ -679,31 +925,29 @@ int query_packages_main(int argc, char **argv)
             append_unowned(out, unowned);
         }
         if (declared) {
-            g_string_append_printf(out, "declared build dependencies never touched (%u):",
-                                   untouched->len);
-            append_names(out, untouched);
-            if (through->len) {
-                g_string_append_printf(out, "declared build dependencies not touched "
-                                            "themselves, only their own source's packages "
-                                            "they depend on (%u):",
-                                       through->len);
-                append_names(out, through);
-            }
-            if (not_applicable->len) {
-                g_string_append_printf(out, "declared build dependencies that do not apply to "
-                                            "%s%s%s (%u):", arch,
-                                       profile_list && *profile_list ? " with profiles " : "",
-                                       profile_list && *profile_list ? profile_list : "",
-                                       not_applicable->len);
-                append_names(out, not_applicable);
-            }
+            declared_list(out, "never touched", d.untouched, true);
+            declared_list(out, "not touched themselves, only their own source's packages "
+                               "they depend on", d.through, false);
+            declared_list(out, "read by a directory scan only (a process read most files of "
+                               "a directory, theirs among them)", d.scan_only, false);
+            g_autofree char *na = g_strdup_printf(
+                "that do not apply to %s%s%s", arch,
+                profile_list && *profile_list ? " with profiles " : "",
+                profile_list && *profile_list ? profile_list : "");
+            declared_list(out, na, d.not_applicable, false);
+            g_autofree char *oo = g_strdup_printf(
+                "that apply only because DEB_BUILD_OPTIONS=\"%s\" names what is not an active "
+                "profile (build with -P to drop them)", env_options ? env_options : "");
+            declared_list(out, oo, d.options_only, false);
         }
     }
     int status = query_emit(q, out) ? 1 : 0;
     g_string_free(out, TRUE);
-    g_ptr_array_free(untouched, TRUE);
-    g_ptr_array_free(not_applicable, TRUE);
-    g_ptr_array_free(through, TRUE);
+    g_ptr_array_free(d.untouched, TRUE);
+    g_ptr_array_free(d.not_applicable, TRUE);
+    g_ptr_array_free(d.through, TRUE);
+    g_ptr_array_free(d.scan_only, TRUE);
+    g_ptr_array_free(d.options_only, TRUE);
     g_ptr_array_free(list, TRUE);
     g_ptr_array_free(unowned, TRUE);
     g_hash_table_destroy(uses);

@@ -5,6 +5,7 @@
 #include "dpkgdb.h"
 #include "objsyms.h"
 #include "prov.h"
+#include "progkind.h"
 #include "query.h"
 #include "textout.h"
 #include "queries.h"
@@ -173,7 +174,7 @@ struct read_row {
  * there, not because the build needed it.  A scan is a process that listed the directory
  * (where listings are recorded: not in watched system trees) and read at least
  * SCAN_MIN_FILES of its files and at least SCAN_SHARE_PERCENT of the regular files it holds
- * now. */
+ * now, and is not a compiler or linker (they read what they are told to). */
 enum { SCAN_MIN_FILES = 5, SCAN_SHARE_PERCENT = 80 };
 
 struct scans {
@@ -288,7 +289,13 @@ static char *scans_explain(struct scans *sc, int64_t pid, const char *path)
     int n = files_in(sc, dir);
     if (n <= 0 || (int64_t)read * 100 < (int64_t)n * SCAN_SHARE_PERCENT)
         return NULL;
-    return g_strdup_printf("%s %s %d of the %d files of %s", program_of(sc, pid),
+    /* a compiler or linker reads what #include and its command line name: glib.h includes
+     * nearly every header of glib/ */
+    const char *prog = program_of(sc, pid);
+    enum progkind_step step = progkind_step(prog);
+    if (step == PROGKIND_COMPILE || step == PROGKIND_LINK)
+        return NULL;
+    return g_strdup_printf("%s %s %d of the %d files of %s", prog,
                            listings_recorded ? "listed and read" : "read", MIN(read, n), n,
                            dir);
 }
@@ -528,16 +535,16 @@ static const struct query_command packages_command = {
              "libgcc, libc_nonshared) and headers only compiled in; which it only executed;\n"
              "and, with --build-depends, the declared build dependencies it never touched: a\n"
              "clause counts as touched when the build read, ran or followed a symlink of a\n"
-             "package that is, or Provides, one of its alternatives; one whose files\n"
-             "were read only by directory scans is \"read by a directory scan only\" (a\n"
-             "process that listed a directory, where listings are recorded, and read at\n"
-             "least 5 and 80% of the files it holds now: aclocal --force reading every\n"
-             "/usr/share/aclocal file); clauses whose [architectures] or <profiles>\n"
-             "exclude this build are listed apart, and so are those that apply only\n"
-             "because DEB_BUILD_OPTIONS names nocheck or nodoc while that profile is not\n"
-             "active (the build skipped their use without -P saying so).  Needs a\n"
-             "trace recorded with 'buildtrail run --system' to see reads under /usr.\n"
-             "A static archive counts only when a link pulled a member of it in: the\n"
+             "package that is, or Provides, one of its alternatives; one whose files were\n"
+             "read only by directory scans is \"read by a directory scan only\" (a process,\n"
+             "not a compiler or linker, that listed a directory where listings are\n"
+             "recorded and read at least 5 and 80% of the files it holds now: aclocal\n"
+             "--force reading every /usr/share/aclocal file); clauses whose [architectures]\n"
+             "or <profiles> exclude this build are listed apart, and so are those that\n"
+             "apply only because DEB_BUILD_OPTIONS names nocheck or nodoc while that\n"
+             "profile is not active (the build skipped their use without -P saying so).\n"
+             "Needs a trace recorded with 'buildtrail run --system' to see reads under\n"
+             "/usr.  A static archive counts only when a link pulled a member of it in: the\n"
              "global symbols it defines (its index, else its members' symbol tables)\n"
              "against those defined by each kept file it was linked into straight away;\n"
              "a symbol in common is a member linked in (the answer names it), none in a\n"

@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct pkg_use {
     const struct dpkg_pkg *pkg;
@@ -74,6 +75,22 @@ static const char *first_shared(GHashTable *archive, GHashTable *out)
     return best;
 }
 
+/* prov_read_version, for a regular file only: a FIFO or device now at the path would block
+ * or never end. */
+static char *read_regular(const struct prov_version *v, gsize *len, const char **problem)
+{
+    struct stat st;
+    if (stat(v->path, &st) < 0) {
+        *problem = "no longer readable";
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *problem = "no longer a regular file";
+        return NULL;
+    }
+    return prov_read_version(v, len, problem);
+}
+
 /* Did a link pull a member of static archive `a` into something the build kept (`kept`: the
  * versions made neither by a configure step nor as temporaries)?  Its defined global
  * symbols (its index, else its members' symbol tables) against the symbols each output it
@@ -93,7 +110,7 @@ static struct archive_check *check_archive(struct prov *p, const struct prov_ver
     }
     gsize len = 0;
     const char *problem = NULL;
-    g_autofree char *data = prov_read_version(a, &len, &problem);
+    g_autofree char *data = read_regular(a, &len, &problem);
     if (!data) {
         c->how = g_strdup_printf("the archive is %s", problem);
         return c;
@@ -117,7 +134,7 @@ static struct archive_check *check_archive(struct prov *p, const struct prov_ver
         const struct prov_node *n = &g_array_index(outs, struct prov_node, i);
         if (n->depth != 1 || !g_hash_table_contains(kept, &n->v->id))
             continue; /* further on, or a configure probe's output or a temporary */
-        g_autofree char *out = prov_read_version(n->v, &len, &problem);
+        g_autofree char *out = read_regular(n->v, &len, &problem);
         if (!out) {
             if (!unchecked)
                 unchecked = g_strdup_printf("%s is %s", n->v->path, problem);

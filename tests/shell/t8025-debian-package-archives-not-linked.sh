@@ -6,7 +6,8 @@
 # configure links libc.a into a conftest it deletes, and a check in the Makefile links libz.a
 # and libc.a into a probe program it deletes (a temporary): neither is shipped.  `packages`
 # says how each archive was decided, and with the program using zlib the candidate is back,
-# decided by the symbol the program defines.
+# decided by the symbol the program defines; an output changed since the build, or replaced by
+# a FIFO, is "not checked" and the candidate stays.
 # cost: workload (a real package build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
@@ -91,5 +92,10 @@ out=$(bt packages -d "$T/linked.db")
 assert_contains "$out" "incorporated statically (Built-Using candidates): zlib (= $src_ver)" "kept when not checked"
 printf '%s\n' "$out" | grep -Eq "^  zlib1g-dev: libz.a not checked: .*/prog is changed since the build \(kept as a candidate\)" ||
     fail "not checked: $out"
+# A FIFO where the program was: not read (it would block), not checked.
+rm "$T/linked/linked-1.0/prog" && mkfifo "$T/linked/linked-1.0/prog"
+out=$(timeout 60 "$BUILDTRAIL" packages -d "$T/linked.db" 2>/dev/null) || fail "packages with a FIFO for the program: exit $?"
+printf '%s\n' "$out" | grep -Eq "^  zlib1g-dev: libz.a not checked: .*/prog is no longer a regular file \(kept as a candidate\)" ||
+    fail "FIFO: $out"
 cd "$T"
 assert_no_leftovers

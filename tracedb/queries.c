@@ -218,9 +218,13 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
         TRACEDB_KINDS_EXEC " AND result = 0 AND version_id IS NOT NULL",
     [TQ_FOUND_READS_WITH_PATHS] =
-        "SELECT DISTINCT f.path, a.kind, a.version_id FROM accesses a JOIN files f ON f.id = "
-        "a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN " TRACEDB_KINDS_READ
-        " AND a.result = 0 AND v.origin = 1",
+        "SELECT DISTINCT f.path, a.kind, a.version_id, a.process_id FROM accesses a JOIN files f "
+        "ON f.id = a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN "
+        TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path, a.kind, "
+        "a.version_id",
+    [TQ_DIRS_LISTED] =
+        "SELECT DISTINCT a.process_id, f.path FROM accesses a JOIN files f ON f.id = a.file_id "
+        "WHERE a.kind = 13 /* TRACEDB_READDIR */ AND a.result = 0 AND ?1 = ?1",
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",

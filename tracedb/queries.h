@@ -112,8 +112,10 @@ enum tracedb_query {
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
     TQ_VERSIONS_OPENED_BY_PROCESS, /* the versions image ?1 opened for reading */
     TQ_VERSIONS_EXECUTED_BY_PROCESS, /* the versions image ?1 executed */
-    /* packages: (path, kind, version) of every found file read or executed */
+    /* packages: (path, kind, version, image) of every found file read or executed, by path,
+     * kind, version */
     TQ_FOUND_READS_WITH_PATHS,
+    TQ_DIRS_LISTED, /* packages: (image, path) of every directory listed (?1 unused) */
     TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */
     TQ_ENVIRONMENTS,
     TQ_BINDINGS_BY_FILE, /* prov_products: (file, kind, version) of every binding of the

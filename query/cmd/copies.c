@@ -25,6 +25,53 @@ static bool header_name(const char *path)
     return filekind_of(path) == FILEKIND_HEADER;
 }
 
+/* Under `dir` (a directory path without trailing slash)? */
+static bool under(const char *path, const char *dir)
+{
+    size_t l = strlen(dir);
+    return !strncmp(path, dir, l) && path[l] == '/';
+}
+
+/* A quilt backup (`.pc/PATCH/FILE`: what dpkg-source saved before applying a patch, read by
+ * dh_autoreconf's md5sum, never compiled): not a copy of anything the build has. */
+static bool quilt_backup(const char *path)
+{
+    return strstr(path, "/.pc/") != NULL;
+}
+
+/* A test program: in a directory named test, tests, testsuite, t or check, or with "test" in
+ * its name (mtest3.c, foo_test.c, test-bar.c). */
+static bool test_program(const char *path)
+{
+    static const char *const dirs[] = {"/test/", "/tests/", "/testsuite/", "/t/", "/check/",
+                                       NULL};
+    for (const char *const *d = dirs; *d; d++)
+        if (strstr(path, *d))
+            return true;
+    const char *base = strrchr(path, '/');
+    g_autofree char *lower = g_ascii_strdown(base ? base + 1 : path, -1);
+    return strstr(lower, "test") != NULL;
+}
+
+/* Is a pair of the build's files worth reporting?  Not two files both outside the build's
+ * directory `top` (system headers alike: GCC's pconfigintrin.h ~ sgxintrin.h); and, when only
+ * similar, not two files of the build's own tree in one directory (a project's variants of
+ * one file) nor two of its test programs (written from one another). */
+static bool pair_reported(const char *a, const char *b, const char *top, bool same)
+{
+    bool root = !strcmp(top, "/"); /* a build run from / : everything is its tree */
+    bool in_a = root || under(a, top), in_b = root || under(b, top);
+    if (!in_a && !in_b)
+        return false;
+    if (same || !in_a || !in_b)
+        return true;
+    g_autofree char *da = g_path_get_dirname(a), *db = g_path_get_dirname(b);
+    if (!strcmp(da, db))
+        return false;
+    size_t tl = root ? 0 : strlen(top);
+    return !(test_program(a + tl) && test_program(b + tl));
+}
+
 /* ---- --index DIR ------------------------------------------------------------------------- */
 
 static void index_dir(GString *out, const char *root, const char *rel, unsigned *n)
@@ -190,6 +237,43 @@ static GPtrArray *shipped_in(struct prov *p, int64_t vid)
     return paths;
 }
 
+static gint by_str(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* When the build made Debian packages (.deb, .udeb products): version id -> the packages
+ * whose code closure holds it (GPtrArray of paths), walked back from each package once (the
+ * input direction follows dpkg-deb through the tar child it pipes through); NULL otherwise. */
+static GHashTable *deb_contents(struct prov *p)
+{
+    GHashTable *in = NULL;
+    GPtrArray *products = prov_products(p);
+    static const struct prov_walk_opts walk = {.scripts = false, .stop_at_shlibs = true,
+                                               .code_only = true};
+    for (guint i = 0; i < products->len; i++) {
+        const struct prov_version *deb = products->pdata[i];
+        if (!g_str_has_suffix(deb->path, ".deb") && !g_str_has_suffix(deb->path, ".udeb"))
+            continue;
+        if (!in)
+            in = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
+                                       (GDestroyNotify)g_ptr_array_unref);
+        GArray *nodes = prov_inputs(p, deb->id, &walk);
+        for (guint k = 0; k < nodes->len; k++) {
+            const struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+            GPtrArray *debs = g_hash_table_lookup(in, &n->v->id);
+            if (!debs) {
+                debs = g_ptr_array_new();
+                g_hash_table_insert(in, (gpointer)&n->v->id, debs);
+            }
+            g_ptr_array_add(debs, (gpointer)deb->path);
+        }
+        g_array_unref(nodes);
+    }
+    g_ptr_array_free(products, TRUE);
+    return in;
+}
+
 struct copies_cli {
     const char *known_path, *index_root, *output;
     double threshold;
@@ -235,7 +319,15 @@ static const struct query_command copies_command = {
              "a known-copies index (--known), and files similar to one (an older or patched\n"
              "copy: the share of the file's winnowed fingerprints found in the other, at\n"
              "least --threshold percent, default 60).  Each is shown with the built files\n"
-             "it went into (none: vendored but unused), then a score per directory.\n"
+             "it went into (none: vendored but unused) or, when the build made Debian\n"
+             "packages, the .deb and .udeb files it is in (not debian/files, a .changes;\n"
+             "'shipped in no package' when none); then a score per directory.  Left out:\n"
+             "quilt's backups (.pc/: saved by dpkg-source, never compiled); pairs of files\n"
+             "both outside the build's directory (system headers alike); and, as only\n"
+             "similar, two files of the build's tree in one directory (a project's variants\n"
+             "of one file) or two of its test programs (in a test, tests, testsuite, t or\n"
+             "check directory, or with 'test' in the name: written from one another).\n"
+             "Matches in a --known index are reported wherever the file lies.\n"
              "'buildtrail copies --index DIR [-o INDEX]' writes an index of DIR's files\n"
              "(sha256sum lines, plus fingerprints of source files) to INDEX or stdout.\n",
     .options_help = "      --known INDEX     also compare with the files of INDEX\n"
@@ -308,7 +400,7 @@ int query_copies_main(int argc, char **argv)
     GArray *cands = g_array_new(FALSE, TRUE, sizeof(struct candidate));
     for (guint i = 0; i < ids->len; i++) {
         const struct prov_version *v = prov_version(p, g_array_index(ids, int64_t, i));
-        if (!v || !filekind_is_code(v->path) || !v->sha256[0])
+        if (!v || !filekind_is_code(v->path) || !v->sha256[0] || quilt_backup(v->path))
             continue;
         struct candidate cd = {v, NULL};
         gsize len = 0;
@@ -320,6 +412,8 @@ int query_copies_main(int argc, char **argv)
     }
     g_array_unref(ids);
     prov_load(p); /* a walk forward per file reported (shipped_in) */
+    g_autofree char *top = query_run_cwd(q);
+    GHashTable *debs = deb_contents(p); /* NULL: the build made no Debian package */
     /* The candidates by content, and by fingerprint: each is compared only with those that
      * can match it (a pass over every pair was quadratic in the build's sources). */
     GHashTable *by_sha = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
@@ -354,7 +448,8 @@ int query_copies_main(int argc, char **argv)
         for (guint j = 0; j < twins->len; j++) {
             const struct candidate *o2 = &g_array_index(cands, struct candidate,
                                                         g_array_index(twins, guint, j));
-            if (strcmp(o2->v->path, cd->v->path)) {
+            if (strcmp(o2->v->path, cd->v->path) &&
+                pair_reported(cd->v->path, o2->v->path, top, true)) {
                 struct match m = {"same", "build", g_strdup(o2->v->path), 1.0};
                 g_array_append_val(matches, m);
             }
@@ -366,7 +461,8 @@ int query_copies_main(int argc, char **argv)
                 const struct candidate *o2 = &g_array_index(cands, struct candidate, k);
                 if (k == i || !strcmp(o2->v->path, cd->v->path) ||
                     !strcmp(o2->v->sha256, cd->v->sha256) ||
-                    header_name(cd->v->path) != header_name(o2->v->path))
+                    header_name(cd->v->path) != header_name(o2->v->path) ||
+                    !pair_reported(cd->v->path, o2->v->path, top, false))
                     continue;
                 double s = winnow_containment(cd->fp, o2->fp);
                 if (s >= threshold) {
@@ -413,7 +509,14 @@ int query_copies_main(int argc, char **argv)
         }
         g_array_sort(matches, cmp_match);
         reported++;
-        GPtrArray *into = shipped_in(p, cd->v->id);
+        GPtrArray *into = NULL;
+        if (debs) {
+            GPtrArray *in = g_hash_table_lookup(debs, &cd->v->id);
+            into = in ? g_ptr_array_copy(in, NULL, NULL) : g_ptr_array_new();
+            g_ptr_array_sort(into, by_str);
+        } else {
+            into = shipped_in(p, cd->v->id);
+        }
         if (o.json) {
             g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
             json_string(out, cd->v->path, strlen(cd->v->path));
@@ -446,7 +549,8 @@ int query_copies_main(int argc, char **argv)
                 g_string_append_c(out, '\n');
             }
             if (!into->len)
-                g_string_append(out, "  shipped in nothing (vendored but unused)\n");
+                g_string_append(out, debs ? "  shipped in no package\n"
+                                          : "  shipped in nothing (vendored but unused)\n");
             for (guint k = 0; k < into->len; k++) {
                 g_string_append(out, k ? "              " : "  shipped in   ");
                 text_escape(out, into->pdata[k], strlen(into->pdata[k]));
@@ -513,6 +617,8 @@ int query_copies_main(int argc, char **argv)
     g_array_free(cands, TRUE);
     g_hash_table_destroy(by_sha);
     fp_index_clear(&fpx);
+    if (debs)
+        g_hash_table_destroy(debs);
     g_ptr_array_free(known, TRUE);
     prov_free(p);
     qdb_close(q);

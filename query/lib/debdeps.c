@@ -269,3 +269,19 @@ bool debdeps_applies(const struct debdep_alt *alt, const char *arch,
     }
     return true;
 }
+
+char **debdeps_options_as_profiles(const char *deb_build_options)
+{
+    static const char *const both[] = {"nocheck", "nodoc", NULL};
+    GPtrArray *out = g_ptr_array_new();
+    g_auto(GStrv) words = g_strsplit_set(deb_build_options, " \t\n,", -1);
+    for (char **w = words; *w; w++) {
+        bool dup = false;
+        for (guint k = 0; k < out->len && !dup; k++)
+            dup = !strcmp(out->pdata[k], *w);
+        if (g_strv_contains(both, *w) && !dup)
+            g_ptr_array_add(out, g_strdup(*w));
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}

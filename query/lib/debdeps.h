@@ -16,6 +16,8 @@
  *     ARCH with the build profiles PROFILES active (NULL-terminated, may be NULL): its
  *     architecture list (with '!' negation and the wildcards any, OS-any and any-CPU) and
  *     its profile formula (any of the <…> lists whose every term holds; '!' negates).
+ *   - debdeps_options_as_profiles() picks from DEB_BUILD_OPTIONS the words that are also
+ *     profile names ("nocheck parallel=2 nodoc" -> nocheck, nodoc), each once.
  *   - debdeps_arch_matches() is the architecture-wildcard test alone ("linux-any" vs
  *     "amd64").  Architectures without '-' are Linux ones; armel and armhf are CPU "arm".
  *   - Pure functions, no logging, no global state.
@@ -45,3 +47,6 @@ char *debdeps_from_control(const char *text, size_t len);
 bool debdeps_arch_matches(const char *arch, const char *pattern);
 bool debdeps_applies(const struct debdep_alt *alt, const char *arch,
                      const char *const *profiles);
+/* The words of a DEB_BUILD_OPTIONS value that name a build profile too (nocheck, nodoc:
+ * Debian policy 4.9.1 has the option and the profile go together), NULL-terminated (g_strfreev). */
+char **debdeps_options_as_profiles(const char *deb_build_options);

@@ -31,6 +31,13 @@ static void check(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check((const char *)data, size);
+    char *nul = g_strndup((const char *)data, size);
+    char **options = debdeps_options_as_profiles(nul);
+    for (char **o = options; *o; o++)
+        if (strcmp(*o, "nocheck") && strcmp(*o, "nodoc"))
+            abort();
+    g_strfreev(options);
+    g_free(nul);
     char *fields = debdeps_from_control((const char *)data, size);
     if (fields) {
         check(fields, strlen(fields));

@@ -105,6 +105,16 @@ static void test_control(void)
     g_assert_null(debdeps_from_control("a, b | c", 8)); /* a bare value */
 }
 
+static void test_options(void)
+{
+    g_auto(GStrv) o = debdeps_options_as_profiles("parallel=2 nocheck  nodoc nocheck noopt");
+    g_assert_cmpuint(g_strv_length(o), ==, 2);
+    g_assert_cmpstr(o[0], ==, "nocheck");
+    g_assert_cmpstr(o[1], ==, "nodoc");
+    g_auto(GStrv) none = debdeps_options_as_profiles("");
+    g_assert_null(none[0]);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -112,5 +122,6 @@ int main(int argc, char **argv)
     g_test_add_func("/debdeps/arch", test_arch);
     g_test_add_func("/debdeps/applies", test_applies);
     g_test_add_func("/debdeps/control", test_control);
+    g_test_add_func("/debdeps/options", test_options);
     return g_test_run();
 }

@@ -7,8 +7,11 @@
 #include "steps.h"
 #include "tracedb.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 /* A map from ids (positive integers) to pointer-sized values (NULL: absent): a hash table, or
@@ -638,10 +641,42 @@ GArray *prov_versions_at(struct prov *p, int64_t file_id)
     return qdb_ids(p->q, tracedb_sql(TQ_VERSIONS_OF_FILE), file_id);
 }
 
+/* The whole content of the regular file at `path` (a FIFO or a device there is not read: it
+ * could block or never end), or NULL. */
+static char *read_regular_file(const char *path, gsize *len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > G_MAXINT32) {
+        close(fd);
+        return NULL;
+    }
+    GString *s = g_string_sized_new((gsize)st.st_size + 1);
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            close(fd);
+            g_string_free(s, TRUE);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        g_string_append_len(s, buf, n);
+    }
+    close(fd);
+    *len = s->len;
+    return g_string_free(s, FALSE);
+}
+
 char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem)
 {
-    char *data = NULL;
-    if (!g_file_get_contents(v->path, &data, len, NULL)) {
+    char *data = read_regular_file(v->path, len);
+    if (!data) {
         *problem = "no longer readable";
         return NULL;
     }
@@ -1867,16 +1902,28 @@ static void expand_code_outputs(struct walk *w, struct prov_node *n, int depth)
     edges_done(&based);
     struct edges readers = readers_of(p, n->v->id);
     for (guint i = 0; i < readers.n && !w->gave_up; i++) {
-        struct edges wr = writes_of(p, readers.e[i].id, readers.e[i].t, INT64_MAX);
-        for (guint k = 0; k < wr.n && !w->gave_up; k++) {
-            if (wr.e[k].t < readers.e[i].t || idmap_get(&w->nodes, wr.e[k].id))
-                continue;
-            GHashTable *carried = direct_code_inputs(p, wr.e[k].id, w->o);
-            int l = GPOINTER_TO_INT(g_hash_table_lookup(carried, &n->v->id));
-            if (l && l - 1 <= (int)w->level)
-                walk_add(w, wr.e[k].id, PROV_ROLE_OTHER, depth, true);
+        /* The reader's writes, and, for an archiver or compressor, those of the archivers
+         * above it that it fed through a pipe (dpkg-deb's tar child: add_archived_through_pipes
+         * has it in the other direction). */
+        int64_t writer = readers.e[i].id;
+        for (int up = 0; writer && up < PROV_MAX_UP && !w->gave_up; up++) {
+            struct edges wr = writes_of(p, writer, readers.e[i].t, INT64_MAX);
+            for (guint k = 0; k < wr.n && !w->gave_up; k++) {
+                if (wr.e[k].t < readers.e[i].t || idmap_get(&w->nodes, wr.e[k].id))
+                    continue;
+                GHashTable *carried = direct_code_inputs(p, wr.e[k].id, w->o);
+                int l = GPOINTER_TO_INT(g_hash_table_lookup(carried, &n->v->id));
+                if (l && l - 1 <= (int)w->level)
+                    walk_add(w, wr.e[k].id, PROV_ROLE_OTHER, depth, true);
+            }
+            edges_done(&wr);
+            const struct proc_facts *f = facts_of(p, writer);
+            if (!f || (f->step != PROGKIND_ARCHIVE && f->step != PROGKIND_COMPRESS))
+                break;
+            int64_t next = f->pr->prev_image_id ? f->pr->prev_image_id : f->pr->parent_id;
+            const struct proc_facts *nf = next ? facts_of(p, next) : NULL;
+            writer = nf && nf->step == PROGKIND_ARCHIVE ? next : 0;
         }
-        edges_done(&wr);
     }
     edges_done(&readers);
 }

@@ -193,7 +193,8 @@ void prov_successors(struct prov *p, int64_t id, GArray *out);
 
 /* The content of version `v` as it is on disk now, if it still is that version (its SHA-256
  * matches the trace's): g_free it.  Otherwise NULL, and *problem says why (a static string:
- * "no longer readable", "changed since the build", "not hashed in the trace"). */
+ * "no longer readable" — also a FIFO or device now at its path, never read —, "changed since
+ * the build", "not hashed in the trace"). */
 char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem);
 
 /* The path of file `file_id`, or NULL when the trace has no such file (owned by the prov). */

@@ -8,6 +8,8 @@
 
 #include <glib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*   cc  [2]: a.c, h.h           -> a.o    (v4)
  *   cc  [3]: b.c, h.h           -> b.o    (v5)
@@ -261,6 +263,7 @@ static void test_bindings_scan(void)
  *   ar      [9] rcs libx.a a.o: locale.alias, a.o v4, then the LTO plugin and libstdc++ it
  *                needs (dlopen'd through FUSE: plain flags)               -> libx.a v26
  *   objcopy [10] the same as [8] in the C locale: lib.so.1 is its first read -> lib2.debug v27
+ *   dpkg-deb [11] with its tar child [12]: tar reads dest/app v14 into a pipe -> pkg.deb v28
  */
 static char *make_code_trace(void)
 {
@@ -286,7 +289,9 @@ static char *make_code_trace(void)
             "(7, 16, 7, 0, 1, 7, 7, 'lock', '/usr/bin/lock', '/w', CAST('lock' AS BLOB)),"
             "(8, 17, 8, 0, 1, 8, 8, 'objcopy', '/usr/bin/objcopy', '/w', CAST('objcopy' || char(0) || '--only-keep-debug' || char(0) || 'lib.so.1' || char(0) || 'lib.debug' AS BLOB)),"
             "(9, 18, 9, 0, 1, 9, 9, 'ar', '/usr/bin/ar', '/w', CAST('ar' || char(0) || 'rcs' || char(0) || 'libx.a' || char(0) || 'a.o' AS BLOB)),"
-            "(10, 19, 10, 0, 1, 10, 10, 'objcopy', '/usr/bin/objcopy', '/w', CAST('objcopy' || char(0) || '--only-keep-debug' || char(0) || 'lib.so.1' || char(0) || 'lib2.debug' AS BLOB));"
+            "(10, 19, 10, 0, 1, 10, 10, 'objcopy', '/usr/bin/objcopy', '/w', CAST('objcopy' || char(0) || '--only-keep-debug' || char(0) || 'lib.so.1' || char(0) || 'lib2.debug' AS BLOB)),"
+            "(11, 20, 11, 0, 1, 11, 11, 'dpkg-deb', '/usr/bin/dpkg-deb', '/w', CAST('dpkg-deb' || char(0) || '--build' AS BLOB)),"
+            "(12, 21, 12, 0, 11, 12, 12, 'tar', '/usr/bin/tar', '/w', CAST('tar' || char(0) || '-cf' || char(0) || '-' AS BLOB));"
             "INSERT INTO files (id, path) VALUES (1, '/w/build.ninja'), (2, '/w/a.c'), "
             "(3, '/usr/lib/libisl.so.23'), (4, '/w/a.o'), (5, '/w/b.c'), (6, '/w/b.o'), "
             "(7, '/lib/libc.so.6'), (8, '/w/libfoo.so'), (9, '/w/b.o.d'), (10, '/w/app'), "
@@ -295,7 +300,7 @@ static char *make_code_trace(void)
             "(17, '/w/conftest.c'), (18, '/usr/lib/libmpc.so.3'), (19, '/etc/locale.alias'),"
             "(20, '/w/lib.so.1'), (21, '/usr/lib/bfd-plugins/liblto_plugin.so'),"
             "(22, '/usr/lib/libstdc++.so.6'), (23, '/w/libx.a'), (24, '/w/lib.debug'),"
-            "(25, '/w/lib2.debug');"
+            "(25, '/w/lib2.debug'), (26, '/w/pkg.deb');"
             "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
             "VALUES (1, 1, 1, NULL, 10, 10, 9, X'01'), (2, 2, 1, NULL, 20, 20, 9, X'02'),"
             "(3, 3, 1, NULL, 15, 15, 9, X'03'), (4, 4, 2, NULL, 30, 30, 9, X'04'),"
@@ -310,7 +315,7 @@ static char *make_code_trace(void)
             "(21, 19, 1, NULL, 120, 120, 9, X'14'), (22, 20, 1, NULL, 121, 121, 9, X'15'),"
             "(23, 24, 2, NULL, 123, 123, 8, X'16'), (24, 21, 1, NULL, 131, 131, 9, X'17'),"
             "(25, 22, 1, NULL, 132, 132, 9, X'18'), (26, 23, 2, NULL, 133, 133, 9, X'19'),"
-            "(27, 25, 2, NULL, 142, 142, 8, X'1A');"
+            "(27, 25, 2, NULL, 142, 142, 8, X'1A'), (28, 26, 2, NULL, 152, 152, 9, X'1B');"
             "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
             "open_flags) VALUES "
             "(1, 1, 1, 10, 10, 1, 0), (1, 9, 1, 50, 50, 9, 0),"
@@ -329,7 +334,8 @@ static char *make_code_trace(void)
             "(9, 19, 1, 129, 129, 21, 32768), (9, 4, 1, 130, 130, 4, 32768),"
             "(9, 21, 1, 131, 131, 24, 32768), (9, 22, 1, 132, 132, 25, 32768),"
             "(9, 23, 3, 132, 133, 26, 33345),"
-            "(10, 20, 1, 140, 140, 22, 32768), (10, 25, 3, 141, 142, 27, 33345);",
+            "(10, 20, 1, 140, 140, 22, 32768), (10, 25, 3, 141, 142, 27, 33345),"
+            "(12, 11, 1, 150, 150, 14, 165888), (11, 26, 3, 151, 152, 28, 33345);",
             NULL),
         ==, 0);
     struct tracedb_run_end e = {.end_ns = 200, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
@@ -420,7 +426,10 @@ static void test_code_and_influence(void)
         GArray *outs = prov_outputs(p, from, &code);
         g_autofree char *carried = describe_paths(outs);
         g_assert_cmpstr(carried, ==, "/dest/app:other,/dest/app:other,/w/a.o:other,/w/app:other,"
-                                     "/w/libx.a:other");
+                                     "/w/libx.a:other,/w/pkg.deb:other");
+        /* ... and the package dpkg-deb made from what its tar child read (both directions). */
+        g_autofree char *deb = inputs_of(p, 28, graph);
+        g_assert_nonnull(strstr(deb, "/dest/app:copy,/w/a.c:source,"));
         g_array_unref(outs);
         g_array_set_size(from, 0);
         g_array_append_val(from, notes_txt);
@@ -440,6 +449,21 @@ static void test_code_and_influence(void)
     }
 }
 
+/* A FIFO (or a device) now where a version was is never read: it could block forever. */
+static void test_read_version_fifo(void)
+{
+    g_autofree char *path = unit_path("fifo");
+    g_assert_cmpint(mkfifo(path, 0600), ==, 0);
+    struct prov_version v = {.id = 1, .path = path, .size = 3};
+    g_strlcpy(v.sha256, "00", sizeof v.sha256);
+    gsize len = 0;
+    const char *problem = NULL;
+    char *data = prov_read_version(&v, &len, &problem);
+    g_assert_null(data);
+    g_assert_cmpstr(problem, ==, "no longer readable");
+    g_assert_cmpint(unlink(path), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -447,5 +471,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
     g_test_add_func("/prov/code-and-influence", test_code_and_influence);
+    g_test_add_func("/prov/read-version-fifo", test_read_version_fifo);
     return unit_run();
 }

@@ -1138,15 +1138,44 @@ struct proc_facts {
     bool configure;       /* it or an ancestor is a configure step (steps.h) */
     bool several;         /* a generic process that made 2+ files */
     bool interleaved;     /* ... and read data after one of them was finished */
-    GArray *rewrites;     /* ... the files (ids) it read and then wrote anew, or NULL */
+    GHashTable *rewrites; /* ... the files (ids, as pointers) it read and then wrote anew, or
+                           * NULL */
     int64_t loaded_until; /* the start of its first read that the dynamic loader did not do */
+    struct read_index *index; /* its reads by what add_selected's rules match on, or NULL */
 };
+
+/* A process's reads (TRACEDB_READ) by what the rules of add_selected look up: their file, the
+ * content they held (SHA-256) and their path, each to the
+ * indexes into `reads` in the order read.  Made for a process with many reads on its first
+ * add_selected, so that a process that made thousands of files from thousands of reads (cp -r,
+ * sed -i over a tree) costs one lookup per output, not a scan of its reads per output. */
+struct read_index {
+    GArray *reads;        /* struct edge */
+    GHashTable *by_file;  /* int64 file id -> GArray of guint */
+    GHashTable *by_sha;   /* sha256 hex (the version's) -> GArray of guint */
+    GHashTable *by_path;  /* path (owned) -> GArray of guint */
+};
+
+/* The fewest reads for which a process's reads are indexed (below, a scan costs less). */
+#define PROV_INDEX_MIN 64
+
+static void free_read_index(struct read_index *x)
+{
+    if (!x)
+        return;
+    g_array_unref(x->reads);
+    g_hash_table_destroy(x->by_file);
+    g_hash_table_destroy(x->by_sha);
+    g_hash_table_destroy(x->by_path);
+    g_free(x);
+}
 
 static void free_facts(gpointer data)
 {
     struct proc_facts *f = data;
     if (f->rewrites)
-        g_array_unref(f->rewrites);
+        g_hash_table_destroy(f->rewrites);
+    free_read_index(f->index);
     g_free(f);
 }
 
@@ -1244,16 +1273,22 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     several = several && f->step == PROGKIND_GENERIC; /* the others' rules are known */
     f->several = several;
     /* The files it read and then made anew (dpkg-gencontrol's debian/files): inputs of their
-     * new versions (in place), not of its other outputs. */
-    for (guint i = 0; several && i < wr.n; i++) {
-        const struct prov_version *v = prov_version(p, wr.e[i].id);
-        for (guint k = 0; v && k < rd.n; k++)
-            if (rd.e[k].file_id == v->at_file_id && rd.e[k].kind == TRACEDB_READ) {
-                if (!f->rewrites)
-                    f->rewrites = g_array_new(FALSE, FALSE, sizeof(int64_t));
-                g_array_append_val(f->rewrites, v->at_file_id);
-                break;
-            }
+     * new versions (in place), not of its other outputs.  (Sets, not scans: sed -i over a
+     * tree reads and rewrites thousands.) */
+    if (several) {
+        GHashTable *read_files = g_hash_table_new(g_int64_hash, g_int64_equal);
+        for (guint k = 0; k < rd.n; k++)
+            if (rd.e[k].kind == TRACEDB_READ)
+                g_hash_table_add(read_files, (gpointer)&rd.e[k].file_id);
+        for (guint i = 0; i < wr.n; i++) {
+            const struct prov_version *v = prov_version(p, wr.e[i].id);
+            if (!v || !g_hash_table_contains(read_files, &v->at_file_id))
+                continue;
+            if (!f->rewrites)
+                f->rewrites = g_hash_table_new(NULL, NULL);
+            g_hash_table_add(f->rewrites, GSIZE_TO_POINTER((gsize)v->at_file_id));
+        }
+        g_hash_table_destroy(read_files);
     }
     for (guint i = 0; several && i < rd.n && !f->interleaved; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
@@ -1336,9 +1371,8 @@ static enum prov_role read_role(struct walk *w, const struct proc_facts *f, cons
         return PROV_ROLE_COUNT;
     if (steps_is_script_of(f->pr, path))
         return PROV_ROLE_COUNT; /* the generator's program, not its input */
-    for (guint i = 0; f->rewrites && i < f->rewrites->len; i++)
-        if (g_array_index(f->rewrites, int64_t, i) == e->file_id)
-            return PROV_ROLE_COUNT; /* the old content of another output (add_selected) */
+    if (f->rewrites && g_hash_table_contains(f->rewrites, GSIZE_TO_POINTER((gsize)e->file_id)))
+        return PROV_ROLE_COUNT; /* the old content of another output (add_selected) */
     if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
         return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
     return code_role(f, name, path, e->kind);
@@ -1366,6 +1400,88 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
     edges_done(&found);
 }
 
+static gint guint_cmp(const guint *a, const guint *b)
+{
+    return (*a > *b) - (*a < *b);
+}
+
+static void index_push(GHashTable *t, gpointer key, guint i, bool owned_key)
+{
+    GArray *list = g_hash_table_lookup(t, key);
+    if (!list) {
+        list = g_array_new(FALSE, FALSE, sizeof(guint));
+        g_hash_table_insert(t, owned_key ? g_strdup(key) : key, list);
+    }
+    g_array_append_val(list, i);
+}
+
+/* Process `pid`'s read index (struct read_index), made on first use. */
+static const struct read_index *read_index_of(struct prov *p, int64_t pid)
+{
+    struct proc_facts *f = idmap_get(&p->facts, pid);
+    if (!f || !f->pr)
+        return NULL;
+    if (f->index)
+        return f->index;
+    struct read_index *x = g_new0(struct read_index, 1);
+    x->reads = g_array_new(FALSE, FALSE, sizeof(struct edge));
+    x->by_file = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+    x->by_sha = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify)g_array_unref);
+    x->by_path = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify)g_array_unref);
+    struct edges rd = reads_of(p, pid, INT64_MIN, INT64_MAX);
+    for (guint i = 0; i < rd.n; i++) {
+        if (rd.e[i].kind != TRACEDB_READ)
+            continue;
+        guint at = x->reads->len;
+        g_array_append_val(x->reads, rd.e[i]);
+        index_push(x->by_file, GSIZE_TO_POINTER((gsize)rd.e[i].file_id), at, false);
+        const struct prov_version *in = prov_version(p, rd.e[i].id);
+        if (in && in->sha256[0])
+            index_push(x->by_sha, (gpointer)in->sha256, at, true);
+        index_push(x->by_path, (gpointer)file_path(p, rd.e[i].file_id), at, true);
+    }
+    edges_done(&rd);
+    f->index = x;
+    return x;
+}
+
+/* The reads rule `rule` of add_selected may match for output `v`, from the index: appended to
+ * `out` (indexes into x->reads).  False: the rule has no key, every read is a candidate. */
+static bool index_candidates(const struct read_index *x, int rule, const struct prov_version *v,
+                             GArray *out)
+{
+    GArray *l = NULL;
+    switch (rule) {
+    case 1:
+        l = v->sha256[0] ? g_hash_table_lookup(x->by_sha, v->sha256) : NULL;
+        break;
+    case 2:
+        l = g_hash_table_lookup(x->by_file, GSIZE_TO_POINTER((gsize)v->at_file_id));
+        break;
+    case 3:
+        /* the output plus a suffix (compressed), or without one (decompressed) */
+        for (const char *const *sfx = steps_compress_suffixes; *sfx; sfx++) {
+            g_autofree char *name = g_strconcat(v->path, *sfx, NULL);
+            if ((l = g_hash_table_lookup(x->by_path, name)))
+                g_array_append_vals(out, l->data, l->len);
+            if (g_str_has_suffix(v->path, *sfx) && strlen(v->path) > strlen(*sfx)) {
+                g_autofree char *plain = g_strndup(v->path, strlen(v->path) - strlen(*sfx));
+                if ((l = g_hash_table_lookup(x->by_path, plain)))
+                    g_array_append_vals(out, l->data, l->len);
+            }
+        }
+        g_array_sort(out, (GCompareFunc)guint_cmp); /* in the order read, as a scan finds them */
+        return true;
+    default:
+        return false;
+    }
+    if (l)
+        g_array_append_vals(out, l->data, l->len);
+    return true;
+}
+
 /* The rules that name the very reads an output was made from (prov.h).  Adds them and
  * returns true when one applies (perhaps adding nothing: a configure step's output without a
  * template carries no code); false: the writer's data reads are its inputs. */
@@ -1374,6 +1490,10 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
 {
     struct prov *p = w->p;
     struct edges rd = reads_of(p, pid, INT64_MIN, bound);
+    /* A process with many reads: each rule's candidates from its index, not a scan of them
+     * all for each of its outputs. */
+    const struct read_index *ix = rd.n >= PROV_INDEX_MIN ? read_index_of(p, pid) : NULL;
+    GArray *cand = ix ? g_array_new(FALSE, FALSE, sizeof(guint)) : NULL;
     const char *out = v->path;
     int64_t out_file = v->at_file_id;
     bool toolchain = f->step == PROGKIND_COMPILE || f->step == PROGKIND_LINK ||
@@ -1390,8 +1510,17 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
         if (rule == 2 && f->step == PROGKIND_GENERIC && !f->several)
             continue; /* one output: sed -i's script and data are its inputs too */
         bool any = false;
-        for (guint i = 0; i < rd.n; i++) {
-            const struct edge *e = &rd.e[i];
+        bool indexed = false;
+        if (ix) {
+            g_array_set_size(cand, 0);
+            indexed = index_candidates(ix, rule, v, cand);
+        }
+        guint n = indexed ? cand->len : ix ? ix->reads->len : rd.n;
+        for (guint i = 0; i < n; i++) {
+            const struct edge *e = indexed ? &g_array_index(ix->reads, struct edge,
+                                                            g_array_index(cand, guint, i))
+                                 : ix  ? &g_array_index(ix->reads, struct edge, i)
+                                       : &rd.e[i];
             if (e->t > bound || e->kind != TRACEDB_READ || e->id == v->id)
                 continue;
             const struct prov_version *in = prov_version(p, e->id);
@@ -1435,10 +1564,14 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
         }
         if (any || (rule == 5 && v->base_id == 0)) {
             edges_done(&rd);
+            if (cand)
+                g_array_unref(cand);
             return true; /* (a configure step's output with no template carries no code) */
         }
     }
     edges_done(&rd);
+    if (cand)
+        g_array_unref(cand);
     /* An output written on top of an earlier version by a process that made several (an
      * installer fixing a copy's rpath): that version, added with the base, is its input. */
     return v->base_id && f->step == PROGKIND_GENERIC && f->interleaved;

@@ -123,9 +123,11 @@ bool steps_is_template(const char *out, const char *in)
     return false;
 }
 
+const char *const steps_compress_suffixes[] = {".gz",  ".xz",   ".bz2", ".zst",
+                                                ".lz4", ".lzma", ".Z",   NULL};
+
 bool steps_compressed_pair(const char *a, const char *b)
 {
-    static const char *const sfx[] = {".gz", ".xz", ".bz2", ".zst", ".lz4", ".lzma", ".Z"};
     size_t al = strlen(a), bl = strlen(b);
     if (al == bl)
         return false;
@@ -133,8 +135,8 @@ bool steps_compressed_pair(const char *a, const char *b)
     size_t sl = MIN(al, bl);
     if (strncmp(longer, shorter, sl))
         return false;
-    for (size_t i = 0; i < G_N_ELEMENTS(sfx); i++)
-        if (!strcmp(longer + sl, sfx[i]))
+    for (const char *const *sfx = steps_compress_suffixes; *sfx; sfx++)
+        if (!strcmp(longer + sl, *sfx))
             return true;
     return false;
 }

@@ -31,6 +31,8 @@ bool steps_is_template(const char *out, const char *in);
 
 /* Is one of the paths the other plus a compression suffix (.gz .xz .bz2 .zst .lz4 .lzma .Z)? */
 bool steps_compressed_pair(const char *a, const char *b);
+/* Those suffixes, NULL-terminated. */
+extern const char *const steps_compress_suffixes[];
 
 /* Does `pr`'s command line name `path`: a word equal to it, to its basename, or ending in
  * "/" + basename, or an option's value ("--add-gnu-debuglink=path")? */

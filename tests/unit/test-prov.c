@@ -9,6 +9,27 @@
 #include <glib.h>
 #include <string.h>
 
+/* A trace made of `sql` alone (after the run's start), sealed: a crafted build for one rule. */
+static char *crafted_trace(const char *name, const char *sql, int64_t end_ns)
+{
+    char *p = unit_path(name);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "make";
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
+                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
+                                  .hostname = "h", .version = "t"};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
+    struct tracedb_run_end e = {.end_ns = end_ns, .exit_status = 0,
+                                .state = TRACEDB_RUN_FINISHED, .root_process_id = 1, .notes = "",
+                                .process_tree = "complete"};
+    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    return p;
+}
+
 /*   cc  [2]: a.c, h.h           -> a.o    (v4)
  *   cc  [3]: b.c, h.h           -> b.o    (v5)
  *   ld  [4]: a.o, b.o           -> app    (v6)
@@ -18,58 +39,49 @@
  * write. */
 static char *make_trace(void)
 {
-    char *p = unit_path("prov.db");
-    sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
-    static const char args[] = "make";
-    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
-                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
-                                  .hostname = "h", .version = "t"};
-    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
-    g_assert_cmpint(
-        tracedb_exec(db,
-                     "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
-                     "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
-                     "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
-                     "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', X'636300612E6300'),"
-                     "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', X'636300622E6300'),"
-                     "(4, 13, 4, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
-                     "(5, 14, 5, 0, 1, 210, 210, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
-                     "(6, 15, 6, 0, 1, 300, 300, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
-                     "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/w/b.c'), "
-                     "(3, '/w/h.h'), (4, '/w/a.o'), (5, '/w/b.o'), (6, '/w/app'), "
-                     "(7, '/w/lib.so'), (8, '/w/pkg'), (9, '/usr/bin/ld');"
-                     "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
-                     "(1, 1, 1, 111, 111), (2, 2, 1, 121, 121), (3, 3, 1, 112, 112), "
-                     "(4, 4, 2, 150, 150), (5, 5, 2, 160, 160), (6, 6, 2, 250, 250), "
-                     "(7, 7, 2, 260, 260), (8, 8, 2, 350, 350), (9, 9, 1, 301, 301);"
-                     "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
-                     "version_id) VALUES "
-                     "(2, 1, 1, 111, 111, 1), (2, 3, 1, 112, 112, 3), (2, 4, 3, 140, 150, 4),"
-                     "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
-                     "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
-                     "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
-                     "(6, 9, 5, 301, 301, 9), (6, 7, 1, 302, 302, 7), (6, 8, 3, 340, 350, 8);"
-                     /* read as data (fopen: O_RDONLY), not mapped by the dynamic loader */
-                     "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
-                     NULL),
-        ==, 0);
-    struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
-                                .root_process_id = 1, .notes = "", .process_tree = "complete"};
-    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
-    g_assert_cmpint(tracedb_seal(db), ==, 0);
-    sqlite3_close(db);
+    return crafted_trace(
+        "prov.db",
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
+        "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', X'636300612E6300'),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', X'636300622E6300'),"
+        "(4, 13, 4, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+        "(5, 14, 5, 0, 1, 210, 210, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+        "(6, 15, 6, 0, 1, 300, 300, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/w/b.c'), "
+        "(3, '/w/h.h'), (4, '/w/a.o'), (5, '/w/b.o'), (6, '/w/app'), "
+        "(7, '/w/lib.so'), (8, '/w/pkg'), (9, '/usr/bin/ld');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 121, 121), (3, 3, 1, 112, 112), "
+        "(4, 4, 2, 150, 150), (5, 5, 2, 160, 160), (6, 6, 2, 250, 250), "
+        "(7, 7, 2, 260, 260), (8, 8, 2, 350, 350), (9, 9, 1, 301, 301);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
+        "version_id) VALUES "
+        "(2, 1, 1, 111, 111, 1), (2, 3, 1, 112, 112, 3), (2, 4, 3, 140, 150, 4),"
+        "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
+        "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
+        "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
+        "(6, 9, 5, 301, 301, 9), (6, 7, 1, 302, 302, 7), (6, 8, 3, 340, 350, 8);"
+        /* read as data (fopen: O_RDONLY), not mapped by the dynamic loader */
+        "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
+        400);
+}
+
+/* The prov of the trace at `path` (g_free'd). */
+static struct prov *open_path(char *path, struct qdb **q)
+{
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
+    g_free(path);
+    struct prov *p = prov_new(*q);
+    g_assert_nonnull(p);
     return p;
 }
 
 static struct prov *open_prov(struct qdb **q)
 {
-    g_autofree char *path = make_trace();
-    g_autofree char *err = NULL;
-    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
-    struct prov *p = prov_new(*q);
-    g_assert_nonnull(p);
-    return p;
+    return open_path(make_trace(), q);
 }
 
 /* "id:role,id:role,..." of nodes, by id. */
@@ -242,11 +254,72 @@ static void test_bindings_scan(void)
     qdb_close(q3);
 }
 
+static struct prov *open_crafted(const char *name, const char *sql, struct qdb **q)
+{
+    return open_path(crafted_trace(name, sql, INT64_MAX / 2), q);
+}
+
+/* One process that reads N files and rewrites each in place (sed -i on a tree, a fix-up over
+ * every installed file): each read is checked against the files it rewrote, which must not be
+ * a scan of them all (N = 40 000: seconds squared, well under one linear). */
+static void test_many_rewrites_bounded(void)
+{
+    enum { N = 40000 };
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'sed', '/usr/bin/sed', '/w', X'7365640000');"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/f' || i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns) "
+        "SELECT i, i, 1, NULL, 1000 + 4 * i, 1000 + 4 * i FROM n UNION ALL "
+        "SELECT %d + i, i, 2, NULL, 1002 + 4 * i, 1002 + 4 * i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT 2, i, 1, 0, 1000 + 4 * i, 1000 + 4 * i, i FROM n UNION ALL "
+        "SELECT 2, i, 4, 1, 1001 + 4 * i, 1002 + 4 * i, %d + i FROM n;",
+        N, N, N, N, N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("rewrites.db", sql, &q);
+    static const struct prov_walk_opts o = {.scripts = false, .stop_at_shlibs = true,
+                                            .code_only = true};
+    GTimer *t = g_timer_new();
+    GArray *in = prov_inputs(p, 2 * N, &o);
+    double s = g_timer_elapsed(t, NULL);
+    g_timer_destroy(t);
+    g_assert_nonnull(in);
+    /* f_N's new version: its old one, read and rewritten in place, and no other file */
+    g_assert_cmpuint(in->len, ==, 1);
+    g_assert_cmpint(g_array_index(in, struct prov_node, 0).v->id, ==, N);
+    g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
+    g_array_unref(in);
+    g_test_message("inputs of one of %d rewritten files: %.2f s", N, s);
+    g_assert_cmpfloat(s, <, 5.0);
+    /* and of all of them at once (packages, the SBOMs) */
+    GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int64_t i = N + 1; i <= 2 * N; i++)
+        g_array_append_val(starts, i);
+    t = g_timer_new();
+    in = prov_inputs_of_all(p, starts, &o);
+    s = g_timer_elapsed(t, NULL);
+    g_timer_destroy(t);
+    g_test_message("inputs of all %d rewritten files: %.2f s", N, s);
+    g_assert_cmpuint(in->len, ==, 2 * N);
+    g_array_unref(in);
+    g_array_unref(starts);
+    g_assert_cmpfloat(s, <, 5.0);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/prov/union-of-closures", test_union_of_closures);
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
+    g_test_add_func("/prov/many-rewrites-bounded", test_many_rewrites_bounded);
     return unit_run();
 }

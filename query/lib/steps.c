@@ -145,6 +145,8 @@ bool steps_argv_names(const struct qdb_process *pr, const char *path)
 {
     const char *base = base_of(path);
     size_t bl = strlen(base);
+    if (!bl)
+        return false; /* "", "/", "dir/": no file's name (an empty word is no operand) */
     size_t i = 0;
     const char *w = next_word(pr, &i); /* not the program */
     while (w && (w = next_word(pr, &i))) {
@@ -167,8 +169,9 @@ bool steps_is_script_of(const struct qdb_process *pr, const char *path)
     size_t i = 0;
     const char *w = next_word(pr, &i);
     while (w && (w = next_word(pr, &i))) {
-        if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E"))
-            return false; /* a module or a command string, not a script file */
+        if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E") ||
+            !strcmp(w, "-") || !w[0])
+            return false; /* a module, a command string, stdin or nothing: no script file */
         if (w[0] == '-')
             continue;
         if (w[0] == '/')

@@ -35,10 +35,11 @@ bool steps_compressed_pair(const char *a, const char *b);
 extern const char *const steps_compress_suffixes[];
 
 /* Does `pr`'s command line name `path`: a word equal to it, to its basename, or ending in
- * "/" + basename, or an option's value ("--add-gnu-debuglink=path")? */
+ * "/" + basename, or an option's value ("--add-gnu-debuglink=path")?  A path with an empty
+ * basename ("", "dir/") is named by nothing. */
 bool steps_argv_names(const struct qdb_process *pr, const char *path);
 
 /* Is `path` the script a shell or an interpreter runs: the first word after the program that
- * is not an option (sh gen.sh, perl -w script.pl; not with -c, -e or -m), made absolute against
- * the process's directory? */
+ * is not an option (sh gen.sh, perl -w script.pl; not with -c, -e or -m, nor when that word is
+ * `-` (stdin) or empty), made absolute against the process's directory? */
 bool steps_is_script_of(const struct qdb_process *pr, const char *path);

@@ -314,6 +314,65 @@ static void test_many_rewrites_bounded(void)
     qdb_close(q);
 }
 
+/* Odd process rows a crafted or cut-off trace holds, through every walk: a command line whose
+ * last word has no NUL (`sh ./configure`), no command line, an empty program path, open flags
+ * that are negative or past 32 bits.  Each walk ends, and the configure step's template is
+ * still found from the unterminated word. */
+static void test_odd_process_rows(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        /* sh ./configure, with no NUL after ./configure */
+        "(2, 11, 2, 0, 1, 110, 110, 'configure', '/bin/sh', '/w', X'7368002E2F636F6E666967757265'),"
+        "(3, 12, 3, 0, 2, 120, 120, NULL, NULL, NULL, NULL),"
+        "(4, 13, 4, 0, 1, 130, 130, NULL, '', '/w', X''),"
+        /* strip a, with no NUL after a */
+        "(5, 14, 5, 0, 1, 140, 140, 'strip', '/usr/bin/strip', '/w', X'737472697000' || X'61');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/config.h.in'), (2, '/w/config.h'), "
+        "(3, '/w/libx.so'), (4, '/w/out'), (5, '/w/a'), (6, '');"
+        "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
+        "VALUES (1, 1, 1, NULL, 111, 111, 10, X'00'), (2, 2, 2, NULL, 115, 115, 10, NULL), "
+        "(3, 3, 1, NULL, 112, 112, 10, NULL), (4, 4, 2, NULL, 125, 125, 10, NULL), "
+        "(5, 5, 1, NULL, 141, 141, 10, NULL), (6, 5, 2, NULL, 145, 145, 10, NULL), "
+        "(7, 6, 1, NULL, 131, 131, 0, NULL), (8, 4, 2, 4, 135, 135, 10, NULL);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES "
+        "(2, 1, 1, -5, 111, 111, 1), (2, 3, 1, 1099511627776, 112, 112, 3),"
+        "(2, 2, 3, 577, 113, 115, 2),"
+        "(3, 2, 1, -2147483648, 121, 121, 2), (3, 4, 3, 577, 122, 125, 4),"
+        "(4, 6, 1, 0, 131, 131, 7), (4, 4, 2, 2, 132, 135, 8),"
+        "(5, 5, 1, 0, 141, 141, 5), (5, 5, 4, 1, 142, 145, 6);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("odd.db", sql, &q);
+    const struct qdb_process *pr = qdb_process(q, 2);
+    g_assert_nonnull(pr);
+    g_assert_cmpuint(pr->argv_len, ==, 14);
+    g_assert_cmpint(pr->argv[pr->argv_len], ==, '\0');
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    static const struct prov_walk_opts all = {.scripts = true, .stop_at_shlibs = true};
+    static const struct prov_walk_opts every = {.scripts = true, .every_read = true};
+    for (int round = 0; round < 2; round++) { /* by SQL, then on the graph */
+        GArray *in = prov_inputs(p, 2, &code);
+        g_autofree char *h = describe(in);
+        g_assert_cmpstr(h, ==, "1:header"); /* config.h.in, the template */
+        g_array_unref(in);
+        in = prov_inputs(p, 6, &code);
+        g_autofree char *a = describe(in);
+        g_assert_cmpstr(a, ==, "5:copy"); /* strip a: a's old content */
+        g_array_unref(in);
+        for (int64_t v = 1; v <= 8; v++) {
+            g_array_unref(prov_inputs(p, v, &code));
+            g_array_unref(prov_inputs(p, v, &all));
+            g_array_unref(prov_inputs(p, v, &every));
+        }
+        prov_load(p);
+    }
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -321,5 +380,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
     g_test_add_func("/prov/many-rewrites-bounded", test_many_rewrites_bounded);
+    g_test_add_func("/prov/odd-process-rows", test_odd_process_rows);
     return unit_run();
 }

@@ -194,6 +194,7 @@ struct prov {
     bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
     struct bindings *bindings; /* NULL until prov_load_bindings */
     struct idmap facts;     /* process id -> struct proc_facts* (the walks' rules); lazy */
+    struct idmap configure; /* process id -> 2 under a configure step, 1 not (under_configure) */
 };
 
 /* What every successful access says about files and versions, from one scan
@@ -256,6 +257,7 @@ struct prov *prov_new(struct qdb *q)
     idmap_init(&p->paths, 0, free_path);
     idmap_init(&p->name_kinds, 0, NULL);
     idmap_init(&p->facts, 0, free_facts);
+    idmap_init(&p->configure, 0, NULL);
     p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
     p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
     p->st_writers = prepare(p, tracedb_sql(TQ_WRITERS_OF_VERSION));
@@ -293,6 +295,7 @@ void prov_free(struct prov *p)
     idmap_clear(&p->paths);
     idmap_clear(&p->name_kinds);
     idmap_clear(&p->facts);
+    idmap_clear(&p->configure);
     if (p->successors)
         g_hash_table_destroy(p->successors);
     graph_free(p->graph);
@@ -1179,8 +1182,37 @@ static void free_facts(gpointer data)
     g_free(f);
 }
 
-/* The most images a walk up from a process looks at for a configure step. */
-#define PROV_MAX_UP 4096
+/* The most archivers and compressors a walk down from an archiver follows (a trace with
+ * thousands is crafted). */
+#define PROV_MAX_ARCHIVERS 4096
+
+/* Is `pr` a configure step (steps_is_configure_image) or a descendant of one: an earlier
+ * image's or a parent's answer, each worked out once (p->configure), so that a chain of N
+ * processes costs N looks, not N times its depth.  (qdb links a process only to earlier ones:
+ * the walk up ends.) */
+static bool under_configure(struct prov *p, const struct qdb_process *pr)
+{
+    GArray *chain = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    bool answer = false;
+    for (const struct qdb_process *x = pr; x;) {
+        gpointer known = idmap_get(&p->configure, x->id);
+        if (known) {
+            answer = GPOINTER_TO_INT(known) == 2;
+            break;
+        }
+        g_array_append_val(chain, x->id);
+        if (steps_is_configure_image(x)) {
+            answer = true;
+            break;
+        }
+        int64_t up = x->prev_image_id ? x->prev_image_id : x->parent_id;
+        x = up > 0 && up < x->id ? qdb_process(p->q, up) : NULL;
+    }
+    for (guint i = 0; i < chain->len; i++)
+        idmap_set(&p->configure, g_array_index(chain, int64_t, i), GINT_TO_POINTER(answer ? 2 : 1));
+    g_array_free(chain, TRUE);
+    return answer;
+}
 
 /* Is `path` a library file by its name (libfoo.so, libfoo.so.1.2)? */
 static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
@@ -1245,7 +1277,7 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     f->prog = qdb_process_program(pr);
     f->step = progkind_step(f->prog);
     f->interpreter = progkind_is_interpreter(f->prog);
-    f->configure = steps_under_configure(p->q, pr, PROV_MAX_UP);
+    f->configure = under_configure(p, pr);
     /* The loader's phase: the reads before the first one that is not a library or runtime
      * data (ld.so.cache). */
     f->loaded_until = INT64_MAX;
@@ -1587,7 +1619,7 @@ static void add_archived_through_pipes(struct walk *w, int64_t pid, int64_t boun
     load_successors(w->p);
     GArray *todo = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_array_append_val(todo, pid);
-    for (guint i = 0; i < todo->len && todo->len < PROV_MAX_UP; i++) {
+    for (guint i = 0; i < todo->len && todo->len < PROV_MAX_ARCHIVERS; i++) {
         int64_t id = g_array_index(todo, int64_t, i);
         GArray *succ = g_hash_table_lookup(w->p->successors, &id);
         for (guint k = 0; succ && k < succ->len; k++) {

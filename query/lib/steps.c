@@ -87,17 +87,6 @@ bool steps_is_configure_image(const struct qdb_process *pr)
     return true; /* meson [options] builddir: setup */
 }
 
-bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_up)
-{
-    for (int n = 0; pr && n < max_up; n++) {
-        if (steps_is_configure_image(pr))
-            return true;
-        int64_t up = pr->prev_image_id ? pr->prev_image_id : pr->parent_id;
-        pr = up ? qdb_process(q, up) : NULL;
-    }
-    return false;
-}
-
 bool steps_is_template(const char *out, const char *in)
 {
     const char *ob = base_of(out), *ib = base_of(in);

@@ -19,10 +19,6 @@
 
 bool steps_is_configure_image(const struct qdb_process *pr);
 
-/* Is `pr` a configure step or a descendant of one (its earlier images and parents, up to
- * `max_up` steps: a chain in a crafted trace ends)? */
-bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_up);
-
 /* Is `in` the template `out` was filled from: the same name plus an extension (`config.h` <-
  * `config.h.in`, `config.h.cmake`, `json_config.h.in`, `foo.pc` <- `foo.pc.in`), or
  * `config.hin`/`config.in.h`?  An output named like a temporary (`config.h.tmp`, `config.h~`)

@@ -373,6 +373,45 @@ static void test_odd_process_rows(void)
     qdb_close(q);
 }
 
+/* A chain of N processes, each the child of the one before, each writing a file from what the
+ * one before wrote (a crafted trace; real builds nest a few levels): what each knows about its
+ * ancestors (under a configure step?) is worked out once per process, not by a walk of up to
+ * 4096 parents for each. */
+static void test_deep_chain_bounded(void)
+{
+    enum { N = 30000 };
+    g_autofree char *sql = g_strdup_printf(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) SELECT i, 10 + i, i, 0, NULLIF(i - 1, 0), "
+        "1000 + 10 * i, 1000 + 10 * i, 'gen', '/w/gen', '/w', X'67656E00' FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/f' || i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "SELECT i, i, 2, 1008 + 10 * i, 1008 + 10 * i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT i, i, 3, 577, 1007 + 10 * i, 1008 + 10 * i, i FROM n UNION ALL "
+        "SELECT i + 1, i, 1, 0, 1002 + 10 * (i + 1), 1002 + 10 * (i + 1), i FROM n "
+        "WHERE i < %d;",
+        N, N, N, N, N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("chain.db", sql, &q);
+    static const struct prov_walk_opts o = {.scripts = true, .stop_at_shlibs = true};
+    GTimer *t = g_timer_new();
+    GArray *in = prov_inputs(p, N, &o);
+    double s = g_timer_elapsed(t, NULL);
+    g_timer_destroy(t);
+    g_assert_nonnull(in);
+    g_assert_cmpuint(in->len, ==, N - 1);
+    g_array_unref(in);
+    g_test_message("inputs through a chain of %d processes: %.2f s", N, s);
+    g_assert_cmpfloat(s, <, 5.0);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -381,5 +420,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
     g_test_add_func("/prov/many-rewrites-bounded", test_many_rewrites_bounded);
     g_test_add_func("/prov/odd-process-rows", test_odd_process_rows);
+    g_test_add_func("/prov/deep-chain-bounded", test_deep_chain_bounded);
     return unit_run();
 }

@@ -277,7 +277,7 @@ static GArray *timed_inputs(struct prov *p, int64_t first, int64_t last,
 
 /* One process that reads N files and rewrites each in place (sed -i on a tree, a fix-up over
  * every installed file): each read is checked against the files it rewrote, which must not be
- * a scan of them all (N = 40 000: seconds squared, well under one linear). */
+ * a scan of them all (N = 40 000: 28 s when each output scanned every read, 0.5 s linear). */
 static void test_many_rewrites_bounded(void)
 {
     enum { N = 40000 };
@@ -309,13 +309,12 @@ static void test_many_rewrites_bounded(void)
     g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
     g_array_unref(in);
     g_test_message("inputs of one of %d rewritten files: %.2f s", N, s);
-    g_assert_cmpfloat(s, <, 5.0);
     /* and of all of them at once (packages, the SBOMs) */
     in = timed_inputs(p, N + 1, 2 * N, &o, &s);
     g_test_message("inputs of all %d rewritten files: %.2f s", N, s);
     g_assert_cmpuint(in->len, ==, 2 * N);
     g_array_unref(in);
-    g_assert_cmpfloat(s, <, 5.0);
+    g_assert_cmpfloat(s, <, 8.0); /* (seconds squared was 12 s and more; ASan ~3 s) */
     prov_free(p);
     qdb_close(q);
 }
@@ -410,7 +409,7 @@ static void test_deep_chain_bounded(void)
     g_assert_cmpuint(in->len, ==, N - 1);
     g_array_unref(in);
     g_test_message("inputs through a chain of %d processes: %.2f s", N, s);
-    g_assert_cmpfloat(s, <, 5.0);
+    g_assert_cmpfloat(s, <, 8.0); /* (4096 parents looked at for each was 11 s; ASan ~2 s) */
     prov_free(p);
     qdb_close(q);
 }
@@ -447,7 +446,7 @@ static void test_many_copies_bounded(void)
     g_test_message("inputs of all %d copies: %.2f s", N, s);
     g_assert_cmpuint(in->len, ==, 2 * N);
     g_array_unref(in);
-    g_assert_cmpfloat(s, <, 5.0);
+    g_assert_cmpfloat(s, <, 8.0); /* (seconds squared was 12 s and more; ASan ~3 s) */
     prov_free(p);
     qdb_close(q);
 }

@@ -451,6 +451,31 @@ static void test_many_copies_bounded(void)
     qdb_close(q);
 }
 
+/* A build's own tool whose name ends like an inspector's (`embed-file`, not file(1)): what it
+ * writes carries what it read. */
+static void test_own_tool_named_like_inspector(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'embed-file', '/w/embed-file', '/w', X'656D6265642D66696C6500');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/data.bin'), (2, '/w/blob.c');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 2, 115, 115);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 1, 0, 111, 111, 1), (2, 2, 3, 577, 113, 115, 2);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("embed.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 2, &code);
+    g_autofree char *d = describe(in);
+    g_assert_cmpstr(d, ==, "1:generated-from");
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -461,5 +486,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/odd-process-rows", test_odd_process_rows);
     g_test_add_func("/prov/deep-chain-bounded", test_deep_chain_bounded);
     g_test_add_func("/prov/many-copies-bounded", test_many_copies_bounded);
+    g_test_add_func("/prov/own-tool-named-like-inspector", test_own_tool_named_like_inspector);
     return unit_run();
 }

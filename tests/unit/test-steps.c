@@ -185,6 +185,21 @@ static void test_step_kinds(void)
     g_assert_cmpint(progkind_step("12"), ==, PROGKIND_GENERIC);
     g_assert_cmpint(progkind_step("stripper"), ==, PROGKIND_GENERIC);
     g_assert_cmpint(progkind_step("gas"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("eu-strip"), ==, PROGKIND_POSTPROC);
+    g_assert_cmpint(progkind_step("arm-none-eabi-objcopy"), ==, PROGKIND_POSTPROC);
+    g_assert_cmpint(progkind_step("avr-strip"), ==, PROGKIND_POSTPROC);
+    g_assert_cmpint(progkind_step("armv7l-unknown-linux-gnueabihf-ar"), ==, PROGKIND_ARCHIVE);
+    g_assert_cmpint(progkind_step("x86_64-w64-mingw32-gcc-ar-12"), ==, PROGKIND_ARCHIVE);
+    g_assert_cmpint(progkind_step("riscv64-unknown-elf-as"), ==, PROGKIND_COMPILE);
+    g_assert_cmpint(progkind_step("llvm-nm"), ==, PROGKIND_INSPECT);
+    /* a build's own tools whose names end like one: what they write carries what they read */
+    g_assert_cmpint(progkind_step("embed-file"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("gen-size"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("make-ar"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("html-strip"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("my-gen-nm"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("shell-file"), ==, PROGKIND_GENERIC);
+    g_assert_cmpint(progkind_step("-file"), ==, PROGKIND_GENERIC);
 }
 
 int main(int argc, char **argv)

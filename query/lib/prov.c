@@ -1254,14 +1254,16 @@ static bool loader_read(const struct proc_facts *f, const struct edge *e)
 }
 
 /* Did process `f` load this read to run rather than read it as data: a shared library the
- * dynamic loader mapped, an interpreter's module that is not its script? */
+ * dynamic loader mapped, an interpreter's module that is neither its script nor named on its
+ * command line? */
 static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const struct edge *e,
                           const char *path)
 {
     if (e->kind == TRACEDB_EXEC)
         return false;
+    /* (a module its command line names is its data: pod2man lib/Foo.pm, a zip of *.py) */
     if (f->interpreter && progkind_loads_module(f->prog, path))
-        return !steps_is_script_of(f->pr, path);
+        return !steps_is_script_of(f->pr, path) && !steps_argv_names(f->pr, path);
     return shlib_name(p, e->file_id, path) && loader_read(f, e);
 }
 

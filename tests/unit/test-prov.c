@@ -476,6 +476,35 @@ static void test_own_tool_named_like_inspector(void)
     qdb_close(q);
 }
 
+/* An interpreter's modules its command line names are its data (pod2man lib/Foo.pm, a script
+ * zipping pkg/mod.py); the modules it imports are not, nor its script. */
+static void test_interpreter_named_modules(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        /* python3 mkzip.py out.zip pkg/mod.py */
+        "(2, 11, 2, 0, 1, 110, 110, 'python3', '/usr/bin/python3.11', '/w', "
+        "X'707974686F6E33006D6B7A69702E7079006F75742E7A697000706B672F6D6F642E707900');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/mkzip.py'), (2, '/w/pkg/mod.py'), "
+        "(3, '/w/helper.py'), (4, '/w/out.zip');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 112, 112), (3, 3, 1, 113, 113), (4, 4, 2, 119, 119);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 1, 0, 111, 111, 1), (2, 3, 1, 0, 112, 112, 3), "
+        "(2, 2, 1, 0, 113, 113, 2), (2, 4, 3, 577, 115, 119, 4);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("zip.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 4, &code);
+    g_autofree char *d = describe(in);
+    g_assert_cmpstr(d, ==, "2:generated-from"); /* pkg/mod.py; not mkzip.py nor helper.py */
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -487,5 +516,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/deep-chain-bounded", test_deep_chain_bounded);
     g_test_add_func("/prov/many-copies-bounded", test_many_copies_bounded);
     g_test_add_func("/prov/own-tool-named-like-inspector", test_own_tool_named_like_inspector);
+    g_test_add_func("/prov/interpreter-named-modules", test_interpreter_named_modules);
     return unit_run();
 }

@@ -34,12 +34,12 @@ static bool is_shell(const char *prog)
 bool steps_is_configure_image(const struct qdb_process *pr)
 {
     const char *prog = qdb_process_program(pr);
+    if (!strcmp(prog, "configure") || !strcmp(prog, "config.status"))
+        return true; /* (also by its comm alone: a script's is its name) */
     size_t i = 0;
     const char *w = next_word(pr, &i); /* argv[0] */
     if (!w)
         return false;
-    if (!strcmp(prog, "configure") || !strcmp(prog, "config.status"))
-        return true;
     if (is_shell(prog)) {
         /* sh [options] ./configure ...: the first word that is not an option */
         while ((w = next_word(pr, &i))) {
@@ -163,12 +163,10 @@ bool steps_is_script_of(const struct qdb_process *pr, const char *path)
             return false; /* a module, a command string, stdin or nothing: no script file */
         if (w[0] == '-')
             continue;
-        if (w[0] == '/')
-            return !strcmp(w, path);
-        if (!pr->cwd)
+        if (w[0] != '/' && !pr->cwd)
             return false;
-        g_autofree char *abs = g_canonicalize_filename(w, pr->cwd);
-        return !strcmp(abs, path);
+        g_autofree char *abs = g_canonicalize_filename(w, w[0] == '/' ? "/" : pr->cwd);
+        return !strcmp(abs, path); /* (sh /w/./gen.sh runs /w/gen.sh) */
     }
     return false;
 }

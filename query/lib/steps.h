@@ -4,7 +4,8 @@
  * Contract
  *   - Pure functions of process rows (struct qdb_process) and paths: no I/O, no state.
  *   - A configure step is a process image that configures a build rather than running it:
- *     a shell running a script named `configure` or `config.status`; `cmake` in configure mode
+ *     a shell running a script named `configure` or `config.status` (or a process whose
+ *     program is so named: with no exe nor argv recorded, a script's comm is its name); `cmake` in configure mode
  *     (not --build, --install, -E, -P, --find-package, --open, --workflow); meson's `setup`
  *     and `configure` (also meson with no subcommand, and `meson --internal regenerate`).
  *     What such a step and its descendants read — probes, compiler-ABI sources, meson.build,
@@ -37,5 +38,6 @@ bool steps_argv_names(const struct qdb_process *pr, const char *path);
 
 /* Is `path` the script a shell or an interpreter runs: the first word after the program that
  * is not an option (sh gen.sh, perl -w script.pl; not with -c, -e or -m, nor when that word is
- * `-` (stdin) or empty), made absolute against the process's directory? */
+ * `-` (stdin) or empty), made absolute against the process's directory and normalized
+ * (`/w/./gen.sh` is `/w/gen.sh`)? */
 bool steps_is_script_of(const struct qdb_process *pr, const char *path);

@@ -73,6 +73,11 @@ static void test_configure_images(void)
     g_assert_false(configure_image("/bin/sh", ARGV("sh", "", "")));
     g_assert_false(configure_image("/bin/sh", ARGV("sh", "-")));
     g_assert_false(configure_image(NULL, NULL));
+    /* a script's comm is its name: with no exe nor argv recorded, still configure */
+    struct qdb_process *pr = proc(NULL, "/w", NULL);
+    pr->comm = g_strdup("configure");
+    g_assert_true(steps_is_configure_image(pr));
+    proc_free(pr);
     g_assert_false(configure_image("", ARGV("")));
 }
 
@@ -157,6 +162,7 @@ static void test_scripts(void)
     g_assert_true(script_of("/bin/sh", "/w", ARGV("sh", "gen.sh", "x"), "/w/gen.sh"));
     g_assert_true(script_of("/usr/bin/perl", "/w/sub", ARGV("perl", "-w", "../gen.pl"), "/w/gen.pl"));
     g_assert_true(script_of("/usr/bin/python3", "/", ARGV("python3", "/w/g.py"), "/w/g.py"));
+    g_assert_true(script_of("/bin/sh", "/", ARGV("sh", "/w/./sub/../gen.sh"), "/w/gen.sh"));
     g_assert_false(script_of("/usr/bin/python3", "/w", ARGV("python3", "-m", "g"), "/w/g.py"));
     g_assert_false(script_of("/usr/bin/perl", "/w", ARGV("perl", "-e", "1", "g.pl"), "/w/g.pl"));
     g_assert_false(script_of("/usr/bin/sed", "/w", ARGV("sed", "g.sh"), "/w/g.sh"));

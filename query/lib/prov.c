@@ -1164,6 +1164,7 @@ struct proc_facts {
                            * NULL */
     int64_t loaded_until; /* the start of its first read that the dynamic loader did not do */
     struct read_index *index; /* its reads by what add_selected's rules match on, or NULL */
+    guint n_writes;       /* how many writes it made (of versions) */
 };
 
 /* A process's reads (TRACEDB_READ) by what the rules of add_selected look up: their file, the
@@ -1178,7 +1179,8 @@ struct read_index {
     GHashTable *by_path;  /* path (owned) -> GArray of guint */
 };
 
-/* The fewest reads for which a process's reads are indexed (below, a scan costs less). */
+/* The fewest reads, and writes, for which a process's reads are indexed: below, a scan of its
+ * reads per output costs less (a compiler reads hundreds of headers for one output). */
 #define PROV_INDEX_MIN 64
 
 static void free_read_index(struct read_index *x)
@@ -1312,6 +1314,7 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     /* Several outputs, and data read after one of them was finished: which read went into
      * which output is not known. */
     struct edges wr = writes_of(p, pid, INT64_MIN, INT64_MAX);
+    f->n_writes = wr.n;
     int64_t first_done = INT64_MAX, one_file = 0;
     bool several = false;
     for (guint i = 0; i < wr.n; i++) {
@@ -1558,9 +1561,10 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
 {
     struct prov *p = w->p;
     struct edges rd = reads_of(p, pid, INT64_MIN, bound);
-    /* A process with many reads: each rule's candidates from its index, not a scan of them
-     * all for each of its outputs. */
-    const struct read_index *ix = rd.n >= PROV_INDEX_MIN ? read_index_of(p, pid) : NULL;
+    /* A process with many reads and outputs: each rule's candidates from its index, not a
+     * scan of them all for each of its outputs. */
+    const struct read_index *ix =
+        rd.n >= PROV_INDEX_MIN && f->n_writes >= PROV_INDEX_MIN ? read_index_of(p, pid) : NULL;
     GArray *cand = ix ? g_array_new(FALSE, FALSE, sizeof(guint)) : NULL;
     const char *out = v->path;
     int64_t out_file = v->at_file_id;

@@ -523,6 +523,48 @@ static void test_interpreter_named_modules(void)
     qdb_close(q);
 }
 
+/* An archiver with thousands of archiver children (dpkg-deb's tar, crafted N-fold): what each
+ * child read before the archive was written is in it, and the walk ends. */
+static void test_many_archiver_children(void)
+{
+    enum { N = 5000 };
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'dpkg-deb', '/usr/bin/dpkg-deb', '/w', X'6470')"
+        ";WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) SELECT 2 + i, 20 + i, 2 + i, 0, 2, 200 + i, "
+        "200 + i, 'tar', '/usr/bin/tar', '/w', X'74617200' FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/d/f' || i FROM n;"
+        "INSERT INTO files (id, path) VALUES (%d, '/w/x.deb');"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "SELECT i, i, 1, 150, 150 FROM n;"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "VALUES (%d, %d, 2, 900000, 900000);"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT 2 + i, i, 1, 0, 300 + i, 300 + i, i FROM n;"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, %d, 3, 577, 800000, 900000, %d);",
+        N, N, N + 1, N, N + 1, N + 1, N, N + 1, N + 1);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("archivers.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    double s;
+    GArray *in = timed_inputs(p, N + 1, N + 1, &code, &s);
+    g_test_message("inputs of an archive through %d archiver children: %.2f s", N, s);
+    g_assert_cmpuint(in->len, ==, N);
+    g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
+    g_array_unref(in);
+    g_assert_cmpfloat(s, <, WALK_SECONDS);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -535,5 +577,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/many-copies-bounded", test_many_copies_bounded);
     g_test_add_func("/prov/own-tool-named-like-inspector", test_own_tool_named_like_inspector);
     g_test_add_func("/prov/interpreter-named-modules", test_interpreter_named_modules);
+    g_test_add_func("/prov/many-archiver-children", test_many_archiver_children);
     return unit_run();
 }

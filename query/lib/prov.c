@@ -1553,6 +1553,16 @@ static bool index_candidates(const struct read_index *x, int rule, const struct 
     return true;
 }
 
+/* The i-th read a rule of add_selected looks at: of the index's candidates `cand`, else of
+ * the index's reads, else of `rd`. */
+static const struct edge *nth_read(const struct read_index *ix, const GArray *cand,
+                                   const struct edges *rd, guint i)
+{
+    if (cand)
+        return &g_array_index(ix->reads, struct edge, g_array_index(cand, guint, i));
+    return ix ? &g_array_index(ix->reads, struct edge, i) : &rd->e[i];
+}
+
 /* The rules that name the very reads an output was made from (prov.h).  Adds them and
  * returns true when one applies (perhaps adding nothing: a configure step's output without a
  * template carries no code); false: the writer's data reads are its inputs. */
@@ -1588,11 +1598,18 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
             indexed = index_candidates(ix, rule, v, cand);
         }
         guint n = indexed ? cand->len : ix ? ix->reads->len : rd.n;
+        /* templates of one name in several directories (one cmake filling sub1/config.h and
+         * sub2/config.h): the output's is the one whose directories end as its own do */
+        int best_dirs = -1;
+        for (guint i = 0; rule == 5 && i < n; i++) {
+            const struct edge *e = nth_read(ix, indexed ? cand : NULL, &rd, i);
+            const char *path = file_path(p, e->file_id);
+            if (e->t <= bound && e->kind == TRACEDB_READ && e->id != v->id &&
+                steps_is_template(out, path))
+                best_dirs = MAX(best_dirs, steps_common_dirs(out, path));
+        }
         for (guint i = 0; i < n; i++) {
-            const struct edge *e = indexed ? &g_array_index(ix->reads, struct edge,
-                                                            g_array_index(cand, guint, i))
-                                 : ix  ? &g_array_index(ix->reads, struct edge, i)
-                                       : &rd.e[i];
+            const struct edge *e = nth_read(ix, indexed ? cand : NULL, &rd, i);
             if (e->t > bound || e->kind != TRACEDB_READ || e->id == v->id)
                 continue;
             const struct prov_version *in = prov_version(p, e->id);
@@ -1613,7 +1630,7 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
                         !loaded_to_run(p, f, e, path);
                 break;
             case 5:
-                match = steps_is_template(out, path);
+                match = steps_is_template(out, path) && steps_common_dirs(out, path) == best_dirs;
                 break;
             }
             if (!match)

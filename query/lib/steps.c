@@ -115,6 +115,26 @@ bool steps_is_template(const char *out, const char *in)
 const char *const steps_compress_suffixes[] = {".gz",  ".xz",   ".bz2", ".zst",
                                                 ".lz4", ".lzma", ".Z",   NULL};
 
+int steps_common_dirs(const char *a, const char *b)
+{
+    const char *ea = strrchr(a, '/'), *eb = strrchr(b, '/');
+    int n = 0;
+    /* [ea, eb) walk back over one directory name each */
+    while (ea && eb && ea > a && eb > b) {
+        const char *sa = ea, *sb = eb;
+        while (sa > a && sa[-1] != '/')
+            sa--;
+        while (sb > b && sb[-1] != '/')
+            sb--;
+        if (ea - sa != eb - sb || ea == sa || memcmp(sa, sb, (size_t)(ea - sa)))
+            break;
+        n++;
+        ea = sa > a ? sa - 1 : NULL;
+        eb = sb > b ? sb - 1 : NULL;
+    }
+    return n;
+}
+
 bool steps_compressed_pair(const char *a, const char *b)
 {
     size_t al = strlen(a), bl = strlen(b);

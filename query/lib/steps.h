@@ -26,6 +26,11 @@ bool steps_is_configure_image(const struct qdb_process *pr);
  * is matched by the name it stands for. */
 bool steps_is_template(const char *out, const char *in);
 
+/* How many directories the two paths' parents end in alike (`/b/sub/config.h` and
+ * `/s/sub/config.h.in`: 1, sub), to tell which of two templates of one name an output was
+ * filled from. */
+int steps_common_dirs(const char *a, const char *b);
+
 /* Is one of the paths the other plus a compression suffix (.gz .xz .bz2 .zst .lz4 .lzma .Z)? */
 bool steps_compressed_pair(const char *a, const char *b);
 /* Those suffixes, NULL-terminated. */

@@ -565,6 +565,38 @@ static void test_many_archiver_children(void)
     qdb_close(q);
 }
 
+/* One configure step filling two templates of the same name in two directories (CMake's
+ * configure_file, in its own process): each output from the one in its own directory. */
+static void test_templates_of_one_name(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        /* cmake -S . -B b */
+        "(2, 11, 2, 0, 1, 110, 110, 'cmake', '/usr/bin/cmake', '/s', X'636D616B65002D53002E002D42006200');"
+        "INSERT INTO files (id, path) VALUES (1, '/s/a/version.h.in'), (2, '/s/b/version.h.in'), "
+        "(3, '/s/b/build/a/version.h'), (4, '/s/b/build/b/version.h');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 112, 112), (3, 3, 2, 120, 120), (4, 4, 2, 130, 130);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 1, 0, 111, 111, 1), (2, 2, 1, 0, 112, 112, 2), "
+        "(2, 3, 3, 577, 115, 120, 3), (2, 4, 3, 577, 125, 130, 4);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("templates.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 3, &code);
+    g_autofree char *a = describe(in);
+    g_assert_cmpstr(a, ==, "1:header");
+    g_array_unref(in);
+    in = prov_inputs(p, 4, &code);
+    g_autofree char *b = describe(in);
+    g_assert_cmpstr(b, ==, "2:header");
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -578,5 +610,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/own-tool-named-like-inspector", test_own_tool_named_like_inspector);
     g_test_add_func("/prov/interpreter-named-modules", test_interpreter_named_modules);
     g_test_add_func("/prov/many-archiver-children", test_many_archiver_children);
+    g_test_add_func("/prov/templates-of-one-name", test_templates_of_one_name);
     return unit_run();
 }

@@ -107,6 +107,20 @@ static void test_templates(void)
     g_assert_false(steps_is_template(".h", ".in.h"));
 }
 
+static void test_common_dirs(void)
+{
+    g_assert_cmpint(steps_common_dirs("/b/sub/config.h", "/s/sub/config.h.in"), ==, 1);
+    g_assert_cmpint(steps_common_dirs("/s/a/b/x", "/s/a/b/x.in"), ==, 3);
+    g_assert_cmpint(steps_common_dirs("/b/a/x", "/s/b/x.in"), ==, 0);
+    g_assert_cmpint(steps_common_dirs("/b/xa/x", "/s/a/x.in"), ==, 0);
+    g_assert_cmpint(steps_common_dirs("/x", "/x.in"), ==, 0);
+    g_assert_cmpint(steps_common_dirs("x", "x.in"), ==, 0);
+    g_assert_cmpint(steps_common_dirs("a/x", "a/x.in"), ==, 1);
+    g_assert_cmpint(steps_common_dirs("", ""), ==, 0);
+    g_assert_cmpint(steps_common_dirs("//x", "//y"), ==, 0);
+    g_assert_cmpint(steps_common_dirs("/a//x", "/a//y"), ==, 0);
+}
+
 static void test_compressed_pairs(void)
 {
     g_assert_true(steps_compressed_pair("/d/changelog", "/d/changelog.gz"));
@@ -213,6 +227,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/steps/configure-images", test_configure_images);
     g_test_add_func("/steps/templates", test_templates);
+    g_test_add_func("/steps/common-dirs", test_common_dirs);
     g_test_add_func("/steps/compressed-pairs", test_compressed_pairs);
     g_test_add_func("/steps/argv-names", test_argv_names);
     g_test_add_func("/steps/scripts", test_scripts);

@@ -1305,6 +1305,14 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
      * data (ld.so.cache). */
     f->loaded_until = INT64_MAX;
     struct edges rd = reads_of(p, pid, INT64_MIN, INT64_MAX);
+    /* A program the build made is its own, whatever its name (the file package's build runs
+     * its own `file -C` to compile magic.mgc): never an inspector that carries nothing. */
+    for (guint i = 0; f->step == PROGKIND_INSPECT && i < rd.n; i++) {
+        const struct prov_version *x =
+            rd.e[i].kind == TRACEDB_EXEC ? prov_version(p, rd.e[i].id) : NULL;
+        if (x && x->origin == TRACEDB_VERSION_WRITTEN)
+            f->step = PROGKIND_GENERIC;
+    }
     for (guint i = 0; i < rd.n; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
         if (rd.e[i].kind == TRACEDB_READ && !shlib_name(p, rd.e[i].file_id, path) &&

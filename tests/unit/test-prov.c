@@ -597,6 +597,35 @@ static void test_templates_of_one_name(void)
     qdb_close(q);
 }
 
+/* A program the build made and named like an inspector (the file package runs its own
+ * `file -C -m magic` to compile magic.mgc): what it writes carries what it read. */
+static void test_built_program_named_like_inspector(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+        /* ./file -C -m magic */
+        "(3, 12, 3, 0, 1, 200, 200, 'file', '/w/file', '/w', X'2E2F66696C65002D43002D6D006D6167696300');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/file'), (2, '/w/magic/elf'), "
+        "(3, '/w/magic.mgc');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 2, 150, 150), (2, 2, 1, 202, 202), (3, 3, 2, 210, 210);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 3, 577, 140, 150, 1), (3, 1, 5, 0, 201, 201, 1), "
+        "(3, 2, 1, 0, 202, 202, 2), (3, 3, 3, 577, 205, 210, 3);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("file.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 3, &code);
+    g_autofree char *d = describe(in);
+    g_assert_cmpstr(d, ==, "2:generated-from");
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -611,5 +640,7 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/interpreter-named-modules", test_interpreter_named_modules);
     g_test_add_func("/prov/many-archiver-children", test_many_archiver_children);
     g_test_add_func("/prov/templates-of-one-name", test_templates_of_one_name);
+    g_test_add_func("/prov/built-program-named-like-inspector",
+                    test_built_program_named_like_inspector);
     return unit_run();
 }

@@ -1479,9 +1479,10 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
     edges_done(&found);
 }
 
-static gint guint_cmp(const guint *a, const guint *b)
+static gint guint_cmp(gconstpointer a, gconstpointer b)
 {
-    return (*a > *b) - (*a < *b);
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return (x > y) - (x < y);
 }
 
 static void index_push(GHashTable *t, gpointer key, guint i, bool owned_key)
@@ -1551,7 +1552,7 @@ static bool index_candidates(const struct read_index *x, int rule, const struct 
                     g_array_append_vals(out, l->data, l->len);
             }
         }
-        g_array_sort(out, (GCompareFunc)guint_cmp); /* in the order read, as a scan finds them */
+        g_array_sort(out, guint_cmp); /* in the order read, as a scan finds them */
         return true;
     default:
         return false;

@@ -626,6 +626,43 @@ static void test_built_program_named_like_inspector(void)
     qdb_close(q);
 }
 
+/* gzip -r over 100 files (enough to index its reads): each .gz from its own file only. */
+static void test_compressor_of_many(void)
+{
+    enum { N = 100 };
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'gzip', '/usr/bin/gzip', '/w', X'677A6970002D7200640000')"
+        ";WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/d/f' || i FROM n UNION ALL "
+        "SELECT %d + i, '/w/d/f' || i || '.gz' FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "SELECT i, i, 1, 1000 + 4 * i, 1000 + 4 * i FROM n UNION ALL "
+        "SELECT %d + i, %d + i, 2, 1002 + 4 * i, 1002 + 4 * i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT 2, i, 1, 0, 1000 + 4 * i, 1000 + 4 * i, i FROM n UNION ALL "
+        "SELECT 2, %d + i, 3, 577, 1001 + 4 * i, 1002 + 4 * i, %d + i FROM n;",
+        N, N, N, N, N, N, N, N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("gzip.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    for (int round = 0; round < 2; round++) { /* by SQL, then on the graph */
+        GArray *in = prov_inputs(p, N + 7, &code);
+        g_assert_cmpuint(in->len, ==, 1);
+        g_assert_cmpint(g_array_index(in, struct prov_node, 0).v->id, ==, 7);
+        g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
+        g_assert_false(g_array_index(in, struct prov_node, 0).guess);
+        g_array_unref(in);
+        prov_load(p);
+    }
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -642,5 +679,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/templates-of-one-name", test_templates_of_one_name);
     g_test_add_func("/prov/built-program-named-like-inspector",
                     test_built_program_named_like_inspector);
+    g_test_add_func("/prov/compressor-of-many", test_compressor_of_many);
     return unit_run();
 }

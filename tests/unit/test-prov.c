@@ -432,20 +432,18 @@ static void test_deep_chain_bounded(void)
     qdb_close(q);
 }
 
-/* One process that copies N files and hashes none of them (cp -r of a tree, a trace recorded
- * without hashes): which read went into which copy is a guess, and each copy's guess is its
- * reads before it, found without a scan of all of them per copy. */
-static void test_many_copies_bounded(void)
+/* A trace's SQL: make [1] runs process [2] (`row`: its comm, exe, cwd and argv) that reads
+ * the N files named by the SQL expression `in` (of i, 1..N: versions 1..N) and writes each,
+ * right after, to the file `out` names (versions N+1..2N), with no hashes. */
+static char *one_to_one_sql(const char *row, const char *in, const char *out, int n)
 {
-    enum { N = 200000 };
-    g_autofree char *sql = g_strdup_printf(
+    return g_strdup_printf(
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
         "first_seen_ns, comm, exe, cwd, argv) VALUES "
         "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
-        "(2, 11, 2, 0, 1, 110, 110, 'cp', '/usr/bin/cp', '/w', X'637000')"
+        "(2, 11, 2, 0, 1, 110, 110, %s)"
         ";WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
-        "INSERT INTO files (id, path) SELECT i, '/w/src/f' || i FROM n UNION ALL "
-        "SELECT %d + i, '/w/dst/f' || i FROM n;"
+        "INSERT INTO files (id, path) SELECT i, %s FROM n UNION ALL SELECT %d + i, %s FROM n;"
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
         "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
         "SELECT i, i, 1, 1000 + 4 * i, 1000 + 4 * i FROM n UNION ALL "
@@ -454,7 +452,17 @@ static void test_many_copies_bounded(void)
         "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
         "version_id) SELECT 2, i, 1, 0, 1000 + 4 * i, 1000 + 4 * i, i FROM n UNION ALL "
         "SELECT 2, %d + i, 3, 577, 1001 + 4 * i, 1002 + 4 * i, %d + i FROM n;",
-        N, N, N, N, N, N, N, N);
+        row, n, in, n, out, n, n, n, n, n, n);
+}
+
+/* One process that copies N files and hashes none of them (cp -r of a tree, a trace recorded
+ * without hashes): which read went into which copy is a guess, and each copy's guess is its
+ * reads before it, found without a scan of all of them per copy. */
+static void test_many_copies_bounded(void)
+{
+    enum { N = 200000 };
+    g_autofree char *sql = one_to_one_sql("'cp', '/usr/bin/cp', '/w', X'637000'",
+                                          "'/w/src/f' || i", "'/w/dst/f' || i", N);
     struct qdb *q = NULL;
     struct prov *p = open_crafted("copies.db", sql, &q);
     static const struct prov_walk_opts o = {.scripts = false, .stop_at_shlibs = true,
@@ -630,23 +638,9 @@ static void test_built_program_named_like_inspector(void)
 static void test_compressor_of_many(void)
 {
     enum { N = 100 };
-    g_autofree char *sql = g_strdup_printf(
-        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
-        "first_seen_ns, comm, exe, cwd, argv) VALUES "
-        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
-        "(2, 11, 2, 0, 1, 110, 110, 'gzip', '/usr/bin/gzip', '/w', X'677A6970002D7200640000')"
-        ";WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
-        "INSERT INTO files (id, path) SELECT i, '/w/d/f' || i FROM n UNION ALL "
-        "SELECT %d + i, '/w/d/f' || i || '.gz' FROM n;"
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
-        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
-        "SELECT i, i, 1, 1000 + 4 * i, 1000 + 4 * i FROM n UNION ALL "
-        "SELECT %d + i, %d + i, 2, 1002 + 4 * i, 1002 + 4 * i FROM n;"
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
-        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
-        "version_id) SELECT 2, i, 1, 0, 1000 + 4 * i, 1000 + 4 * i, i FROM n UNION ALL "
-        "SELECT 2, %d + i, 3, 577, 1001 + 4 * i, 1002 + 4 * i, %d + i FROM n;",
-        N, N, N, N, N, N, N, N);
+    g_autofree char *sql = one_to_one_sql(
+        "'gzip', '/usr/bin/gzip', '/w', X'677A6970002D7200640000'", "'/w/d/f' || i",
+        "'/w/d/f' || i || '.gz'", N);
     struct qdb *q = NULL;
     struct prov *p = open_crafted("gzip.db", sql, &q);
     static const struct prov_walk_opts code = {.scripts = true, .code_only = true};

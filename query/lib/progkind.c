@@ -41,8 +41,36 @@ bool progkind_is_build_driver(const char *prog)
     return false;
 }
 
-/* `prog` without a target prefix ("x86_64-linux-gnu-") or a version suffix ("-12", "-14.0"):
- * is it `name`?  (A prefix is anything ending in '-'.) */
+/* Is prog[0, len) a tool prefix: a toolchain's (llvm, gcc: llvm-objcopy, gcc-ar; elfutils'
+ * eu) or a target's, whose first word is a CPU (x86_64-linux-gnu, arm-none-eabi, avr,
+ * x86_64-w64-mingw32-gcc)?  Not any word: a build's own `embed-file` or `gen-size` is not
+ * file(1) or size(1). */
+static bool tool_prefix(const char *prog, size_t len)
+{
+    static const char *const tools[] = {"llvm", "gcc", "eu"};
+    for (size_t i = 0; i < G_N_ELEMENTS(tools); i++)
+        if (len == strlen(tools[i]) && !memcmp(prog, tools[i], len))
+            return true;
+    static const char *const cpus[] = {
+        "x86_64", "amd64",     "i386",    "i486",    "i586",     "i686",      "aarch64",
+        "aarch64_be", "arm64", "arm",     "armel",   "armhf",    "armeb",     "alpha",
+        "hppa",   "ia64",      "m68k",    "s390",    "s390x",    "sparc",     "sparc64",
+        "avr",    "msp430",    "xtensa",  "or1k",    "nios2",    "microblaze", "arc",
+        "csky",   "bpf",       "hexagon", "loongarch64", "wasm32", "wasm64",  "sh",
+        "sh4",    "mips",      "mipsel",  "mips64",  "mips64el", "powerpc",   "powerpc64",
+        "powerpc64le", "ppc",  "ppc64",   "ppc64le", "riscv32",  "riscv64"};
+    const char *dash = memchr(prog, '-', len);
+    size_t first = dash ? (size_t)(dash - prog) : len;
+    for (size_t i = 0; i < G_N_ELEMENTS(cpus); i++)
+        if (first == strlen(cpus[i]) && !memcmp(prog, cpus[i], first))
+            return true;
+    /* armv7l, armv7a, mipsisa64r6el */
+    return (first > 4 && !memcmp(prog, "armv", 4) && g_ascii_isdigit(prog[4])) ||
+           (first > 7 && !memcmp(prog, "mipsisa", 7));
+}
+
+/* `prog` without a target or tool prefix ("x86_64-linux-gnu-", "llvm-": tool_prefix) or a
+ * version suffix ("-12", "-14.0"): is it `name`? */
 static bool named(const char *prog, const char *name)
 {
     size_t pl = strlen(prog), nl = strlen(name);
@@ -54,7 +82,7 @@ static bool named(const char *prog, const char *name)
         pl = end - 1;
     if (pl < nl || memcmp(prog + pl - nl, name, nl))
         return false;
-    return pl == nl || prog[pl - nl - 1] == '-';
+    return pl == nl || (prog[pl - nl - 1] == '-' && tool_prefix(prog, pl - nl - 1));
 }
 
 enum progkind_step progkind_step(const char *prog)

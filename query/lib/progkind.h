@@ -14,8 +14,10 @@
  *     a linker links it, an archiver (ar, tar, dpkg-deb) archives it, a post-processor (strip, objcopy, dwz,
  *     debugedit, chrpath, patchelf) rewrites one file, a compressor compresses one file into
  *     another; an inspector (md5sum, readelf, objdump) writes about what it read and carries
- *     none of it; anything else is generic.  Target prefixes and version suffixes are allowed
- *     (x86_64-linux-gnu-ld.bfd, gcc-ar-12, llvm-objcopy-14).
+ *     none of it; anything else is generic.  Target prefixes (a CPU first: x86_64-linux-gnu-,
+ *     arm-none-eabi-, avr-), toolchain prefixes (llvm-, gcc-, eu-) and version suffixes are
+ *     allowed (x86_64-linux-gnu-ld.bfd, gcc-ar-12, llvm-objcopy-14, eu-strip); any other word
+ *     before the name is not one (a build's own `embed-file` is not file(1)).
  *   - An interpreter (perl, python, ruby, tclsh, php, node) loads modules to run: files with its
  *     module extensions are what it runs, not what it reads as data.
  */

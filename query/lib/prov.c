@@ -199,6 +199,7 @@ struct prov {
     struct idmap facts;     /* process id -> struct proc_facts* (the walks' rules); lazy */
     GHashTable *direct;     /* version id -> GHashTable of the version ids it carries one step
                              * back -> enum level + 1 (the outputs walk's code levels); lazy */
+    struct idmap configure; /* process id -> 2 under a configure step, 1 not (under_configure) */
 };
 
 /* What every successful access says about files and versions, from one scan
@@ -261,6 +262,7 @@ struct prov *prov_new(struct qdb *q)
     idmap_init(&p->paths, 0, free_path);
     idmap_init(&p->name_kinds, 0, NULL);
     idmap_init(&p->facts, 0, free_facts);
+    idmap_init(&p->configure, 0, NULL);
     p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
     p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
     p->st_writers = prepare(p, tracedb_sql(TQ_WRITERS_OF_VERSION));
@@ -300,6 +302,7 @@ void prov_free(struct prov *p)
     idmap_clear(&p->facts);
     if (p->direct)
         g_hash_table_destroy(p->direct);
+    idmap_clear(&p->configure);
     if (p->successors)
         g_hash_table_destroy(p->successors);
     graph_free(p->graph);
@@ -900,6 +903,19 @@ static void load_versions(struct prov *p, int64_t max_version, const struct plac
 }
 
 /* Load every file path, version and versioned access in three scans. */
+/* By time, then version, file and kind (a total order: the same graph every load). */
+static int edge_time_cmp(const void *a, const void *b)
+{
+    const struct edge *x = a, *y = b;
+    if (x->t != y->t)
+        return (x->t > y->t) - (x->t < y->t);
+    if (x->id != y->id)
+        return (x->id > y->id) - (x->id < y->id);
+    if (x->file_id != y->file_id)
+        return (x->file_id > y->file_id) - (x->file_id < y->file_id);
+    return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
 static void load_graph(struct prov *p)
 {
     struct graph *g = g_new0(struct graph, 1);
@@ -945,6 +961,12 @@ static void load_graph(struct prov *p)
     }
     sqlite3_finalize(st);
     csr_build(&g->reads, max_process, (struct keyed *)(void *)rd->data, rd->len);
+    /* each process's reads by time: a walk takes those in a window without a scan of all */
+    for (int64_t pid = 1; pid <= max_process; pid++) {
+        struct edges x = csr_get(&g->reads, pid);
+        if (x.n > 1)
+            qsort((struct edge *)x.e, x.n, sizeof(struct edge), edge_time_cmp);
+    }
     csr_build(&g->writers, max_version, (struct keyed *)(void *)wr->data, wr->len);
     /* The mirror images: readers by version, writes by process. */
     for (guint i = 0; i < rd->len; i++) {
@@ -1003,7 +1025,7 @@ static struct edges writers_of(struct prov *p, int64_t v)
 }
 
 /* What process `pid` read: {version, first_ns, file, kind}; a superset of those with a start
- * in [from, until] (the caller filters). */
+ * in [from, until] (the caller filters).  From the graph, in time order (edge_time_cmp). */
 static struct edges reads_of(struct prov *p, int64_t pid, int64_t from, int64_t until)
 {
     return p->graph ? csr_get(&p->graph->reads, pid)
@@ -1168,6 +1190,10 @@ static int64_t advance(struct idmap *done, int64_t id, int64_t bound, bool upwar
 
 /* ---- code and influence (prov.h; docs/architecture.md "Provenance: code and influence") - */
 
+/* The most processes a walk up a chain of archivers looks at (a crafted trace may chain
+ * thousands). */
+#define PROV_MAX_UP 4096
+
 /* What the walk needs to know about one process image, worked out on its first use. */
 struct proc_facts {
     const struct qdb_process *pr;
@@ -1177,21 +1203,81 @@ struct proc_facts {
     bool configure;       /* it or an ancestor is a configure step (steps.h) */
     bool several;         /* a generic process that made 2+ files */
     bool interleaved;     /* ... and read data after one of them was finished */
-    GArray *rewrites;     /* ... the files (ids) it read and then wrote anew, or NULL */
+    GHashTable *rewrites; /* ... the files (ids, as pointers) it read and then wrote anew, or
+                           * NULL */
     int64_t loaded_until; /* the start of its first read that the dynamic loader did not do */
     bool system_program;  /* its executable is in /usr, /bin, /sbin or /lib */
+    struct read_index *index; /* its reads by what add_selected's rules match on, or NULL */
+    guint n_writes;       /* how many writes it made (of versions) */
 };
+
+/* A process's reads (TRACEDB_READ) by what the rules of add_selected look up: their file, the
+ * content they held (SHA-256) and their path, each to the
+ * indexes into `reads` in the order read.  Made for a process with many reads on its first
+ * add_selected, so that a process that made thousands of files from thousands of reads (cp -r,
+ * sed -i over a tree) costs one lookup per output, not a scan of its reads per output. */
+struct read_index {
+    GArray *reads;        /* struct edge */
+    GHashTable *by_file;  /* int64 file id -> GArray of guint */
+    GHashTable *by_sha;   /* sha256 hex (the version's) -> GArray of guint */
+    GHashTable *by_path;  /* path (owned) -> GArray of guint */
+};
+
+/* The fewest reads, and writes, for which a process's reads are indexed: below, a scan of its
+ * reads per output costs less (a compiler reads hundreds of headers for one output). */
+#define PROV_INDEX_MIN 64
+
+static void free_read_index(struct read_index *x)
+{
+    if (!x)
+        return;
+    g_array_unref(x->reads);
+    g_hash_table_destroy(x->by_file);
+    g_hash_table_destroy(x->by_sha);
+    g_hash_table_destroy(x->by_path);
+    g_free(x);
+}
 
 static void free_facts(gpointer data)
 {
     struct proc_facts *f = data;
     if (f->rewrites)
-        g_array_unref(f->rewrites);
+        g_hash_table_destroy(f->rewrites);
+    free_read_index(f->index);
     g_free(f);
 }
 
-/* The most images a walk up from a process looks at for a configure step. */
-#define PROV_MAX_UP 4096
+/* The most archivers and compressors a walk down from an archiver follows (a trace with
+ * thousands is crafted). */
+#define PROV_MAX_ARCHIVERS 4096
+
+/* Is `pr` a configure step (steps_is_configure_image) or a descendant of one: an earlier
+ * image's or a parent's answer, each worked out once (p->configure), so that a chain of N
+ * processes costs N looks, not N times its depth.  (qdb links a process only to earlier ones:
+ * the walk up ends.) */
+static bool under_configure(struct prov *p, const struct qdb_process *pr)
+{
+    GArray *chain = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    bool answer = false;
+    for (const struct qdb_process *x = pr; x;) {
+        gpointer known = idmap_get(&p->configure, x->id);
+        if (known) {
+            answer = GPOINTER_TO_INT(known) == 2;
+            break;
+        }
+        g_array_append_val(chain, x->id);
+        if (steps_is_configure_image(x)) {
+            answer = true;
+            break;
+        }
+        int64_t up = x->prev_image_id ? x->prev_image_id : x->parent_id;
+        x = up > 0 && up < x->id ? qdb_process(p->q, up) : NULL;
+    }
+    for (guint i = 0; i < chain->len; i++)
+        idmap_set(&p->configure, g_array_index(chain, int64_t, i), GINT_TO_POINTER(answer ? 2 : 1));
+    g_array_free(chain, TRUE);
+    return answer;
+}
 
 /* Is `path` a library file by its name (libfoo.so, libfoo.so.1.2)? */
 static bool shlib_name(struct prov *p, int64_t file_id, const char *path)
@@ -1256,14 +1342,16 @@ static bool loader_read(const struct proc_facts *f, const struct edge *e, const 
 }
 
 /* Did process `f` load this read to run rather than read it as data: a shared library the
- * dynamic loader mapped, an interpreter's module that is not its script? */
+ * dynamic loader mapped, an interpreter's module that is neither its script nor named on its
+ * command line? */
 static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const struct edge *e,
                           const char *path)
 {
     if (e->kind == TRACEDB_EXEC)
         return false;
+    /* (a module its command line names is its data: pod2man lib/Foo.pm, a zip of *.py) */
     if (f->interpreter && progkind_loads_module(f->prog, path))
-        return !steps_is_script_of(f->pr, path);
+        return !steps_is_script_of(f->pr, path) && !steps_argv_names(f->pr, path);
     return shlib_name(p, e->file_id, path) && loader_read(f, e, path);
 }
 
@@ -1298,7 +1386,7 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     f->prog = qdb_process_program(pr);
     f->step = progkind_step(f->prog);
     f->interpreter = progkind_is_interpreter(f->prog);
-    f->configure = steps_under_configure(p->q, pr, PROV_MAX_UP);
+    f->configure = under_configure(p, pr);
     static char usr[] = "/usr", bin[] = "/bin", sbin[] = "/sbin", lib[] = "/lib";
     char *const sys[] = {usr, bin, sbin, lib, NULL};
     f->system_program = pr->exe && prov_path_under(pr->exe, sys);
@@ -1306,6 +1394,14 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
      * loader's cache (locale files are read by main, not the loader). */
     f->loaded_until = INT64_MAX;
     struct edges rd = reads_of(p, pid, INT64_MIN, INT64_MAX);
+    /* A program the build made is its own, whatever its name (the file package's build runs
+     * its own `file -C` to compile magic.mgc): never an inspector that carries nothing. */
+    for (guint i = 0; f->step == PROGKIND_INSPECT && i < rd.n; i++) {
+        const struct prov_version *x =
+            rd.e[i].kind == TRACEDB_EXEC ? prov_version(p, rd.e[i].id) : NULL;
+        if (x && x->origin == TRACEDB_VERSION_WRITTEN)
+            f->step = PROGKIND_GENERIC;
+    }
     for (guint i = 0; i < rd.n; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
         if (rd.e[i].kind == TRACEDB_READ && !shlib_name(p, rd.e[i].file_id, path) &&
@@ -1315,6 +1411,7 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     /* Several outputs, and data read after one of them was finished: which read went into
      * which output is not known. */
     struct edges wr = writes_of(p, pid, INT64_MIN, INT64_MAX);
+    f->n_writes = wr.n;
     int64_t first_done = INT64_MAX, one_file = 0;
     bool several = false;
     for (guint i = 0; i < wr.n; i++) {
@@ -1329,16 +1426,22 @@ static const struct proc_facts *facts_of(struct prov *p, int64_t pid)
     several = several && f->step == PROGKIND_GENERIC; /* the others' rules are known */
     f->several = several;
     /* The files it read and then made anew (dpkg-gencontrol's debian/files): inputs of their
-     * new versions (in place), not of its other outputs. */
-    for (guint i = 0; several && i < wr.n; i++) {
-        const struct prov_version *v = prov_version(p, wr.e[i].id);
-        for (guint k = 0; v && k < rd.n; k++)
-            if (rd.e[k].file_id == v->at_file_id && rd.e[k].kind == TRACEDB_READ) {
-                if (!f->rewrites)
-                    f->rewrites = g_array_new(FALSE, FALSE, sizeof(int64_t));
-                g_array_append_val(f->rewrites, v->at_file_id);
-                break;
-            }
+     * new versions (in place), not of its other outputs.  (Sets, not scans: sed -i over a
+     * tree reads and rewrites thousands.) */
+    if (several) {
+        GHashTable *read_files = g_hash_table_new(g_int64_hash, g_int64_equal);
+        for (guint k = 0; k < rd.n; k++)
+            if (rd.e[k].kind == TRACEDB_READ)
+                g_hash_table_add(read_files, (gpointer)&rd.e[k].file_id);
+        for (guint i = 0; i < wr.n; i++) {
+            const struct prov_version *v = prov_version(p, wr.e[i].id);
+            if (!v || !g_hash_table_contains(read_files, &v->at_file_id))
+                continue;
+            if (!f->rewrites)
+                f->rewrites = g_hash_table_new(NULL, NULL);
+            g_hash_table_add(f->rewrites, GSIZE_TO_POINTER((gsize)v->at_file_id));
+        }
+        g_hash_table_destroy(read_files);
     }
     for (guint i = 0; several && i < rd.n && !f->interleaved; i++) {
         const char *path = file_path(p, rd.e[i].file_id);
@@ -1421,9 +1524,8 @@ static enum prov_role read_role(struct walk *w, const struct proc_facts *f, cons
         return PROV_ROLE_COUNT;
     if (steps_is_script_of(f->pr, path))
         return PROV_ROLE_COUNT; /* the generator's program, not its input */
-    for (guint i = 0; f->rewrites && i < f->rewrites->len; i++)
-        if (g_array_index(f->rewrites, int64_t, i) == e->file_id)
-            return PROV_ROLE_COUNT; /* the old content of another output (add_selected) */
+    if (f->rewrites && g_hash_table_contains(f->rewrites, GSIZE_TO_POINTER((gsize)e->file_id)))
+        return PROV_ROLE_COUNT; /* the old content of another output (add_selected) */
     if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
         return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
     return code_role(f, name, path, e->kind);
@@ -1437,8 +1539,23 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
     const struct proc_facts *f = facts_of(p, pid);
     int64_t from = after == INT64_MIN ? INT64_MIN : after + 1;
     struct edges found = reads_of(p, pid, from, bound);
-    for (guint i = 0; i < found.n && !w->gave_up; i++) {
+    /* The graph's are in time order: from the first at or after `from`, up to `bound` (a
+     * process that made each of 100 000 copies after its read is walked once per copy). */
+    guint start = 0;
+    if (p->graph) {
+        guint hi = found.n;
+        while (start < hi) {
+            guint mid = start + (hi - start) / 2;
+            if (found.e[mid].t < from)
+                start = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    for (guint i = start; i < found.n && !w->gave_up; i++) {
         const struct edge *e = &found.e[i];
+        if (p->graph && e->t > bound)
+            break;
         if (e->t < from || e->t > bound)
             continue;
         const struct prov_node *have = idmap_get(&w->nodes, e->id);
@@ -1449,6 +1566,99 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
             walk_add(w, e->id, role, depth, true);
     }
     edges_done(&found);
+}
+
+static gint guint_cmp(gconstpointer a, gconstpointer b)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return (x > y) - (x < y);
+}
+
+static void index_push(GHashTable *t, gpointer key, guint i, bool owned_key)
+{
+    GArray *list = g_hash_table_lookup(t, key);
+    if (!list) {
+        list = g_array_new(FALSE, FALSE, sizeof(guint));
+        g_hash_table_insert(t, owned_key ? g_strdup(key) : key, list);
+    }
+    g_array_append_val(list, i);
+}
+
+/* Process `pid`'s read index (struct read_index), made on first use. */
+static const struct read_index *read_index_of(struct prov *p, int64_t pid)
+{
+    struct proc_facts *f = idmap_get(&p->facts, pid);
+    if (!f || !f->pr)
+        return NULL;
+    if (f->index)
+        return f->index;
+    struct read_index *x = g_new0(struct read_index, 1);
+    x->reads = g_array_new(FALSE, FALSE, sizeof(struct edge));
+    x->by_file = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+    x->by_sha = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify)g_array_unref);
+    x->by_path = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify)g_array_unref);
+    struct edges rd = reads_of(p, pid, INT64_MIN, INT64_MAX);
+    for (guint i = 0; i < rd.n; i++) {
+        if (rd.e[i].kind != TRACEDB_READ)
+            continue;
+        guint at = x->reads->len;
+        g_array_append_val(x->reads, rd.e[i]);
+        index_push(x->by_file, GSIZE_TO_POINTER((gsize)rd.e[i].file_id), at, false);
+        const struct prov_version *in = prov_version(p, rd.e[i].id);
+        if (in && in->sha256[0])
+            index_push(x->by_sha, (gpointer)in->sha256, at, true);
+        index_push(x->by_path, (gpointer)file_path(p, rd.e[i].file_id), at, true);
+    }
+    edges_done(&rd);
+    f->index = x;
+    return x;
+}
+
+/* The reads rule `rule` of add_selected may match for output `v`, from the index: appended to
+ * `out` (indexes into x->reads).  False: the rule has no key, every read is a candidate. */
+static bool index_candidates(const struct read_index *x, int rule, const struct prov_version *v,
+                             GArray *out)
+{
+    GArray *l = NULL;
+    switch (rule) {
+    case 1:
+        l = v->sha256[0] ? g_hash_table_lookup(x->by_sha, v->sha256) : NULL;
+        break;
+    case 2:
+        l = g_hash_table_lookup(x->by_file, GSIZE_TO_POINTER((gsize)v->at_file_id));
+        break;
+    case 3:
+        /* the output plus a suffix (compressed), or without one (decompressed) */
+        for (const char *const *sfx = steps_compress_suffixes; *sfx; sfx++) {
+            g_autofree char *name = g_strconcat(v->path, *sfx, NULL);
+            if ((l = g_hash_table_lookup(x->by_path, name)))
+                g_array_append_vals(out, l->data, l->len);
+            if (g_str_has_suffix(v->path, *sfx) && strlen(v->path) > strlen(*sfx)) {
+                g_autofree char *plain = g_strndup(v->path, strlen(v->path) - strlen(*sfx));
+                if ((l = g_hash_table_lookup(x->by_path, plain)))
+                    g_array_append_vals(out, l->data, l->len);
+            }
+        }
+        g_array_sort(out, guint_cmp); /* in the order read, as a scan finds them */
+        return true;
+    default:
+        return false;
+    }
+    if (l)
+        g_array_append_vals(out, l->data, l->len);
+    return true;
+}
+
+/* The i-th read a rule of add_selected looks at: of the index's candidates `cand`, else of
+ * the index's reads, else of `rd`. */
+static const struct edge *nth_read(const struct read_index *ix, const GArray *cand,
+                                   const struct edges *rd, guint i)
+{
+    if (cand)
+        return &g_array_index(ix->reads, struct edge, g_array_index(cand, guint, i));
+    return ix ? &g_array_index(ix->reads, struct edge, i) : &rd->e[i];
 }
 
 /* The rules that name the very reads an output was made from (prov.h).  Adds them and
@@ -1464,6 +1674,11 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
     if (base && v->sha256[0] && base->size == v->size && !strcmp(base->sha256, v->sha256))
         return true;
     struct edges rd = reads_of(p, pid, INT64_MIN, bound);
+    /* A process with many reads and outputs: each rule's candidates from its index, not a
+     * scan of them all for each of its outputs. */
+    const struct read_index *ix =
+        rd.n >= PROV_INDEX_MIN && f->n_writes >= PROV_INDEX_MIN ? read_index_of(p, pid) : NULL;
+    GArray *cand = ix ? g_array_new(FALSE, FALSE, sizeof(guint)) : NULL;
     const char *out = v->path;
     int64_t out_file = v->at_file_id;
     bool toolchain = f->step == PROGKIND_COMPILE || f->step == PROGKIND_LINK ||
@@ -1481,8 +1696,24 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
         if (rule == 2 && f->step == PROGKIND_GENERIC && !f->several)
             continue; /* one output: sed -i's script and data are its inputs too */
         bool any = false;
-        for (guint i = 0; i < rd.n; i++) {
-            const struct edge *e = &rd.e[i];
+        bool indexed = false;
+        if (ix) {
+            g_array_set_size(cand, 0);
+            indexed = index_candidates(ix, rule, v, cand);
+        }
+        guint n = indexed ? cand->len : ix ? ix->reads->len : rd.n;
+        /* templates of one name in several directories (one cmake filling sub1/config.h and
+         * sub2/config.h): the output's is the one whose directories end as its own do */
+        int best_dirs = -1;
+        for (guint i = 0; rule == 5 && i < n; i++) {
+            const struct edge *e = nth_read(ix, indexed ? cand : NULL, &rd, i);
+            const char *path = file_path(p, e->file_id);
+            if (e->t <= bound && e->kind == TRACEDB_READ && e->id != v->id &&
+                steps_is_template(out, path))
+                best_dirs = MAX(best_dirs, steps_common_dirs(out, path));
+        }
+        for (guint i = 0; i < n; i++) {
+            const struct edge *e = nth_read(ix, indexed ? cand : NULL, &rd, i);
             if (e->t > bound || e->kind != TRACEDB_READ || e->id == v->id)
                 continue;
             const struct prov_version *in = prov_version(p, e->id);
@@ -1503,7 +1734,7 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
                         !loaded_to_run(p, f, e, path);
                 break;
             case 5:
-                match = steps_is_template(out, path);
+                match = steps_is_template(out, path) && steps_common_dirs(out, path) == best_dirs;
                 break;
             }
             if (!match)
@@ -1526,10 +1757,14 @@ static bool add_selected(struct walk *w, const struct prov_version *v, const str
         }
         if (any || (rule == 5 && v->base_id == 0)) {
             edges_done(&rd);
+            if (cand)
+                g_array_unref(cand);
             return true; /* (a configure step's output with no template carries no code) */
         }
     }
     edges_done(&rd);
+    if (cand)
+        g_array_unref(cand);
     /* An output written on top of an earlier version by a process that made several (an
      * installer fixing a copy's rpath): that version, added with the base, is its input. */
     return v->base_id && f->step == PROGKIND_GENERIC && f->interleaved;
@@ -1545,7 +1780,7 @@ static void add_archived_through_pipes(struct walk *w, int64_t pid, int64_t boun
     load_successors(w->p);
     GArray *todo = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_array_append_val(todo, pid);
-    for (guint i = 0; i < todo->len && todo->len < PROV_MAX_UP; i++) {
+    for (guint i = 0; i < todo->len && todo->len < PROV_MAX_ARCHIVERS; i++) {
         int64_t id = g_array_index(todo, int64_t, i);
         GArray *succ = g_hash_table_lookup(w->p->successors, &id);
         for (guint k = 0; succ && k < succ->len; k++) {

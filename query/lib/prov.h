@@ -22,7 +22,7 @@
  *     those (roles tool, script, probe, other).
  *   Never an input at any level: what a process loaded to run (the shared libraries a
  *   non-linker mapped, a linker's own libraries mapped before its first other read, an
- *   interpreter's modules), nor binaries a generic process only inspected (dpkg-shlibdeps
+ *   interpreter's modules its command line does not name), nor binaries a generic process only inspected (dpkg-shlibdeps
  *   reading a program writes no code of it).
 
  * A version whose base is not an earlier version (the recorder numbers them in order: a

@@ -434,7 +434,10 @@ static struct qdb_process *row_to_process(struct qdb *q, sqlite3_stmt *st)
     int n = sqlite3_column_bytes(st, 10);
     const void *blob = sqlite3_column_blob(st, 10);
     if (blob) {
-        p->argv = g_memdup2(blob, (gsize)n);
+        /* with a NUL past the end: a crafted or cut-off command line whose last word has no
+         * NUL of its own is still a string */
+        p->argv = g_malloc0((gsize)n + 1);
+        memcpy(p->argv, blob, (size_t)n);
         p->argv_len = (size_t)n;
     }
     p->exit_code = -1;

@@ -36,7 +36,9 @@ struct qdb_process {
     bool orphan;
     int64_t start_ns;
     char *comm, *exe, *cwd; /* may be NULL */
-    char *argv;             /* NUL-separated, argv_len bytes; may be NULL */
+    char *argv;             /* NUL-separated, argv_len bytes (and one NUL past them, so the
+                             * last word is a string even when the trace's is cut off); may
+                             * be NULL */
     size_t argv_len;
     bool exited;            /* an exit was recorded (schema 2, process events) */
     int exit_code;          /* -1 unless it exited normally */

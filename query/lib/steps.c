@@ -61,11 +61,11 @@ bool steps_is_configure_image(const struct qdb_process *pr)
 static bool configure_image(const struct qdb_process *pr, struct words *ws)
 {
     const char *prog = qdb_process_program(pr);
+    if (!strcmp(prog, "configure") || !strcmp(prog, "config.status"))
+        return true; /* (also by its comm alone: a script's is its name) */
     const char *w = next_word(ws); /* argv[0] */
     if (!w)
         return false;
-    if (!strcmp(prog, "configure") || !strcmp(prog, "config.status"))
-        return true;
     if (is_shell(prog)) {
         /* sh [options] ./configure ...: the first word that is not an option */
         while ((w = next_word(ws))) {
@@ -113,17 +113,6 @@ static bool configure_image(const struct qdb_process *pr, struct words *ws)
     return true; /* meson [options] builddir: setup */
 }
 
-bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_up)
-{
-    for (int n = 0; pr && n < max_up; n++) {
-        if (steps_is_configure_image(pr))
-            return true;
-        int64_t up = pr->prev_image_id ? pr->prev_image_id : pr->parent_id;
-        pr = up ? qdb_process(q, up) : NULL;
-    }
-    return false;
-}
-
 bool steps_is_template(const char *out, const char *in)
 {
     const char *ob = base_of(out), *ib = base_of(in);
@@ -149,9 +138,31 @@ bool steps_is_template(const char *out, const char *in)
     return false;
 }
 
+const char *const steps_compress_suffixes[] = {".gz",  ".xz",   ".bz2", ".zst",
+                                                ".lz4", ".lzma", ".Z",   NULL};
+
+int steps_common_dirs(const char *a, const char *b)
+{
+    const char *ea = strrchr(a, '/'), *eb = strrchr(b, '/');
+    int n = 0;
+    /* [ea, eb) walk back over one directory name each */
+    while (ea && eb && ea > a && eb > b) {
+        const char *sa = ea, *sb = eb;
+        while (sa > a && sa[-1] != '/')
+            sa--;
+        while (sb > b && sb[-1] != '/')
+            sb--;
+        if (ea - sa != eb - sb || ea == sa || memcmp(sa, sb, (size_t)(ea - sa)))
+            break;
+        n++;
+        ea = sa > a ? sa - 1 : NULL;
+        eb = sb > b ? sb - 1 : NULL;
+    }
+    return n;
+}
+
 bool steps_compressed_pair(const char *a, const char *b)
 {
-    static const char *const sfx[] = {".gz", ".xz", ".bz2", ".zst", ".lz4", ".lzma", ".Z"};
     size_t al = strlen(a), bl = strlen(b);
     if (al == bl)
         return false;
@@ -159,8 +170,8 @@ bool steps_compressed_pair(const char *a, const char *b)
     size_t sl = MIN(al, bl);
     if (strncmp(longer, shorter, sl))
         return false;
-    for (size_t i = 0; i < G_N_ELEMENTS(sfx); i++)
-        if (!strcmp(longer + sl, sfx[i]))
+    for (const char *const *sfx = steps_compress_suffixes; *sfx; sfx++)
+        if (!strcmp(longer + sl, *sfx))
             return true;
     return false;
 }
@@ -169,6 +180,8 @@ bool steps_argv_names(const struct qdb_process *pr, const char *path)
 {
     const char *base = base_of(path);
     size_t bl = strlen(base);
+    if (!bl)
+        return false; /* "", "/", "dir/": no file's name (an empty word is no operand) */
     struct words words, *ws = &words;
     words_init(ws, pr);
     bool found = false;
@@ -194,15 +207,14 @@ bool steps_is_script_of(const struct qdb_process *pr, const char *path)
     bool is = false;
     const char *w = next_word(ws);
     while (w && (w = next_word(ws))) {
-        if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E"))
-            break; /* a module or a command string, not a script file */
+        if (!strcmp(w, "-m") || !strcmp(w, "-c") || !strcmp(w, "-e") || !strcmp(w, "-E") ||
+            !strcmp(w, "-") || !w[0])
+            break; /* a module, a command string, stdin or nothing: no script file */
         if (w[0] == '-')
             continue;
-        if (w[0] == '/') {
-            is = !strcmp(w, path);
-        } else if (pr->cwd) {
-            g_autofree char *abs = g_canonicalize_filename(w, pr->cwd);
-            is = !strcmp(abs, path);
+        if (w[0] == '/' || pr->cwd) {
+            g_autofree char *abs = g_canonicalize_filename(w, w[0] == '/' ? "/" : pr->cwd);
+            is = !strcmp(abs, path); /* (sh /w/./gen.sh runs /w/gen.sh) */
         }
         break;
     }

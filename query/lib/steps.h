@@ -4,7 +4,8 @@
  * Contract
  *   - Pure functions of process rows (struct qdb_process) and paths: no I/O, no state.
  *   - A configure step is a process image that configures a build rather than running it:
- *     a shell running a script named `configure` or `config.status`; `cmake` in configure mode
+ *     a shell running a script named `configure` or `config.status` (or a process whose
+ *     program is so named: with no exe nor argv recorded, a script's comm is its name); `cmake` in configure mode
  *     (not --build, --install, -E, -P, --find-package, --open, --workflow); meson's `setup`
  *     and `configure` (also meson with no subcommand, and `meson --internal regenerate`).
  *     What such a step and its descendants read — probes, compiler-ABI sources, meson.build,
@@ -19,24 +20,29 @@
 
 bool steps_is_configure_image(const struct qdb_process *pr);
 
-/* Is `pr` a configure step or a descendant of one (its earlier images and parents, up to
- * `max_up` steps: a chain in a crafted trace ends)? */
-bool steps_under_configure(struct qdb *q, const struct qdb_process *pr, int max_up);
-
 /* Is `in` the template `out` was filled from: the same name plus an extension (`config.h` <-
  * `config.h.in`, `config.h.cmake`, `json_config.h.in`, `foo.pc` <- `foo.pc.in`), or
  * `config.hin`/`config.in.h`?  An output named like a temporary (`config.h.tmp`, `config.h~`)
  * is matched by the name it stands for. */
 bool steps_is_template(const char *out, const char *in);
 
+/* How many directories the two paths' parents end in alike (`/b/sub/config.h` and
+ * `/s/sub/config.h.in`: 1, sub), to tell which of two templates of one name an output was
+ * filled from. */
+int steps_common_dirs(const char *a, const char *b);
+
 /* Is one of the paths the other plus a compression suffix (.gz .xz .bz2 .zst .lz4 .lzma .Z)? */
 bool steps_compressed_pair(const char *a, const char *b);
+/* Those suffixes, NULL-terminated. */
+extern const char *const steps_compress_suffixes[];
 
 /* Does `pr`'s command line name `path`: a word equal to it, to its basename, or ending in
- * "/" + basename, or an option's value ("--add-gnu-debuglink=path")? */
+ * "/" + basename, or an option's value ("--add-gnu-debuglink=path")?  A path with an empty
+ * basename ("", "dir/") is named by nothing. */
 bool steps_argv_names(const struct qdb_process *pr, const char *path);
 
 /* Is `path` the script a shell or an interpreter runs: the first word after the program that
- * is not an option (sh gen.sh, perl -w script.pl; not with -c, -e or -m), made absolute against
- * the process's directory? */
+ * is not an option (sh gen.sh, perl -w script.pl; not with -c, -e or -m, nor when that word is
+ * `-` (stdin) or empty), made absolute against the process's directory and normalized
+ * (`/w/./gen.sh` is `/w/gen.sh`)? */
 bool steps_is_script_of(const struct qdb_process *pr, const char *path);

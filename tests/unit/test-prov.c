@@ -10,6 +10,28 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <time.h>
+
+/* A trace made of `sql` alone (after the run's start), sealed: a crafted build for one rule. */
+static char *crafted_trace(const char *name, const char *sql, int64_t end_ns)
+{
+    char *p = unit_path(name);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "make";
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
+                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
+                                  .hostname = "h", .version = "t"};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
+    struct tracedb_run_end e = {.end_ns = end_ns, .exit_status = 0,
+                                .state = TRACEDB_RUN_FINISHED, .root_process_id = 1, .notes = "",
+                                .process_tree = "complete"};
+    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    return p;
+}
 
 /*   cc  [2]: a.c, h.h           -> a.o    (v4)
  *   cc  [3]: b.c, h.h           -> b.o    (v5)
@@ -21,59 +43,50 @@
  * write. */
 static char *make_trace(void)
 {
-    char *p = unit_path("prov.db");
-    sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
-    static const char args[] = "make";
-    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
-                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
-                                  .hostname = "h", .version = "t"};
-    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
-    g_assert_cmpint(
-        tracedb_exec(db,
-                     "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
-                     "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
-                     "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
-                     "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', X'636300612E6300'),"
-                     "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', X'636300622E6300'),"
-                     "(4, 13, 4, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
-                     "(5, 14, 5, 0, 1, 210, 210, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
-                     "(6, 15, 6, 0, 1, 300, 300, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
-                     "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/w/b.c'), "
-                     "(3, '/w/h.h'), (4, '/w/a.o'), (5, '/w/b.o'), (6, '/w/app'), "
-                     "(7, '/w/lib.so'), (8, '/w/pkg'), (9, '/usr/bin/ld');"
-                     "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
-                     "(1, 1, 1, 111, 111), (2, 2, 1, 121, 121), (3, 3, 1, 112, 112), "
-                     "(4, 4, 2, 150, 150), (5, 5, 2, 160, 160), (6, 6, 2, 250, 250), "
-                     "(7, 7, 2, 260, 260), (8, 8, 2, 350, 350), (9, 9, 1, 301, 301);"
-                     "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
-                     "version_id) VALUES "
-                     "(2, 1, 1, 111, 111, 1), (2, 3, 1, 112, 112, 3), (2, 4, 3, 140, 150, 4),"
-                     "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
-                     "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
-                     "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
-                     "(6, 9, 5, 301, 301, 9), (6, 3, 1, 301, 301, 3), (6, 7, 1, 302, 302, 7),"
-                     "(6, 8, 3, 340, 350, 8);"
-                     /* read as data (fopen: O_RDONLY), not mapped by the dynamic loader */
-                     "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
-                     NULL),
-        ==, 0);
-    struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0, .state = TRACEDB_RUN_FINISHED,
-                                .root_process_id = 1, .notes = "", .process_tree = "complete"};
-    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
-    g_assert_cmpint(tracedb_seal(db), ==, 0);
-    sqlite3_close(db);
+    return crafted_trace(
+        "prov.db",
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
+        "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', X'636300612E6300'),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', X'636300622E6300'),"
+        "(4, 13, 4, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+        "(5, 14, 5, 0, 1, 210, 210, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+        "(6, 15, 6, 0, 1, 300, 300, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/w/b.c'), "
+        "(3, '/w/h.h'), (4, '/w/a.o'), (5, '/w/b.o'), (6, '/w/app'), "
+        "(7, '/w/lib.so'), (8, '/w/pkg'), (9, '/usr/bin/ld');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 121, 121), (3, 3, 1, 112, 112), "
+        "(4, 4, 2, 150, 150), (5, 5, 2, 160, 160), (6, 6, 2, 250, 250), "
+        "(7, 7, 2, 260, 260), (8, 8, 2, 350, 350), (9, 9, 1, 301, 301);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
+        "version_id) VALUES "
+        "(2, 1, 1, 111, 111, 1), (2, 3, 1, 112, 112, 3), (2, 4, 3, 140, 150, 4),"
+        "(3, 2, 1, 121, 121, 2), (3, 3, 1, 122, 122, 3), (3, 5, 3, 150, 160, 5),"
+        "(4, 4, 1, 201, 201, 4), (4, 5, 1, 202, 202, 5), (4, 6, 3, 240, 250, 6),"
+        "(5, 5, 1, 211, 211, 5), (5, 7, 3, 250, 260, 7),"
+        "(6, 9, 5, 301, 301, 9), (6, 3, 1, 301, 301, 3), (6, 7, 1, 302, 302, 7),"
+        "(6, 8, 3, 340, 350, 8);"
+        /* read as data (fopen: O_RDONLY), not mapped by the dynamic loader */
+        "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
+        400);
+}
+
+/* The prov of the trace at `path` (g_free'd). */
+static struct prov *open_path(char *path, struct qdb **q)
+{
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
+    g_free(path);
+    struct prov *p = prov_new(*q);
+    g_assert_nonnull(p);
     return p;
 }
 
 static struct prov *open_prov(struct qdb **q)
 {
-    g_autofree char *path = make_trace();
-    g_autofree char *err = NULL;
-    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
-    struct prov *p = prov_new(*q);
-    g_assert_nonnull(p);
-    return p;
+    return open_path(make_trace(), q);
 }
 
 /* "id:role,id:role,..." of nodes, by id. */
@@ -245,6 +258,408 @@ static void test_bindings_scan(void)
     qdb_close(q);
     qdb_close(q2);
     qdb_close(q3);
+}
+
+static struct prov *open_crafted(const char *name, const char *sql, struct qdb **q)
+{
+    return open_path(crafted_trace(name, sql, INT64_MAX / 2), q);
+}
+
+/* The CPU seconds a walk of a crafted big trace may take: an optimized build's bound (the
+ * quadratic walks took 20 s and more); a sanitized or unoptimized build (CI's ASan pass) is
+ * slower by a factor, and there the walks only have to end. */
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
+#define WALK_SECONDS 10.0
+#else
+#define WALK_SECONDS 120.0
+#endif
+
+/* This process's CPU time in seconds (not the clock's: the machine may be busy). */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    g_assert_cmpint(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts), ==, 0);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* prov_inputs_of_all of the versions first..last (prov_inputs of one), timed: the CPU seconds
+ * it took in *s. */
+static GArray *timed_inputs(struct prov *p, int64_t first, int64_t last,
+                            const struct prov_walk_opts *o, double *s)
+{
+    GArray *starts = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int64_t i = first; i <= last; i++)
+        g_array_append_val(starts, i);
+    double t0 = cpu_seconds();
+    GArray *in = first == last ? prov_inputs(p, first, o) : prov_inputs_of_all(p, starts, o);
+    *s = cpu_seconds() - t0;
+    g_array_unref(starts);
+    g_assert_nonnull(in);
+    return in;
+}
+
+/* One process that reads N files and rewrites each in place (sed -i on a tree, a fix-up over
+ * every installed file): each read is checked against the files it rewrote, which must not be
+ * a scan of them all (N = 40 000: 28 s when each output scanned every read, 0.5 s linear). */
+static void test_many_rewrites_bounded(void)
+{
+    enum { N = 40000 };
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'sed', '/usr/bin/sed', '/w', X'7365640000');"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/f' || i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns) "
+        "SELECT i, i, 1, NULL, 1000 + 4 * i, 1000 + 4 * i FROM n UNION ALL "
+        "SELECT %d + i, i, 2, NULL, 1002 + 4 * i, 1002 + 4 * i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT 2, i, 1, 0, 1000 + 4 * i, 1000 + 4 * i, i FROM n UNION ALL "
+        "SELECT 2, i, 4, 1, 1001 + 4 * i, 1002 + 4 * i, %d + i FROM n;",
+        N, N, N, N, N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("rewrites.db", sql, &q);
+    static const struct prov_walk_opts o = {.scripts = false, .stop_at_shlibs = true,
+                                            .code_only = true};
+    double s;
+    GArray *in = timed_inputs(p, 2 * N, 2 * N, &o, &s);
+    /* f_N's new version: its old one, read and rewritten in place, and no other file */
+    g_assert_cmpuint(in->len, ==, 1);
+    g_assert_cmpint(g_array_index(in, struct prov_node, 0).v->id, ==, N);
+    g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
+    g_array_unref(in);
+    g_test_message("inputs of one of %d rewritten files: %.2f s", N, s);
+    /* and of all of them at once (packages, the SBOMs) */
+    in = timed_inputs(p, N + 1, 2 * N, &o, &s);
+    g_test_message("inputs of all %d rewritten files: %.2f s", N, s);
+    g_assert_cmpuint(in->len, ==, 2 * N);
+    g_array_unref(in);
+    g_assert_cmpfloat(s, <, WALK_SECONDS); /* (a scan of the reads per output: 20 s) */
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* Odd process rows a crafted or cut-off trace holds, through every walk: a command line whose
+ * last word has no NUL (`sh ./configure`), no command line, an empty program path, open flags
+ * that are negative or past 32 bits.  Each walk ends, and the configure step's template is
+ * still found from the unterminated word. */
+static void test_odd_process_rows(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        /* sh ./configure, with no NUL after ./configure */
+        "(2, 11, 2, 0, 1, 110, 110, 'configure', '/bin/sh', '/w', X'7368002E2F636F6E666967757265'),"
+        "(3, 12, 3, 0, 2, 120, 120, NULL, NULL, NULL, NULL),"
+        "(4, 13, 4, 0, 1, 130, 130, NULL, '', '/w', X''),"
+        /* strip a, with no NUL after a */
+        "(5, 14, 5, 0, 1, 140, 140, 'strip', '/usr/bin/strip', '/w', X'737472697000' || X'61');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/config.h.in'), (2, '/w/config.h'), "
+        "(3, '/w/libx.so'), (4, '/w/out'), (5, '/w/a'), (6, '');"
+        "INSERT INTO versions (id, file_id, origin, base_id, begin_ns, end_ns, size, sha256) "
+        "VALUES (1, 1, 1, NULL, 111, 111, 10, X'00'), (2, 2, 2, NULL, 115, 115, 10, NULL), "
+        "(3, 3, 1, NULL, 112, 112, 10, NULL), (4, 4, 2, NULL, 125, 125, 10, NULL), "
+        "(5, 5, 1, NULL, 141, 141, 10, NULL), (6, 5, 2, NULL, 145, 145, 10, NULL), "
+        "(7, 6, 1, NULL, 131, 131, 0, NULL), (8, 4, 2, 4, 135, 135, 10, NULL);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES "
+        "(2, 1, 1, -5, 111, 111, 1), (2, 3, 1, 1099511627776, 112, 112, 3),"
+        "(2, 2, 3, 577, 113, 115, 2),"
+        "(3, 2, 1, -2147483648, 121, 121, 2), (3, 4, 3, 577, 122, 125, 4),"
+        "(4, 6, 1, 0, 131, 131, 7), (4, 4, 2, 2, 132, 135, 8),"
+        "(5, 5, 1, 0, 141, 141, 5), (5, 5, 4, 1, 142, 145, 6);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("odd.db", sql, &q);
+    const struct qdb_process *pr = qdb_process(q, 2);
+    g_assert_nonnull(pr);
+    g_assert_cmpuint(pr->argv_len, ==, 14);
+    g_assert_cmpint(pr->argv[pr->argv_len], ==, '\0');
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    static const struct prov_walk_opts all = {.scripts = true, .stop_at_shlibs = true};
+    static const struct prov_walk_opts every = {.scripts = true, .every_read = true};
+    for (int round = 0; round < 2; round++) { /* by SQL, then on the graph */
+        GArray *in = prov_inputs(p, 2, &code);
+        g_autofree char *h = describe(in);
+        g_assert_cmpstr(h, ==, "1:header"); /* config.h.in, the template */
+        g_array_unref(in);
+        in = prov_inputs(p, 6, &code);
+        g_autofree char *a = describe(in);
+        g_assert_cmpstr(a, ==, "5:copy"); /* strip a: a's old content */
+        g_array_unref(in);
+        for (int64_t v = 1; v <= 8; v++) {
+            g_array_unref(prov_inputs(p, v, &code));
+            g_array_unref(prov_inputs(p, v, &all));
+            g_array_unref(prov_inputs(p, v, &every));
+        }
+        prov_load(p);
+    }
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* A chain of N processes, each the child of the one before, each writing a file from what the
+ * one before wrote (a crafted trace; real builds nest a few levels): what each knows about its
+ * ancestors (under a configure step?) is worked out once per process, not by a walk of up to
+ * 4096 parents for each. */
+static void test_deep_chain_bounded(void)
+{
+    enum { N = 60000 };
+    g_autofree char *sql = g_strdup_printf(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) SELECT i, 10 + i, i, 0, NULLIF(i - 1, 0), "
+        "1000 + 10 * i, 1000 + 10 * i, 'gen', '/w/gen', '/w', X'67656E00' FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/f' || i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "SELECT i, i, 2, 1008 + 10 * i, 1008 + 10 * i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT i, i, 3, 577, 1007 + 10 * i, 1008 + 10 * i, i FROM n UNION ALL "
+        "SELECT i + 1, i, 1, 0, 1002 + 10 * (i + 1), 1002 + 10 * (i + 1), i FROM n "
+        "WHERE i < %d;",
+        N, N, N, N, N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("chain.db", sql, &q);
+    static const struct prov_walk_opts o = {.scripts = true, .stop_at_shlibs = true};
+    double s;
+    GArray *in = timed_inputs(p, N, N, &o, &s);
+    g_assert_cmpuint(in->len, ==, N - 1);
+    g_array_unref(in);
+    g_test_message("inputs through a chain of %d processes: %.2f s", N, s);
+    g_assert_cmpfloat(s, <, WALK_SECONDS); /* (4096 parents for each: 26 s) */
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* A trace's SQL: make [1] runs process [2] (`row`: its comm, exe, cwd and argv) that reads
+ * the N files named by the SQL expression `in` (of i, 1..N: versions 1..N) and writes each,
+ * right after, to the file `out` names (versions N+1..2N), with no hashes. */
+static char *one_to_one_sql(const char *row, const char *in, const char *out, int n)
+{
+    return g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, %s)"
+        ";WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, %s FROM n UNION ALL SELECT %d + i, %s FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "SELECT i, i, 1, 1000 + 4 * i, 1000 + 4 * i FROM n UNION ALL "
+        "SELECT %d + i, %d + i, 2, 1002 + 4 * i, 1002 + 4 * i FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT 2, i, 1, 0, 1000 + 4 * i, 1000 + 4 * i, i FROM n UNION ALL "
+        "SELECT 2, %d + i, 3, 577, 1001 + 4 * i, 1002 + 4 * i, %d + i FROM n;",
+        row, n, in, n, out, n, n, n, n, n, n);
+}
+
+/* One process that copies N files and hashes none of them (cp -r of a tree, a trace recorded
+ * without hashes): which read went into which copy is a guess, and each copy's guess is its
+ * reads before it, found without a scan of all of them per copy. */
+static void test_many_copies_bounded(void)
+{
+    enum { N = 200000 };
+    g_autofree char *sql = one_to_one_sql("'cp', '/usr/bin/cp', '/w', X'637000'",
+                                          "'/w/src/f' || i", "'/w/dst/f' || i", N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("copies.db", sql, &q);
+    static const struct prov_walk_opts o = {.scripts = false, .stop_at_shlibs = true,
+                                            .code_only = true};
+    double s;
+    GArray *in = timed_inputs(p, N + 1, 2 * N, &o, &s);
+    g_test_message("inputs of all %d copies: %.2f s", N, s);
+    g_assert_cmpuint(in->len, ==, 2 * N);
+    g_array_unref(in);
+    g_assert_cmpfloat(s, <, WALK_SECONDS); /* (a scan of the reads per copy: 20 s) */
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* A build's own tool whose name ends like an inspector's (`embed-file`, not file(1)): what it
+ * writes carries what it read. */
+static void test_own_tool_named_like_inspector(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'embed-file', '/w/embed-file', '/w', X'656D6265642D66696C6500');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/data.bin'), (2, '/w/blob.c');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 2, 115, 115);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 1, 0, 111, 111, 1), (2, 2, 3, 577, 113, 115, 2);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("embed.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 2, &code);
+    g_autofree char *d = describe(in);
+    g_assert_cmpstr(d, ==, "1:generated-from");
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* An interpreter's modules its command line names are its data (pod2man lib/Foo.pm, a script
+ * zipping pkg/mod.py); the modules it imports are not, nor its script. */
+static void test_interpreter_named_modules(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        /* python3 mkzip.py out.zip pkg/mod.py */
+        "(2, 11, 2, 0, 1, 110, 110, 'python3', '/usr/bin/python3.11', '/w', "
+        "X'707974686F6E33006D6B7A69702E7079006F75742E7A697000706B672F6D6F642E707900');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/mkzip.py'), (2, '/w/pkg/mod.py'), "
+        "(3, '/w/helper.py'), (4, '/w/out.zip');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 112, 112), (3, 3, 1, 113, 113), (4, 4, 2, 119, 119);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 1, 0, 111, 111, 1), (2, 3, 1, 0, 112, 112, 3), "
+        "(2, 2, 1, 0, 113, 113, 2), (2, 4, 3, 577, 115, 119, 4);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("zip.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 4, &code);
+    g_autofree char *d = describe(in);
+    g_assert_cmpstr(d, ==, "2:generated-from"); /* pkg/mod.py; not mkzip.py nor helper.py */
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* An archiver with thousands of archiver children (dpkg-deb's tar, crafted N-fold): what each
+ * child read before the archive was written is in it, and the walk ends. */
+static void test_many_archiver_children(void)
+{
+    enum { N = 5000 };
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'dpkg-deb', '/usr/bin/dpkg-deb', '/w', X'6470')"
+        ";WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) SELECT 2 + i, 20 + i, 2 + i, 0, 2, 200 + i, "
+        "200 + i, 'tar', '/usr/bin/tar', '/w', X'74617200' FROM n;"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO files (id, path) SELECT i, '/w/d/f' || i FROM n;"
+        "INSERT INTO files (id, path) VALUES (%d, '/w/x.deb');"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "SELECT i, i, 1, 150, 150 FROM n;"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) "
+        "VALUES (%d, %d, 2, 900000, 900000);"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d) "
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) SELECT 2 + i, i, 1, 0, 300 + i, 300 + i, i FROM n;"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, %d, 3, 577, 800000, 900000, %d);",
+        N, N, N + 1, N, N + 1, N + 1, N, N + 1, N + 1);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("archivers.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    double s;
+    GArray *in = timed_inputs(p, N + 1, N + 1, &code, &s);
+    g_test_message("inputs of an archive through %d archiver children: %.2f s", N, s);
+    g_assert_cmpuint(in->len, ==, N);
+    g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
+    g_array_unref(in);
+    g_assert_cmpfloat(s, <, WALK_SECONDS);
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* One configure step filling two templates of the same name in two directories (CMake's
+ * configure_file, in its own process): each output from the one in its own directory. */
+static void test_templates_of_one_name(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        /* cmake -S . -B b */
+        "(2, 11, 2, 0, 1, 110, 110, 'cmake', '/usr/bin/cmake', '/s', X'636D616B65002D53002E002D42006200');"
+        "INSERT INTO files (id, path) VALUES (1, '/s/a/version.h.in'), (2, '/s/b/version.h.in'), "
+        "(3, '/s/b/build/a/version.h'), (4, '/s/b/build/b/version.h');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 112, 112), (3, 3, 2, 120, 120), (4, 4, 2, 130, 130);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 1, 0, 111, 111, 1), (2, 2, 1, 0, 112, 112, 2), "
+        "(2, 3, 3, 577, 115, 120, 3), (2, 4, 3, 577, 125, 130, 4);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("templates.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 3, &code);
+    g_autofree char *a = describe(in);
+    g_assert_cmpstr(a, ==, "1:header");
+    g_array_unref(in);
+    in = prov_inputs(p, 4, &code);
+    g_autofree char *b = describe(in);
+    g_assert_cmpstr(b, ==, "2:header");
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* A program the build made and named like an inspector (the file package runs its own
+ * `file -C -m magic` to compile magic.mgc): what it writes carries what it read. */
+static void test_built_program_named_like_inspector(void)
+{
+    static const char sql[] =
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'ld', '/usr/bin/ld', '/w', X'6C6400'),"
+        /* ./file -C -m magic */
+        "(3, 12, 3, 0, 1, 200, 200, 'file', '/w/file', '/w', X'2E2F66696C65002D43002D6D006D6167696300');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/file'), (2, '/w/magic/elf'), "
+        "(3, '/w/magic.mgc');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 2, 150, 150), (2, 2, 1, 202, 202), (3, 3, 2, 210, 210);"
+        "INSERT INTO accesses (process_id, file_id, kind, open_flags, first_ns, last_ns, "
+        "version_id) VALUES (2, 1, 3, 577, 140, 150, 1), (3, 1, 5, 0, 201, 201, 1), "
+        "(3, 2, 1, 0, 202, 202, 2), (3, 3, 3, 577, 205, 210, 3);";
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("file.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    GArray *in = prov_inputs(p, 3, &code);
+    g_autofree char *d = describe(in);
+    g_assert_cmpstr(d, ==, "2:generated-from");
+    g_array_unref(in);
+    prov_free(p);
+    qdb_close(q);
+}
+
+/* gzip -r over 100 files (enough to index its reads): each .gz from its own file only. */
+static void test_compressor_of_many(void)
+{
+    enum { N = 100 };
+    g_autofree char *sql = one_to_one_sql(
+        "'gzip', '/usr/bin/gzip', '/w', X'677A6970002D7200640000'", "'/w/d/f' || i",
+        "'/w/d/f' || i || '.gz'", N);
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted("gzip.db", sql, &q);
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    for (int round = 0; round < 2; round++) { /* by SQL, then on the graph */
+        GArray *in = prov_inputs(p, N + 7, &code);
+        g_assert_cmpuint(in->len, ==, 1);
+        g_assert_cmpint(g_array_index(in, struct prov_node, 0).v->id, ==, 7);
+        g_assert_cmpint(g_array_index(in, struct prov_node, 0).role, ==, PROV_ROLE_COPY);
+        g_assert_false(g_array_index(in, struct prov_node, 0).guess);
+        g_array_unref(in);
+        prov_load(p);
+    }
+    prov_free(p);
+    qdb_close(q);
 }
 
 /* Code and influence (prov.h): a Ninja-like build, an installer and a configure step.
@@ -470,6 +885,17 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/union-of-closures", test_union_of_closures);
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
+    g_test_add_func("/prov/many-rewrites-bounded", test_many_rewrites_bounded);
+    g_test_add_func("/prov/odd-process-rows", test_odd_process_rows);
+    g_test_add_func("/prov/deep-chain-bounded", test_deep_chain_bounded);
+    g_test_add_func("/prov/many-copies-bounded", test_many_copies_bounded);
+    g_test_add_func("/prov/own-tool-named-like-inspector", test_own_tool_named_like_inspector);
+    g_test_add_func("/prov/interpreter-named-modules", test_interpreter_named_modules);
+    g_test_add_func("/prov/many-archiver-children", test_many_archiver_children);
+    g_test_add_func("/prov/templates-of-one-name", test_templates_of_one_name);
+    g_test_add_func("/prov/built-program-named-like-inspector",
+                    test_built_program_named_like_inspector);
+    g_test_add_func("/prov/compressor-of-many", test_compressor_of_many);
     g_test_add_func("/prov/code-and-influence", test_code_and_influence);
     g_test_add_func("/prov/read-version-fifo", test_read_version_fifo);
     return unit_run();

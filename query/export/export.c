@@ -75,6 +75,7 @@ static int export_option(void *ctx, int c, const char *arg)
         return query_parse_mode("export", arg, &o->mode) ? 0 : 2;
     case 'K': g_ptr_array_add(o->compilers, g_strdup(arg)); return 0;
     case 'C': o->x->closure_of = arg; return 0;
+    case 'a': o->x->admindir = arg; return 0;
     case 'D': {
         char *end;
         long n = strtol(arg, &end, 10);
@@ -102,6 +103,7 @@ static const struct option export_options[] = {
     {"closure-of", required_argument, NULL, 'C'},
     {"depth", required_argument, NULL, 'D'},
     {"collapse", required_argument, NULL, 'c'},
+    {"admindir", required_argument, NULL, 'a'},
     {0}};
 
 static const struct query_command export_command = {
@@ -126,7 +128,10 @@ static const struct query_command export_command = {
                     "      --closure-of PATH dot: only PATH and what it was made from\n"
                     "      --depth N         dot: with --closure-of, at most N steps back\n"
                     "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
-                    "                        e.g. --collapse /usr for system headers and tools\n",
+                    "                        e.g. --collapse /usr for system headers and tools\n"
+                    "      --admindir DIR    spdx, spdx3, cyclonedx: dpkg's database, for the\n"
+                    "                        Debian packages the build read files of (default\n"
+                    "                        /var/lib/dpkg; none there: no packages)\n",
     .options = export_options,
     .shortopts = "f:o:",
     .flags = QUERY_NO_JSON | QUERY_ALLOW_INCOMPLETE,

@@ -92,12 +92,8 @@ static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, 
         g_string_append(o, first && !i ? "\n    {\"type\":\"library\","
                                        : ",\n    {\"type\":\"library\",");
         ex_json_key_string(o, "bom-ref", e->purl);
-        g_string_append_c(o, ',');
-        ex_json_key_string(o, "name", e->pkg->name);
-        g_string_append_c(o, ',');
-        ex_json_key_string(o, "version", e->pkg->version);
-        g_string_append_c(o, ',');
-        ex_json_key_string(o, "purl", e->purl);
+        ex_json_members(o, "name", e->pkg->name, "version", e->pkg->version, "purl", e->purl,
+                        NULL);
         g_string_append(o, ",\"properties\":[{\"name\":\"buildtrail:debian:source\",\"value\":");
         g_autofree char *src = g_strdup_printf("%s %s", e->pkg->source, e->pkg->source_version);
         json_string(o, src, strlen(src));

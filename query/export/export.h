@@ -65,6 +65,10 @@ GArray *ex_materials(struct export_ctx *x);
 gint ex_version_path_cmp(gconstpointer a, gconstpointer b);
 
 void ex_json_key_string(GString *out, const char *key, const char *s);
+/* `,"KEY":"VALUE"` for each pair of a NULL-terminated list of keys and values. */
+void ex_json_members(GString *out, ...) G_GNUC_NULL_TERMINATED;
+/* "Debian binary package NAME (ARCH) of source package SOURCE VERSION", newly allocated. */
+char *ex_deb_source_info(const struct dpkg_pkg *pkg);
 
 gint ex_proc_id_cmp(gconstpointer a, gconstpointer b);
 

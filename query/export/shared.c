@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,6 +94,23 @@ void ex_json_key_string(GString *out, const char *key, const char *s)
 {
     g_string_append_printf(out, "\"%s\":", key);
     json_string(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+void ex_json_members(GString *out, ...)
+{
+    va_list ap;
+    va_start(ap, out);
+    for (const char *key; (key = va_arg(ap, const char *));) {
+        g_string_append_c(out, ',');
+        ex_json_key_string(out, key, va_arg(ap, const char *));
+    }
+    va_end(ap);
+}
+
+char *ex_deb_source_info(const struct dpkg_pkg *pkg)
+{
+    return g_strdup_printf("Debian binary package %s (%s) of source package %s %s", pkg->name,
+                           pkg->arch, pkg->source, pkg->source_version);
 }
 
 gint ex_proc_id_cmp(gconstpointer a, gconstpointer b)

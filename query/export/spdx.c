@@ -152,17 +152,12 @@ static void spdx_packages(struct export_ctx *x, struct ex_debs *debs)
         g_autofree char *id = spdx_pkg_id(e, i);
         g_string_append(o, i ? ",\n    {\"SPDXID\":" : "\n    {\"SPDXID\":");
         json_string(o, id, strlen(id));
-        g_string_append(o, ",");
-        ex_json_key_string(o, "name", e->pkg->name);
-        g_string_append(o, ",");
-        ex_json_key_string(o, "versionInfo", e->pkg->version);
+        ex_json_members(o, "name", e->pkg->name, "versionInfo", e->pkg->version, NULL);
         g_string_append(o, ",\"downloadLocation\":\"NOASSERTION\",\"filesAnalyzed\":false,"
                            "\"primaryPackagePurpose\":\"LIBRARY\",\"licenseConcluded\":"
                            "\"NOASSERTION\",\"licenseDeclared\":\"NOASSERTION\","
                            "\"copyrightText\":\"NOASSERTION\",");
-        g_autofree char *src = g_strdup_printf("Debian binary package %s (%s) of source package "
-                                               "%s %s", e->pkg->name, e->pkg->arch,
-                                               e->pkg->source, e->pkg->source_version);
+        g_autofree char *src = ex_deb_source_info(e->pkg);
         ex_json_key_string(o, "sourceInfo", src);
         g_string_append(o, ",\"externalRefs\":[{\"referenceCategory\":\"PACKAGE-MANAGER\","
                            "\"referenceType\":\"purl\",");

@@ -297,17 +297,9 @@ int fmt_spdx3(struct export_ctx *x)
         const struct ex_deb *e = debs->list->pdata[i];
         g_autofree char *iri = g_strdup_printf("%spackage/%u", base, i + 1);
         s3_begin(&d, "software_Package", iri);
-        g_string_append(o, ",");
-        ex_json_key_string(o, "name", e->pkg->name);
-        g_string_append(o, ",");
-        ex_json_key_string(o, "software_packageVersion", e->pkg->version);
-        g_string_append(o, ",");
-        ex_json_key_string(o, "software_packageUrl", e->purl);
-        g_autofree char *src = g_strdup_printf("Debian binary package %s (%s) of source package "
-                                               "%s %s", e->pkg->name, e->pkg->arch,
-                                               e->pkg->source, e->pkg->source_version);
-        g_string_append(o, ",");
-        ex_json_key_string(o, "software_sourceInfo", src);
+        g_autofree char *src = ex_deb_source_info(e->pkg);
+        ex_json_members(o, "name", e->pkg->name, "software_packageVersion", e->pkg->version,
+                        "software_packageUrl", e->purl, "software_sourceInfo", src, NULL);
         g_string_append(o, ",\"software_primaryPurpose\":\"install\"}");
         GPtrArray *in = g_ptr_array_new_with_free_func(g_free);
         for (guint k = 0; k < e->versions->len; k++) {

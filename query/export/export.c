@@ -223,6 +223,17 @@ int query_export_main(int argc, char **argv)
         g_ptr_array_free(collapse, TRUE);
         return 2;
     }
+    if (x.admindir) { /* named: it must be a dpkg database (never a FIFO's endless read) */
+        g_autofree char *status = g_build_filename(x.admindir, "status", NULL);
+        struct stat st;
+        if (stat(status, &st) < 0 || !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "buildtrail export: --admindir %s: %s is %s; give dpkg's database "
+                            "directory (/var/lib/dpkg)\n", x.admindir, status,
+                    errno == ENOENT ? "not there" : "not a regular file");
+            g_ptr_array_free(collapse, TRUE);
+            return 2;
+        }
+    }
     if (cli.append) {
         int e = load_append(output, &append_text, &append_entries);
         if (e) {

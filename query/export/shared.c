@@ -237,8 +237,11 @@ enum ex_file_type ex_file_type(const struct prov_version *v)
     static const char *const docs[] = {".md", ".txt", ".html", ".rst", NULL};
     unsigned char h[512];
     ssize_t n = -1;
-    int fd = open(v->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     struct stat st;
+    /* Only a regular file is opened: opening a device can act (a tape rewinds). */
+    int fd = stat(v->path, &st) == 0 && S_ISREG(st.st_mode)
+                 ? open(v->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+                 : -1;
     if (fd >= 0) {
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) /* never a FIFO's or device's bytes */
             n = read(fd, h, sizeof h);

@@ -6,7 +6,7 @@
 # SPDX 3 hasConcludedLicense) — the same as `licenses` says — a LicenseRef- with its
 # extracted-licensing entry, and fileTypes from what the file is (the program BINARY and
 # APPLICATION, the archive ARCHIVE, objects BINARY, sources SOURCE); all three valid by the
-# official schemas.  Without a dpkg database (--admindir of an empty directory) no packages.
+# official schemas.  With a dpkg database of no packages (--admindir) no packages.
 # cost: workload (a real upstream build: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
@@ -22,7 +22,7 @@ for f in src/greet.c:MIT src/shout.c:Apache-2.0 src/main.c:'GPL-2.0-or-later WIT
     { printf '/* SPDX-License-Identifier: %s */\n' "${f#*:}"; cat "$file"; } > "$T/tmp" && mv "$T/tmp" "$file"
 done
 bt run -o "$T/trace.db" -- make -j2 > "$T/build.log" 2>&1 || fail "build failed: $(cat "$T/build.log")"
-mkdir "$T/nodpkg"
+mkdir "$T/nodpkg" && : > "$T/nodpkg/status" # a dpkg database with no packages
 for fmt in spdx cyclonedx spdx3; do
     bt export -d "$T/trace.db" --admindir "$T/nodpkg" --format $fmt -o "$T/out.$fmt" ||
         fail "export $fmt failed"

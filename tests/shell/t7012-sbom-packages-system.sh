@@ -5,7 +5,8 @@
 # document lists — each really theirs by `dpkg-query -L`; CycloneDX library components with
 # the same purls, their files as evidence occurrences, and the program depending on them.
 # A made-up dpkg database (--admindir) with names SPDX ids do not allow ('+') and an epoch
-# gets distinct valid ids and encoded purls.  All valid by the official schemas.
+# gets distinct valid ids and encoded purls; one that is not a database (a FIFO, nothing) is
+# refused.  All valid by the official schemas.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd cc
@@ -111,5 +112,14 @@ import sys
 import sbomcheck as S
 sys.exit(0 if S.validate(sys.argv[1], sys.argv[2], sys.argv[3], None) else 3)
 PY
+# --admindir that is not a dpkg database: one line and exit 2, never a read that waits on a
+# FIFO for ever, nor an SBOM that silently has no packages.
+mkdir "$T/fifo" && mkfifo "$T/fifo/status"
+for dir in "$T/fifo" "$T/nothere"; do
+    timeout 60 "$BUILDTRAIL" export -d "$T/sys.db" --admindir "$dir" --format spdx > "$T/bad.out" 2> "$T/bad.err" && st=0 || st=$?
+    [ "$st" = 2 ] || fail "--admindir $dir: exit $st (124: it hung): $(cat "$T/bad.err")"
+    [ "$(wc -l < "$T/bad.err")" = 1 ] && grep -q "buildtrail export: --admindir" "$T/bad.err" ||
+        fail "--admindir $dir: $(cat "$T/bad.err")"
+done
 cd "$T"
 assert_no_leftovers

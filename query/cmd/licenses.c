@@ -1,8 +1,8 @@
 /* licenses: the licenses of what a built file incorporates, from its traced closure. */
 #include "dep5.h"
 #include "driver.h"
-#include "filekind.h"
 #include "licdetect.h"
+#include "licroll.h"
 #include "outfile.h"
 #include "query.h"
 #include "textout.h"
@@ -19,133 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* How a file of the closure relates to the built file. */
-enum lic_category {
-    CAT_INCORPORATED, /* compiled source, or a header of the project (not a system header) */
-    CAT_RUNTIME,      /* toolchain runtime objects, under their known exceptions */
-    CAT_OBJECT,       /* a prebuilt object or archive linked in (its text is not a notice) */
-    CAT_SYSTEM_HEADER,
-    CAT_DYNAMIC,      /* a shared library: linked dynamically, not incorporated */
-    CAT_TOOL,         /* executed during the build */
-    CAT_SCRIPT,       /* build scripts (part of the corresponding source) */
-    CAT_OTHER,
-    CAT_COUNT
-};
-
-static const char *const cat_titles[CAT_COUNT] = {
-    "incorporated (compiled sources and project headers)",
-    "toolchain runtime (linked under its license exception)",
-    "prebuilt objects and archives linked in",
-    "system headers (interfaces, not counted)",
-    "shared libraries (linked dynamically, not incorporated)",
-    "executed tools",
-    "build scripts",
-    "other inputs",
-};
-static const char *const cat_names[CAT_COUNT] = {
-    "incorporated", "toolchain-runtime", "prebuilt-object", "system-header", "dynamic",
-    "tool", "script", "other",
-};
-
-struct lic_file {
-    const struct prov_version *v;
-    enum prov_role role;
-    enum lic_category cat;
-    bool guess;    /* reached only through over-approximated edges (prov_node.guess) */
-    char *license; /* SPDX expression, or NULL: unknown */
-    char *via;     /* the file whose notice it points to, or NULL */
-    const char *problem; /* why it is unknown (content changed, unreadable), or NULL */
-    /* With --copyright, for an incorporated file of the source tree: */
-    bool in_tree;   /* under the tree debian/copyright describes */
-    char *declared; /* the SPDX form of its Files paragraph's License, or NULL: none matches */
-    int agrees;     /* 1, 0, or -1: nothing to compare (no notice found or none declared) */
-};
-
-static bool is_system(const char *path)
-{
-    static char usr[] = "/usr", etc[] = "/etc", opt[] = "/opt", lib[] = "/lib", lib64[] = "/lib64";
-    char *const sys[] = {usr, etc, opt, lib, lib64, NULL};
-    return prov_path_under(path, sys);
-}
-
-
-static enum lic_category categorise(const struct prov_node *n)
-{
-    const char *path = n->v->path;
-    switch (n->role) {
-    case PROV_ROLE_SOURCE:
-        return CAT_INCORPORATED;
-    case PROV_ROLE_HEADER:
-        return is_system(path) ? CAT_SYSTEM_HEADER : CAT_INCORPORATED;
-    case PROV_ROLE_OBJECT:
-        if (n->v->size >= 0 && n->v->size <= 8)
-            return CAT_OTHER; /* an empty archive ("!<arch>\n": glibc's libpthread.a) */
-        return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_OBJECT;
-    case PROV_ROLE_COPY: /* the product carries its content: a copy, a stripped binary */
-        return filekind_toolchain_runtime(path) ? CAT_RUNTIME : CAT_INCORPORATED;
-    case PROV_ROLE_GENERATED: /* a generator's input: its text went into generated code */
-        return is_system(path) ? CAT_OTHER : CAT_INCORPORATED;
-    case PROV_ROLE_SHLIB:
-        return CAT_DYNAMIC;
-    case PROV_ROLE_TOOL:
-        return CAT_TOOL;
-    case PROV_ROLE_SCRIPT:
-        return CAT_SCRIPT;
-    default:
-        return CAT_OTHER;
-    }
-}
-
-static void detect(struct lic_file *f, GPtrArray *all)
-{
-    gsize len = 0;
-    g_autofree char *text = prov_read_version(f->v, &len, &f->problem);
-    if (!text)
-        return;
-    f->license = lic_detect(text, len);
-    if (f->license)
-        return;
-    g_autofree char *ref = lic_reference(text, len);
-    if (!ref)
-        return;
-    /* The referenced file: in the closure (same directory first), else beside this one. */
-    g_autofree char *dir = g_path_get_dirname(f->v->path);
-    g_autofree char *beside = g_build_filename(dir, ref, NULL);
-    char *target = NULL;
-    for (guint i = 0; i < all->len && !target; i++) {
-        const struct lic_file *o = all->pdata[i];
-        if (!g_ascii_strcasecmp(o->v->path, beside))
-            target = g_strdup(o->v->path);
-    }
-    for (guint i = 0; i < all->len && !target; i++) {
-        const struct lic_file *o = all->pdata[i];
-        g_autofree char *b = g_path_get_basename(o->v->path);
-        if (!g_ascii_strcasecmp(b, ref))
-            target = g_strdup(o->v->path);
-    }
-    if (!target)
-        target = g_strdup(beside);
-    char *other = NULL;
-    gsize olen = 0;
-    if (g_file_get_contents(target, &other, &olen, NULL)) {
-        f->license = lic_detect(other, olen);
-        g_free(other);
-    }
-    if (f->license)
-        f->via = target;
-    else
-        g_free(target);
-}
-
-static void free_file(gpointer p)
-{
-    struct lic_file *f = p;
-    g_free(f->license);
-    g_free(f->via);
-    g_free(f->declared);
-    g_free(f);
-}
-
 /* Does any license id in `expr` match one of the patterns (fnmatch)? */
 static const char *denied_by(const char *expr, char **patterns)
 {
@@ -158,21 +31,6 @@ static const char *denied_by(const char *expr, char **patterns)
                 return *p;
     }
     return NULL;
-}
-
-/* The AND of the distinct licenses of the incorporated files (NULL: none known): each file's
- * own AND members counted once ("BSD-4-Clause AND ISC" and "ISC" make "BSD-4-Clause AND ISC"). */
-static char *rollup(GPtrArray *files)
-{
-    GPtrArray *exprs = g_ptr_array_new();
-    for (guint i = 0; i < files->len; i++) {
-        const struct lic_file *f = files->pdata[i];
-        if (f->cat == CAT_INCORPORATED && f->license)
-            g_ptr_array_add(exprs, f->license);
-    }
-    char *r = lic_and_all((const char *const *)exprs->pdata, exprs->len);
-    g_ptr_array_free(exprs, TRUE);
-    return r;
 }
 
 /* Copy the corresponding source (incorporated files and build scripts, as they were built)
@@ -435,31 +293,9 @@ int query_licenses_main(int argc, char **argv)
         qdb_close(q);
         return 2;
     }
-    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
-    GArray *nodes = prov_inputs(p, vid, &walk);
-    GPtrArray *files = g_ptr_array_new_with_free_func(free_file);
-    for (guint i = 0; i < nodes->len; i++) {
-        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
-        /* What the build made is not a source: its own inputs are in the closure.  Shared
-         * libraries are listed whoever made them: the closure stops at them. */
-        if (n->v->origin != TRACEDB_VERSION_FOUND && n->role != PROV_ROLE_SHLIB)
-            continue;
-        struct lic_file *f = g_new0(struct lic_file, 1);
-        f->v = n->v;
-        f->role = n->role;
-        f->guess = n->guess;
-        f->cat = categorise(n);
-        if (f->cat == CAT_RUNTIME)
-            f->license = g_strdup(filekind_toolchain_runtime(n->v->path));
-        g_ptr_array_add(files, f);
-    }
-    for (guint i = 0; i < files->len; i++) {
-        struct lic_file *f = files->pdata[i];
-        if (f->cat == CAT_INCORPORATED || f->cat == CAT_SYSTEM_HEADER || f->cat == CAT_SCRIPT)
-            detect(f, files);
-    }
+    GPtrArray *files = licroll_closure(p, vid, NULL);
     unsigned n_disagree = cr.dep5 ? copyright_compare(&cr, files) : 0;
-    g_autofree char *roll = rollup(files);
+    g_autofree char *roll = licroll_rollup(files);
     g_auto(GStrv) patterns = deny ? g_strsplit(deny, ",", -1) : NULL;
     unsigned n_unknown = 0, n_denied = 0, n_guess = 0;
     GString *out = g_string_new(NULL), *denials = g_string_new(NULL);
@@ -498,7 +334,7 @@ int query_licenses_main(int argc, char **argv)
                 g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
                 json_string(out, f->v->path, strlen(f->v->path));
                 g_string_append_printf(out, ",\"category\":\"%s\",\"role\":\"%s\",\"license\":",
-                                       cat_names[cat], prov_role_name(f->role));
+                                       lic_cat_names[cat], prov_role_name(f->role));
                 if (f->license)
                     json_string(out, f->license, strlen(f->license));
                 else
@@ -525,7 +361,7 @@ int query_licenses_main(int argc, char **argv)
                 continue;
             }
             if (!heading)
-                g_string_append_printf(out, "  %s:\n", cat_titles[cat]);
+                g_string_append_printf(out, "  %s:\n", lic_cat_titles[cat]);
             heading = true;
             g_string_append_printf(out, "    %-28s ", f->license ? f->license
                                                       : cat == CAT_DYNAMIC || cat == CAT_TOOL ? "-"
@@ -600,7 +436,6 @@ int query_licenses_main(int argc, char **argv)
     g_string_free(out, TRUE);
     g_string_free(denials, TRUE);
     g_ptr_array_free(files, TRUE);
-    g_array_unref(nodes);
     dep5_free(cr.dep5);
     g_free(cr.root);
     g_free(cr.real_root);

@@ -22,6 +22,11 @@ struct cdx {
     GArray *components; /* int64_t version ids, in order */
     GHashTable *task_done;
     GArray *tasks;      /* int64_t process ids, in order */
+    GHashTable *cache;  /* each found file's license (licroll_cache_new) */
+    GHashTable *rollups; /* product version id -> char * roll-up */
+    struct ex_debs *debs;
+    GPtrArray *deps;    /* per product (prods' order): GPtrArray of the struct ex_deb * whose
+                         * files it was made from, or NULL */
 };
 
 static void cdx_add_component(struct cdx *c, const struct prov_version *v)
@@ -32,7 +37,19 @@ static void cdx_add_component(struct cdx *c, const struct prov_version *v)
     g_array_append_val(c->components, v->id);
 }
 
-static void cdx_write_component(struct export_ctx *x, GString *co, bool first,
+/* `"licenses":[{"expression":…,"acknowledgement":…}]` for a valid expression. */
+static void cdx_licenses(GString *co, const char *expr, const char *ack)
+{
+    GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
+    if (expr && *expr && ex_license_items(expr, items) && items->len) {
+        g_string_append(co, ",\"licenses\":[{\"expression\":");
+        json_string(co, expr, strlen(expr));
+        g_string_append_printf(co, ",\"acknowledgement\":\"%s\"}]", ack);
+    }
+    g_ptr_array_free(items, TRUE);
+}
+
+static void cdx_write_component(struct export_ctx *x, struct cdx *c, GString *co, bool first,
                                 const struct prov_version *v)
 {
     char buf[4096];
@@ -46,9 +63,88 @@ static void cdx_write_component(struct export_ctx *x, GString *co, bool first,
         g_string_append_printf(co, ",\"hashes\":[{\"alg\":\"SHA-256\",\"content\":\"%s\"},"
                                    "{\"alg\":\"SHA-1\",\"content\":\"%s\"}]",
                                v->sha256, v->sha1);
+    const char *roll = g_hash_table_lookup(c->rollups, &v->id);
+    if (roll)
+        cdx_licenses(co, roll, "concluded");
+    else if (v->origin == TRACEDB_VERSION_FOUND)
+        cdx_licenses(co, ex_file_license(c->cache, v), "declared");
     g_string_append_printf(co, ",\"properties\":[{\"name\":\"buildtrail:origin\",\"value\":\"%s\"},"
-                               "{\"name\":\"buildtrail:gitoid\",\"value\":\"%s\"}]}",
+                               "{\"name\":\"buildtrail:gitoid\",\"value\":\"%s\"}",
                            v->origin == TRACEDB_VERSION_FOUND ? "found" : "built", v->git_sha1);
+    if (roll)
+        g_string_append(co, ",{\"name\":\"buildtrail:license:method\",\"value\":\""
+                            EX_LICENSE_METHOD "\"}");
+    const struct ex_deb *deb = g_hash_table_lookup(c->debs->by_version, &v->id);
+    if (deb) {
+        g_string_append(co, ",{\"name\":\"buildtrail:package\",\"value\":");
+        json_string(co, deb->purl, strlen(deb->purl));
+        g_string_append_c(co, '}');
+    }
+    g_string_append(co, "]}");
+}
+
+/* The Debian packages as library components, each with the files of it the build read as
+ * occurrences. */
+static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, bool first)
+{
+    for (guint i = 0; i < c->debs->list->len; i++) {
+        const struct ex_deb *e = c->debs->list->pdata[i];
+        g_string_append(o, first && !i ? "\n    {\"type\":\"library\","
+                                       : ",\n    {\"type\":\"library\",");
+        ex_json_key_string(o, "bom-ref", e->purl);
+        ex_json_members(o, "name", e->pkg->name, "version", e->pkg->version, "purl", e->purl,
+                        NULL);
+        g_string_append(o, ",\"properties\":[{\"name\":\"buildtrail:debian:source\",\"value\":");
+        g_autofree char *src = g_strdup_printf("%s %s", e->pkg->source, e->pkg->source_version);
+        json_string(o, src, strlen(src));
+        g_string_append_printf(o, "},{\"name\":\"buildtrail:debian:files-read\",\"value\":"
+                                  "\"%u\"},{\"name\":\"buildtrail:debian:executed\",\"value\":"
+                                  "\"%s\"}]", e->files, e->executed ? "true" : "false");
+        if (e->versions->len) {
+            g_string_append(o, ",\"evidence\":{\"occurrences\":[");
+            for (guint k = 0; k < e->versions->len; k++) {
+                const struct prov_version *v = prov_version(x->p, g_array_index(e->versions,
+                                                                                 int64_t, k));
+                g_string_append(o, k ? ",{\"location\":" : "{\"location\":");
+                json_string(o, v ? v->path : "?", v ? strlen(v->path) : 1);
+                g_string_append_c(o, '}');
+            }
+            g_string_append(o, "]}");
+        }
+        g_string_append_c(o, '}');
+        ex_flush(x);
+    }
+}
+
+/* dependencies: the build on every package it read from; each product on the packages whose
+ * files it was made from (its leaf inputs: sources, headers, objects, copies). */
+static void cdx_write_dependencies(struct export_ctx *x, struct cdx *c, GArray *prods, GString *o)
+{
+    g_string_append(o, "\n  \"dependencies\":[{\"ref\":\"build\",\"dependsOn\":[");
+    for (guint i = 0; i < c->debs->list->len; i++) {
+        const struct ex_deb *e = c->debs->list->pdata[i];
+        if (i)
+            g_string_append_c(o, ',');
+        json_string(o, e->purl, strlen(e->purl));
+    }
+    g_string_append(o, "]}");
+    for (guint i = 0; i < prods->len; i++) {
+        GPtrArray *deps = c->deps->pdata[i];
+        if (!deps || !deps->len)
+            continue;
+        g_string_append(o, ",\n    {\"ref\":");
+        cdx_component_ref(o, g_array_index(prods, const struct prov_version *, i));
+        g_string_append(o, ",\"dependsOn\":[");
+        for (guint k = 0; k < deps->len; k++) {
+            const struct ex_deb *e = deps->pdata[k];
+            if (k)
+                g_string_append_c(o, ',');
+            json_string(o, e->purl, strlen(e->purl));
+        }
+        g_string_append(o, "]}");
+        ex_flush(x);
+    }
+    g_string_append(o, "],");
 }
 
 /* A task's inputs (the versions process `pid` read) or outputs (those it wrote): listed as
@@ -73,6 +169,12 @@ static void cdx_resources(struct export_ctx *x, struct cdx *c, GString *tasks, i
     g_ptr_array_free(versions, TRUE);
 }
 
+static void ptr_array_free_or_null(gpointer a)
+{
+    if (a)
+        g_ptr_array_free(a, TRUE);
+}
+
 int fmt_cyclonedx(struct export_ctx *x)
 {
     prov_load(x->p); /* a walk per product: in memory, not one SQL lookup per step */
@@ -80,14 +182,35 @@ int fmt_cyclonedx(struct export_ctx *x)
     struct cdx c = {g_hash_table_new(g_int64_hash, g_int64_equal),
                     g_array_new(FALSE, FALSE, sizeof(int64_t)),
                     g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
-                    g_array_new(FALSE, FALSE, sizeof(int64_t))};
+                    g_array_new(FALSE, FALSE, sizeof(int64_t)),
+                    licroll_cache_new(),
+                    g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free),
+                    ex_debs_load(x),
+                    g_ptr_array_new_with_free_func(ptr_array_free_or_null)};
     for (guint i = 0; i < prods->len; i++) {
         const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
         cdx_add_component(&c, v);
+        char *roll = ex_product_license(x, v, c.cache, NULL);
+        if (roll)
+            g_hash_table_insert(c.rollups, (gpointer)&v->id, roll);
         GArray *leaves, *tools;
         ex_product_inputs(x, v, &leaves, &tools);
-        for (guint k = 0; k < leaves->len; k++)
-            cdx_add_component(&c, g_array_index(leaves, const struct prov_version *, k));
+        GPtrArray *deps = NULL;
+        for (guint k = 0; k < leaves->len; k++) {
+            const struct prov_version *in = g_array_index(leaves, const struct prov_version *, k);
+            cdx_add_component(&c, in);
+            struct ex_deb *e = g_hash_table_lookup(c.debs->by_version, &in->id);
+            if (!e)
+                continue;
+            if (!deps)
+                deps = g_ptr_array_new();
+            bool dup = false;
+            for (guint d = 0; d < deps->len && !dup; d++)
+                dup = deps->pdata[d] == e;
+            if (!dup)
+                g_ptr_array_add(deps, e);
+        }
+        g_ptr_array_add(c.deps, deps);
         GArray *w = ex_writers(x, v);
         for (guint k = 0; k < w->len; k++) {
             int64_t pid = g_array_index(w, int64_t, k);
@@ -131,11 +254,14 @@ int fmt_cyclonedx(struct export_ctx *x)
     }
     g_string_append(o, "]},\n  \"components\":[");
     for (guint i = 0; i < c.components->len; i++) {
-        cdx_write_component(x, o, i == 0,
+        cdx_write_component(x, &c, o, i == 0,
                             prov_version(x->p, g_array_index(c.components, int64_t, i)));
         ex_flush(x);
     }
-    g_string_append_printf(o, "\n  ],\n  \"formulation\":[{\"bom-ref\":"
+    cdx_write_packages(x, &c, o, c.components->len == 0);
+    g_string_append(o, "\n  ],");
+    cdx_write_dependencies(x, &c, prods, o);
+    g_string_append_printf(o, "\n  \"formulation\":[{\"bom-ref\":"
                               "\"formula-1\",\"workflows\":[{\"bom-ref\":\"workflow-1\","
                               "\"uid\":\"%s\",\"name\":", uid);
     json_string(o, name, strlen(name));
@@ -162,6 +288,10 @@ int fmt_cyclonedx(struct export_ctx *x)
     }
     g_string_append(o, "\n    ]}]}]\n}\n");
     g_hash_table_destroy(c.seen);
+    g_hash_table_destroy(c.cache);
+    g_hash_table_destroy(c.rollups);
+    ex_debs_free(c.debs);
+    g_ptr_array_free(c.deps, TRUE);
     g_array_unref(c.components);
     g_hash_table_destroy(c.task_done);
     g_array_unref(c.tasks);

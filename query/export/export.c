@@ -75,6 +75,7 @@ static int export_option(void *ctx, int c, const char *arg)
         return query_parse_mode("export", arg, &o->mode) ? 0 : 2;
     case 'K': g_ptr_array_add(o->compilers, g_strdup(arg)); return 0;
     case 'C': o->x->closure_of = arg; return 0;
+    case 'a': o->x->admindir = arg; return 0;
     case 'D': {
         char *end;
         long n = strtol(arg, &end, 10);
@@ -102,6 +103,7 @@ static const struct option export_options[] = {
     {"closure-of", required_argument, NULL, 'C'},
     {"depth", required_argument, NULL, 'D'},
     {"collapse", required_argument, NULL, 'c'},
+    {"admindir", required_argument, NULL, 'a'},
     {0}};
 
 static const struct query_command export_command = {
@@ -126,7 +128,10 @@ static const struct query_command export_command = {
                     "      --closure-of PATH dot: only PATH and what it was made from\n"
                     "      --depth N         dot: with --closure-of, at most N steps back\n"
                     "      --collapse DIR    dot: draw files under DIR as one node (repeatable),\n"
-                    "                        e.g. --collapse /usr for system headers and tools\n",
+                    "                        e.g. --collapse /usr for system headers and tools\n"
+                    "      --admindir DIR    spdx, spdx3, cyclonedx: dpkg's database, for the\n"
+                    "                        Debian packages the build read files of (default\n"
+                    "                        /var/lib/dpkg; none there: no packages)\n",
     .options = export_options,
     .shortopts = "f:o:",
     .flags = QUERY_NO_JSON | QUERY_ALLOW_INCOMPLETE,
@@ -217,6 +222,17 @@ int query_export_main(int argc, char **argv)
               "--format compile-commands -o FILE\n", stderr);
         g_ptr_array_free(collapse, TRUE);
         return 2;
+    }
+    if (x.admindir) { /* named: it must be a dpkg database (never a FIFO's endless read) */
+        g_autofree char *status = g_build_filename(x.admindir, "status", NULL);
+        struct stat st;
+        if (stat(status, &st) < 0 || !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "buildtrail export: --admindir %s: %s is %s; give dpkg's database "
+                            "directory (/var/lib/dpkg)\n", x.admindir, status,
+                    errno == ENOENT ? "not there" : "not a regular file");
+            g_ptr_array_free(collapse, TRUE);
+            return 2;
+        }
     }
     if (cli.append) {
         int e = load_append(output, &append_text, &append_entries);

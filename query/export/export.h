@@ -10,7 +10,9 @@
  */
 #pragma once
 
+#include "dpkgdb.h"
 #include "driver.h"
+#include "licroll.h"
 #include "outfile.h"
 #include "queries.h"
 #include "prov.h"
@@ -38,6 +40,7 @@ struct export_ctx {
     char **compilers;    /* compile-commands: more compiler names (globs), NULL-terminated */
     const char *append_text;      /* compile-commands --append: the old database's text ... */
     const GArray *append_entries; /* ... and its entries (struct ccdb_entry), or NULL */
+    const char *admindir;         /* dpkg's database for the SBOMs' packages, or NULL */
 };
 
 /* ---- helpers (shared.c) ---- */
@@ -62,6 +65,10 @@ GArray *ex_materials(struct export_ctx *x);
 gint ex_version_path_cmp(gconstpointer a, gconstpointer b);
 
 void ex_json_key_string(GString *out, const char *key, const char *s);
+/* `,"KEY":"VALUE"` for each pair of a NULL-terminated list of keys and values. */
+void ex_json_members(GString *out, ...) G_GNUC_NULL_TERMINATED;
+/* "Debian binary package NAME (ARCH) of source package SOURCE VERSION", newly allocated. */
+char *ex_deb_source_info(const struct dpkg_pkg *pkg);
 
 gint ex_proc_id_cmp(gconstpointer a, gconstpointer b);
 
@@ -98,6 +105,61 @@ GArray *ex_writers(struct export_ctx *x, const struct prov_version *v);
  * error said); with -o the file is only put in place when the document is complete. */
 #define EX_FLUSH_BYTES (1u << 20)
 void ex_flush(struct export_ctx *x);
+
+/* ---- what the SBOMs (spdx, spdx3, cyclonedx) say of files and packages (shared.c) ---- */
+
+/* What a file is, from its first bytes now (ELF type, archive and compression magic, text),
+ * else from its name (filekind) when it is gone or unreadable. */
+enum ex_file_type {
+    EX_FT_EXECUTABLE, /* an ELF program (ET_EXEC, or ET_DYN with an interpreter: PIE) */
+    EX_FT_SHLIB,      /* an ELF shared library (ET_DYN without an interpreter) */
+    EX_FT_OBJECT,     /* ELF relocatable (.o) */
+    EX_FT_ARCHIVE,    /* ar (.a, .deb), gzip, xz, zstd, bzip2, tar */
+    EX_FT_SOURCE,     /* source, header or build script by its name, or a #! script */
+    EX_FT_DOCUMENTATION, /* under a share/doc or share/man directory, or .md/.txt/.html */
+    EX_FT_TEXT,       /* other text */
+    EX_FT_OTHER,
+};
+enum ex_file_type ex_file_type(const struct prov_version *v);
+/* SPDX 2.3 fileTypes for it, as JSON strings separated by commas. */
+const char *ex_spdx_file_types(enum ex_file_type t);
+
+/* The licenses of a product (query/lib/licroll.h, as `licenses` finds them): the roll-up of
+ * its incorporated files, or NULL (unknown); every found file's detection is kept in `cache`
+ * (licroll_cache_new), where ex_file_license finds it.  `n_unknown` (may be NULL): how many
+ * incorporated files have no known license. */
+char *ex_product_license(struct export_ctx *x, const struct prov_version *v, GHashTable *cache,
+                         unsigned *n_unknown);
+/* The SPDX expression detected in found version v, or NULL (none found, not looked at: its
+ * content changed or it is a tool or an object). */
+const char *ex_file_license(GHashTable *cache, const struct prov_version *v);
+/* The licenses an expression names, as SPDX 2.3's licenseInfoInFiles lists them: each
+ * "ID" or "ID WITH EXCEPTION", once, in order.  False (and `out` unchanged) when a token is
+ * not an SPDX license id, LicenseRef- or AND/OR/WITH/parenthesis. */
+bool ex_license_items(const char *expr, GPtrArray *out);
+/* The roll-up's method, for a comment. */
+#define EX_LICENSE_METHOD "buildtrail: the AND of the licenses detected in the files this " \
+    "one incorporates (compiled sources, project headers, copies, generator inputs: its " \
+    "traced closure, as 'buildtrail licenses' lists them); system headers, shared " \
+    "libraries, tools and build scripts are not counted"
+
+/* The Debian packages the build read files of (as `packages` finds them: every found file
+ * read or executed outside the build's directory, and symlinks followed, owned by an
+ * installed package in x->admindir's database). */
+struct ex_deb {
+    const struct dpkg_pkg *pkg;
+    char *purl;         /* pkg:deb/VENDOR/NAME@VERSION?arch=ARCH (percent-encoded) */
+    GArray *versions;   /* int64_t: the found versions of its files the build read, id order */
+    unsigned files, links;
+    bool executed;
+};
+struct ex_debs {
+    struct dpkgdb *db;  /* NULL: no database (not Debian): no packages */
+    GPtrArray *list;    /* struct ex_deb *, by name then architecture */
+    GHashTable *by_version; /* version id -> struct ex_deb * */
+};
+struct ex_debs *ex_debs_load(struct export_ctx *x);
+void ex_debs_free(struct ex_debs *d);
 
 /* ---- the formats ---- */
 int fmt_compile_commands(struct export_ctx *x);

@@ -1,10 +1,16 @@
 /* The helpers more than one exporter needs — see export.h. */
 #include "export.h"
 
+#include "filekind.h"
+
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Build-relative time in microseconds (Trace Event format) and ISO 8601 wall-clock time. */
 void ex_iso_time(struct export_ctx *x, int64_t boot_ns, char buf[32])
@@ -88,6 +94,23 @@ void ex_json_key_string(GString *out, const char *key, const char *s)
 {
     g_string_append_printf(out, "\"%s\":", key);
     json_string(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+void ex_json_members(GString *out, ...)
+{
+    va_list ap;
+    va_start(ap, out);
+    for (const char *key; (key = va_arg(ap, const char *));) {
+        g_string_append_c(out, ',');
+        ex_json_key_string(out, key, va_arg(ap, const char *));
+    }
+    va_end(ap);
+}
+
+char *ex_deb_source_info(const struct dpkg_pkg *pkg)
+{
+    return g_strdup_printf("Debian binary package %s (%s) of source package %s %s", pkg->name,
+                           pkg->arch, pkg->source, pkg->source_version);
 }
 
 gint ex_proc_id_cmp(gconstpointer a, gconstpointer b)
@@ -197,4 +220,286 @@ void ex_flush(struct export_ctx *x)
         return;
     outfile_append(x->sink, x->out->str, x->out->len);
     g_string_truncate(x->out, 0);
+}
+
+/* ---- what the SBOMs say of files and packages ---- */
+
+static bool has_suffix_in(const char *path, const char *const *sfx)
+{
+    for (; *sfx; sfx++)
+        if (g_str_has_suffix(path, *sfx))
+            return true;
+    return false;
+}
+
+enum ex_file_type ex_file_type(const struct prov_version *v)
+{
+    static const char *const docs[] = {".md", ".txt", ".html", ".rst", NULL};
+    unsigned char h[512];
+    ssize_t n = -1;
+    struct stat st;
+    /* Only a regular file is opened: opening a device can act (a tape rewinds). */
+    int fd = stat(v->path, &st) == 0 && S_ISREG(st.st_mode)
+                 ? open(v->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+                 : -1;
+    if (fd >= 0) {
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) /* never a FIFO's or device's bytes */
+            n = read(fd, h, sizeof h);
+        close(fd);
+    }
+    enum filekind k = filekind_of(v->path);
+    if (n >= 18 && !memcmp(h, "\177ELF", 4)) {
+        unsigned type = h[5] == 2 ? (unsigned)h[17] << 8 | h[16] : (unsigned)h[16] | h[17] << 8;
+        if (type == 1)
+            return EX_FT_OBJECT;
+        if (type == 3 && k == FILEKIND_SHLIB)
+            return EX_FT_SHLIB;
+        return EX_FT_EXECUTABLE;
+    }
+    if ((n >= 8 && !memcmp(h, "!<arch>\n", 8)) || (n >= 2 && h[0] == 0x1f && h[1] == 0x8b) ||
+        (n >= 6 && !memcmp(h, "\3757zXZ", 6)) || (n >= 4 && !memcmp(h, "\050\265\057\375", 4)) ||
+        (n >= 3 && !memcmp(h, "BZh", 3)) || (n >= 262 && !memcmp(h + 257, "ustar", 5)))
+        return EX_FT_ARCHIVE;
+    if (n < 0) { /* gone or unreadable: the name says */
+        switch (k) {
+        case FILEKIND_OBJECT:
+            return g_str_has_suffix(v->path, ".a") ? EX_FT_ARCHIVE : EX_FT_OBJECT;
+        case FILEKIND_SHLIB:
+            return EX_FT_SHLIB;
+        default:
+            break;
+        }
+    }
+    if (k == FILEKIND_SOURCE || k == FILEKIND_HEADER || k == FILEKIND_SCRIPT ||
+        (n >= 2 && h[0] == '#' && h[1] == '!'))
+        return EX_FT_SOURCE;
+    if (strstr(v->path, "/share/doc/") || strstr(v->path, "/share/man/") ||
+        has_suffix_in(v->path, docs))
+        return EX_FT_DOCUMENTATION;
+    if (n > 0 && !memchr(h, '\0', (size_t)n) && g_utf8_validate((const char *)h, n, NULL))
+        return EX_FT_TEXT;
+    return EX_FT_OTHER;
+}
+
+const char *ex_spdx_file_types(enum ex_file_type t)
+{
+    switch (t) {
+    case EX_FT_EXECUTABLE:
+    case EX_FT_SHLIB:
+        return "\"BINARY\",\"APPLICATION\"";
+    case EX_FT_OBJECT:
+        return "\"BINARY\"";
+    case EX_FT_ARCHIVE:
+        return "\"ARCHIVE\"";
+    case EX_FT_SOURCE:
+        return "\"SOURCE\"";
+    case EX_FT_DOCUMENTATION:
+        return "\"DOCUMENTATION\",\"TEXT\"";
+    case EX_FT_TEXT:
+        return "\"TEXT\"";
+    default:
+        return "\"OTHER\"";
+    }
+}
+
+char *ex_product_license(struct export_ctx *x, const struct prov_version *v, GHashTable *cache,
+                         unsigned *n_unknown)
+{
+    GPtrArray *files = licroll_closure(x->p, v->id, cache);
+    char *roll = licroll_rollup(files);
+    unsigned unknown = 0;
+    for (guint i = 0; i < files->len; i++) {
+        const struct lic_file *f = files->pdata[i];
+        unknown += f->cat == CAT_INCORPORATED && !f->license;
+    }
+    if (n_unknown)
+        *n_unknown = unknown;
+    g_ptr_array_free(files, TRUE);
+    return roll;
+}
+
+const char *ex_file_license(GHashTable *cache, const struct prov_version *v)
+{
+    bool looked;
+    return licroll_cached(cache, v->id, &looked);
+}
+
+static bool license_id(const char *w)
+{
+    if (!*w)
+        return false;
+    for (const char *c = w; *c; c++)
+        if (!g_ascii_isalnum(*c) && *c != '.' && *c != '-' && *c != '+')
+            return false;
+    return true;
+}
+
+bool ex_license_items(const char *expr, GPtrArray *out)
+{
+    g_auto(GStrv) words = g_strsplit_set(expr, " ()", -1);
+    GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
+    bool ok = true;
+    for (char **w = words; *w && ok; w++) {
+        if (!**w || !strcmp(*w, "AND") || !strcmp(*w, "OR"))
+            continue;
+        if (!strcmp(*w, "WITH")) { /* joins the last id and the next word */
+            char **e = w + 1;
+            while (*e && !**e)
+                e++;
+            ok = items->len && *e && license_id(*e);
+            if (ok) {
+                char *joined = g_strdup_printf("%s WITH %s", (char *)items->pdata[items->len - 1], *e);
+                g_free(items->pdata[items->len - 1]);
+                items->pdata[items->len - 1] = joined;
+                w = e;
+            }
+            continue;
+        }
+        ok = license_id(*w);
+        if (ok)
+            g_ptr_array_add(items, g_strdup(*w));
+    }
+    for (guint i = 0; ok && i < items->len; i++) {
+        bool dup = false;
+        for (guint k = 0; k < out->len && !dup; k++)
+            dup = !strcmp(out->pdata[k], items->pdata[i]);
+        if (!dup)
+            g_ptr_array_add(out, g_strdup(items->pdata[i]));
+    }
+    g_ptr_array_free(items, TRUE);
+    return ok;
+}
+
+static gint deb_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct ex_deb *x = *(const struct ex_deb *const *)a, *y = *(const struct ex_deb *const *)b;
+    int c = strcmp(x->pkg->name, y->pkg->name);
+    return c ? c : strcmp(x->pkg->arch, y->pkg->arch);
+}
+
+static void deb_free(gpointer p)
+{
+    struct ex_deb *d = p;
+    g_free(d->purl);
+    g_array_unref(d->versions);
+    g_free(d);
+}
+
+/* A purl component, percent-encoded (unreserved characters and ':' kept). */
+static void purl_part(GString *s, const char *part)
+{
+    for (const unsigned char *c = (const unsigned char *)part; *c; c++)
+        if (g_ascii_isalnum(*c) || strchr(".-_~:", *c))
+            g_string_append_c(s, (char)*c);
+        else
+            g_string_append_printf(s, "%%%02X", *c);
+}
+
+/* The purl namespace: the distribution's ID (os-release), "debian" when it says none. */
+static char *deb_vendor(void)
+{
+    g_autofree char *text = NULL;
+    if (g_file_get_contents("/etc/os-release", &text, NULL, NULL) ||
+        g_file_get_contents("/usr/lib/os-release", &text, NULL, NULL)) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+            if (strncmp(*l, "ID=", 3))
+                continue;
+            char *id = g_strstrip(g_strdelimit(*l + 3, "\"'", ' '));
+            bool ok = *id != '\0';
+            for (const char *c = id; *c && ok; c++)
+                ok = g_ascii_islower(*c) || g_ascii_isdigit(*c) || *c == '.' || *c == '-';
+            if (ok)
+                return g_strdup(id);
+        }
+    }
+    return g_strdup("debian");
+}
+
+static struct ex_deb *deb_of(struct ex_debs *d, GHashTable *by_pkg, const struct dpkg_pkg *pkg,
+                             const char *vendor)
+{
+    struct ex_deb *e = g_hash_table_lookup(by_pkg, pkg);
+    if (e)
+        return e;
+    e = g_new0(struct ex_deb, 1);
+    e->pkg = pkg;
+    e->versions = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GString *purl = g_string_new("pkg:deb/");
+    purl_part(purl, vendor);
+    g_string_append_c(purl, '/');
+    g_autofree char *lower = g_ascii_strdown(pkg->name, -1);
+    purl_part(purl, lower);
+    g_string_append_c(purl, '@');
+    purl_part(purl, pkg->version);
+    g_string_append(purl, "?arch=");
+    purl_part(purl, pkg->arch);
+    e->purl = g_string_free(purl, FALSE);
+    g_hash_table_insert(by_pkg, (gpointer)pkg, e);
+    g_ptr_array_add(d->list, e);
+    return e;
+}
+
+struct ex_debs *ex_debs_load(struct export_ctx *x)
+{
+    struct ex_debs *d = g_new0(struct ex_debs, 1);
+    d->list = g_ptr_array_new_with_free_func(deb_free);
+    d->by_version = g_hash_table_new(g_int64_hash, g_int64_equal);
+    if (dpkgdb_load(x->admindir ? x->admindir : "/var/lib/dpkg", &d->db) < 0) {
+        d->db = NULL;
+        return d;
+    }
+    g_autofree char *vendor = deb_vendor();
+    GHashTable *by_pkg = g_hash_table_new(g_direct_hash, g_direct_equal);
+    size_t cl = strlen(x->run.cwd);
+    sqlite3_stmt *st = NULL;
+    qdb_prepare(x->q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
+    while (st && qdb_row(x->q, st)) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
+            continue;
+        const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);
+        if (!pkg)
+            continue;
+        struct ex_deb *e = deb_of(d, by_pkg, pkg, vendor);
+        int64_t vid = sqlite3_column_int64(st, 2);
+        e->files++;
+        e->executed |= sqlite3_column_int(st, 1) == TRACEDB_EXEC;
+        if (!g_hash_table_contains(d->by_version, &vid)) {
+            g_array_append_val(e->versions, vid);
+            const struct prov_version *v = prov_version(x->p, vid);
+            if (v)
+                g_hash_table_insert(d->by_version, (gpointer)&v->id, e);
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (qdb_prepare(x->q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
+        qdb_bind_int64(x->q, st, 1, 0);
+    while (st && qdb_row(x->q, st)) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
+            continue;
+        const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);
+        if (pkg)
+            deb_of(d, by_pkg, pkg, vendor)->links++;
+    }
+    sqlite3_finalize(st);
+    g_hash_table_destroy(by_pkg);
+    g_ptr_array_sort(d->list, deb_cmp);
+    for (guint i = 0; i < d->list->len; i++) {
+        struct ex_deb *e = d->list->pdata[i];
+        g_array_sort(e->versions, ex_proc_id_cmp_int64);
+    }
+    return d;
+}
+
+void ex_debs_free(struct ex_debs *d)
+{
+    if (!d)
+        return;
+    g_hash_table_destroy(d->by_version);
+    g_ptr_array_free(d->list, TRUE);
+    dpkgdb_free(d->db);
+    g_free(d);
 }

@@ -20,6 +20,8 @@ struct spdx3 {
     GArray *file_ids;       /* int64_t: the same, in the order written */
     GArray *build_ids;      /* int64_t: the processes written as build_Build */
     int n_rel;
+    GHashTable *licenses;   /* expression -> its index (GUINT, from 1): one element each */
+    GPtrArray *license_list; /* the expressions, by index - 1 (borrowed from the table) */
 };
 
 static void s3_begin(struct spdx3 *d, const char *type, const char *iri)
@@ -50,6 +52,12 @@ static void s3_file(struct spdx3 *d, const struct prov_version *v)
     g_string_append(d->graph, ",\"name\":");
     json_string(d->graph, name, strlen(name));
     g_string_append(d->graph, ",\"software_fileKind\":\"file\"");
+    static const char *const purpose[] = {
+        [EX_FT_EXECUTABLE] = "executable", [EX_FT_SHLIB] = "library", [EX_FT_OBJECT] = "module",
+        [EX_FT_ARCHIVE] = "archive", [EX_FT_SOURCE] = "source",
+        [EX_FT_DOCUMENTATION] = "documentation", [EX_FT_TEXT] = "file", [EX_FT_OTHER] = "file"};
+    g_string_append_printf(d->graph, ",\"software_primaryPurpose\":\"%s\"",
+                           purpose[ex_file_type(v)]);
     if (v->sha256[0])
         g_string_append_printf(d->graph, ",\"verifiedUsing\":[{\"type\":\"Hash\",\"algorithm\":"
                                          "\"sha256\",\"hashValue\":\"%s\"},{\"type\":\"Hash\","
@@ -121,13 +129,62 @@ static void s3_id(GString *o, bool *first, const char *iri)
     json_string(o, iri, strlen(iri));
 }
 
+/* The IRI of the LicenseExpression element for `expr` (written the first time), or NULL
+ * when it is not a valid expression. */
+static char *s3_license(struct spdx3 *d, const char *expr)
+{
+    if (!expr || !*expr)
+        return NULL;
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(d->licenses, expr));
+    if (!n) {
+        GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
+        bool ok = ex_license_items(expr, items) && items->len;
+        g_ptr_array_free(items, TRUE);
+        if (!ok)
+            return NULL;
+        char *key = g_strdup(expr);
+        g_ptr_array_add(d->license_list, key);
+        n = d->license_list->len;
+        g_hash_table_insert(d->licenses, key, GUINT_TO_POINTER(n));
+        g_autofree char *iri = g_strdup_printf("%slicense/%u", d->base, n);
+        s3_begin(d, "simplelicensing_LicenseExpression", iri);
+        g_string_append(d->graph, ",\"simplelicensing_licenseExpression\":");
+        json_string(d->graph, expr, strlen(expr));
+        g_string_append(d->graph, "}");
+    }
+    return g_strdup_printf("%slicense/%u", d->base, n);
+}
+
+/* file -hasConcludedLicense-> its roll-up (a product) or -hasDeclaredLicense-> what its text
+ * says (a found file), when known. */
+static void s3_file_license(struct spdx3 *d, const struct prov_version *v, const char *expr,
+                            bool concluded)
+{
+    g_autofree char *lic = s3_license(d, expr);
+    if (!lic)
+        return;
+    g_autofree char *from = s3_file_iri(d, v);
+    GPtrArray *to = g_ptr_array_new();
+    g_ptr_array_add(to, lic);
+    size_t mark = d->graph->len;
+    s3_rel(d, from, concluded ? "hasConcludedLicense" : "hasDeclaredLicense", to);
+    if (concluded && d->graph->len > mark) { /* the method, on the relationship */
+        d->graph->len--; /* the closing brace */
+        g_string_append(d->graph, ",\"comment\":\"" EX_LICENSE_METHOD "\"}");
+    }
+    g_ptr_array_free(to, TRUE);
+}
+
 int fmt_spdx3(struct export_ctx *x)
 {
     g_autofree char *uid = ex_trace_uid(x);
     g_autofree char *base = g_strdup_printf("https://buildtrail.invalid/spdx3/%s/", uid);
     struct spdx3 d = {x, base, x->out, g_hash_table_new(g_int64_hash, g_int64_equal),
                       g_array_new(FALSE, FALSE, sizeof(int64_t)),
-                      g_array_new(FALSE, FALSE, sizeof(int64_t)), 0};
+                      g_array_new(FALSE, FALSE, sizeof(int64_t)), 0,
+                      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                      g_ptr_array_new()};
+    prov_load(x->p); /* a licenses walk per product: in memory */
     char created[32];
     ex_iso_time(x, x->run.start_ns, created);
     g_autofree char *agent = g_strdup_printf("%sagent", base);
@@ -220,13 +277,47 @@ int fmt_spdx3(struct export_ctx *x)
         g_ptr_array_free(tools, TRUE);
     }
     g_array_unref(pids);
+    /* Licenses: each product's roll-up, each found file's detection. */
+    GHashTable *cache = licroll_cache_new();
+    for (guint i = 0; i < prods->len; i++) {
+        const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
+        g_autofree char *roll = ex_product_license(x, v, cache, NULL);
+        s3_file(&d, v);
+        s3_file_license(&d, v, roll, true);
+    }
+    for (guint i = 0; i < d.file_ids->len; i++) {
+        const struct prov_version *v = prov_version(x->p, g_array_index(d.file_ids, int64_t, i));
+        if (v && v->origin == TRACEDB_VERSION_FOUND)
+            s3_file_license(&d, v, ex_file_license(cache, v), false);
+    }
+    g_hash_table_destroy(cache);
+    /* The Debian packages the build read from, each containing its files listed above. */
+    struct ex_debs *debs = ex_debs_load(x);
+    for (guint i = 0; i < debs->list->len; i++) {
+        const struct ex_deb *e = debs->list->pdata[i];
+        g_autofree char *iri = g_strdup_printf("%spackage/%u", base, i + 1);
+        s3_begin(&d, "software_Package", iri);
+        g_autofree char *src = ex_deb_source_info(e->pkg);
+        ex_json_members(o, "name", e->pkg->name, "software_packageVersion", e->pkg->version,
+                        "software_packageUrl", e->purl, "software_sourceInfo", src, NULL);
+        g_string_append(o, ",\"software_primaryPurpose\":\"install\"}");
+        GPtrArray *in = g_ptr_array_new_with_free_func(g_free);
+        for (guint k = 0; k < e->versions->len; k++) {
+            int64_t vid = g_array_index(e->versions, int64_t, k);
+            if (g_hash_table_contains(d.files, &vid))
+                g_ptr_array_add(in, g_strdup_printf("%sfile/v%" PRId64, base, vid));
+        }
+        s3_rel(&d, iri, "contains", in);
+        g_ptr_array_free(in, TRUE);
+    }
     /* The document last: its elements are every one above. */
     g_autofree char *doc = g_strdup_printf("%sdocument", base);
     g_autofree char *name = ex_doc_name(x);
     s3_begin(&d, "SpdxDocument", doc);
     g_string_append(o, ",\"name\":");
     json_string(o, name, strlen(name));
-    g_string_append(o, ",\"profileConformance\":[\"core\",\"software\",\"build\"],"
+    g_string_append(o, ",\"profileConformance\":[\"core\",\"software\",\"build\","
+                       "\"simpleLicensing\"],"
                        "\"rootElement\":[");
     bool first = true;
     for (guint i = 0; i < d.build_ids->len; i++) {
@@ -251,6 +342,15 @@ int fmt_spdx3(struct export_ctx *x)
         s3_id(o, &first, iri);
         ex_flush(x);
     }
+    for (guint i = 1; i <= d.license_list->len; i++) {
+        g_autofree char *iri = g_strdup_printf("%slicense/%u", base, i);
+        s3_id(o, &first, iri);
+    }
+    for (guint i = 1; i <= debs->list->len; i++) {
+        g_autofree char *iri = g_strdup_printf("%spackage/%u", base, i);
+        s3_id(o, &first, iri);
+        ex_flush(x);
+    }
     for (int i = 1; i <= d.n_rel; i++) {
         g_autofree char *iri = g_strdup_printf("%srelationship/%d", base, i);
         s3_id(o, &first, iri);
@@ -261,5 +361,8 @@ int fmt_spdx3(struct export_ctx *x)
     g_hash_table_destroy(d.files);
     g_array_unref(d.file_ids);
     g_array_unref(d.build_ids);
+    g_hash_table_destroy(d.licenses);
+    g_ptr_array_free(d.license_list, TRUE);
+    ex_debs_free(debs);
     return 0;
 }

@@ -11,6 +11,7 @@
 # 1.6 valid by the official schemas (SPDX 3 by t7011/t7012: python's validator takes half an
 # hour on this document).
 # cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -7,6 +7,7 @@
 # A made-up dpkg database (--admindir) with names SPDX ids do not allow ('+') and an epoch
 # gets distinct valid ids and encoded purls; one that is not a database (a FIFO, nothing) is
 # refused.  All valid by the official schemas.
+# cost: workload (a --system build whose exports are checked by schema: its unprivileged variant is left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd cc

@@ -9,7 +9,7 @@
 # NOASSERTION) and never lists itself, nor what ld, objcopy or perl loaded, among its shared
 # libraries; liblmdb0's .deb is GENERATED_FROM mdb.c and midl.c, never mdb_copy.c.
 # Every check of debpkg.py (see there) applies.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -7,7 +7,7 @@
 # libpkgconf.la, i.e. dynamically: libpkgconf is among its shared libraries and none of
 # libpkgconf's sources is a compiled source of it (`inputs` and `licenses` agree); the shipped
 # library lists its own 14 sources, not the CLI's.  Every check of debpkg.py (see there) applies.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -12,7 +12,7 @@
 # `packages` and `licenses` agree on what of the system went in (nothing but toolchain runtime).
 # Built without nodoc: fuse3's debian/rules chmods an example dh_installexamples skips under
 # nodoc.  Every check of debpkg.py (see there) applies.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

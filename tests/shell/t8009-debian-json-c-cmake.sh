@@ -7,7 +7,7 @@
 # their sources or headers, in the build tree and as `cmake --install` and dh_install put them;
 # `packages` and `licenses` agree on what of the system went in (nothing but toolchain
 # runtime: cmake-data is no Built-Using candidate).  Every check of debpkg.py (see there) applies.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

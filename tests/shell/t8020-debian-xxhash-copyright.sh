@@ -15,7 +15,7 @@
 # modification, are permitted provided that the following conditions are met: * ... * ...")
 # agrees file by file (BSD-2-Clause); the shipped xxhsum's cli/*.c are declared BSD-2-Clause
 # and detected GPL-2.0-or-later: "agrees": false, and the text says DISAGREES.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -13,7 +13,7 @@
 # roll-up is ISC AND OLDAP-2.8 with no file of lmdb's unknown; --deny 'ISC' fails it, naming mdb.c;
 # `--copyright debian/copyright` ("Files: * / License: OpenLDAP-2.8") agrees on midl.c and
 # mdb_stat.c and disagrees on mdb.c, whose ISC notice it does not declare.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

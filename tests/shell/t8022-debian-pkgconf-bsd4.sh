@@ -12,7 +12,7 @@
 # usr/bin/pkgconf (cli/main.c, cli/getopt_long.c, cli/renderer-msvc.c) fails the gate naming
 # it, while the shipped libpkgconf.so.3.0.0 (ISC sources only; the CLI links it dynamically)
 # passes.  debian/copyright declares getopt_long.c "BSD-4" alone: it disagrees (no ISC).
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -8,7 +8,7 @@
 # configure.ac uses no ATF macro, and autom4te's m4 reads none of them), is "read by a
 # directory scan only", not touched; libtool's libtool.m4, which m4 and libtoolize read for
 # what they need, is not a scan.  Ground truth: configure.ac has no ATF_ macro.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

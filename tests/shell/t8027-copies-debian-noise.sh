@@ -9,7 +9,7 @@
 # each side shipped in its own .deb and its -dbgsym .deb (not debian/files, a .changes or
 # .buildinfo); the test
 # programs and the variants are not reported as copies of one another.
-# cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# cost: package (a real Debian package build: both variants are left out of the ASan pass)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -113,8 +113,9 @@ static int elf_symbols(const void *data, size_t len, bool globals_only, GHashTab
                 !section(&e, shoff, shentsize, s.link, &str))
                 continue;
             add_symbols(&e, &s, &str, globals_only, defined);
-            if (!found)
-                found = want == SHT_SYMTAB_ ? OBJSYMS_SYMTAB : OBJSYMS_DYNSYM;
+            found = want == SHT_SYMTAB_ ? OBJSYMS_SYMTAB : OBJSYMS_DYNSYM;
+            break; /* ELF has one table of each kind: a crafted file naming one large table
+                    * from each of 65535 headers would be read 65535 times */
         }
         if (found) /* the full table has every symbol the dynamic one has */
             break;

@@ -17,7 +17,8 @@
  *     dynamic one (a stripped file: a symbol missing there may still be in the file),
  *     OBJSYMS_NONE when the file has neither, or -EINVAL when the bytes are not ELF.
  *   - Both take any bytes and never read outside them; a truncated or crafted table is read as
- *     far as it is whole.  Fuzzed (tests/fuzz/fuzz-objsyms.c); pure, no logging, no state.
+ *     far as it is whole; only the first table of each kind is read (ELF has one), so the
+ *     work is linear in the bytes.  Fuzzed (tests/fuzz/fuzz-objsyms.c); pure, no logging, no state.
  */
 #pragma once
 

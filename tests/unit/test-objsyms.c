@@ -103,6 +103,45 @@ static void test_elf(void)
     g_hash_table_destroy(s);
 }
 
+/* ELF allows one symbol table of each kind: a crafted file with thousands of section headers
+ * all naming one large table made the scan read it once per header (hours for a few MB).  Only
+ * the first full table is read: a second one's symbols are not. */
+static void test_elf_one_table(void)
+{
+    GByteArray *b = make_elf(TRUE, FALSE, 2);
+    const unsigned shsz = 64;
+    size_t old_shoff = 0;
+    for (unsigned i = 0; i < 8; i++)
+        old_shoff |= (size_t)b->data[0x28 + i] << (8 * i);
+    const char str2[] = "\0second";
+    size_t str2off = b->len, sym2off = (str2off + sizeof str2 + 7) & ~(size_t)7;
+    size_t shoff = sym2off + 2 * 24;
+    g_byte_array_set_size(b, (guint)(shoff + 5 * shsz));
+    memset(b->data + str2off, 0, b->len - str2off);
+    memcpy(b->data + str2off, str2, sizeof str2);
+    put(b, sym2off + 24, 1, 4, FALSE);        /* "second" */
+    b->data[sym2off + 24 + 4] = 0x12;         /* global function */
+    put(b, sym2off + 24 + 6, 1, 2, FALSE);    /* defined in section 1 */
+    memcpy(b->data + shoff, b->data + old_shoff, 3 * shsz);
+    size_t h3 = shoff + 3 * shsz, h4 = shoff + 4 * shsz;
+    put(b, h3 + 4, 2, 4, FALSE);              /* a second SHT_SYMTAB */
+    put(b, h3 + 0x18, sym2off, 8, FALSE);
+    put(b, h3 + 0x20, 2 * 24, 8, FALSE);
+    put(b, h3 + 0x28, 4, 4, FALSE);
+    put(b, h3 + 0x38, 24, 8, FALSE);
+    put(b, h4 + 4, 3, 4, FALSE);
+    put(b, h4 + 0x18, str2off, 8, FALSE);
+    put(b, h4 + 0x20, sizeof str2, 8, FALSE);
+    put(b, 0x28, shoff, 8, FALSE);
+    put(b, 0x3c, 5, 2, FALSE);
+    GHashTable *s = set_new();
+    g_assert_cmpint(objsyms_elf(b->data, b->len, s), ==, OBJSYMS_SYMTAB);
+    g_assert_true(g_hash_table_contains(s, "defined_g"));
+    g_assert_false(g_hash_table_contains(s, "second"));
+    g_hash_table_destroy(s);
+    g_byte_array_unref(b);
+}
+
 static void member(GByteArray *a, const char *name, const void *data, size_t len)
 {
     char h[61];
@@ -182,6 +221,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/objsyms/elf", test_elf);
+    g_test_add_func("/objsyms/elf-one-table", test_elf_one_table);
     g_test_add_func("/objsyms/archive", test_archive);
     return g_test_run();
 }

@@ -839,7 +839,8 @@ out:
 }
 
 /* Where the symlink the build last made at file_id (path) pointed, by the command that made
- * it (the trace records a link's creation, not its target); NULL when not known. */
+ * it (the trace records a link's creation, not its target); NULL when not known, or when the
+ * build's last write of the path made something else there (rm foo; echo x > foo). */
 static char *traced_link_target(struct qdb *q, int64_t file_id, const char *path)
 {
     sqlite3_stmt *st = NULL;
@@ -848,8 +849,9 @@ static char *traced_link_target(struct qdb *q, int64_t file_id, const char *path
     int64_t maker = 0;
     qdb_bind_int64(q, st, 1, file_id);
     while (qdb_row(q, st))
-        if (sqlite3_column_int(st, 1) == TRACEDB_SYMLINK)
-            maker = sqlite3_column_int64(st, 0); /* (in time order: the last one) */
+        maker = sqlite3_column_int(st, 1) == TRACEDB_SYMLINK
+                    ? sqlite3_column_int64(st, 0) /* (in time order: the last one) */
+                    : 0; /* written through a link is recorded at the target: a file here */
     sqlite3_finalize(st);
     const struct qdb_process *p = maker ? qdb_process(q, maker) : NULL;
     return p && p->cwd ? qdb_link_target_from_argv(p->argv, p->argv_len, p->cwd, path) : NULL;

@@ -948,16 +948,28 @@ bool query_path_lookup(const char *cmd, struct qdb *q, const char *arg, struct q
     if (id && !qp->via_link && !last_is_link) {
         char *cur = g_strdup(asked);
         int64_t cur_id = id;
+        int64_t seen[41] = {id};
+        int n_seen = 1;
+        bool loop = true; /* until the chain ends: a cycle or 40 links leads nowhere (ELOOP) */
         for (int hops = 0; hops < 40; hops++) {
             char *t = traced_link_target(q, cur_id, cur);
             int64_t tid = t ? qdb_file_id(q, t) : 0;
-            if (!tid) {
+            bool again = false;
+            for (int k = 0; k < n_seen && tid; k++)
+                again = again || seen[k] == tid;
+            if (!tid || again) {
+                loop = again;
                 g_free(t);
                 break;
             }
             g_free(cur);
             cur = t;
-            cur_id = tid;
+            cur_id = seen[n_seen++] = tid;
+        }
+        if (loop) { /* answer for the link itself */
+            g_free(cur);
+            cur = g_strdup(asked);
+            cur_id = id;
         }
         if (cur_id != id) {
             g_free(real);

@@ -19,7 +19,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Does any license id in `expr` match one of the patterns (fnmatch)? */
+/* --deny's patterns: split at commas, the spaces around each dropped ("GPL-*, AGPL-*"), the
+ * empty ones left out; NULL when none is left. */
+static char **deny_patterns(const char *deny)
+{
+    g_auto(GStrv) all = g_strsplit(deny, ",", -1);
+    GPtrArray *out = g_ptr_array_new();
+    for (char **p = all; *p; p++)
+        if (*g_strstrip(*p))
+            g_ptr_array_add(out, g_strdup(*p));
+    if (!out->len) {
+        g_ptr_array_free(out, TRUE);
+        return NULL;
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* Does any license id in `expr` match one of the patterns (fnmatch; SPDX ids compare without
+ * regard to case, so 'gpl-*' matches GPL-3.0-only)? */
 static const char *denied_by(const char *expr, char **patterns)
 {
     g_auto(GStrv) words = g_strsplit_set(expr, " ()", -1);
@@ -27,7 +45,7 @@ static const char *denied_by(const char *expr, char **patterns)
         if (!**w || !strcmp(*w, "AND") || !strcmp(*w, "OR") || !strcmp(*w, "WITH"))
             continue;
         for (char **p = patterns; p && *p; p++)
-            if (fnmatch(*p, *w, 0) == 0)
+            if (fnmatch(*p, *w, FNM_CASEFOLD) == 0)
                 return *p;
     }
     return NULL;
@@ -207,7 +225,16 @@ static int licenses_option(void *ctx, int c, const char *arg)
 {
     struct licenses_cli *l = ctx;
     switch (c) {
-    case 'D': l->deny = arg; return 0;
+    case 'D': {
+        g_auto(GStrv) pats = deny_patterns(arg);
+        if (!pats) {
+            fprintf(stderr, "buildtrail licenses: --deny '%s' names no license pattern; give "
+                            "comma-separated patterns, as --deny 'GPL-*,AGPL-*'\n", arg);
+            return 2;
+        }
+        l->deny = arg;
+        return 0;
+    }
     case 'S': l->source_dest = arg; return 0;
     case 'C': l->copyright = arg; return 0;
     }
@@ -245,7 +272,8 @@ static const struct query_command licenses_command = {
                  "trace cannot be read; 2 an error under --deny (among them a damaged trace\n"
                  "or, without --allow-incomplete, an incomplete one) or a usage error.\n",
     .options_help = "      --deny PATTERNS   exit 1 if an incorporated file's license matches one\n"
-                    "                        of the comma-separated patterns ('GPL-*,AGPL-*')\n"
+                    "                        of the comma-separated patterns ('GPL-*,AGPL-*';\n"
+                    "                        any case, as SPDX ids compare)\n"
                     "      --corresponding-source DEST\n"
                     "                        write the incorporated sources and build scripts, as\n"
                     "                        built, to directory DEST (or a .tar.gz / .tar file)\n"
@@ -296,7 +324,7 @@ int query_licenses_main(int argc, char **argv)
     GPtrArray *files = licroll_closure(p, vid, NULL);
     unsigned n_disagree = cr.dep5 ? copyright_compare(&cr, files) : 0;
     g_autofree char *roll = licroll_rollup(files);
-    g_auto(GStrv) patterns = deny ? g_strsplit(deny, ",", -1) : NULL;
+    g_auto(GStrv) patterns = deny ? deny_patterns(deny) : NULL;
     unsigned n_unknown = 0, n_denied = 0, n_guess = 0;
     GString *out = g_string_new(NULL), *denials = g_string_new(NULL);
     if (o.json) {

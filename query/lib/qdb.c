@@ -737,6 +737,14 @@ char *qdb_resolve_links(const char *abs, int *followed)
 }
 
 /* (see qdb.h) */
+/* Is `w` ("--NAME" or "--NAME=VALUE") ln's long option `name`, given whole or abbreviated to
+ * at least `min` letters (getopt_long takes any unambiguous prefix: --sym, --rel)? */
+static bool ln_long(const char *w, const char *name, size_t min)
+{
+    size_t n = strcspn(w + 2, "=");
+    return n >= min && n <= strlen(name) && !strncmp(w + 2, name, n);
+}
+
 char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *cwd,
                                 const char *link)
 {
@@ -754,7 +762,7 @@ char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *c
     prog = prog ? prog + 1 : words->pdata[0];
     GPtrArray *ops = g_ptr_array_new();
     const char *tdir = NULL;
-    bool symbolic = false;
+    bool symbolic = false, relative = false; /* -r: the target is relative to the cwd */
     if (!strcmp(prog, "cmake") && words->len == 5 && !strcmp(words->pdata[1], "-E") &&
         !strcmp(words->pdata[2], "create_symlink")) {
         symbolic = true;
@@ -767,16 +775,20 @@ char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *c
             if (opts && !strcmp(w, "--")) {
                 opts = false;
             } else if (opts && !strncmp(w, "--", 2)) {
-                symbolic |= !strcmp(w, "--symbolic");
-                if (!strncmp(w, "--target-directory=", 19))
-                    tdir = w + 19;
-                else if (!strcmp(w, "--target-directory") && i + 1 < words->len)
+                symbolic |= ln_long(w, "symbolic", 2);
+                relative |= ln_long(w, "relative", 1);
+                const char *eq = strchr(w, '=');
+                bool target = ln_long(w, "target-directory", 1);
+                if (target && eq)
+                    tdir = eq + 1;
+                else if (target && i + 1 < words->len)
                     tdir = words->pdata[++i];
-                else if (!strcmp(w, "--suffix") && i + 1 < words->len)
+                else if (ln_long(w, "suffix", 2) && !eq && i + 1 < words->len)
                     i++; /* (its value) */
             } else if (opts && w[0] == '-' && w[1]) {
                 for (const char *c = w + 1; *c; c++) {
                     symbolic |= *c == 's';
+                    relative |= *c == 'r';
                     if (*c == 't' || *c == 'S') { /* a value: the rest, or the next word */
                         const char *v = c[1] ? c + 1 : i + 1 < words->len ? words->pdata[++i] : NULL;
                         if (*c == 't')
@@ -807,7 +819,7 @@ char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *c
         }
         for (int k = 0; k < 2; k++) {
             if (made[k] && !found && !strcmp(made[k], link)) {
-                g_autofree char *dir = g_path_get_dirname(link);
+                g_autofree char *dir = relative ? g_strdup(cwd) : g_path_get_dirname(link);
                 found = qdb_absolute_path_in(dir, t);
             }
             g_free(made[k]);

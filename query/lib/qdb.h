@@ -189,8 +189,9 @@ char *qdb_absolute_path_in(const char *base, const char *arg);
 char *qdb_resolve_links(const char *abs, int *followed);
 
 /* The target a command line made the symlink `link` (absolute) point to, as an absolute path
- * (lexically normalised, relative targets from link's directory): `ln -s TARGET... [LINK|DIR]`
- * (clustered short options, -t DIR, -S SUFFIX, --opt=VALUE, "--"; one operand: a link of its
+ * (lexically normalised, relative targets from link's directory, or with -r/--relative from
+ * the cwd): `ln -s TARGET... [LINK|DIR]` (clustered short options, -t DIR, -S SUFFIX,
+ * --opt=VALUE, long options abbreviated as getopt_long takes them, "--"; one operand: a link of its
  * name in the cwd) or `cmake -E create_symlink TARGET LINK`; NULL when the command line (argv,
  * NUL-separated, argv_len bytes, as the trace has it; cwd absolute) made no such link.
  * g_free() it. */

@@ -237,6 +237,14 @@ static void test_link_target_from_argv(void)
         {"ln|-s|--target-directory=d|a", "/w", "/w/d/a", "/w/d/a"},
         {"ln|-s|-S|.bak|a|l", "/w", "/w/l", "/w/a"},           /* -S's value is no operand */
         {"ln|-s|--|-odd|l", "/w", "/w/l", "/w/-odd"},
+        /* -r: the target as given is relative to the cwd, not to the link's directory */
+        {"ln|-sr|.libs/t|.libs/l", "/w", "/w/.libs/l", "/w/.libs/t"},
+        {"ln|-s|--relative|src/a|sub/", "/w", "/w/sub/a", "/w/src/a"},
+        {"ln|-rst|d|a", "/w", "/w/d/a", "/w/a"},
+        /* long options abbreviated, as getopt_long takes them */
+        {"ln|--sym|--rel|src/a|sub/l", "/w", "/w/sub/l", "/w/src/a"},
+        {"ln|-s|--target=d|a", "/w", "/w/d/a", "/w/d/a"},
+        {"ln|-s|--su|.bak|a|l", "/w", "/w/l", "/w/a"},
         {"cmake|-E|create_symlink|libz.so.1|libz.so", "/b", "/b/libz.so", "/b/libz.so.1"},
         {"ln|a|l", "/w", "/w/l", NULL},                      /* a hard link */
         {"ln|-s|a|l", "/w", "/w/other", NULL},               /* another link */

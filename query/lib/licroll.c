@@ -56,6 +56,26 @@ static enum lic_category categorise(const struct prov_node *n)
     }
 }
 
+/* The file named `name` in `dir` on disk, its case ignored (a notice's "see the file COPYING"
+ * is read in lower case): the exact name first, else the first entry that matches.  NULL when
+ * there is none. */
+static char *beside_on_disk(const char *dir, const char *name)
+{
+    char *exact = g_build_filename(dir, name, NULL);
+    if (g_file_test(exact, G_FILE_TEST_EXISTS))
+        return exact;
+    g_free(exact);
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *e;
+    char *found = NULL;
+    while (d && !found && (e = g_dir_read_name(d)))
+        if (!g_ascii_strcasecmp(e, name))
+            found = g_build_filename(dir, e, NULL);
+    if (d)
+        g_dir_close(d);
+    return found;
+}
+
 static void detect(struct lic_file *f, GPtrArray *all)
 {
     gsize len = 0;
@@ -84,10 +104,13 @@ static void detect(struct lic_file *f, GPtrArray *all)
             target = g_strdup(o->v->path);
     }
     if (!target)
-        target = g_strdup(beside);
+        target = beside_on_disk(dir, ref);
+    if (!target)
+        return;
     char *other = NULL;
     gsize olen = 0;
-    if (g_file_get_contents(target, &other, &olen, NULL)) {
+    /* (a FIFO or a device there, /dev/zero through a link, is not read) */
+    if ((other = prov_read_regular_file(target, &olen))) {
         f->license = lic_detect(other, olen);
         g_free(other);
     }

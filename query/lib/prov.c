@@ -644,9 +644,7 @@ GArray *prov_versions_at(struct prov *p, int64_t file_id)
     return qdb_ids(p->q, tracedb_sql(TQ_VERSIONS_OF_FILE), file_id);
 }
 
-/* The whole content of the regular file at `path` (a FIFO or a device there is not read: it
- * could block or never end), or NULL. */
-static char *read_regular_file(const char *path, gsize *len)
+char *prov_read_regular_file(const char *path, gsize *len)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
@@ -678,7 +676,7 @@ static char *read_regular_file(const char *path, gsize *len)
 
 char *prov_read_version(const struct prov_version *v, gsize *len, const char **problem)
 {
-    char *data = read_regular_file(v->path, len);
+    char *data = prov_read_regular_file(v->path, len);
     if (!data) {
         *problem = "no longer readable";
         return NULL;

@@ -191,6 +191,10 @@ void prov_readers(struct prov *p, int64_t id, GArray *out);
 /* Append to `out` (int64_t) the processes `id` started: its children and its exec successor. */
 void prov_successors(struct prov *p, int64_t id, GArray *out);
 
+/* The whole content of the regular file at `path` (a FIFO or a device there is not read: it
+ * could block or never end; nor a file over 2 GiB), or NULL.  g_free it. */
+char *prov_read_regular_file(const char *path, gsize *len);
+
 /* The content of version `v` as it is on disk now, if it still is that version (its SHA-256
  * matches the trace's): g_free it.  Otherwise NULL, and *problem says why (a static string:
  * "no longer readable" — also a FIFO or device now at its path, never read —, "changed since

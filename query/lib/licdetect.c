@@ -23,6 +23,17 @@ static void add(GPtrArray *ids, const char *id)
     g_ptr_array_add(ids, g_strdup(id));
 }
 
+/* add() for sets that crafted input can make large (a file of a million distinct tags, a
+ * roll-up of them): `seen` (not owning its keys) makes each add constant time. */
+static void add_seen(GPtrArray *ids, GHashTable *seen, const char *id)
+{
+    if (g_hash_table_contains(seen, id))
+        return;
+    char *c = g_strdup(id);
+    g_ptr_array_add(ids, c);
+    g_hash_table_add(seen, c);
+}
+
 static gint str_cmp(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -47,6 +58,7 @@ static char *join_and(GPtrArray *ids)
 static char *tags(const char *text, size_t len)
 {
     GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     size_t tl = strlen(TAG);
     for (size_t i = 0; i + tl <= len;) {
         const char *at = memmem(text + i, len - i, TAG, tl);
@@ -65,10 +77,11 @@ static char *tags(const char *text, size_t len)
             end--;
         if (end > start) {
             g_autofree char *e = g_strndup(text + start, end - start);
-            add(found, e);
+            add_seen(found, seen, e);
         }
         i = j > (size_t)(at - text) ? j : (size_t)(at - text) + 1;
     }
+    g_hash_table_destroy(seen);
     char *r = join_and(found);
     g_ptr_array_free(found, TRUE);
     return r;
@@ -397,6 +410,7 @@ bool lic_same(const char *a, const char *b)
 char *lic_and_all(const char *const *exprs, size_t n)
 {
     GPtrArray *members = g_ptr_array_new_with_free_func(g_free);
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (size_t k = 0; k < n; k++) {
         const char *e = exprs[k];
         if (!e)
@@ -414,7 +428,7 @@ char *lic_and_all(const char *const *exprs, size_t n)
                 trim_term(&m, &ml);
                 if (ml) {
                     g_autofree char *one = g_strndup(m, ml);
-                    add(members, one);
+                    add_seen(members, seen, one);
                 }
                 start = i + 5;
                 i += 4;
@@ -423,6 +437,7 @@ char *lic_and_all(const char *const *exprs, size_t n)
             depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
         }
     }
+    g_hash_table_destroy(seen);
     char *r = join_and(members);
     g_ptr_array_free(members, TRUE);
     return r;

@@ -246,6 +246,33 @@ static void test_reference(void)
     g_assert_null(none);
 }
 
+/* A crafted file of many distinct tags (150000: 3 MB) and the roll-up of its expression take
+ * time linear in their size: each member was compared with every one before it (about 30 s
+ * here, hours for a file of tens of MB).  The bound is generous: linear work takes well under
+ * a second even on a loaded machine. */
+static void test_many_tags(void)
+{
+    enum { N = 150000 };
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < N; i++)
+        g_string_append_printf(s, "SPDX-License-Identifier: LicenseRef-x%d\n", i);
+    g_string_append(s, "SPDX-License-Identifier: LicenseRef-x7\n"); /* once in the answer */
+    GTimer *t = g_timer_new();
+    g_autofree char *r = lic_detect(s->str, s->len);
+    const char *one[] = {r, "MIT"};
+    g_autofree char *all = lic_and_all(one, 2);
+    double secs = g_timer_elapsed(t, NULL);
+    g_timer_destroy(t);
+    g_assert_nonnull(r);
+    guint members = 1;
+    for (const char *c = r; (c = strstr(c, " AND ")); c += 5)
+        members++;
+    g_assert_cmpuint(members, ==, N);
+    g_assert_nonnull(strstr(all, " AND MIT"));
+    g_assert_cmpfloat(secs, <, 10.0);
+    g_string_free(s, TRUE);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -254,5 +281,6 @@ int main(int argc, char **argv)
     g_test_add_func("/licdetect/several", test_several);
     g_test_add_func("/licdetect/more-notices", test_more_notices);
     g_test_add_func("/licdetect/reference", test_reference);
+    g_test_add_func("/licdetect/many-tags", test_many_tags);
     return g_test_run();
 }

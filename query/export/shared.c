@@ -359,13 +359,18 @@ bool ex_license_items(const char *expr, GPtrArray *out)
         if (ok)
             g_ptr_array_add(items, g_strdup(*w));
     }
+    /* (hashed: a crafted file of many distinct tags made this quadratic) */
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; ok && i < out->len; i++)
+        g_hash_table_add(seen, out->pdata[i]);
     for (guint i = 0; ok && i < items->len; i++) {
-        bool dup = false;
-        for (guint k = 0; k < out->len && !dup; k++)
-            dup = !strcmp(out->pdata[k], items->pdata[i]);
-        if (!dup)
-            g_ptr_array_add(out, g_strdup(items->pdata[i]));
+        if (g_hash_table_contains(seen, items->pdata[i]))
+            continue;
+        char *c = g_strdup(items->pdata[i]);
+        g_ptr_array_add(out, c);
+        g_hash_table_add(seen, c);
     }
+    g_hash_table_destroy(seen);
     g_ptr_array_free(items, TRUE);
     return ok;
 }

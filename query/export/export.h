@@ -135,7 +135,9 @@ char *ex_product_license(struct export_ctx *x, const struct prov_version *v, GHa
 const char *ex_file_license(GHashTable *cache, const struct prov_version *v);
 /* The licenses an expression names, as SPDX 2.3's licenseInfoInFiles lists them: each
  * "ID" or "ID WITH EXCEPTION", once, in order.  False (and `out` unchanged) when a token is
- * not an SPDX license id, LicenseRef- or AND/OR/WITH/parenthesis. */
+ * not an SPDX license id, LicenseRef- or AND/OR/WITH/parenthesis, or the expression is not
+ * well formed (unbalanced parentheses, an operator without its operands: "(MIT OR"), as a
+ * malformed SPDX-License-Identifier tag makes it. */
 bool ex_license_items(const char *expr, GPtrArray *out);
 /* The roll-up's method, for a comment. */
 #define EX_LICENSE_METHOD "buildtrail: the AND of the licenses detected in the files this " \

@@ -334,8 +334,63 @@ static bool license_id(const char *w)
     return true;
 }
 
+/* Is `expr` a well-formed SPDX expression: operands (an id, "ID WITH ID", or a parenthesised
+ * expression) joined by AND / OR, parentheses balanced?  (Ids themselves: license_id.) */
+static bool well_formed(const char *expr)
+{
+    g_autoptr(GString) spaced = g_string_new(NULL);
+    for (const char *c = expr; *c; c++) {
+        if (*c == '(' || *c == ')')
+            g_string_append_printf(spaced, " %c ", *c);
+        else
+            g_string_append_c(spaced, *c);
+    }
+    g_auto(GStrv) words = g_strsplit_set(spaced->str, " \t\n", -1);
+    bool want_operand = true, after_id = false;
+    size_t depth = 0;
+    for (char **w = words; *w; w++) {
+        if (!**w)
+            continue;
+        bool op = !strcmp(*w, "AND") || !strcmp(*w, "OR");
+        if (!strcmp(*w, "(")) {
+            if (!want_operand)
+                return false;
+            depth++;
+        } else if (!strcmp(*w, ")")) {
+            if (want_operand || !depth)
+                return false;
+            depth--;
+            after_id = false;
+        } else if (op) {
+            if (want_operand)
+                return false;
+            want_operand = true;
+        } else if (!strcmp(*w, "WITH")) {
+            if (!after_id)
+                return false;
+            after_id = false;
+            want_operand = true; /* the exception: an id, and no more WITH after it */
+            w++;
+            while (*w && !**w)
+                w++;
+            if (!*w || !strcmp(*w, "(") || !strcmp(*w, ")") || !strcmp(*w, "AND") ||
+                !strcmp(*w, "OR") || !strcmp(*w, "WITH"))
+                return false;
+            want_operand = false;
+        } else {
+            if (!want_operand)
+                return false;
+            want_operand = false;
+            after_id = true;
+        }
+    }
+    return !want_operand && depth == 0;
+}
+
 bool ex_license_items(const char *expr, GPtrArray *out)
 {
+    if (!well_formed(expr))
+        return false;
     g_auto(GStrv) words = g_strsplit_set(expr, " ()", -1);
     GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
     bool ok = true;

@@ -176,7 +176,7 @@ static bool special_first_word(const char *s, size_t len)
                                            "case", "esac", "while", "until", "for", "in",
                                            "function", "select", "time", "coproc", "foreach",
                                            "repeat", "end", "nocorrect", "noglob"};
-    if (memchr(s, '=', len))
+    if (memchr(s, '=', len) || (len && s[0] == '%')) /* %1: an interactive shell's job 1 */
         return true;
     for (size_t i = 0; i < G_N_ELEMENTS(reserved); i++)
         if (strlen(reserved[i]) == len && !memcmp(reserved[i], s, len))

@@ -13,7 +13,7 @@
  *     (those bytes as \xNN, newline/tab/CR as \n \t \r, ! as \x21); any other word in single
  *     quotes, ' written '\''.  The result never holds a control byte or invalid UTF-8.
  *   - text_argv(): the words joined by spaces; a first word a shell would read as an
- *     assignment (A=b) or a reserved word (time, if, ...) is quoted.
+ *     assignment (A=b), a reserved word (time, if, ...) or a job (%1: bash's fg %1) is quoted.
  *   - json_string(): a JSON string literal.  Valid UTF-8 is kept; control characters, quote
  *     and backslash are escaped; each byte B that is not valid UTF-8 becomes \udcBB (a lone
  *     low surrogate, as Python's "surrogateescape" does), so exact bytes survive a round trip.

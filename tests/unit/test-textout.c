@@ -75,6 +75,8 @@ static void test_argv_pasteable(void)
     g_assert_cmpstr(i, ==, "'CC=gcc' -c A=b");
     g_autofree char *j = WORDS("time\0-p\0time\0"); /* not the shell's keyword */
     g_assert_cmpstr(j, ==, "'time' -p time");
+    g_autofree char *pc = WORDS("%1\0%1\0"); /* not job 1 of an interactive shell (fg %1) */
+    g_assert_cmpstr(pc, ==, "'%1' %1");
     g_autofree char *k = WORDS("a b\0~\0$x\0*\0");
     g_assert_cmpstr(k, ==, "'a b' '~' '$x' '*'");
     g_autofree char *m = WORDS("x\0=y\0"); /* zsh's =cmd */

@@ -114,7 +114,7 @@ struct dep5 *dep5_parse(const char *text, size_t len, char **error)
     struct para p = {0};
     unsigned line = 0, n_paras = 0;
     char *err = NULL;
-    size_t i = 0;
+    size_t i = len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0; /* an editor's BOM */
     while (i < len && !err) {
         const char *s = text + i;
         const char *nl = memchr(s, '\n', len - i);

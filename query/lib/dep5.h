@@ -4,10 +4,11 @@
  * Contract
  *   - dep5_parse() reads the text as deb822 paragraphs (separated by blank lines; "Name: value"
  *     fields, names case-insensitive; continuation lines start with a space or a tab; lines
- *     starting with '#' are comments; CRLF accepted).  The first paragraph must have a Format
- *     field; each paragraph with a Files field must have a License field with a short name on
- *     its first line; there must be at least one Files paragraph.  Stand-alone License
- *     paragraphs (the texts) and every other field are skipped.  It returns the parsed file
+ *     starting with '#' are comments; CRLF and a leading UTF-8 BOM accepted).  The first
+ *     paragraph must have a Format field; each paragraph with a Files field must have a
+ *     License field with a short name on its first line; there must be at least one Files
+ *     paragraph.  Stand-alone License paragraphs (the texts) and every other field are
+ *     skipped.  It returns the parsed file
  *     (dep5_free it), or NULL and *error (newly allocated: "line N: what") when the text is not
  *     such a file.  Any bytes are accepted (NUL included); it never logs and does no I/O.
  *   - dep5_license() returns the License short-name expression (as written: "BSD-2-clause",

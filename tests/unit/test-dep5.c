@@ -53,6 +53,18 @@ static void test_parse(void)
     dep5_free(d);
 }
 
+/* A file saved by an editor that writes a UTF-8 byte-order mark first is read all the same. */
+static void test_bom(void)
+{
+    g_autofree char *err = NULL;
+    g_autofree char *text = g_strconcat("\xef\xbb\xbf", copyright, NULL);
+    struct dep5 *d = dep5_parse(text, strlen(text), &err);
+    g_assert_null(err);
+    g_assert_nonnull(d);
+    g_assert_cmpstr(dep5_license(d, "xxhsum.c"), ==, "GPL-2");
+    dep5_free(d);
+}
+
 static void bad(const char *text, const char *want)
 {
     g_autofree char *err = NULL;
@@ -162,6 +174,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/dep5/parse", test_parse);
+    g_test_add_func("/dep5/bom", test_bom);
     g_test_add_func("/dep5/errors", test_errors);
     g_test_add_func("/dep5/glob", test_glob);
     g_test_add_func("/dep5/spdx", test_spdx);

@@ -27,7 +27,8 @@
  *     an expression over 4 KiB is taken as written, by both (no parentheses dropped).
  *   - All take any bytes (not necessarily text or NUL-terminated), never fail, do no I/O and
  *     do not log; lic_detect and lic_and_all take time about linear in the text (a set of
- *     members is hashed: a crafted file of a million distinct tags is read in a second).  Fuzzed (tests/fuzz/fuzz-licdetect.c).
+ *     members is hashed: a crafted file of a million distinct tags is read in a second).
+ *     Fuzzed (tests/fuzz/fuzz-licdetect.c).
  */
 #pragma once
 

@@ -9,7 +9,8 @@
  *     its category; the license of incorporated files, system headers and build scripts is
  *     detected (lic_detect on the content now, only while its SHA-256 is the traced version's
  *     — prov_read_version — else a pointer to another file's notice, resolved in the closure or
- *     beside the file on disk, its name's case ignored, a regular file only); toolchain runtime gets its exception's expression.
+ *     beside the file on disk, its name's case ignored, a regular file only); toolchain
+ *     runtime gets its exception's expression.
  *   - `cache` (NULL, or a table made by licroll_cache_new) keeps each version's detection, so
  *     that a caller asking for many closures reads each file once; a pointer to another file's
  *     notice is then resolved in the first closure that reached the file.

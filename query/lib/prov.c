@@ -1868,38 +1868,54 @@ static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool k
     return walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
 }
 
-/* The levels' walks merged: each version at the first level that reached it (its role and
- * depth there), `guess` when that is the guessing level; sorted as walk_finish sorts.  NULL
- * when one gave up. */
-static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
-                           const struct prov_walk_opts *o, unsigned limit)
+/* One walk at one level, for merge_levels: the inputs walk (walk_level) or the outputs walk
+ * (walk_outputs_level) with its arguments; NULL when it gave up. */
+struct level_walk {
+    struct prov *p;
+    const int64_t *starts;
+    guint n;
+    bool keep_starts, outputs;
+    const struct prov_walk_opts *o;
+    unsigned limit;
+};
+
+static GArray *walk_outputs_level(struct prov *p, const int64_t *starts, guint n,
+                                  const struct prov_walk_opts *o, unsigned limit,
+                                  enum level level);
+
+static GArray *walk_one_level(const struct level_walk *x, enum level l)
 {
-    if (o->every_read)
-        return walk_level(p, starts, n, keep_starts, o, limit, LEVEL_EVERY_READ);
-    enum level last = o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
-    GArray *out = NULL;
+    return x->outputs ? walk_outputs_level(x->p, x->starts, x->n, x->o, x->limit, l)
+                      : walk_level(x->p, x->starts, x->n, x->keep_starts, x->o, x->limit, l);
+}
+
+/* The levels' walks merged: each version at the first level that reached it (its role and
+ * depth there), `guess` when that is the guessing level; an output found only at the
+ * influence level has the role SCRIPT (it does not carry the start).  Every level unless
+ * code_only; every_read: that one walk.  Sorted as walk_finish sorts; NULL when one gave up. */
+static GArray *merge_levels(const struct level_walk *x)
+{
+    if (x->o->every_read)
+        return walk_one_level(x, x->outputs ? LEVEL_INFLUENCE : LEVEL_EVERY_READ);
+    enum level last = x->o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
     GHashTable *have = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (enum level l = LEVEL_EXACT; l <= last; l++) {
-        GArray *r = walk_level(p, starts, n, keep_starts, o, limit, l);
+    for (enum level l = LEVEL_EXACT; l <= last && out; l++) {
+        GArray *r = walk_one_level(x, l);
         if (!r) {
-            if (out)
-                g_array_unref(out);
+            g_array_unref(out);
             out = NULL;
             break;
-        }
-        if (!out) {
-            out = r;
-            for (guint i = 0; i < out->len; i++)
-                g_hash_table_add(have, (gpointer)&g_array_index(out, struct prov_node, i).v->id);
-            continue;
         }
         for (guint i = 0; i < r->len; i++) {
             struct prov_node *nd = &g_array_index(r, struct prov_node, i);
             if (g_hash_table_contains(have, &nd->v->id))
                 continue;
             nd->guess = l == LEVEL_GUESS;
+            if (x->outputs && l == LEVEL_INFLUENCE)
+                nd->role = PROV_ROLE_SCRIPT;
             g_array_append_val(out, *nd);
-            g_hash_table_add(have, (gpointer)&nd->v->id);
+            g_hash_table_add(have, (gpointer)&nd->v->id); /* (the version is the prov's) */
         }
         g_array_unref(r);
     }
@@ -1907,6 +1923,13 @@ static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool 
     if (out)
         g_array_sort(out, node_cmp);
     return out;
+}
+
+static GArray *walk_inputs(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                           const struct prov_walk_opts *o, unsigned limit)
+{
+    struct level_walk x = {p, starts, n, keep_starts, false, o, limit};
+    return merge_levels(&x);
 }
 
 bool prov_made_by_configure(struct prov *p, int64_t id)
@@ -2125,14 +2148,10 @@ static GHashTable *direct_code_inputs(struct prov *p, int64_t v, const struct pr
 }
 
 /* The code levels of the outputs walk: what each reader of a version wrote after reading it
- * and carries it (direct_code_inputs), and what was written on top of it. */
+ * and carries it (direct_code_inputs); what was written on top of it, the caller adds. */
 static void expand_code_outputs(struct walk *w, struct prov_node *n, int depth)
 {
     struct prov *p = w->p;
-    struct edges based = based_on(p, n->v->id);
-    for (guint i = 0; i < based.n; i++)
-        walk_add(w, based.e[i].id, PROV_ROLE_OTHER, depth, true);
-    edges_done(&based);
     struct edges readers = readers_of(p, n->v->id);
     for (guint i = 0; i < readers.n && !w->gave_up; i++) {
         /* The reader's writes, and, for an archiver or compressor, those of the archivers
@@ -2161,25 +2180,27 @@ static void expand_code_outputs(struct walk *w, struct prov_node *n, int depth)
     edges_done(&readers);
 }
 
-static GArray *walk_outputs_level(struct prov *p, GArray *starts, const struct prov_walk_opts *o,
-                                  unsigned limit, enum level level)
+static GArray *walk_outputs_level(struct prov *p, const int64_t *starts, guint n_starts,
+                                  const struct prov_walk_opts *o, unsigned limit,
+                                  enum level level)
 {
     struct walk w;
     walk_init(&w, p, o, limit);
     w.level = level;
-    for (guint i = 0; i < starts->len; i++)
-        walk_add(&w, g_array_index(starts, int64_t, i), PROV_ROLE_OTHER, 0, false);
+    for (guint i = 0; i < n_starts; i++)
+        walk_add(&w, starts[i], PROV_ROLE_OTHER, 0, false);
     struct prov_node *n;
     while (!w.gave_up && (n = g_queue_pop_head(&w.queue))) {
         int depth = n->depth + 1;
-        if (level != LEVEL_INFLUENCE) {
-            expand_code_outputs(&w, n, depth);
-            continue;
-        }
+        /* What was written on top of it, at every level; then its readers' outputs. */
         struct edges based = based_on(p, n->v->id);
         for (guint i = 0; i < based.n; i++)
             walk_add(&w, based.e[i].id, PROV_ROLE_OTHER, depth, true);
         edges_done(&based);
+        if (level != LEVEL_INFLUENCE) {
+            expand_code_outputs(&w, n, depth);
+            continue;
+        }
         struct edges readers = readers_of(p, n->v->id);
         for (guint i = 0; i < readers.n && !w.gave_up; i++)
             expand_reader(&w, readers.e[i].id, readers.e[i].t, depth);
@@ -2187,52 +2208,23 @@ static GArray *walk_outputs_level(struct prov *p, GArray *starts, const struct p
     }
     /* The starts themselves are not outputs (unless made from another start). */
     GHashTable *start_ids = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (guint i = 0; i < starts->len; i++)
-        g_hash_table_add(start_ids, &g_array_index(starts, int64_t, i));
+    for (guint i = 0; i < n_starts; i++)
+        g_hash_table_add(start_ids, (gpointer)&starts[i]);
     GArray *out = walk_finish(&w, not_a_start, start_ids);
     g_hash_table_destroy(start_ids);
     return out;
 }
 
-/* The outputs walk's levels merged as walk_inputs merges the inputs walk's: what carries a
- * start's code (exactly, then by a guess), then (unless code_only) what was made after a
- * read of it, by the reader and (with scripts) the processes it started.  The role of an
- * output is OTHER at the code levels and SCRIPT at the influence level. */
+/* The outputs walk's levels merged (merge_levels): what carries a start's code (exactly,
+ * then by a guess), then (unless code_only) what was made after a read of it, by the reader
+ * and (with scripts) the processes it started.  The role of an output is OTHER at the code
+ * levels and SCRIPT at the influence level. */
 static GArray *walk_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o,
                             unsigned limit)
 {
-    enum level last = o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
-    if (o->every_read)
-        return walk_outputs_level(p, starts, o, limit, LEVEL_INFLUENCE);
-    GArray *out = NULL;
-    GHashTable *have = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (enum level l = LEVEL_EXACT; l <= last; l++) {
-        GArray *r = walk_outputs_level(p, starts, o, limit, l);
-        if (!r) {
-            if (out)
-                g_array_unref(out);
-            out = NULL;
-            break;
-        }
-        for (guint i = 0; i < r->len; i++) {
-            struct prov_node *nd = &g_array_index(r, struct prov_node, i);
-            if (g_hash_table_contains(have, &nd->v->id))
-                continue;
-            nd->guess = l == LEVEL_GUESS;
-            nd->role = l == LEVEL_INFLUENCE ? PROV_ROLE_SCRIPT : PROV_ROLE_OTHER;
-            if (!out)
-                out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
-            g_array_append_val(out, *nd);
-            g_hash_table_add(have, (gpointer)&nd->v->id);
-        }
-        g_array_unref(r);
-        if (!out)
-            out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
-    }
-    g_hash_table_destroy(have);
-    if (out)
-        g_array_sort(out, node_cmp);
-    return out;
+    struct level_walk x = {p, (const int64_t *)(void *)starts->data, starts->len, false, true, o,
+                           limit};
+    return merge_levels(&x);
 }
 
 GArray *prov_outputs(struct prov *p, GArray *starts, const struct prov_walk_opts *o)

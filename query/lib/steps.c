@@ -5,20 +5,17 @@
 
 #include <string.h>
 
-/* The words of a command line, one at a time, from a NUL-terminated copy (a trace's argv
- * need not end in NUL: a crafted one does not). */
+/* The words of a command line, one at a time (qdb puts a NUL past argv_len: the last word is a
+ * string even when a crafted trace's is cut off). */
 struct words {
-    char *buf;
+    const char *buf;
     size_t len, i;
 };
 
 static void words_init(struct words *ws, const struct qdb_process *pr)
 {
     ws->len = pr->argv ? pr->argv_len : 0;
-    ws->buf = g_malloc(ws->len + 1);
-    if (ws->len)
-        memcpy(ws->buf, pr->argv, ws->len);
-    ws->buf[ws->len] = '\0';
+    ws->buf = pr->argv;
     ws->i = 0;
 }
 
@@ -54,7 +51,6 @@ bool steps_is_configure_image(const struct qdb_process *pr)
     struct words ws;
     words_init(&ws, pr);
     bool r = configure_image(pr, &ws);
-    g_free(ws.buf);
     return r;
 }
 
@@ -193,7 +189,6 @@ bool steps_argv_names(const struct qdb_process *pr, const char *path)
         found = !strcmp(v, path) || !strcmp(v, base) ||
                 (vl > bl && v[vl - bl - 1] == '/' && !strcmp(v + vl - bl, base));
     }
-    g_free(ws->buf);
     return found;
 }
 
@@ -218,6 +213,5 @@ bool steps_is_script_of(const struct qdb_process *pr, const char *path)
         }
         break;
     }
-    g_free(ws->buf);
     return is;
 }

@@ -2,7 +2,8 @@
  * edges of provenance (docs/architecture.md, "Provenance: code and influence").
  *
  * Contract
- *   - Pure functions of process rows (struct qdb_process) and paths: no I/O, no state.
+ *   - Pure functions of process rows (struct qdb_process, as qdb loads them: a NUL past
+ *     argv_len) and paths: no I/O, no state.
  *   - A configure step is a process image that configures a build rather than running it:
  *     a shell running a script named `configure` or `config.status` (or a process whose
  *     program is so named: with no exe nor argv recorded, a script's comm is its name); `cmake` in configure mode

@@ -12,18 +12,19 @@
 # hour on this document).
 # cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: xxhash 0.8.1-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require
 export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)"
 deb_build xxhash 0.8.1-1 "nocheck nodoc" nocheck,nodoc
 for fmt in spdx cyclonedx spdx3; do
-    bt export -d "$T/trace.db" --format $fmt -o "$T/out.$fmt" || fail "export $fmt failed"
+    bt export -d "$TRACE" --format $fmt -o "$T/out.$fmt" || fail "export $fmt failed"
 done
 cd "$SRC"
 lib=$(ls debian/libxxhash0/usr/lib/*/libxxhash.so.0.8.1)
-bt licenses -d "$T/trace.db" --json "$lib" > "$T/lib.lic" || fail "licenses $lib failed"
-bt packages -d "$T/trace.db" --json > "$T/packages.json" || fail "packages failed"
+bt licenses -d "$TRACE" --json "$lib" > "$T/lib.lic" || fail "licenses $lib failed"
+bt packages -d "$TRACE" --json > "$T/packages.json" || fail "packages failed"
 vendor=$(. /etc/os-release 2>/dev/null; echo "${ID:-debian}")
 dpkg-query -W -f='${Version} ${Architecture}\n' libc6-dev > "$T/libc6-dev.truth"
 dpkg-query -L libc6-dev > "$T/libc6-dev.list"

@@ -10,6 +10,7 @@
 # GPL-2.0-or-later); each .deb's SPDX GENERATED_FROM names the sources of what it holds.
 # Every check of debpkg.py (see there) applies.
 # cost: workload (a real Debian package build: its unprivileged variant is left out of the ASan pass)
+# shares: xxhash 0.8.1-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

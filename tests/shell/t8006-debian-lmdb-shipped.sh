@@ -10,6 +10,7 @@
 # libraries; liblmdb0's .deb is GENERATED_FROM mdb.c and midl.c, never mdb_copy.c.
 # Every check of debpkg.py (see there) applies.
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: lmdb 0.9.24-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

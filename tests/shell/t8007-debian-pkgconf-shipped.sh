@@ -8,6 +8,7 @@
 # libpkgconf's sources is a compiled source of it (`inputs` and `licenses` agree); the shipped
 # library lists its own 14 sources, not the CLI's.  Every check of debpkg.py (see there) applies.
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: pkgconf 1.8.1-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require

@@ -16,16 +16,17 @@
 # agrees file by file (BSD-2-Clause); the shipped xxhsum's cli/*.c are declared BSD-2-Clause
 # and detected GPL-2.0-or-later: "agrees": false, and the text says DISAGREES.
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: xxhash 0.8.1-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require
 deb_build xxhash 0.8.1-1 "nocheck nodoc" nocheck,nodoc
-lib=$(find "$T/pkg/$(basename "$SRC")/debian" -path '*/usr/lib/*/libxxhash.so.0.8.1' -type f | head -1)
-cli=$(find "$T/pkg/$(basename "$SRC")/debian" -path '*/usr/bin/xxhsum' -type f | head -1)
+lib=$(find "$PKG/$(basename "$SRC")/debian" -path '*/usr/lib/*/libxxhash.so.0.8.1' -type f | head -1)
+cli=$(find "$PKG/$(basename "$SRC")/debian" -path '*/usr/bin/xxhsum' -type f | head -1)
 [ -n "$lib" ] && [ -n "$cli" ] || fail "no shipped libxxhash.so.0.8.1 or xxhsum under $SRC/debian"
-bt licenses -d "$T/trace.db" --json --copyright "$SRC/debian/copyright" "$lib" > "$T/lib.json" ||
+bt licenses -d "$TRACE" --json --copyright "$SRC/debian/copyright" "$lib" > "$T/lib.json" ||
     fail "licenses --copyright on $lib failed"
-bt licenses -d "$T/trace.db" --json --copyright "$SRC/debian/copyright" "$cli" > "$T/cli.json" ||
+bt licenses -d "$TRACE" --json --copyright "$SRC/debian/copyright" "$cli" > "$T/cli.json" ||
     fail "licenses --copyright on $cli failed"
 python3 - "$T/lib.json" "$T/cli.json" "$SRC" <<'PY' || fail "licenses --copyright on xxhash's shipped files (the lines above)"
 import json, os, sys
@@ -65,7 +66,7 @@ for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad else 0)
 PY
-out=$(bt licenses -d "$T/trace.db" --copyright "$SRC/debian/copyright" "$cli")
+out=$(bt licenses -d "$TRACE" --copyright "$SRC/debian/copyright" "$cli")
 printf '%s\n' "$out" | grep -E "cli/xxhsum\.c .*\[debian/copyright: BSD-2-Clause -- DISAGREES\]" > /dev/null ||
     fail "the text does not say cli/xxhsum.c disagrees: $out"
 printf "%s\n" "$out" | grep DISAGREES | sed "s/^/# /"

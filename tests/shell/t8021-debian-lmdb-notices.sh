@@ -14,13 +14,14 @@
 # `--copyright debian/copyright` ("Files: * / License: OpenLDAP-2.8") agrees on midl.c and
 # mdb_stat.c and disagrees on mdb.c, whose ISC notice it does not declare.
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: lmdb 0.9.24-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require
 deb_build lmdb 0.9.24-1 "nocheck nodoc" nocheck,nodoc
 tool=$(find "$SRC/debian" -path '*/usr/bin/mdb_stat' -type f | head -1)
 [ -n "$tool" ] || fail "no shipped mdb_stat under $SRC/debian"
-bt licenses -d "$T/trace.db" --json --copyright "$SRC/debian/copyright" "$tool" > "$T/l.json" ||
+bt licenses -d "$TRACE" --json --copyright "$SRC/debian/copyright" "$tool" > "$T/l.json" ||
     fail "licenses on $tool failed"
 python3 - "$T/l.json" "$SRC/libraries/liblmdb" <<'PY' || fail "licenses on lmdb's shipped mdb_stat (the lines above)"
 import json, os, sys
@@ -51,7 +52,7 @@ for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad else 0)
 PY
-set +e; bt licenses -d "$T/trace.db" --deny 'ISC' "$tool" > /dev/null 2> "$T/err"; st=$?; set -e
+set +e; bt licenses -d "$TRACE" --deny 'ISC' "$tool" > /dev/null 2> "$T/err"; st=$?; set -e
 assert_eq "$st" 1 "licenses --deny ISC on mdb_stat (mdb.c carries btree.c's ISC notice)"
 grep -q "denied: .*/mdb\.c is ISC AND OLDAP-2.8" "$T/err" || fail "the denial does not name mdb.c: $(cat "$T/err")"
 cd "$T"

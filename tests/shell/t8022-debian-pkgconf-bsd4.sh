@@ -13,6 +13,7 @@
 # it, while the shipped libpkgconf.so.3.0.0 (ISC sources only; the CLI links it dynamically)
 # passes.  debian/copyright declares getopt_long.c "BSD-4" alone: it disagrees (no ISC).
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: pkgconf 1.8.1-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require
@@ -20,14 +21,14 @@ deb_build pkgconf 1.8.1-1 "nocheck nodoc" nocheck,nodoc
 prog=$(find "$SRC/debian" -path '*/usr/bin/pkgconf' -type f | head -1)
 lib=$(find "$SRC/debian" -path '*/usr/lib/*/libpkgconf.so.3.0.0' -type f | head -1)
 [ -n "$prog" ] && [ -n "$lib" ] || fail "no shipped pkgconf or libpkgconf.so.3.0.0 under $SRC/debian"
-set +e; bt licenses -d "$T/trace.db" --deny 'BSD-4-Clause' "$prog" > "$T/out" 2> "$T/err"; st=$?; set -e
+set +e; bt licenses -d "$TRACE" --deny 'BSD-4-Clause' "$prog" > "$T/out" 2> "$T/err"; st=$?; set -e
 assert_eq "$st" 1 "licenses --deny BSD-4-Clause on the shipped pkgconf ($(cat "$T/err"))"
 grep -q "denied: .*/cli/getopt_long\.c is BSD-4-Clause AND ISC (matches 'BSD-4-Clause')" "$T/err" ||
     fail "the denial does not name cli/getopt_long.c: $(cat "$T/err")"
 [ "$(grep -c 'denied:' "$T/err")" = 1 ] || fail "only getopt_long.c carries BSD-4-Clause: $(cat "$T/err")"
-bt licenses -d "$T/trace.db" --deny 'BSD-4-Clause' "$lib" > /dev/null ||
-    fail "libpkgconf.so (ISC) fails the BSD-4-Clause gate: $(bt licenses -d "$T/trace.db" "$lib")"
-bt licenses -d "$T/trace.db" --json --copyright "$SRC/debian/copyright" "$prog" > "$T/p.json" ||
+bt licenses -d "$TRACE" --deny 'BSD-4-Clause' "$lib" > /dev/null ||
+    fail "libpkgconf.so (ISC) fails the BSD-4-Clause gate: $(bt licenses -d "$TRACE" "$lib")"
+bt licenses -d "$TRACE" --json --copyright "$SRC/debian/copyright" "$prog" > "$T/p.json" ||
     fail "licenses --copyright on $prog failed"
 python3 - "$T/p.json" <<'PY' || fail "licenses --copyright on pkgconf (the lines above)"
 import json, sys

@@ -10,6 +10,7 @@
 # .buildinfo); the test
 # programs and the variants are not reported as copies of one another.
 # cost: package (a real Debian package build: both variants are left out of the ASan pass)
+# shares: pkgconf 1.8.1-1|nocheck nodoc|nocheck,nodoc
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require
@@ -134,7 +135,7 @@ assert_contains "$out" "  shipped in   $T/own/vend-b-dbgsym_1.0_$arch.deb" "the 
 deb_build pkgconf 1.8.1-1 "nocheck nodoc" nocheck,nodoc
 [ -f "$SRC/.pc/sysroot_dir-logic.patch/libpkgconf/pkg.c" ] || [ -n "$(find "$SRC/.pc" -name '*.c' 2>/dev/null)" ] ||
     fail "the ground truth changed: pkgconf's quilt backups hold no .c file"
-out=$(cd "$SRC" && bt copies -d "$T/trace.db")
+out=$(cd "$SRC" && bt copies -d "$TRACE")
 printf '%s\n' "$out" | grep -q '/\.pc/' && fail "quilt backups reported as copies: $out"
 printf '%s\n' "$out" | grep -Eq '^/usr/' && fail "system headers reported: $out"
 assert_contains "$out" "no copies found" "pkgconf vendors nothing"

@@ -55,6 +55,8 @@ static char *join_and(GPtrArray *ids)
     return g_string_free(s, FALSE);
 }
 
+static void trim_term(const char **s, size_t *n);
+
 static char *tags(const char *text, size_t len)
 {
     GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
@@ -307,15 +309,82 @@ static void notices(const char *t, GPtrArray *ids)
         add(ids, "LicenseRef-public-domain");
 }
 
+/* A license id's family, lower case: its version kept, "-only", "-or-later", "+" and a WITH
+ * exception dropped ("GPL-2.0-or-later WITH Bison-exception-2.2" is "gpl-2.0"). */
+static char *family(const char *id, size_t n)
+{
+    char *f = g_ascii_strdown(id, (gssize)n);
+    char *with = strstr(f, " with ");
+    if (with)
+        *with = '\0';
+    static const char *const suffixes[] = {"-only", "-or-later", "+", NULL};
+    for (const char *const *x = suffixes; *x; x++)
+        if (g_str_has_suffix(f, *x))
+            f[strlen(f) - strlen(*x)] = '\0';
+    return f;
+}
+
+/* Whether a tag expression names a license of id's family (any of a compound notice's
+ * alternatives: "Artistic-1.0-Perl OR GPL-1.0-or-later"). */
+static bool tag_names(const char *expr, const char *id)
+{
+    g_autoptr(GHashTable) fams = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    bool after_with = false;
+    for (const char *p = expr; *p;) {
+        while (*p == ' ' || *p == '(' || *p == ')')
+            p++;
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '(' && *p != ')')
+            p++;
+        if (p == w)
+            continue;
+        size_t n = (size_t)(p - w);
+        if ((n == 3 && !g_ascii_strncasecmp(w, "AND", 3)) ||
+            (n == 2 && !g_ascii_strncasecmp(w, "OR", 2))) {
+            after_with = false;
+            continue;
+        }
+        if (n == 4 && !g_ascii_strncasecmp(w, "WITH", 4)) {
+            after_with = true; /* the next word is an exception, not a license */
+            continue;
+        }
+        if (!after_with)
+            g_hash_table_add(fams, family(w, n));
+        after_with = false;
+    }
+    g_auto(GStrv) alts = g_strsplit(id, " OR ", -1);
+    for (char **a = alts; *a; a++) {
+        const char *s = *a;
+        size_t n = strlen(s);
+        trim_term(&s, &n);
+        g_autofree char *f = family(s, n);
+        if (g_hash_table_contains(fams, f))
+            return true;
+    }
+    return false;
+}
+
 char *lic_detect(const char *text, size_t len)
 {
-    char *t = tags(text, len);
-    if (t)
-        return t;
+    g_autofree char *t = tags(text, len);
     g_autofree char *n = normalise(text, len < NOTICE_WINDOW ? len : NOTICE_WINDOW);
     GPtrArray *ids = g_ptr_array_new_with_free_func(g_free);
     notices(n, ids);
-    char *r = join_and(ids);
+    char *r;
+    if (!t) {
+        r = join_and(ids);
+    } else {
+        /* The tags govern the licenses they name; a notice of a license they do not name is
+         * one more obligation the file carries (an MIT tag on GPL-2.0-or-later text). */
+        GPtrArray *parts = g_ptr_array_new();
+        g_ptr_array_add(parts, t);
+        for (guint i = 0; i < ids->len; i++)
+            if (!tag_names(t, ids->pdata[i]))
+                g_ptr_array_add(parts, ids->pdata[i]);
+        r = parts->len == 1 ? g_strdup(t)
+                            : lic_and_all((const char *const *)parts->pdata, parts->len);
+        g_ptr_array_free(parts, TRUE);
+    }
     g_ptr_array_free(ids, TRUE);
     return r;
 }

@@ -1,8 +1,8 @@
 /* licdetect — which license a source file's text declares.
  *
  * Contract
- *   - lic_detect() looks first for REUSE-style tags ("SPDX-License-Identifier: EXPR", anywhere
- *     in the text), else for every notice of a license it knows in the file's first 16 KiB (a
+ *   - lic_detect() looks for REUSE-style tags ("SPDX-License-Identifier: EXPR", anywhere in
+ *     the text) and for every notice of a license it knows in the file's first 16 KiB (a
  *     file can carry several: ISC and the NetBSD 4-clause text, OpenLDAP's and the ISC notice
  *     of the code it derives from): GPL-1.0/2.0/3.0, LGPL-2.0/2.1/3.0 and AGPL-3.0 (-only or
  *     -or-later, from the version and "or later" wording next to each mention; a mention with
@@ -12,8 +12,11 @@
  *     last revision, which each revision lets the user choose), BSL-1.0, PSF-2.0, Perl's
  *     "same terms as Perl itself" (Artistic-1.0-Perl OR GPL-1.0-or-later), the Unlicense, and
  *     public-domain statements (LicenseRef-public-domain); a GPL id of a parser Bison wrote
- *     carries its skeleton's exception ("GPL-3.0-or-later WITH Bison-exception-2.2").  What it finds (the tags, else the
- *     notices) is deduplicated, sorted and joined with AND, a compound member in parentheses.
+ *     carries its skeleton's exception ("GPL-3.0-or-later WITH Bison-exception-2.2").  The
+ *     tags govern the licenses they name: a notice whose license (its family: version kept,
+ *     -only/-or-later/WITH dropped) any tag names adds nothing; a notice of a license no tag
+ *     names is added.  What it finds is deduplicated, sorted and joined with AND, a compound
+ *     member in parentheses.
  *     It returns that newly allocated SPDX expression (g_free it), or NULL when it finds none.
  *   - lic_reference() finds a pointer to another file's notice ("see copyright notice in
  *     zlib.h", "see LICENSE"): the referenced file name, newly allocated, or NULL.

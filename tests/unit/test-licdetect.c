@@ -17,9 +17,27 @@ static void test_tags(void)
     check("// SPDX-License-Identifier: MIT\n// SPDX-License-Identifier: BSD-2-Clause\n"
           "// SPDX-License-Identifier: MIT\n", "BSD-2-Clause AND MIT");
     check("<!-- SPDX-License-Identifier: ISC -->", "ISC");
-    /* a tag wins over a notice */
+    /* a tag governs the licenses it names: a notice of one of them adds nothing */
+    check("SPDX-License-Identifier: MIT\nPermission is hereby granted, free of charge, to any "
+          "person obtaining a copy", "MIT");
+    check("SPDX-License-Identifier: GPL-2.0-only\n This program is free software; you can "
+          "redistribute it and/or modify it under the terms of the GNU General Public License as "
+          "published by the Free Software Foundation; either version 2 of the License, or (at "
+          "your option) any later version.", "GPL-2.0-only");
+    check("SPDX-License-Identifier: MIT OR Apache-2.0\nPermission is hereby granted, free of "
+          "charge, to any person obtaining a copy", "MIT OR Apache-2.0");
+    check("SPDX-License-Identifier: GPL-2.0-or-later WITH Linux-syscall-note\n under the terms "
+          "of the GNU General Public License version 2", "GPL-2.0-or-later WITH Linux-syscall-note");
+    /* ...and a notice of a license the tags do not name is one more the file carries */
     check("SPDX-License-Identifier: Zlib\nPermission is hereby granted, free of charge, to any "
-          "person obtaining a copy", "Zlib");
+          "person obtaining a copy", "MIT AND Zlib");
+    check("// SPDX-License-Identifier: MIT\n * This program is free software; you can "
+          "redistribute it and/or modify\n * it under the terms of the GNU General Public "
+          "License as published by\n * the Free Software Foundation; either version 2 of the "
+          "License, or\n * (at your option) any later version.\n",
+          "GPL-2.0-or-later AND MIT");
+    check("SPDX-License-Identifier: MIT OR Apache-2.0\nLicensed under the Apache License, "
+          "Version 2.0 (the \"License\")", "MIT OR Apache-2.0");
 }
 
 static void test_notices(void)

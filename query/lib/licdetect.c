@@ -434,32 +434,56 @@ static void trim_term(const char **s, size_t *n)
     }
 }
 
-/* The expression's members across `op` (" AND ", " OR ") at the top level, each in canonical
- * form (lower case, its own members sorted), sorted and deduplicated, joined by `op`. */
-static char *canonical(const char *s, size_t n, int level)
+/* Where [s, s+n) has `op` at the top level (outside parentheses), or -1. */
+static gssize top_level(const char *s, size_t n, const char *op)
 {
-    static const char *const ops[] = {" and ", " or "};
+    size_t ol = strlen(op);
+    int depth = 0;
+    for (size_t i = 0; i + ol <= n; i++) {
+        if (depth == 0 && !memcmp(s + i, op, ol))
+            return (gssize)i;
+        depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    }
+    return -1;
+}
+
+/* Nesting deeper than this is compared as written (a crafted expression of 2 000 parentheses
+ * is not recursed into 2 000 deep). */
+#define CANON_DEPTH_MAX 32
+
+/* The expression in canonical form: lower case; at each level of nesting its members across
+ * the level's operator (" and " or " or ") canonical in turn, sorted, deduplicated and
+ * joined by it, a compound member in parentheses — so "(A AND B) OR C" and "A AND (B OR C)"
+ * stay apart, and "C OR (B AND A)" is the first. */
+static char *canonical(const char *s, size_t n, int depth)
+{
     trim_term(&s, &n);
     g_autofree char *low = g_ascii_strdown(s, (gssize)n);
-    if (level > 1 || n > EXPR_MAX)
+    if (depth > CANON_DEPTH_MAX || n > EXPR_MAX)
         return g_strdup(low);
-    const char *op = ops[level];
+    const char *op = " and ";
+    if (top_level(low, n, op) < 0) {
+        op = " or ";
+        if (top_level(low, n, op) < 0)
+            return g_strdup(low); /* one license, or one WITH its exception */
+    }
     size_t ol = strlen(op);
     GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
-    int depth = 0;
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || (depth == 0 && i + ol <= n && !memcmp(low + i, op, ol))) {
-            char *c = canonical(low + start, i - start, level + 1);
-            add(parts, c);
-            g_free(c);
-            start = i + ol;
-            i += ol - 1;
-            if (i >= n)
-                break;
-            continue;
-        }
-        depth += low[i] == '(' ? 1 : low[i] == ')' ? -1 : 0;
+    const char *rest = low;
+    size_t left = n;
+    for (;;) {
+        gssize at = top_level(rest, left, op);
+        size_t len = at < 0 ? left : (size_t)at;
+        char *c = canonical(rest, len, depth + 1);
+        bool compound = strstr(c, " and ") || strstr(c, " or ");
+        char *member = compound ? g_strdup_printf("(%s)", c) : g_strdup(c);
+        add(parts, member);
+        g_free(member);
+        g_free(c);
+        if (at < 0)
+            break;
+        rest += len + ol;
+        left -= len + ol;
     }
     g_ptr_array_sort(parts, str_cmp);
     GString *r = g_string_new(NULL);
@@ -469,10 +493,29 @@ static char *canonical(const char *s, size_t n, int level)
     return g_string_free(r, FALSE);
 }
 
+/* s with every run of whitespace one space, none just inside a parenthesis. */
+static char *squeeze(const char *s)
+{
+    GString *r = g_string_sized_new(strlen(s));
+    for (const char *p = s; *p; p++) {
+        if (g_ascii_isspace(*p)) {
+            while (g_ascii_isspace(p[1]))
+                p++;
+            if (r->len && r->str[r->len - 1] != '(' && p[1] != ')' && p[1])
+                g_string_append_c(r, ' ');
+            continue;
+        }
+        g_string_append_c(r, *p);
+    }
+    return g_string_free(r, FALSE);
+}
+
 bool lic_same(const char *a, const char *b)
 {
-    g_autofree char *ca = canonical(a, strlen(a), 0);
-    g_autofree char *cb = canonical(b, strlen(b), 0);
+    g_autofree char *sa = squeeze(a);
+    g_autofree char *sb = squeeze(b);
+    g_autofree char *ca = canonical(sa, strlen(sa), 0);
+    g_autofree char *cb = canonical(sb, strlen(sb), 0);
     return !strcmp(ca, cb);
 }
 

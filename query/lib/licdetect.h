@@ -21,8 +21,9 @@
  *   - lic_reference() finds a pointer to another file's notice ("see copyright notice in
  *     zlib.h", "see LICENSE"): the referenced file name, newly allocated, or NULL.
  *   - lic_same() tells whether two SPDX expressions name the same licenses: equal ignoring
- *     case, spaces, the order of AND members and of each member's OR alternatives, repeated
- *     members and redundant parentheses ("ISC AND MIT" is "(mit) AND isc").  NUL-terminated.
+ *     case, spaces, the order of AND members and of OR alternatives at every level of nesting
+ *     (past 32 levels compared as written), repeated members and redundant parentheses ("ISC
+ *     AND MIT" is "(mit) AND isc"; "(A AND B) OR C" is not "A AND (B OR C)").  NUL-terminated.
  *   - lic_and_all() is the AND of n expressions (NULL ones skipped): their top-level AND
  *     members (outer parentheses dropped), deduplicated, sorted and joined as lic_detect's
  *     are ("ISC AND OLDAP-2.8" and "OLDAP-2.8" make "ISC AND OLDAP-2.8"), newly allocated, or

@@ -145,6 +145,13 @@ static void test_same(void)
     g_assert_false(lic_same("GPL-2.0-or-later", "GPL-2.0-only"));
     g_assert_false(lic_same("MIT OR ISC", "MIT AND ISC"));
     g_assert_false(lic_same("(MIT) OR (ISC)", "MIT AND ISC"));
+    /* nesting past two levels is compared member by member too, and grouping counts */
+    g_assert_true(lic_same("((Zlib AND ISC) OR MIT) AND BSD-3-Clause",
+                           "BSD-3-Clause AND (MIT OR (ISC AND Zlib))"));
+    g_assert_false(lic_same("(MIT AND ISC) OR Zlib", "MIT AND (ISC OR Zlib)"));
+    g_assert_true(lic_same("MIT  AND\tISC", "( ISC ) AND MIT"));
+    g_assert_true(lic_same("GPL-2.0-or-later WITH Bison-exception-2.2 OR MIT",
+                           "mit or gpl-2.0-or-later with bison-exception-2.2"));
 }
 
 static void and_all(const char *const *e, size_t n, const char *want)

@@ -3,6 +3,7 @@
  * process and per version (prov.h; prov-internal.h). */
 #include "prov-internal.h"
 #include "queries.h"
+#include "stmt.h"
 #include "tracedb.h"
 
 #include <stdlib.h>
@@ -196,42 +197,66 @@ static int edge_time_cmp(const void *a, const void *b)
     return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
+/* Every successful access: the provenance graph (those bound to a version) and the bindings
+ * in one scan. */
+TRACEDB_STATEMENT(sql_successful_accesses, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, version_id, kind, first_ns, last_ns, file_id, id, "
+                  "COALESCE(open_flags, -1) FROM accesses NOT INDEXED WHERE result = 0");
+enum {
+    ACCESS_PROCESS,
+    ACCESS_VERSION,
+    ACCESS_KIND,
+    ACCESS_FIRST,
+    ACCESS_LAST,
+    ACCESS_FILE,
+    ACCESS_ID,
+    ACCESS_FLAGS
+};
+/* The largest access id (0: none): an upper bound on their number. */
+TRACEDB_STATEMENT(sql_max_access_id, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT COALESCE(MAX(id), 0) FROM accesses");
+
 void pv_load_graph(struct prov *p)
 {
     struct graph *g = g_new0(struct graph, 1);
-    int64_t max_version = qdb_max_id(p->q, TQ_MAX_VERSION_ID), max_process = qdb_max_id(p->q, TQ_MAX_PROCESS_ID);
-    int64_t max_file = qdb_max_id(p->q, TQ_MAX_FILE_ID);
+    int64_t max_version = pv_max_version_id(p);
+    int64_t max_process = qdb_max_id(p->q, tracedb_sql(TQ_MAX_PROCESS_ID));
+    int64_t max_file = pv_max_file_id(p);
     pv_load_paths(p, max_file);
     pv_idmap_make_dense(&p->name_kinds, max_file);
     struct placement *moved = g_new0(struct placement, (size_t)max_version + 1);
     sqlite3_stmt *st = NULL;
     /* Sized once for every access (untouched pages cost nothing): no copy as they grow. */
-    guint room = (guint)MIN(qdb_max_id(p->q, TQ_MAX_ACCESS_ID), (int64_t)G_MAXUINT32 / 2);
+    guint room = (guint)MIN(qdb_max_id(p->q, sql_max_access_id), (int64_t)G_MAXUINT32 / 2);
     GArray *rd = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by process */
     GArray *wr = g_array_sized_new(FALSE, FALSE, sizeof(struct keyed), room); /* by version */
     /* The same scan fills the bindings (prov_load_bindings), which the answers on a big graph
      * ask about for many files. */
     struct bindings *b = p->bindings ? NULL : pv_bindings_new(p);
-    if (qdb_prepare(p->q, tracedb_sql(TQ_SUCCESSFUL_ACCESSES), &st)) {
+    if (qdb_prepare(p->q, sql_successful_accesses, &st)) {
         while (qdb_row(p->q, st)) {
-            int64_t pid = sqlite3_column_int64(st, 0), vid = sqlite3_column_int64(st, 1);
-            bool has_version = sqlite3_column_type(st, 1) != SQLITE_NULL;
-            int kind = sqlite3_column_int(st, 2);
+            int64_t pid = sqlite3_column_int64(st, ACCESS_PROCESS);
+            int64_t vid = sqlite3_column_int64(st, ACCESS_VERSION);
+            bool has_version = sqlite3_column_type(st, ACCESS_VERSION) != SQLITE_NULL;
+            int kind = sqlite3_column_int(st, ACCESS_KIND);
             if (b)
-                pv_bindings_add(b, sqlite3_column_int64(st, 5), has_version, vid, kind,
-                             sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 6));
+                pv_bindings_add(b, sqlite3_column_int64(st, ACCESS_FILE), has_version, vid, kind,
+                                sqlite3_column_int64(st, ACCESS_FIRST),
+                                sqlite3_column_int64(st, ACCESS_ID));
             if (!has_version || vid < 1 || vid > max_version || pid < 0 || pid > max_process)
                 continue; /* not a version or process of this trace */
             if (!tracedb_kind_in(TRACEDB_MASK_VERSIONED, kind))
                 continue; /* bound to a version but not an edge: removed, moved away */
-            int64_t first = sqlite3_column_int64(st, 3), last = sqlite3_column_int64(st, 4);
-            int64_t file_id = sqlite3_column_int64(st, 5);
+            int64_t first = sqlite3_column_int64(st, ACCESS_FIRST);
+            int64_t last = sqlite3_column_int64(st, ACCESS_LAST);
+            int64_t file_id = sqlite3_column_int64(st, ACCESS_FILE);
             if (kind == TRACEDB_RENAME_TO || kind == TRACEDB_LINK) {
                 pv_place(moved, vid, first, file_id);
             } else if (!pid) {
                 continue;
             } else if (kind == TRACEDB_READ || kind == TRACEDB_EXEC) {
-                struct keyed k = {pid, {vid, first, file_id, kind, sqlite3_column_int(st, 7)}};
+                struct keyed k = {pid, {vid, first, file_id, kind,
+                                        sqlite3_column_int(st, ACCESS_FLAGS)}};
                 g_array_append_val(rd, k);
             } else {
                 struct keyed k = {vid, {pid, last, 0, kind, -1}};
@@ -276,6 +301,43 @@ void pv_load_graph(struct prov *p)
     p->graph = g;
 }
 
+/* The edges of one node, one statement each (sql_edges reads them): struct edge's fields in
+ * order, as many as the statement has (EDGE_ID first); ?1 the node, ?2 and ?3 a window of
+ * times for a process's reads and writes. */
+enum { EDGE_ID, EDGE_T, EDGE_FILE, EDGE_KIND, EDGE_FLAGS };
+/* {process, its last write} of the images that made version ?1 */
+TRACEDB_STATEMENT(sql_writers_of_version, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
+                  TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL GROUP BY "
+                  "process_id");
+/* {version, first read, file, kind, flags} of what image ?1 read with a start in [?2, ?3] */
+TRACEDB_STATEMENT(sql_reads_of_process, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT version_id, first_ns, file_id, kind, COALESCE(open_flags, -1) FROM "
+                  "accesses WHERE process_id = ? AND kind IN " TRACEDB_KINDS_READ
+                  " AND result = 0 AND version_id IS NOT NULL AND first_ns >= ? AND first_ns <= ?");
+/* {process, its first read} of the images that read version ?1 */
+TRACEDB_STATEMENT(sql_readers_of_version, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, MIN(first_ns) FROM accesses WHERE version_id = ? AND kind IN "
+                  TRACEDB_KINDS_READ " AND result = 0 AND process_id IS NOT NULL GROUP BY "
+                  "process_id");
+/* {version, last write} of what image ?1 made with a last write in [?2, ?3] */
+TRACEDB_STATEMENT(sql_writes_of_process, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT version_id, MAX(last_ns) FROM accesses WHERE process_id = ? AND kind IN "
+                  TRACEDB_KINDS_MADE " AND result = 0 AND version_id IS NOT NULL AND last_ns >= ? "
+                  "AND last_ns <= ? GROUP BY version_id");
+/* {version} of the versions written on top of ?1 */
+TRACEDB_STATEMENT(sql_versions_based_on, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT id FROM versions WHERE base_id = ?");
+
+bool pv_prepare_edges(struct prov *p)
+{
+    return qdb_prepare(p->q, sql_writers_of_version, &p->st_writers) &&
+           qdb_prepare(p->q, sql_reads_of_process, &p->st_reads) &&
+           qdb_prepare(p->q, sql_readers_of_version, &p->st_readers) &&
+           qdb_prepare(p->q, sql_writes_of_process, &p->st_writes) &&
+           qdb_prepare(p->q, sql_versions_based_on, &p->st_based);
+}
+
 static struct edges sql_edges(struct prov *p, sqlite3_stmt *st, int64_t key, int n_range,
                               int64_t from,
                               int64_t until)
@@ -288,10 +350,11 @@ static struct edges sql_edges(struct prov *p, sqlite3_stmt *st, int64_t key, int
     }
     int cols = sqlite3_column_count(st);
     while (qdb_row(p->q, st)) {
-        struct edge e = {sqlite3_column_int64(st, 0), cols > 1 ? sqlite3_column_int64(st, 1) : 0,
-                         cols > 2 ? sqlite3_column_int64(st, 2) : 0,
-                         cols > 3 ? sqlite3_column_int(st, 3) : 0,
-                         cols > 4 ? sqlite3_column_int(st, 4) : -1};
+        struct edge e = {sqlite3_column_int64(st, EDGE_ID),
+                         cols > EDGE_T ? sqlite3_column_int64(st, EDGE_T) : 0,
+                         cols > EDGE_FILE ? sqlite3_column_int64(st, EDGE_FILE) : 0,
+                         cols > EDGE_KIND ? sqlite3_column_int(st, EDGE_KIND) : 0,
+                         cols > EDGE_FLAGS ? sqlite3_column_int(st, EDGE_FLAGS) : -1};
         g_array_append_val(out, e);
     }
     sqlite3_reset(st);

@@ -192,6 +192,9 @@ struct level_walk {
 
 /* ---- prov.c: versions, paths, bindings ---- */
 
+/* The largest file id, and version id, checked (qdb_max_id). */
+int64_t pv_max_file_id(struct prov *p);
+int64_t pv_max_version_id(struct prov *p);
 /* prov_file_path, or "?" for a file the trace does not have (a damaged trace). */
 const char *pv_file_path(struct prov *p, int64_t file_id);
 /* The bindings (struct bindings) of a trace, empty, sized by its largest ids. */
@@ -222,6 +225,9 @@ void pv_idmap_make_dense(struct idmap *m, int64_t max);
 /* A newly allocated int64 key (g_free it). */
 int64_t *pv_id_key(int64_t id);
 void pv_edges_done(struct edges *x);
+/* Prepare the statements of the edges one node at a time (p->st_writers ... p->st_based):
+ * false, with the qdb's error kept, when one cannot be. */
+bool pv_prepare_edges(struct prov *p);
 void pv_graph_free(struct graph *g);
 /* Load the whole graph (and the paths, versions and bindings) in memory: p->graph. */
 void pv_load_graph(struct prov *p);

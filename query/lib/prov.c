@@ -3,6 +3,7 @@
  * file holds at the end, the products), the traced trees, a version's content. */
 #include "prov-internal.h"
 #include "queries.h"
+#include "stmt.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -62,6 +63,34 @@ static sqlite3_stmt *prepare(struct prov *p, const char *sql)
     return st;
 }
 
+/* The path of file ?1. */
+TRACEDB_STATEMENT(sql_file_path, 1, TRACEDB_SCHEMA_VERSION, "SELECT path FROM files WHERE id = ?");
+enum { FILE_PATH };
+
+/* Version ?1 (sql_version_by_id) or every version (sql_versions): row_to_version's columns,
+ * and for one version the file it was last moved to (a rename_to or link), or NULL. */
+TRACEDB_STATEMENT(sql_version_by_id, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), "
+                  "hex(v.git_sha1), v.hash_error, hex(v.sha1), (SELECT a.file_id FROM "
+                  "accesses a WHERE a.version_id = v.id AND a.kind IN " TRACEDB_KINDS_PLACED
+                  " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) FROM "
+                  "versions v WHERE v.id = ?");
+TRACEDB_STATEMENT(sql_versions, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT id, file_id, origin, base_id, size, hex(sha256), hex(git_sha1), "
+                  "hash_error, hex(sha1) FROM versions");
+enum {
+    VERSION_ID,
+    VERSION_FILE,
+    VERSION_ORIGIN,
+    VERSION_BASE,
+    VERSION_SIZE,
+    VERSION_SHA256,
+    VERSION_GIT_SHA1,
+    VERSION_HASH_ERROR,
+    VERSION_SHA1,
+    VERSION_MOVED_TO /* (sql_version_by_id only) */
+};
+
 struct prov *prov_new(struct qdb *q)
 {
     if (q->schema_version < 3)
@@ -73,13 +102,9 @@ struct prov *prov_new(struct qdb *q)
     pv_idmap_init(&p->name_kinds, 0, NULL);
     pv_idmap_init(&p->facts, 0, pv_free_facts);
     pv_idmap_init(&p->configure, 0, NULL);
-    p->st_version = prepare(p, tracedb_sql(TQ_VERSION_BY_ID));
-    p->st_path = prepare(p, tracedb_sql(TQ_FILE_PATH));
-    p->st_writers = prepare(p, tracedb_sql(TQ_WRITERS_OF_VERSION));
-    p->st_reads = prepare(p, tracedb_sql(TQ_READS_OF_PROCESS));
-    p->st_readers = prepare(p, tracedb_sql(TQ_READERS_OF_VERSION));
-    p->st_writes = prepare(p, tracedb_sql(TQ_WRITES_OF_PROCESS));
-    p->st_based = prepare(p, tracedb_sql(TQ_VERSIONS_BASED_ON));
+    p->st_version = prepare(p, sql_version_by_id);
+    p->st_path = prepare(p, sql_file_path);
+    pv_prepare_edges(p);
     if (!p->st_version || !p->st_path || !p->st_writers || !p->st_reads || !p->st_readers ||
         !p->st_writes || !p->st_based) {
         prov_free(p);
@@ -133,7 +158,7 @@ const char *prov_file_path(struct prov *p, int64_t file_id)
     qdb_bind_int64(p->q, st, 1, file_id);
     char *s = NULL;
     if (qdb_row(p->q, st))
-        s = g_strdup((const char *)sqlite3_column_text(st, 0));
+        s = g_strdup((const char *)sqlite3_column_text(st, FILE_PATH));
     sqlite3_reset(st);
     pv_idmap_set(&p->paths, file_id, s ? s : &no_path);
     return s;
@@ -164,30 +189,31 @@ static void copy_hex(char *dst, size_t cap, const unsigned char *hex)
         *c = g_ascii_tolower(*c);
 }
 
-/* A version from a row of (id, file_id, origin, base_id, size, hex sha256, hex git_sha1,
- * hash_error, hex sha1) — columns 1..8 — last moved to `moved_to` (0: never moved). */
+/* A version from a row of sql_version_by_id or sql_versions (VERSION_FILE .. VERSION_SHA1),
+ * last moved to `moved_to` (0: never moved). */
 static struct prov_version *row_to_version(struct prov *p, sqlite3_stmt *st, int64_t id,
                                            int64_t moved_to)
 {
     struct prov_version *v = g_new0(struct prov_version, 1);
     v->id = id;
-    v->file_id = sqlite3_column_int64(st, 1);
-    v->origin = sqlite3_column_int(st, 2);
-    v->base_id = sqlite3_column_int64(st, 3);
+    v->file_id = sqlite3_column_int64(st, VERSION_FILE);
+    v->origin = sqlite3_column_int(st, VERSION_ORIGIN);
+    v->base_id = sqlite3_column_int64(st, VERSION_BASE);
     /* The recorder numbers a version after the one it was written on: a base that is not
      * earlier is a cycle or a crafted row (a walk down the bases might never end). */
-    int base_type = sqlite3_column_type(st, 3);
+    int base_type = sqlite3_column_type(st, VERSION_BASE);
     if ((base_type != SQLITE_INTEGER && base_type != SQLITE_NULL) || v->base_id < 0 ||
         v->base_id >= id) {
         qdb_damaged(p->q, "version %" G_GINT64_FORMAT " was written on %s, not an earlier "
-                          "version", id, (const char *)sqlite3_column_text(st, 3));
+                          "version", id, (const char *)sqlite3_column_text(st, VERSION_BASE));
         v->base_id = 0;
     }
-    v->size = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-    copy_hex(v->sha256, sizeof v->sha256, sqlite3_column_text(st, 5));
-    copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, 6));
-    v->hash_error = sqlite3_column_int(st, 7);
-    copy_hex(v->sha1, sizeof v->sha1, sqlite3_column_text(st, 8));
+    v->size = sqlite3_column_type(st, VERSION_SIZE) == SQLITE_NULL
+                  ? -1 : sqlite3_column_int64(st, VERSION_SIZE);
+    copy_hex(v->sha256, sizeof v->sha256, sqlite3_column_text(st, VERSION_SHA256));
+    copy_hex(v->git_sha1, sizeof v->git_sha1, sqlite3_column_text(st, VERSION_GIT_SHA1));
+    v->hash_error = sqlite3_column_int(st, VERSION_HASH_ERROR);
+    copy_hex(v->sha1, sizeof v->sha1, sqlite3_column_text(st, VERSION_SHA1));
     v->at_file_id = moved_to ? moved_to : v->file_id;
     v->path = pv_file_path(p, v->at_file_id);
     return v;
@@ -202,7 +228,7 @@ const struct prov_version *prov_version(struct prov *p, int64_t id)
     qdb_bind_int64(p->q, st, 1, id);
     struct prov_version *v = NULL;
     if (qdb_row(p->q, st))
-        v = row_to_version(p, st, id, sqlite3_column_int64(st, 9));
+        v = row_to_version(p, st, id, sqlite3_column_int64(st, VERSION_MOVED_TO));
     sqlite3_reset(st);
     pv_idmap_set(&p->versions, id, v ? (gpointer)v : NO_VERSION);
     return v;
@@ -213,17 +239,33 @@ static bool later(int64_t t, int64_t id, int64_t than_t, int64_t than_id)
     return t > than_t || (t == than_t && id > than_id);
 }
 
+/* The largest file and version ids. */
+TRACEDB_STATEMENT(sql_max_file_id, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT COALESCE(MAX(id), 0) FROM files");
+TRACEDB_STATEMENT(sql_max_version_id, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT COALESCE(MAX(id), 0) FROM versions");
+
+int64_t pv_max_file_id(struct prov *p)
+{
+    return qdb_max_id(p->q, sql_max_file_id);
+}
+
+int64_t pv_max_version_id(struct prov *p)
+{
+    return qdb_max_id(p->q, sql_max_version_id);
+}
+
 struct bindings *pv_bindings_new(struct prov *p)
 {
     struct bindings *b = g_new0(struct bindings, 1);
-    b->max_file = qdb_max_id(p->q, TQ_MAX_FILE_ID);
-    b->max_version = qdb_max_id(p->q, TQ_MAX_VERSION_ID);
+    b->max_file = pv_max_file_id(p);
+    b->max_version = pv_max_version_id(p);
     b->files = g_new0(struct file_end, (size_t)b->max_file + 1);
     b->uses = g_new0(guint8, (size_t)b->max_version + 1);
     return b;
 }
 
-/* Account one successful access (of TQ_BINDINGS' columns) in `b`. */
+/* Account one successful access (of sql_bindings' columns) in `b`. */
 void pv_bindings_add(struct bindings *b, int64_t fid, bool has_version, int64_t vid,
                          int kind, int64_t t, int64_t id)
 {
@@ -258,17 +300,26 @@ void pv_bindings_add(struct bindings *b, int64_t fid, bool has_version, int64_t 
         b->uses[vid] |= PROV_USE_MADE;
 }
 
+/* Every successful access: file, version, kind, time, id (a scan). */
+TRACEDB_STATEMENT(sql_bindings, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT file_id, version_id, kind, first_ns, id FROM accesses NOT INDEXED "
+                  "WHERE result = 0");
+enum { BINDING_FILE, BINDING_VERSION, BINDING_KIND, BINDING_TIME, BINDING_ID };
+
 void prov_load_bindings(struct prov *p)
 {
     if (p->bindings)
         return;
     struct bindings *b = pv_bindings_new(p);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(p->q, tracedb_sql(TQ_BINDINGS), &st)) {
+    if (qdb_prepare(p->q, sql_bindings, &st)) {
         while (qdb_row(p->q, st))
-            pv_bindings_add(b, sqlite3_column_int64(st, 0), sqlite3_column_type(st, 1) != SQLITE_NULL,
-                         sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2),
-                         sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
+            pv_bindings_add(b, sqlite3_column_int64(st, BINDING_FILE),
+                            sqlite3_column_type(st, BINDING_VERSION) != SQLITE_NULL,
+                            sqlite3_column_int64(st, BINDING_VERSION),
+                            sqlite3_column_int(st, BINDING_KIND),
+                            sqlite3_column_int64(st, BINDING_TIME),
+                            sqlite3_column_int64(st, BINDING_ID));
     }
     sqlite3_finalize(st);
     p->bindings = b;
@@ -300,6 +351,14 @@ GArray *prov_versions_used_as(struct prov *p, unsigned uses, bool found_only)
     return out;
 }
 
+/* The version file ?1 held last: of the accesses that bound one there, the latest that did
+ * not remove or move it away. */
+TRACEDB_STATEMENT(sql_version_at_file, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS NOT NULL "
+                  "AND result = 0 AND kind NOT IN " TRACEDB_KINDS_GONE
+                  " ORDER BY first_ns DESC, id DESC LIMIT 1");
+enum { VERSION_AT };
+
 int64_t prov_version_at(struct prov *p, int64_t file_id)
 {
     if (p->bindings)
@@ -309,13 +368,19 @@ int64_t prov_version_at(struct prov *p, int64_t file_id)
      * rename_from or unlink says it stopped holding it.  (Asked once per product by diff
      * and the exports: the statement is kept.) */
     int64_t id = 0;
-    if (!p->st_version_at && !qdb_prepare(p->q, tracedb_sql(TQ_VERSION_AT_FILE), &p->st_version_at))
+    if (!p->st_version_at && !qdb_prepare(p->q, sql_version_at_file, &p->st_version_at))
         return 0;
     if (qdb_bind_int64(p->q, p->st_version_at, 1, file_id) && qdb_row(p->q, p->st_version_at))
-        id = sqlite3_column_int64(p->st_version_at, 0);
+        id = sqlite3_column_int64(p->st_version_at, VERSION_AT);
     sqlite3_reset(p->st_version_at);
     return id;
 }
+
+/* The kind of the last access that bound a version at file ?1. */
+TRACEDB_STATEMENT(sql_last_binding_kind, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 AND kind IN "
+                  TRACEDB_KINDS_BOUND " ORDER BY first_ns DESC, id DESC LIMIT 1");
+enum { LAST_KIND };
 
 bool prov_exists_at_end(struct prov *p, int64_t file_id)
 {
@@ -325,10 +390,10 @@ bool prov_exists_at_end(struct prov *p, int64_t file_id)
         return kind != TRACEDB_UNLINK && kind != TRACEDB_RENAME_FROM;
     }
     int64_t kind = -1;
-    if (!p->st_last_kind && !qdb_prepare(p->q, tracedb_sql(TQ_LAST_BINDING_KIND), &p->st_last_kind))
+    if (!p->st_last_kind && !qdb_prepare(p->q, sql_last_binding_kind, &p->st_last_kind))
         return true;
     if (qdb_bind_int64(p->q, p->st_last_kind, 1, file_id) && qdb_row(p->q, p->st_last_kind))
-        kind = sqlite3_column_int64(p->st_last_kind, 0);
+        kind = sqlite3_column_int64(p->st_last_kind, LAST_KIND);
     sqlite3_reset(p->st_last_kind);
     return kind != TRACEDB_UNLINK && kind != TRACEDB_RENAME_FROM;
 }
@@ -414,24 +479,35 @@ static void product_of_file(struct prov *p, int64_t file_id, int64_t last_kind,
     g_ptr_array_add(out, (gpointer)v);
 }
 
+/* (file, kind, version) of every binding of the files where the build wrote or placed a
+ * version (products), by file then time. */
+TRACEDB_STATEMENT(sql_bindings_by_file, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT a.file_id, a.kind, a.version_id FROM accesses a WHERE (a.file_id IN "
+                  "(SELECT file_id FROM versions WHERE origin = 2) OR a.file_id IN (SELECT "
+                  "file_id FROM accesses WHERE kind IN " TRACEDB_KINDS_PLACED " AND result = 0)) "
+                  "AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_BOUND
+                  " ORDER BY a.file_id, a.first_ns, a.id");
+enum { BYFILE_FILE, BYFILE_KIND, BYFILE_VERSION };
+
 GPtrArray *prov_products(struct prov *p)
 {
     GPtrArray *out = g_ptr_array_new();
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     sqlite3_stmt *st = NULL;
     int64_t file = 0, last_kind = -1, last_version = 0;
-    if (qdb_prepare(p->q, tracedb_sql(TQ_BINDINGS_BY_FILE), &st)) {
+    if (qdb_prepare(p->q, sql_bindings_by_file, &st)) {
         while (qdb_row(p->q, st)) {
-            int64_t f = sqlite3_column_int64(st, 0), kind = sqlite3_column_int64(st, 1);
+            int64_t f = sqlite3_column_int64(st, BYFILE_FILE);
+            int64_t kind = sqlite3_column_int64(st, BYFILE_KIND);
             if (f != file) {
                 product_of_file(p, file, last_kind, last_version, seen, out);
                 file = f;
                 last_version = 0;
             }
             last_kind = kind;
-            if (sqlite3_column_type(st, 2) != SQLITE_NULL && kind != TRACEDB_UNLINK &&
-                kind != TRACEDB_RENAME_FROM)
-                last_version = sqlite3_column_int64(st, 2);
+            if (sqlite3_column_type(st, BYFILE_VERSION) != SQLITE_NULL &&
+                kind != TRACEDB_UNLINK && kind != TRACEDB_RENAME_FROM)
+                last_version = sqlite3_column_int64(st, BYFILE_VERSION);
         }
         product_of_file(p, file, last_kind, last_version, seen, out);
     }
@@ -441,9 +517,14 @@ GPtrArray *prov_products(struct prov *p)
     return out;
 }
 
+/* Every version seen at file ?1, by id (qdb_ids reads its one column). */
+TRACEDB_STATEMENT(sql_versions_of_file, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT version_id FROM accesses WHERE file_id = ?1 AND version_id IS NOT NULL "
+                  "AND result = 0 UNION SELECT id FROM versions WHERE file_id = ?1 ORDER BY 1");
+
 GArray *prov_versions_at(struct prov *p, int64_t file_id)
 {
-    return qdb_ids(p->q, tracedb_sql(TQ_VERSIONS_OF_FILE), file_id);
+    return qdb_ids(p->q, sql_versions_of_file, file_id);
 }
 
 char *prov_read_regular_file(const char *path, gsize *len)
@@ -534,9 +615,10 @@ void pv_load_versions(struct prov *p, int64_t max_version, const struct placemen
 {
     pv_idmap_make_dense(&p->versions, max_version);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(p->q, tracedb_sql(TQ_VERSIONS), &st)) {
+    if (qdb_prepare(p->q, sql_versions, &st)) {
         while (qdb_row(p->q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0), base = sqlite3_column_int64(st, 3);
+            int64_t id = sqlite3_column_int64(st, VERSION_ID);
+            int64_t base = sqlite3_column_int64(st, VERSION_BASE);
             if (id < 1 || id > max_version)
                 continue;
             if (based && base > 0 && base < id) { /* (else row_to_version says damaged) */
@@ -550,19 +632,27 @@ void pv_load_versions(struct prov *p, int64_t max_version, const struct placemen
     sqlite3_finalize(st);
 }
 
+/* Every rename_to or link that put a version at a path: (version, file, first_ns), in id
+ * order. */
+TRACEDB_STATEMENT(sql_placements, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT version_id, file_id, first_ns FROM accesses WHERE kind IN "
+                  TRACEDB_KINDS_PLACED " AND result = 0 AND version_id IS NOT NULL ORDER BY id");
+enum { PLACED_VERSION, PLACED_FILE, PLACED_TIME };
+
 void prov_load_versions(struct prov *p)
 {
     if (p->graph || p->versions_loaded)
         return;
-    int64_t max_version = qdb_max_id(p->q, TQ_MAX_VERSION_ID);
-    pv_load_paths(p, qdb_max_id(p->q, TQ_MAX_FILE_ID));
+    int64_t max_version = pv_max_version_id(p);
+    pv_load_paths(p, pv_max_file_id(p));
     struct placement *placed = g_new0(struct placement, (size_t)max_version + 1);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(p->q, tracedb_sql(TQ_PLACEMENTS), &st)) {
+    if (qdb_prepare(p->q, sql_placements, &st)) {
         while (qdb_row(p->q, st)) {
-            int64_t vid = sqlite3_column_int64(st, 0);
+            int64_t vid = sqlite3_column_int64(st, PLACED_VERSION);
             if (vid >= 1 && vid <= max_version)
-                pv_place(placed, vid, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 1));
+                pv_place(placed, vid, sqlite3_column_int64(st, PLACED_TIME),
+                         sqlite3_column_int64(st, PLACED_FILE));
         }
     }
     sqlite3_finalize(st);

@@ -183,7 +183,6 @@ void pv_graph_free(struct graph *g)
     g_free(g);
 }
 
-/* Load every file path, version and versioned access in three scans. */
 /* By time, then version, file and kind (a total order: the same graph every load). */
 static int edge_time_cmp(const void *a, const void *b)
 {
@@ -216,6 +215,7 @@ enum {
 TRACEDB_STATEMENT(sql_max_access_id, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT COALESCE(MAX(id), 0) FROM accesses");
 
+/* Load every file path, version and versioned access in three scans. */
 void pv_load_graph(struct prov *p)
 {
     struct graph *g = g_new0(struct graph, 1);
@@ -460,7 +460,7 @@ void prov_makers(struct prov *p, int64_t id, GArray *out)
     append_processes(pv_writers_of(p, id), out);
 }
 
-/* ---- outputs ----------------------------------------------------------------------------- */
+/* ---- successors (the outputs walk's way down) --------------------------------------------- */
 
 void pv_load_successors(struct prov *p)
 {

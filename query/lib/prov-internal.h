@@ -15,8 +15,8 @@
  *   prov-outputs.c  the outputs walk.
  *
  * Contract
- *   - Every function and variable shared between them is named pv_* and declared here; the
- *     rest is static in its file.  The types below are the prov's own state (one struct prov
+ *   - Every function shared between them that is not prov.h's (prov_*) is named pv_* and
+ *     declared here; the rest is static in its file.  The types below are the prov's own state (one struct prov
  *     per trace, single-threaded, as prov.h says).
  *   - The SQL each file reads is declared beside its reader (TRACEDB_STATEMENT, tracedb/stmt.h)
  *     with an enum naming its columns; statements other modules read too stay in

@@ -1,12 +1,15 @@
-/* query — the read-only subcommands over a trace: who-wrote, who-read, tree, log,
- * show, files, inputs, outputs, verify, export, licenses, packages, copies.
+/* query — the read-only subcommands over a trace: info, who-wrote, who-read, tree, log,
+ * show, files, inputs, outputs, verify, export, licenses, packages, copies, diff.
  *
  * Each *_main is main-level code (query/cmd/, query/export/export.c): it parses its options
  * through the driver (cmd/driver.h: --help to stdout and exit 0; usage errors to stderr and
  * exit 2), reports errors as one line on stderr, and returns the exit status (1 for an error
  * or a damaged trace; verify and licenses --deny use 1 for their verdict and 2 for errors).
- * Every command reads ./buildtrail.db unless -d FILE is given, and prints text for people or,
- * with --json, one JSON object for programs, whose "trace" member says what it stands on.
+ * Every command reads the trace named by -d FILE, else by $BUILDTRAIL_DB, else the nearest
+ * buildtrail.db in the current directory or above it, read only when it and its directory
+ * belong to the caller or root (or lie under BUILDTRAIL_SAFE_DIRS: cmd/driver.c, find_trace);
+ * it prints text for people or, with --json, one JSON object for programs, whose "trace"
+ * member says what it stands on.
  */
 #pragma once
 

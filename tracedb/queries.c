@@ -6,7 +6,7 @@
 #include <glib.h>
 
 static const char *const sql[TQ_COUNT] = {
-    /* The recorder's writes (fusefs/recorder.c) and the run's end */
+    /* Writes: the recorder's rows and the run's end */
     [TQ_INSERT_PROCESS] =
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, prev_image_id, "
         "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv, env_id) VALUES "
@@ -24,30 +24,7 @@ static const char *const sql[TQ_COUNT] = {
         "(?,?,?,?)",
     [TQ_INSERT_ENV] = "INSERT INTO environments (id, env) VALUES (?, ?)",
     [TQ_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
-    /* Opening a trace (query/lib/qdb.c) */
-    [TQ_READ_SETUP] = "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
-    [TQ_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
-    /* (SQLite takes "x IS NULL" to be false for a NOT NULL column: the first entry of the
-     * column's index, where NULLs sort first, is looked at instead) */
-    [TQ_NULL_WHERE_NOT_NULL] =
-        "SELECT CASE WHEN (SELECT typeof(path) FROM files ORDER BY path LIMIT 1) = 'null' "
-        "THEN 'files.path' WHEN (SELECT typeof(file_id) FROM accesses ORDER BY file_id LIMIT 1) "
-        "= 'null' THEN 'accesses.file_id' WHEN EXISTS (SELECT 1 FROM runs WHERE typeof(argv) = "
-        "'null' OR typeof(cwd) = 'null' OR typeof(state) = 'null' OR typeof(version) = 'null') "
-        "THEN 'runs' END",
-    [TQ_RUN_STATE] =
-        "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
-        "failure, cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1",
-    [TQ_RUN_STATE_V2] =
-        "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, NULL, "
-        "cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1",
-    [TQ_RUN_STATE_V1] =
-        "SELECT state, NULL, start_realtime_ns, start_ns, end_ns, exit_status, NULL, cwd, "
-        "root_process_id, notes FROM runs ORDER BY id LIMIT 1",
-    [TQ_RUN_INFO] =
-        "SELECT argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, "
-        "exit_status FROM runs ORDER BY id LIMIT 1",
-    [TQ_RUN_OPTIONS] = "SELECT options FROM runs ORDER BY id LIMIT 1",
+    /* The run and the trace as a whole */
     [TQ_COUNTS] =
         "SELECT (SELECT count(*) FROM (SELECT DISTINCT pid, start_ticks FROM processes)), "
         "(SELECT count(*) FROM processes WHERE exec_seq > 0 OR parent_id IS NULL), "
@@ -71,28 +48,6 @@ static const char *const sql[TQ_COUNT] = {
                          "WHERE a.kind IN " TRACEDB_KINDS_RMDIR " AND a.result IN (39, 17) "
                          "ORDER BY length(f.path)",
     /* Processes */
-    [TQ_PROCESSES] =
-        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, e.killed_at_end "
-        "FROM processes p LEFT JOIN exits e ON e.process_id = p.id",
-    [TQ_PROCESS] =
-        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, e.killed_at_end "
-        "FROM processes p LEFT JOIN exits e ON e.process_id = p.id WHERE p.id=?",
-    [TQ_PROCESSES_V1] =
-        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL, 0 FROM processes p",
-    [TQ_PROCESS_V1] =
-        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, NULL, NULL, NULL, 0 FROM processes p WHERE p.id=?",
-    [TQ_PROCESSES_V2] =
-        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, 0 FROM processes p "
-        "LEFT JOIN exits e ON e.process_id = p.id",
-    [TQ_PROCESS_V2] =
-        "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "
-        "p.comm, p.exe, p.cwd, p.argv, e.end_ns, e.exit_code, e.exit_signal, 0 FROM processes p "
-        "LEFT JOIN exits e ON e.process_id = p.id WHERE p.id=?",
     [TQ_KILLED_AT_END] =
         "SELECT p.id, p.argv FROM exits e JOIN processes p ON p.id = e.process_id "
         "WHERE e.killed_at_end ORDER BY p.id",
@@ -101,18 +56,10 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_CHILD_IMAGES] =
         "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
         "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",
-    [TQ_PROCESS_ENV] = "SELECT e.env FROM processes p JOIN environments e ON e.id = p.env_id "
-                       "WHERE p.id = ?1",
     [TQ_NEXT_IMAGE] = "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1",
     [TQ_MAX_PROCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM processes",
     /* Files and paths */
-    [TQ_FILE_ID_BY_PATH] = "SELECT id FROM files WHERE path=?",
-    [TQ_FILE_PATH] = "SELECT path FROM files WHERE id = ?",
     [TQ_FILE_PATHS] = "SELECT id, path FROM files",
-    [TQ_FILES_NAMED] = "SELECT path FROM files WHERE length(path) > length(?1) "
-                       "AND substr(path, -length(?1)) = ?1 AND EXISTS (SELECT 1 FROM accesses a "
-                       "WHERE a.file_id = files.id AND a.result = 0) ORDER BY path LIMIT ?2",
-    [TQ_MAX_FILE_ID] = "SELECT COALESCE(MAX(id), 0) FROM files",
     [TQ_TREES] = "SELECT path, role FROM trees",
     [TQ_SYSTEM_TREES_TRACED] = "SELECT count(*) FROM trees WHERE path IN ('/usr', '/') AND ?1 = ?1",
     /* Accesses */
@@ -140,64 +87,14 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
         "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
         " ORDER BY a.first_ns",
-    [TQ_BINDINGS] = "SELECT file_id, version_id, kind, first_ns, id FROM accesses NOT INDEXED "
-                    "WHERE result = 0",
     [TQ_ACTIVITY] =
         "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses NOT INDEXED",
     [TQ_LAST_OUTPUT] = "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id",
     [TQ_ACCESS_LOG] = /* (in storage order: the caller sorts by first_ns, id) */
         "SELECT process_id, kind, file_id, version_id, result, first_ns, id FROM accesses",
-    [TQ_LAST_BINDING_KIND] =
-        "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 AND kind IN "
-        TRACEDB_KINDS_BOUND " ORDER BY first_ns DESC, id DESC LIMIT 1",
     [TQ_DIR_REMOVED] = "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
         " AND result = 0 LIMIT 1",
-    /* Versions and provenance (query/lib/prov.c and the exports) */
-    [TQ_VERSION_BY_ID] = "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), "
-        "hex(v.git_sha1),  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a "
-        "WHERE a.version_id = v.id AND  a.kind IN " TRACEDB_KINDS_PLACED
-        " AND a.result = 0 ORDER BY a.first_ns DESC, a.id DESC LIMIT 1) FROM versions v "
-        "WHERE v.id = ?",
-    [TQ_VERSIONS] =
-        "SELECT id, file_id, origin, base_id, size, hex(sha256), hex(git_sha1), hash_error, "
-        "hex(sha1) FROM versions",
-    [TQ_MAX_ACCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM accesses",
-    [TQ_PLACEMENTS] =
-        "SELECT version_id, file_id, first_ns FROM accesses WHERE kind IN " TRACEDB_KINDS_PLACED
-        " AND result = 0 AND version_id IS NOT NULL ORDER BY id",
-    [TQ_MAX_VERSION_ID] = "SELECT COALESCE(MAX(id), 0) FROM versions",
-    [TQ_VERSION_AT_FILE] =
-        "SELECT version_id FROM accesses WHERE file_id = ? AND version_id IS NOT NULL AND "
-        "result = 0 AND kind NOT IN " TRACEDB_KINDS_GONE
-        " ORDER BY first_ns DESC, id DESC LIMIT 1",
-    [TQ_VERSIONS_OF_FILE] =
-        "SELECT version_id FROM accesses WHERE file_id = ?1 AND version_id IS NOT NULL AND "
-        "result = 0 UNION SELECT id FROM versions WHERE file_id = ?1 ORDER BY 1",
-    [TQ_VERSIONS_BASED_ON] = "SELECT id FROM versions WHERE base_id = ?",
-    [TQ_SUCCESSFUL_ACCESSES] =
-        "SELECT process_id, version_id, kind, first_ns, last_ns, file_id, id, "
-        "COALESCE(open_flags, -1) FROM accesses NOT INDEXED WHERE result = 0",
-    [TQ_WRITERS_OF_VERSION] =
-        "SELECT process_id, MAX(last_ns) FROM accesses WHERE version_id = ? AND kind IN "
-        TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",
-    [TQ_READS_OF_PROCESS] =
-        "SELECT version_id, first_ns, file_id, kind, COALESCE(open_flags, -1) FROM accesses "
-        "WHERE process_id = ? AND kind IN " TRACEDB_KINDS_READ
-        " AND result = 0 AND version_id IS NOT NULL AND first_ns >= ? AND first_ns <= ?",
-    [TQ_READERS_OF_VERSION] =
-        "SELECT process_id, MIN(first_ns) FROM accesses WHERE version_id = ? AND kind IN "
-        TRACEDB_KINDS_READ " AND result = 0 AND process_id IS NOT NULL GROUP BY process_id",
-    [TQ_WRITES_OF_PROCESS] =
-        "SELECT version_id, MAX(last_ns) FROM accesses WHERE process_id = ? AND kind IN "
-        TRACEDB_KINDS_MADE
-        " AND result = 0 AND version_id IS NOT NULL AND last_ns >= ? AND last_ns <= ? GROUP "
-        "BY version_id",
-    [TQ_MAKERS_OF_VERSION] =
-        "SELECT DISTINCT process_id FROM accesses WHERE version_id = ?1 AND kind IN "
-        TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL",
-    [TQ_USERS_OF_VERSION] =
-        "SELECT process_id, kind FROM accesses WHERE version_id = ? AND result = 0 AND "
-        "process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED,
+    /* Versions and provenance */
     [TQ_USES] =
         "SELECT process_id, version_id, kind, first_ns, last_ns FROM accesses NOT INDEXED "
         "WHERE version_id IS NOT NULL AND process_id IS NOT NULL AND result = 0 AND kind IN "
@@ -228,18 +125,12 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
-    [TQ_BINDINGS_BY_FILE] = /* (only where the build wrote or placed a version: products) */
-        "SELECT a.file_id, a.kind, a.version_id FROM accesses a WHERE (a.file_id IN (SELECT "
-        "file_id FROM versions WHERE origin = 2) OR a.file_id IN (SELECT file_id FROM accesses "
-        "WHERE kind IN " TRACEDB_KINDS_PLACED " AND result = 0)) AND a.result = 0 AND a.kind IN "
-        TRACEDB_KINDS_BOUND " ORDER BY a.file_id, a.first_ns, a.id",
     [TQ_WRITER_OF_VERSION] =
         "SELECT process_id FROM accesses WHERE version_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
         " AND result = 0 AND process_id IS NOT NULL ORDER BY (kind = 2 AND bytes > 0) DESC, "
         "last_ns DESC LIMIT 1",
     [TQ_DIRS_LISTED_BY_PROCESS] =
         "SELECT count(*) FROM accesses WHERE process_id = ?1 AND kind IN " TRACEDB_KINDS_LISTED,
-    [TQ_ENVIRONMENTS] = "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id",
     [TQ_FOUND_INPUTS] =
         "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "
         "v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_READ
@@ -249,7 +140,7 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "
         "0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
     [TQ_OUTPUT_OF_PROCESS] = "SELECT stream, data FROM output WHERE process_id = ? ORDER BY seq",
-    /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
+    /* Every row of a table, in key order (a dump) */
     [TQ_DUMP_PROCESSES] =
         "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
         "first_seen_ns, comm, exe, cwd, argv, env_id FROM processes ORDER BY id",
@@ -275,4 +166,53 @@ static const char *const sql[TQ_COUNT] = {
 const char *tracedb_sql(enum tracedb_query q)
 {
     return (unsigned)q < TQ_COUNT ? sql[q] : NULL;
+}
+
+/* The schema versions a statement is written for, where that is not every version: what
+ * came later (accesses.version_id and versions 3, environments 5, exits.killed_at_end 7), and
+ * the recorder's writes, which are for the current schema only. */
+#define NOW TRACEDB_SCHEMA_VERSION
+static const struct {
+    int min, max;
+} schemas[TQ_COUNT] = {
+    [TQ_INSERT_PROCESS] = {NOW, NOW},
+    [TQ_INSERT_FILE] = {NOW, NOW},
+    [TQ_INSERT_ACCESS] = {NOW, NOW},
+    [TQ_INSERT_VERSION] = {NOW, NOW},
+    [TQ_INSERT_OUTPUT] = {NOW, NOW},
+    [TQ_INSERT_EXIT] = {NOW, NOW},
+    [TQ_INSERT_ENV] = {NOW, NOW},
+    [TQ_CHECKPOINT] = {NOW, NOW},
+    [TQ_COUNTS] = {3, NOW},
+    [TQ_COUNTS_V2] = {1, 2},
+    [TQ_KILLED_AT_END] = {7, NOW},
+    [TQ_MARK_KILLED_AT_END] = {7, NOW},
+    [TQ_FILE_USES_OF_PROCESS] = {3, NOW},
+    [TQ_FILE_USES_OF_PROCESS_V1] = {1, 2},
+    [TQ_ACCESS_LOG] = {3, NOW},
+    [TQ_USES] = {3, NOW},
+    [TQ_VERSIONS_MADE] = {3, NOW},
+    [TQ_VERSIONS_READ_BY_PROCESS] = {3, NOW},
+    [TQ_VERSIONS_MADE_BY_PROCESS] = {3, NOW},
+    [TQ_VERSIONS_OPENED_BY_PROCESS] = {3, NOW},
+    [TQ_VERSIONS_EXECUTED_BY_PROCESS] = {3, NOW},
+    [TQ_FOUND_READS_WITH_PATHS] = {3, NOW},
+    [TQ_WRITER_OF_VERSION] = {3, NOW},
+    [TQ_FOUND_INPUTS] = {3, NOW},
+    [TQ_DUMP_PROCESSES] = {5, NOW},
+    [TQ_DUMP_PROCESSES_V4] = {1, 4},
+    [TQ_DUMP_ENVIRONMENTS] = {5, NOW},
+    [TQ_DUMP_EXITS] = {7, NOW},
+    [TQ_DUMP_EXITS_V2] = {2, 6},
+    [TQ_DUMP_VERSIONS] = {3, NOW},
+    [TQ_DUMP_ACCESSES] = {3, NOW},
+};
+
+bool tracedb_sql_schemas(enum tracedb_query q, int *min, int *max)
+{
+    if ((unsigned)q >= TQ_COUNT)
+        return false;
+    *min = schemas[q].min ? schemas[q].min : 1;
+    *max = schemas[q].max ? schemas[q].max : NOW;
+    return true;
 }

@@ -1,19 +1,26 @@
-/* queries — every statement on a trace, by name: with tracedb.c, the only code that names the
- * trace's tables and columns.  A schema change is made here and in tracedb.c's migrations,
- * and nowhere else.
+/* queries — the statements on a trace that belong to no one reader, by name: the recorder's
+ * writes, and the reads several modules share.  A statement with one reader is declared beside
+ * it instead (TRACEDB_STATEMENT, stmt.h), with an enum naming its columns.
  *
  * Contract
  *   - tracedb_sql(TQ_X) is the SQL text of statement X (static storage); each name's comment
- *     says what a row holds and what ?N binds.  Callers prepare it on their handle (the
- *     reader library checks every result: query/lib/qdb.h).
- *   - Statements named _V1/_V2 are for traces of older schema versions; the caller picks by
- *     meta schema_version.
+ *     says what a row holds and what ?N binds, never who asks.  Callers prepare it on their
+ *     handle (the reader library checks every result: query/lib/qdb.h).
+ *   - tracedb_sql_schemas(TQ_X, &min, &max): the schema versions X is written for (the _V1/_V2
+ *     variants are for traces of older schema versions: the caller picks by meta
+ *     schema_version; the recorder's writes only for the current one).
+ *     tests/unit/test-statements prepares each against a trace of every version in its range.
  *   - Access kinds are the named sets of tracedb.h, never numbers.
+ *   - A schema change touches schema.c's migrations, the statements here and the
+ *     TRACEDB_STATEMENTs beside their readers that name what changed (tracedb_statements()
+ *     lists them; the unit test above finds each one that no longer prepares).
  */
 #pragma once
 
+#include <stdbool.h>
+
 enum tracedb_query {
-    /* The recorder's writes (fusefs/recorder.c) and the run's end */
+    /* Writes: the recorder's rows and the run's end (the current schema only) */
     TQ_INSERT_PROCESS, /* one process image */
     TQ_INSERT_FILE, /* a path and its id */
     TQ_INSERT_ACCESS, /* one access */
@@ -21,115 +28,70 @@ enum tracedb_query {
     TQ_INSERT_OUTPUT, /* one chunk of stdout/stderr */
     TQ_INSERT_EXIT, /* a process exit */
     TQ_INSERT_ENV, /* an environment and its id */
-    TQ_CHECKPOINT, /* move the WAL into the trace (before writing the run's end after a failure) */
+    TQ_CHECKPOINT, /* move the WAL into the trace */
 
-    /* Opening a trace (query/lib/qdb.c) */
-    TQ_READ_SETUP, /* memory-mapped reads, a large cache, one read transaction */
-    TQ_SCHEMA_VERSION, /* meta schema_version */
-    /* the first of files.path, accesses.file_id and the runs row that has a NULL where its
-     * column is NOT NULL (a crafted file: SQLite checks only what it writes), or NULL */
-    TQ_NULL_WHERE_NOT_NULL,
-    /* state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, failure, cwd
-     * (schema 4) */
-    TQ_RUN_STATE,
-    TQ_RUN_STATE_V2, /* the same for schema 2 and 3 (no failure) */
-    TQ_RUN_STATE_V1, /* the same for schema 1 (no process_tree) */
-    /* argv, cwd, hostname, version, state, start_realtime_ns, start_ns, end_ns, exit_status */
-    TQ_RUN_INFO,
-    TQ_RUN_OPTIONS, /* runs.options (schema 6) */
-    TQ_COUNTS, /* tracedb_count: processes, images, files read, written, versions, output */
+    /* The run and the trace as a whole */
+    TQ_COUNTS, /* processes, images, files read, written, versions, output bytes (schema 3 on) */
     /* TQ_COUNTS for schemas 1 and 2 (no versions): files read are the files read and not
      * written, files written those written, versions 0 */
     TQ_COUNTS_V2,
     TQ_EXECUTABLES, /* every distinct executable path the build ran */
     /* every distinct directory whose removal failed as not empty (ENOTEMPTY, or EEXIST as
-     * POSIX allows): tracedb_removal_blocked */
+     * POSIX allows), shortest first */
     TQ_FAILED_RMDIRS,
 
     /* Processes */
-    /* every image: id, parent, prev image, pid, exec_seq, orphan, start_ns, comm, exe, cwd,
-     * argv, end_ns, exit_code, exit_signal, killed_at_end */
-    TQ_PROCESSES,
-    TQ_PROCESS, /* the same for image ?1 */
-    TQ_PROCESSES_V1, /* TQ_PROCESSES for schema 1 (no exits) */
-    TQ_PROCESS_V1, /* TQ_PROCESS for schema 1 */
-    TQ_PROCESSES_V2, /* TQ_PROCESSES for schemas 2-6 (no killed_at_end) */
-    TQ_PROCESS_V2, /* TQ_PROCESS for schemas 2-6 */
     TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
-    TQ_MARK_KILLED_AT_END, /* run: the exits by SIGKILL at or after ?1 (ns) were killed at the end */
+    TQ_MARK_KILLED_AT_END, /* mark the exits by SIGKILL at or after ?1 (ns) killed at the end */
     TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
     TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
-    TQ_PROCESS_ENV, /* the environment of image ?1 (schema 5) */
     TQ_MAX_PROCESS_ID, /* the largest image id */
 
     /* Files and paths */
-    TQ_FILE_ID_BY_PATH, /* ?1: a path */
-    TQ_FILE_PATH, /* the path of file ?1 */
     TQ_FILE_PATHS, /* every (id, path) */
-    TQ_FILES_NAMED, /* the paths ending in ?1 ("/NAME") that an access found, sorted, at most ?2 */
-    TQ_MAX_FILE_ID, /* the largest file id */
     TQ_TREES, /* the traced trees: (path, role) */
     TQ_SYSTEM_TREES_TRACED, /* how many of / and /usr were traced (?1 unused) */
 
     /* Accesses */
-    TQ_WRITERS_OF_FILE, /* who-wrote ?1: (process, kind, bytes, count, first time) */
-    TQ_READERS_OF_FILE, /* who-read ?1: the same */
-    TQ_FILE_USES_OF_PROCESS, /* show: what image ?1 did to each file, with versions */
-    TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 */
-    TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes, first) of every access, or ?1's */
-    /* compile-commands: (path, kind) of what image ?1 changed, in order */
-    TQ_PATH_CHANGES_OF_PROCESS,
-    TQ_BINDINGS, /* every successful access: file, version, kind, time, id (a scan) */
+    /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
+     * TRACEDB_KINDS_WROTE_PATH; a write only with bytes), by time */
+    TQ_WRITERS_OF_FILE,
+    TQ_READERS_OF_FILE, /* the same for the images that read or executed file ?1 */
+    /* what image ?1 did to each file: (path, kind, bytes, count, lowest result, version,
+     * first time), by time */
+    TQ_FILE_USES_OF_PROCESS,
+    TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 (version NULL) */
+    TQ_ACCESS_MARKS, /* (file, kind, result, bytes, first) of every access, or image ?1's */
+    TQ_PATH_CHANGES_OF_PROCESS, /* (path, kind) of what image ?1 changed, in order */
     TQ_ACTIVITY, /* every access: who, what kind, which file, bytes, when, result (a scan) */
     TQ_LAST_OUTPUT, /* each process's last output time (a scan) */
-    TQ_ACCESS_LOG, /* intoto: every access (process, kind, file id, version, result, first_ns,
-                    * id), unsorted: the caller sorts them in memory (SQLite's sorter and a
-                    * join per row were most of the export's time) */
-    TQ_LAST_BINDING_KIND, /* the kind of the last access that bound a version at file ?1 */
-    TQ_DIR_REMOVED,       /* a row if the build removed directory ?1 (a file id) */
+    /* every access (process, kind, file id, version, result, first_ns, id), in storage order,
+     * unsorted: a caller sorts them in memory (SQLite's sorter and a join per row cost more) */
+    TQ_ACCESS_LOG,
+    TQ_DIR_REMOVED, /* a row if the build removed directory ?1 (a file id) */
 
-    /* Versions and provenance (query/lib/prov.c and the exports) */
-    TQ_VERSION_BY_ID, /* version ?1 with its hashes and where it was last moved to */
-    TQ_VERSIONS, /* every version with its hashes */
-    TQ_MAX_ACCESS_ID, /* the largest access id (0: none): an upper bound on their number */
-    TQ_PLACEMENTS, /* every rename_to/link that put a version at a path: (version, file,
-                    * first_ns), in id order */
-    TQ_MAX_VERSION_ID, /* the largest version id */
-    TQ_VERSION_AT_FILE, /* the version file ?1 held last */
-    TQ_VERSIONS_OF_FILE, /* every version seen at file ?1 */
-    TQ_VERSIONS_BASED_ON, /* versions written on top of ?1 */
-    TQ_SUCCESSFUL_ACCESSES, /* every successful access: the provenance graph (those bound to a
-                             * version) and the bindings in one scan */
-    TQ_WRITERS_OF_VERSION, /* (process, last write) of the images that made version ?1 */
-    TQ_READS_OF_PROCESS, /* (version, first, file, kind) image ?1 read with a start in [?2, ?3] */
-    TQ_READERS_OF_VERSION, /* (process, first read) of the images that read version ?1 */
-    TQ_WRITES_OF_PROCESS, /* (version, last write) image ?1 made with an end in [?2, ?3] */
-    TQ_MAKERS_OF_VERSION, /* the images that made version ?1 */
-    TQ_USERS_OF_VERSION, /* (process, kind) of every image that read or made version ?1 */
-    TQ_USES, /* prov: (process, version, kind, first, last) of every successful use (a scan) */
+    /* Versions and provenance */
+    TQ_USES, /* (process, version, kind, first, last) of every successful use (a scan) */
     TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
     TQ_VERSIONS_OPENED_BY_PROCESS, /* the versions image ?1 opened for reading */
     TQ_VERSIONS_EXECUTED_BY_PROCESS, /* the versions image ?1 executed */
-    /* packages: (path, kind, version, image) of every found file read or executed, by path,
-     * kind, version */
+    /* (path, kind, version, image) of every found file read or executed, by path, kind,
+     * version */
     TQ_FOUND_READS_WITH_PATHS,
-    TQ_DIRS_LISTED, /* packages: (image, path) of every directory listed (?1 unused) */
-    TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */
-    TQ_ENVIRONMENTS,
-    TQ_BINDINGS_BY_FILE, /* prov_products: (file, kind, version) of every binding of the
-                          * files the build wrote, by file then time */
-    TQ_WRITER_OF_VERSION, /* diff: the image that wrote version ?1's bytes (else made it) */
-    TQ_DIRS_LISTED_BY_PROCESS, /* diff: how many directories image ?1 listed */ /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
-    TQ_FOUND_INPUTS, /* verify: (path, sha256) of every found file read or executed, by path */
+    TQ_DIRS_LISTED, /* (image, path) of every directory listed (?1 unused) */
+    TQ_SYMLINKS_FOLLOWED, /* the paths of symlinks the build read (?1 unused) */
+    TQ_WRITER_OF_VERSION, /* the image that wrote version ?1's bytes (else made it) */
+    TQ_DIRS_LISTED_BY_PROCESS, /* how many directories image ?1 listed */
+    TQ_FOUND_INPUTS, /* (path, sha256) of every found file read or executed, by path */
 
     /* Output */
-    /* log: (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
+    /* (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
     TQ_OUTPUT_CHUNKS,
-    TQ_OUTPUT_OF_PROCESS, /* show: (stream, data) image ?1 wrote */
+    TQ_OUTPUT_OF_PROCESS, /* (stream, data) image ?1 wrote */
 
-    /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
+    /* Every row of a table, in key order (a dump) */
     TQ_DUMP_PROCESSES, /* processes, with env_id (schema 5 on) */
     TQ_DUMP_PROCESSES_V4, /* the same before schema 5: env_id NULL */
     TQ_DUMP_ENVIRONMENTS, /* environments (schema 5 on) */
@@ -143,3 +105,7 @@ enum tracedb_query {
 };
 
 const char *tracedb_sql(enum tracedb_query q);
+
+/* The schema versions statement q is written for, in *min and *max (both from 1 to
+ * TRACEDB_SCHEMA_VERSION); false for a q that is not a statement. */
+bool tracedb_sql_schemas(enum tracedb_query q, int *min, int *max);

@@ -14,7 +14,7 @@
  *     the running program (order unspecified).  tests/unit/test-statements links every
  *     library whole and prepares each against a trace of every schema version in its range.
  *   - Statements shared by several readers, the recorder's inserts, the schema and its
- *     migrations stay in tracedb.c/queries.c (tracedb_sql(TQ_…)); they are checked by the
+ *     migrations stay in schema.c/queries.c (tracedb_sql(TQ_…)); they are checked by the
  *     same test through their own table.
  *   - No allocation, no errors.
  */

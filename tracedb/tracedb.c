@@ -1,8 +1,11 @@
-/* tracedb — see tracedb.h for the contract. */
+/* tracedb — see tracedb.h for the contract.  This file: telling a trace from other files,
+ * creating and publishing one, opening one read-only, the run rows; the schema itself and its
+ * check are schema.c's (tracedb-internal.h). */
 #include "tracedb.h"
 
 #include "longpath.h"
 #include "queries.h"
+#include "tracedb-internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,161 +18,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *const access_kind_names[TRACEDB_ACCESS_KIND_MAX + 1] = {
-    [TRACEDB_READ] = "read",
-    [TRACEDB_WRITE] = "write",
-    [TRACEDB_CREATE] = "create",
-    [TRACEDB_TRUNCATE] = "truncate",
-    [TRACEDB_EXEC] = "exec",
-    [TRACEDB_UNLINK] = "unlink",
-    [TRACEDB_MKDIR] = "mkdir",
-    [TRACEDB_RMDIR] = "rmdir",
-    [TRACEDB_RENAME_FROM] = "rename_from",
-    [TRACEDB_RENAME_TO] = "rename_to",
-    [TRACEDB_LINK] = "link",
-    [TRACEDB_SYMLINK] = "symlink",
-    [TRACEDB_READDIR] = "readdir",
-    [TRACEDB_READLINK] = "readlink",
-    [TRACEDB_PROBE] = "probe",
-    [TRACEDB_SETATTR] = "setattr",
-};
-
-const char *tracedb_access_kind_name(int kind)
-{
-    if (kind < 1 || kind > TRACEDB_ACCESS_KIND_MAX)
-        return NULL;
-    return access_kind_names[kind];
-}
-
-/* The table every trace has had since the first, before any migration. */
-#define META_SCHEMA "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-
-/* Migrations: migrations[i] takes a database from version i to i+1.  Append only. */
-static const struct {
-    const char *what;
-    const char *sql;
-} migrations[] = {
-    {"create the version 1 schema",
-     /* One row per `buildtrail run`. */
-     "CREATE TABLE runs ("
-     "  id INTEGER PRIMARY KEY,"
-     "  argv BLOB NOT NULL,"              /* the build command, NUL-separated */
-     "  cwd TEXT NOT NULL,"
-     "  start_realtime_ns INTEGER NOT NULL,"
-     "  start_ns INTEGER NOT NULL,"       /* CLOCK_BOOTTIME at start */
-     "  end_ns INTEGER,"
-     "  exit_status INTEGER,"             /* like a shell's $?: code, or 128+signal */
-     "  term_signal INTEGER,"             /* the signal that killed the build, if one did */
-     "  state TEXT NOT NULL,"             /* running / finished / interrupted / failed */
-     "  root_process_id INTEGER,"
-     "  uid INTEGER NOT NULL, gid INTEGER NOT NULL,"
-     "  hostname TEXT, version TEXT NOT NULL,"
-     "  notes TEXT"                       /* what the recorder wants a reader to know */
-     ");"
-     /* The directories traced in a run, at the paths the build saw. */
-     "CREATE TABLE trees ("
-     "  run_id INTEGER NOT NULL REFERENCES runs(id),"
-     "  path TEXT NOT NULL,"
-     "  role TEXT NOT NULL"               /* workspace / trace / tmp */
-     ");"
-     /* One row per process image: a fork is a new row, and so is every exec seen. */
-     "CREATE TABLE processes ("
-     "  id INTEGER PRIMARY KEY,"
-     "  pid INTEGER NOT NULL,"            /* in the recorder's pid namespace */
-     "  start_ticks INTEGER NOT NULL,"    /* /proc/PID/stat starttime: (pid, start_ticks) is a task */
-     "  exec_seq INTEGER NOT NULL DEFAULT 0," /* 0 for the image first seen, then 1, 2, ... */
-     "  parent_id INTEGER REFERENCES processes(id)," /* NULL for the build's root (and orphans) */
-     "  prev_image_id INTEGER REFERENCES processes(id)," /* the image this one exec'd from */
-     "  orphan INTEGER NOT NULL DEFAULT 0," /* reparented before it was seen: parent unknown */
-     "  start_ns INTEGER NOT NULL,"       /* CLOCK_BOOTTIME of the task start (10 ms ticks) */
-     "  first_seen_ns INTEGER NOT NULL,"
-     "  comm TEXT, exe TEXT, cwd TEXT,"
-     "  argv BLOB"                        /* NUL-separated, as /proc/PID/cmdline */
-     ");"
-     "CREATE INDEX processes_parent ON processes(parent_id);"
-     "CREATE TABLE files ("
-     "  id INTEGER PRIMARY KEY,"
-     "  path TEXT NOT NULL UNIQUE"        /* absolute, as the build saw it; raw bytes */
-     ");"
-     "CREATE TABLE access_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);"
-     /* One row per access: per open file handle and process for reads and writes, per
-      * operation for the rest. */
-     "CREATE TABLE accesses ("
-     "  id INTEGER PRIMARY KEY,"
-     "  process_id INTEGER REFERENCES processes(id)," /* NULL: the caller could not be identified */
-     "  file_id INTEGER NOT NULL REFERENCES files(id),"
-     "  kind INTEGER NOT NULL REFERENCES access_kinds(code),"
-     "  open_flags INTEGER,"
-     "  bytes INTEGER,"
-     "  first_ns INTEGER NOT NULL, last_ns INTEGER NOT NULL,"
-     "  result INTEGER NOT NULL DEFAULT 0" /* 0, or the errno the build got */
-     ");"
-     "CREATE INDEX accesses_file ON accesses(file_id, kind);"
-     "CREATE INDEX accesses_process ON accesses(process_id);"
-     /* The build's stdout and stderr, chunk by chunk, in the order the bytes went out. */
-     "CREATE TABLE output ("
-     "  seq INTEGER PRIMARY KEY,"
-     "  process_id INTEGER REFERENCES processes(id),"
-     "  stream INTEGER NOT NULL,"         /* 1 stdout, 2 stderr */
-     "  time_ns INTEGER NOT NULL,"
-     "  data BLOB NOT NULL"
-     ");"
-     "CREATE INDEX output_process ON output(process_id);"},
-    {"record process exits and how complete the process tree is",
-     /* How each process image that was the last of its process ended (process events). */
-     "CREATE TABLE exits ("
-     "  process_id INTEGER PRIMARY KEY REFERENCES processes(id),"
-     "  end_ns INTEGER NOT NULL,"
-     "  exit_code INTEGER,"                /* set when it exited */
-     "  exit_signal INTEGER"               /* set when a signal killed it */
-     ");"
-     /* 'complete', or a sentence saying what may be missing and why. */
-     "ALTER TABLE runs ADD COLUMN process_tree TEXT;"},
-    {"record file versions with content hashes, and bind accesses to them",
-     /* One row per content of a file: each write-open ... last close through the mount makes
-      * one (origin 2); a file the build read without having written it gets one at its first
-      * read (origin 1).  A version belongs to the file's inode, so a rename carries it: the
-      * rename_to access names it at the new path. */
-     "CREATE TABLE versions ("
-     "  id INTEGER PRIMARY KEY,"
-     "  file_id INTEGER NOT NULL REFERENCES files(id)," /* where it was made or first read */
-     "  origin INTEGER NOT NULL,"          /* 1 found (existed before), 2 written by the build */
-     "  base_id INTEGER REFERENCES versions(id)," /* written on top of it (no truncation) */
-     "  begin_ns INTEGER NOT NULL,"        /* first write-open, or first read */
-     "  end_ns INTEGER NOT NULL,"          /* last writer closed, or when it was hashed */
-     "  size INTEGER,"
-     "  sha256 BLOB,"                      /* 32 bytes */
-     "  sha1 BLOB,"                        /* 20 bytes: SHA-1 of the data (SPDX 2 needs it) */
-     "  git_sha1 BLOB,"                    /* 20 bytes: SHA-1 of "blob SIZE\0" + data (git, SWHID) */
-     "  hash_error INTEGER"                /* errno when the content could not be read */
-     ");"
-     "CREATE INDEX versions_file ON versions(file_id);"
-     "CREATE INDEX versions_base ON versions(base_id) WHERE base_id IS NOT NULL;"
-     /* The version an access read, produced, moved or removed (NULL: none applies). */
-     "ALTER TABLE accesses ADD COLUMN version_id INTEGER REFERENCES versions(id);"
-     "CREATE INDEX accesses_version ON accesses(version_id, kind) WHERE version_id IS NOT NULL;"},
-    {"say why a run failed",
-     /* With state 'failed': what failed, as a sentence ("the disk holding the trace ...",
-      * "the build's pid-namespace init was killed by signal 9"). */
-     "ALTER TABLE runs ADD COLUMN failure TEXT;"},
-    {"record each process's environment",
-     /* Each distinct environment once (most processes of a build share theirs): NUL-separated
-      * NAME=VALUE entries as the process had them at exec; a redacted entry is its NAME alone
-      * (no '='): `run --env-redact` and the default secret-looking names. */
-     "CREATE TABLE environments (id INTEGER PRIMARY KEY, env BLOB NOT NULL);"
-     "ALTER TABLE processes ADD COLUMN env_id INTEGER REFERENCES environments(id);"},
-    {"record the options of the run",
-     /* buildtrail's own options ("--system -o out.db"), as a shell would quote them. */
-     "ALTER TABLE runs ADD COLUMN options TEXT;"},
-    {"mark the processes the build left running, killed at its end",
-     /* 1: still running when the build's command ended, and killed (SIGKILL) when buildtrail
-      * ended the build's pid namespace; natively it would have gone on running. */
-     "ALTER TABLE exits ADD COLUMN killed_at_end INTEGER NOT NULL DEFAULT 0;"},
-};
-
-#define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))
-G_STATIC_ASSERT(N_MIGRATIONS == TRACEDB_SCHEMA_VERSION);
 
 int tracedb_exec(sqlite3 *db, const char *sql, char **err_detail)
 {
@@ -202,8 +50,6 @@ static int fd_head(int fd)
 
 /* The value of `key` in the meta table of the SQLite file at `path` (g_free it), or NULL when
  * it cannot be read.  Waits up to `busy_ms` for a recorder that holds the file a moment. */
-static int check_meta(sqlite3 *db, char **why);
-
 static char *meta_value(const char *path, const char *key, int busy_ms)
 {
     sqlite3 *db = NULL;
@@ -213,7 +59,7 @@ static char *meta_value(const char *path, const char *key, int busy_ms)
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACEDB_VALUE_MAX);
         sqlite3_stmt *st = NULL;
         /* A meta that is not buildtrail's table (a view could run forever) is not a trace's. */
-        bool is_table = check_meta(db, NULL) == 0;
+        bool is_table = tdb_check_meta(db, NULL) == 0;
         if (is_table && sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) ==
             SQLITE_OK) {
             sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -283,7 +129,7 @@ int tracedb_is_recording(const char *path)
     return r;
 }
 
-static int set_err(char **err_detail, int e, char *msg)
+int tdb_set_err(char **err_detail, int e, char *msg)
 {
     if (err_detail)
         *err_detail = msg;
@@ -300,8 +146,8 @@ static int sqlite_failure(sqlite3 *db, int rc, char **err_detail)
     if ((rc & 0xff) == SQLITE_FULL && !sys)
         sys = ENOSPC;
     if (sys)
-        return set_err(err_detail, -sys, g_strdup(g_strerror(sys)));
-    return set_err(err_detail, -EIO, g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+        return tdb_set_err(err_detail, -sys, g_strdup(g_strerror(sys)));
+    return tdb_set_err(err_detail, -EIO, g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
 }
 
 /* Magic numbers of SQLite's side files: a WAL starts with 0x377f0682 or 0x377f0683 (big
@@ -338,9 +184,9 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
     struct stat st;
     bool exists = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (!exists && errno != ENOENT)
-        return set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+        return tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     if (exists && !S_ISREG(st.st_mode))
-        return set_err(err_detail, -EEXIST, g_strdup_printf("it is %s, not a buildtrail trace",
+        return tdb_set_err(err_detail, -EEXIST, g_strdup_printf("it is %s, not a buildtrail trace",
                                                             tracedb_file_kind(st.st_mode)));
     int fd = -1;
     if (exists && st.st_size > 0) {
@@ -349,8 +195,8 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
         if (head != HEAD_SQLITE) {
             if (fd >= 0)
                 close(fd);
-            return head < 0 ? set_err(err_detail, head, g_strdup(g_strerror(-head)))
-                            : set_err(err_detail, -EEXIST,
+            return head < 0 ? tdb_set_err(err_detail, head, g_strdup(g_strerror(-head)))
+                            : tdb_set_err(err_detail, -EEXIST,
                                       g_strdup("it exists and is not a buildtrail trace"));
         }
     }
@@ -361,9 +207,9 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
         if (fstatat(dfd, name, &ss, AT_SYMLINK_NOFOLLOW) < 0) {
             if (errno == ENOENT)
                 continue;
-            e = set_err(err_detail, -errno, g_strdup_printf("%s: %s", name, g_strerror(errno)));
+            e = tdb_set_err(err_detail, -errno, g_strdup_printf("%s: %s", name, g_strerror(errno)));
         } else if (fd < 0 || !sibling_is_sqlites(dfd, name, side_suffixes[i])) {
-            e = set_err(err_detail, -EEXIST,
+            e = tdb_set_err(err_detail, -EEXIST,
                         g_strdup_printf("%s exists beside it and is not that trace's own file; "
                                         "move it away", name));
         }
@@ -387,12 +233,12 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
     }
     close(fd);
     if (r < 0)
-        return set_err(err_detail, r, g_strdup(g_strerror(-r)));
+        return tdb_set_err(err_detail, r, g_strdup(g_strerror(-r)));
     if (r == 0)
-        return set_err(err_detail, -EEXIST, g_strdup("it exists and is not a buildtrail trace"));
+        return tdb_set_err(err_detail, -EEXIST, g_strdup("it exists and is not a buildtrail trace"));
     if (busy) {
         g_autofree char *pid = meta_value(p, "recorder_pid", 1000);
-        return set_err(err_detail, -EBUSY,
+        return tdb_set_err(err_detail, -EBUSY,
                        pid ? g_strdup_printf("another buildtrail run (pid %s) is recording it", pid)
                            : g_strdup("another buildtrail run is recording it"));
     }
@@ -430,8 +276,7 @@ static int init_schema(const char *path, char **err_detail)
     GString *sql = g_string_new("PRAGMA page_size=1024; BEGIN;"
                                 META_SCHEMA
                                 "INSERT INTO meta VALUES ('format', 'buildtrail');");
-    for (int v = 0; v < N_MIGRATIONS; v++)
-        g_string_append(sql, migrations[v].sql);
+    tdb_append_migrations(sql, TRACEDB_SCHEMA_VERSION);
     g_string_append_printf(sql, "INSERT INTO meta VALUES ('schema_version', '%d');"
                                 "INSERT INTO meta VALUES ('recorder_pid', '%ld');",
                            TRACEDB_SCHEMA_VERSION, (long)getpid());
@@ -445,7 +290,7 @@ static int init_schema(const char *path, char **err_detail)
     sqlite3_free(msg);
     int e = rc == SQLITE_OK ? 0 : sqlite_failure(db, rc, err_detail);
     if (sqlite3_close(db) != SQLITE_OK && !e)
-        e = set_err(err_detail, -EIO, g_strdup("cannot close the new trace"));
+        e = tdb_set_err(err_detail, -EIO, g_strdup("cannot close the new trace"));
     return e;
 }
 
@@ -456,14 +301,14 @@ static int open_locked_dir(const char *dpath, char **err_detail)
     if (dfd < 0 && errno == EACCES) /* searchable but not readable: no lock, still safe */
         dfd = open(dpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return set_err(err_detail, -errno, g_strdup_printf("its directory %s: %s", dpath,
+        return tdb_set_err(err_detail, -errno, g_strdup_printf("its directory %s: %s", dpath,
                                                            g_strerror(errno)));
     int r = lock_directory(dfd);
     if (r == -EBADF) /* an O_PATH descriptor cannot be locked */
         r = 0;
     if (r < 0) {
         close(dfd);
-        return set_err(err_detail, r, g_strdup_printf("cannot lock its directory: %s",
+        return tdb_set_err(err_detail, r, g_strdup_printf("cannot lock its directory: %s",
                                                       g_strerror(-r)));
     }
     return dfd;
@@ -513,7 +358,7 @@ static int check_pending(int dfd, const char *dpath, const char *base, char **er
             if (errno == EWOULDBLOCK && !strncmp(n, mine, strlen(mine))) {
                 g_autofree char *tp = g_build_filename(dpath, n, NULL);
                 g_autofree char *pid = meta_value(tp, "recorder_pid", 1000);
-                r = set_err(err_detail, -EBUSY,
+                r = tdb_set_err(err_detail, -EBUSY,
                             pid ? g_strdup_printf("another buildtrail run (pid %s) is recording it "
                                                   "(its build is starting)", pid)
                                 : g_strdup("another buildtrail run is recording it (its build "
@@ -536,11 +381,11 @@ int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending
 {
     *p = (struct tracedb_pending){.lock_fd = -1};
     if (longpath_register() < 0)
-        return set_err(err_detail, -ENOSYS, g_strdup("SQLite has no Unix VFS"));
+        return tdb_set_err(err_detail, -ENOSYS, g_strdup("SQLite has no Unix VFS"));
     g_autofree char *dpath = g_path_get_dirname(path);
     g_autofree char *base = g_path_get_basename(path);
     if (!strcmp(base, "/") || !strcmp(base, ".") || !strcmp(base, ".."))
-        return set_err(err_detail, -EISDIR, g_strdup("it is a directory"));
+        return tdb_set_err(err_detail, -EISDIR, g_strdup("it is a directory"));
     int dfd = open_locked_dir(dpath, err_detail);
     if (dfd < 0)
         return dfd;
@@ -567,13 +412,13 @@ int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending
     if (tfd < 0) {
         int e = errno;
         close(dfd);
-        return set_err(err_detail, -e, g_strdup(g_strerror(e)));
+        return tdb_set_err(err_detail, -e, g_strdup(g_strerror(e)));
     }
     g_autofree char *tmp_path = g_build_filename(dpath, tmp_name, NULL);
     if (fchmod(tfd, mode) < 0) /* exactly `mode`, whatever the umask */
-        r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+        r = tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     else if (flock(tfd, LOCK_EX | LOCK_NB) < 0)
-        r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+        r = tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     else
         r = init_schema(tmp_path, err_detail);
     close(dfd); /* the directory lock: the new trace is complete and tfd holds its own lock */
@@ -624,7 +469,7 @@ static void describe_old(const char *path, struct tracedb_replaced *old)
         sqlite3_busy_timeout(db, 1000);
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, TRACEDB_VALUE_MAX);
         sqlite3_stmt *st = NULL;
-        if (check_meta(db, NULL) == 0 &&
+        if (tdb_check_meta(db, NULL) == 0 &&
             sqlite3_prepare_v2(db, "SELECT argv, start_realtime_ns, state, exit_status FROM runs "
                                    "ORDER BY id LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
             sqlite3_step(st) == SQLITE_ROW) {
@@ -703,7 +548,7 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
     for (size_t i = 0; r == 0 && i < G_N_ELEMENTS(side_suffixes); i++) {
         g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
         if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-            r = set_err(err_detail, -errno, g_strdup_printf("cannot replace %s: %s", name,
+            r = tdb_set_err(err_detail, -errno, g_strdup_printf("cannot replace %s: %s", name,
                                                             g_strerror(errno)));
     }
     /* Swap the two (the old one then under the temporary name) where the filesystem can, so
@@ -714,7 +559,7 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
             swapped = true;
         else if (renameat2(dfd, tmp_name, dfd, base, exists ? 0 : RENAME_NOREPLACE) < 0 &&
                  !(errno == EINVAL && !exists && renameat(dfd, tmp_name, dfd, base) == 0))
-            r = set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+            r = tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     }
     if (r == 0 && p->drop_lock) { /* before SQLite opens it: see tracedb_create */
         close(p->lock_fd);
@@ -811,196 +656,6 @@ void tracedb_discard(const char *path)
     }
 }
 
-/* The schema a trace of `version` has, in a new in-memory database (NULL if it cannot be
- * made: out of memory). */
-static sqlite3 *reference_schema(int version)
-{
-    sqlite3 *ref = NULL;
-    if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
-        sqlite3_close(ref);
-        return NULL;
-    }
-    GString *sql = g_string_new(META_SCHEMA);
-    for (int v = 0; v < version && v < N_MIGRATIONS; v++)
-        g_string_append(sql, migrations[v].sql);
-    int rc = sqlite3_exec(ref, sql->str, NULL, NULL, NULL);
-    g_string_free(sql, TRUE);
-    if (rc != SQLITE_OK) {
-        sqlite3_close(ref);
-        return NULL;
-    }
-    return ref;
-}
-
-/* The statements check_table runs, prepared once for all the tables of a schema. */
-struct schema_check {
-    sqlite3 *db, *ref;
-    sqlite3_stmt *object; /* db: type and sql of ?1 */
-    sqlite3_stmt *cols[2]; /* db, ref: the columns of ?1 */
-};
-
-#define COLUMNS_SQL                                                                                \
-    "SELECT name, upper(type), \"notnull\", pk, hidden FROM pragma_table_xinfo(?1) ORDER BY cid"
-
-static int schema_check_init(struct schema_check *c, sqlite3 *db, sqlite3 *ref)
-{
-    *c = (struct schema_check){db, ref, NULL, {NULL, NULL}};
-    int rc = sqlite3_prepare_v2(db, "SELECT type, sql FROM sqlite_schema WHERE name = ?1 "
-                                    "COLLATE NOCASE", -1, &c->object, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, COLUMNS_SQL, -1, &c->cols[0], NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(ref, COLUMNS_SQL, -1, &c->cols[1], NULL);
-    return rc;
-}
-
-static void schema_check_done(struct schema_check *c)
-{
-    sqlite3_finalize(c->object);
-    sqlite3_finalize(c->cols[0]);
-    sqlite3_finalize(c->cols[1]);
-}
-
-/* The columns of table `name` as PRAGMA table_xinfo gives them (name, declared type, not
- * null, primary key, hidden: generated columns are hidden), one line each, from statement
- * `st` (COLUMNS_SQL); NULL on an error. */
-static char *table_columns(sqlite3_stmt *st, const char *name)
-{
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    GString *cols = g_string_new(NULL);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-        g_string_append_printf(cols, "%s %s notnull=%d pk=%d hidden=%d\n",
-                               (const char *)sqlite3_column_text(st, 0),
-                               (const char *)sqlite3_column_text(st, 1),
-                               sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
-                               sqlite3_column_int(st, 4));
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        g_string_free(cols, TRUE);
-        return NULL;
-    }
-    return g_string_free(cols, FALSE);
-}
-
-/* The first line of `cols` that is not in `other`, as "'NAME' (TYPE)" (g_free it), or NULL. */
-static char *column_missing(const char *cols, const char *other)
-{
-    g_auto(GStrv) lines = g_strsplit(cols, "\n", -1);
-    g_autofree char *in = g_strconcat("\n", other, NULL);
-    for (char **l = lines; *l; l++) {
-        g_autofree char *line = g_strconcat("\n", *l, "\n", NULL);
-        if (**l && !strstr(in, line))
-            return g_strdup(*l);
-    }
-    return NULL;
-}
-
-/* SQLite failed (`rc`) reading the schema of `db`: damage if it says the content is wrong,
- * else what it is (-EROFS: no -shm file can be made for a trace left with a -wal; -EIO: a
- * lock held past the busy timeout...), never "damaged" for a trace that is whole.  The
- * error, with the sentence in *why. */
-static int check_failed(sqlite3 *db, int rc, char **why)
-{
-    int primary = rc & 0xff;
-    if (primary == SQLITE_NOMEM)
-        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
-    if (tracedb_rc_is_damage(rc) || primary == SQLITE_ERROR)
-        return set_err(why, -EBADMSG, g_strdup(sqlite3_errmsg(db)));
-    if (primary == SQLITE_CANTOPEN)
-        /* The file is open: what SQLite cannot open is the -shm of a write-ahead log. */
-        return set_err(why, -EROFS, g_strdup("its write-ahead log (the -wal beside it: its "
-                                            "run did not finish, or is still going) cannot be "
-                                            "read without a -shm file, which cannot be made in "
-                                            "its directory"));
-    return set_err(why, -EIO, g_strdup(sqlite3_errmsg(db)));
-}
-
-/* Whether table `name` of `db` is a plain table with exactly the columns it has in `ref`:
- * 0, or -EBADMSG with the sentence in *why.  A view, a virtual table, a generated column or
- * a column of another type could make a query run forever or answer from something else. */
-static int check_table(struct schema_check *c, const char *name, char **why)
-{
-    sqlite3 *db = c->db;
-    sqlite3_stmt *st = c->object;
-    g_autofree char *type = NULL, *sql = NULL;
-    int n = 0;
-    sqlite3_reset(st);
-    int rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n++ == 0) {
-            type = g_strdup((const char *)sqlite3_column_text(st, 0));
-            sql = g_strdup((const char *)sqlite3_column_text(st, 1));
-        }
-        rc = SQLITE_OK;
-    }
-    if (rc == SQLITE_DONE)
-        rc = SQLITE_OK;
-    sqlite3_reset(st);
-    if (rc != SQLITE_OK)
-        return check_failed(db, rc, why);
-    if (n == 0)
-        return set_err(why, -EBADMSG, g_strdup_printf("it has no table '%s'", name));
-    if (n > 1 || !type || strcmp(type, "table"))
-        return set_err(why, -EBADMSG, g_strdup_printf("it has a %s '%s' where a table should be",
-                                                      n > 1 || !type ? "second object" : type,
-                                                      name));
-    if (!sql || g_ascii_strncasecmp(sql, "CREATE TABLE", 12))
-        return set_err(why, -EBADMSG, g_strdup_printf("its table '%s' is not a plain table",
-                                                      name));
-    g_autofree char *have = table_columns(c->cols[0], name), *want = table_columns(c->cols[1], name);
-    if (!have)
-        return check_failed(db, sqlite3_extended_errcode(db), why);
-    if (!want)
-        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
-    if (strcmp(have, want)) {
-        g_autofree char *gone = column_missing(want, have), *extra = column_missing(have, want);
-        return set_err(why, -EBADMSG,
-                       g_strdup_printf("its table '%s' does not have the columns buildtrail made "
-                                       "(%s %s)", name, gone ? "expected" : "unexpected",
-                                       gone ? gone : extra ? extra : "order"));
-    }
-    return 0;
-}
-
-/* Every table of a `version` trace (meta included) checked by check_table. */
-static int check_schema(sqlite3 *db, int version, char **why)
-{
-    sqlite3 *ref = reference_schema(version);
-    struct schema_check c;
-    sqlite3_stmt *st = NULL;
-    int r = 0;
-    int rc = !ref ? SQLITE_NOMEM : schema_check_init(&c, db, ref);
-    if (rc != SQLITE_OK)
-        r = check_failed(db, rc, why);
-    else if (sqlite3_prepare_v2(ref, "SELECT name FROM sqlite_schema WHERE type = 'table' "
-                                     "ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
-        r = set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
-    while (r == 0 && sqlite3_step(st) == SQLITE_ROW)
-        r = check_table(&c, (const char *)sqlite3_column_text(st, 0), why);
-    sqlite3_finalize(st);
-    if (ref)
-        schema_check_done(&c);
-    sqlite3_close(ref);
-    return r;
-}
-
-/* Whether meta in `db` is buildtrail's table: 0, or check_table's error. */
-static int check_meta(sqlite3 *db, char **why)
-{
-    sqlite3 *ref = reference_schema(0);
-    if (!ref)
-        return set_err(why, -ENOMEM, g_strdup(g_strerror(ENOMEM)));
-    struct schema_check c;
-    int rc = schema_check_init(&c, db, ref);
-    int r = rc == SQLITE_OK ? check_table(&c, "meta", why) : check_failed(db, rc, why);
-    schema_check_done(&c);
-    sqlite3_close(ref);
-    return r;
-}
-
 bool tracedb_rc_is_damage(int rc)
 {
     int primary = rc & 0xff;
@@ -1013,21 +668,21 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     longpath_register();
     struct stat st;
     if (stat(path, &st) < 0)
-        return set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+        return tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     if (!S_ISREG(st.st_mode))
-        return set_err(err_detail, -EINVAL,
+        return tdb_set_err(err_detail, -EINVAL,
                        g_strdup_printf("not a buildtrail trace (%s)", tracedb_file_kind(st.st_mode)));
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+        return tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
     int head = fd_head(fd);
     close(fd);
     if (head < 0)
-        return set_err(err_detail, head, g_strdup(g_strerror(-head)));
+        return tdb_set_err(err_detail, head, g_strdup(g_strerror(-head)));
     if (head == HEAD_EMPTY)
-        return set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
+        return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
     if (head != HEAD_SQLITE)
-        return set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
+        return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
 
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */
@@ -1035,7 +690,7 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     if (rc != SQLITE_OK) {
         char *msg = g_strdup(db ? sqlite3_errmsg(db) : "cannot open");
         sqlite3_close(db);
-        return set_err(err_detail, tracedb_rc_is_damage(rc) ? -EBADMSG : -EIO, msg);
+        return tdb_set_err(err_detail, tracedb_rc_is_damage(rc) ? -EBADMSG : -EIO, msg);
     }
     sqlite3_busy_timeout(db, 5000);
     /* No value the recorder writes is longer (a longer one is refused as damage, not loaded). */
@@ -1048,15 +703,15 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     sqlite3_stmt *q = NULL;
     {
         char *why = NULL;
-        int e = check_meta(db, &why);
+        int e = tdb_check_meta(db, &why);
         if (e < 0) {
             sqlite3_close(db);
             if (g_str_has_prefix(why, "it has no table")) {
                 g_free(why);
-                return set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an SQLite "
+                return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an SQLite "
                                                              "database of something else)"));
             }
-            return set_err(err_detail, e, why);
+            return tdb_set_err(err_detail, e, why);
         }
     }
     rc = sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('format','schema_version')",
@@ -1096,11 +751,11 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         msg = g_strdup_printf("written by a newer buildtrail (schema %d; this one reads up to %d)",
                               version, TRACEDB_SCHEMA_VERSION);
     } else {
-        r = check_schema(db, version, &msg);
+        r = tdb_check_schema(db, version, &msg);
     }
     if (r < 0) {
         sqlite3_close(db);
-        return set_err(err_detail, r, msg);
+        return tdb_set_err(err_detail, r, msg);
     }
     *out = db;
     return 0;
@@ -1154,7 +809,7 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
         step_done(st, &rc);
     }
     if (rc != SQLITE_OK)
-        return set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
+        return tdb_set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
     return 0;
 }
 
@@ -1214,7 +869,7 @@ int tracedb_write_run_end(sqlite3 *db, const struct tracedb_run_end *r, char **e
     bind_text(st, 8, r->failure, &rc);
     step_done(st, &rc);
     if (rc != SQLITE_OK)
-        return set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
+        return tdb_set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
     return 0;
 }
 

@@ -2,7 +2,7 @@
  *
  * Contract
  *   - One schema version, TRACEDB_SCHEMA_VERSION, stored in meta('schema_version').  Every
- *     change to the schema appends a migration to tracedb.c; a database whose version is newer
+ *     change to the schema appends a migration to schema.c; a database whose version is newer
  *     than this build knows is refused (-EPROTO), never guessed at.
  *   - tracedb_create() makes a fresh database at a path (replacing an earlier buildtrail trace
  *     there, refusing anything else) and returns it open read-write in WAL mode (queries can
@@ -269,6 +269,12 @@ bool tracedb_rc_is_damage(int rc);
  * failure.  *err_detail gets the sentence
  * in every case.  The connection refuses values longer than TRACEDB_VALUE_MAX. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
+
+/* The schema of a trace of `version` (0: meta alone; 1 .. TRACEDB_SCHEMA_VERSION: as the
+ * migrations make it), with no rows, in a new in-memory database: NULL when it cannot be made
+ * (out of memory).  Close it with sqlite3_close().  (tracedb_open_readonly compares a trace
+ * with it; tests prepare statements against it.) */
+sqlite3 *tracedb_reference_schema(int version);
 
 /* Is the file at `path` a buildtrail trace (or an empty regular file)?  1 yes, 0 no (anything
  * not a regular file, without opening it), <0 errno. */

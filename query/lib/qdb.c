@@ -2,6 +2,7 @@
 #include "qdb.h"
 
 #include "queries.h"
+#include "stmt.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -153,6 +154,30 @@ const struct qdb_run *qdb_run(const struct qdb *q)
 
 static bool root_recorded(struct qdb *q, int64_t id);
 
+/* The run's state and what its completeness depends on; process_tree came with schema 2,
+ * failure with schema 4 (NULL in their place before). */
+TRACEDB_STATEMENT(sql_run_state, 4, TRACEDB_SCHEMA_VERSION,
+                  "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
+                  "failure, cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1");
+TRACEDB_STATEMENT(sql_run_state_v2, 2, 3,
+                  "SELECT state, process_tree, start_realtime_ns, start_ns, end_ns, exit_status, "
+                  "NULL, cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1");
+TRACEDB_STATEMENT(sql_run_state_v1, 1, 1,
+                  "SELECT state, NULL, start_realtime_ns, start_ns, end_ns, exit_status, NULL, "
+                  "cwd, root_process_id, notes FROM runs ORDER BY id LIMIT 1");
+enum {
+    RUN_STATE,
+    RUN_PROCESS_TREE,
+    RUN_START_REALTIME,
+    RUN_START,
+    RUN_END,
+    RUN_EXIT_STATUS,
+    RUN_FAILURE,
+    RUN_CWD,
+    RUN_ROOT,
+    RUN_NOTES
+};
+
 /* Fill q->run from the runs row; `recording`: a recorder holds the trace now. */
 static void load_run(struct qdb *q, bool recording)
 {
@@ -162,24 +187,23 @@ static void load_run(struct qdb *q, bool recording)
     g_autofree char *state = NULL, *unseen = NULL;
     int64_t start_ns = 0, end_ns = 0;
     bool have_row = false;
-    /* process_tree came with schema 2, failure with schema 4. */
-    enum tracedb_query which = q->schema_version >= 4   ? TQ_RUN_STATE
-                               : q->schema_version >= 2 ? TQ_RUN_STATE_V2
-                                                        : TQ_RUN_STATE_V1;
-    if (qdb_prepare(q, tracedb_sql(which), &st) &&
+    const char *sql = q->schema_version >= 4   ? sql_run_state
+                      : q->schema_version >= 2 ? sql_run_state_v2
+                                               : sql_run_state_v1;
+    if (qdb_prepare(q, sql, &st) &&
         qdb_row(q, st)) {
         have_row = true;
-        state = column_dup(st, 0);
-        r->process_tree = column_dup(st, 1);
-        r->start_realtime_ns = sqlite3_column_int64(st, 2);
-        start_ns = sqlite3_column_int64(st, 3);
-        end_ns = sqlite3_column_int64(st, 4);
-        if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-            r->exit_status = sqlite3_column_int(st, 5);
-        r->failure = column_dup(st, 6);
-        r->cwd = column_dup(st, 7);
-        r->root_id = sqlite3_column_int64(st, 8);
-        unseen = tracedb_notes_unseen((const char *)sqlite3_column_text(st, 9));
+        state = column_dup(st, RUN_STATE);
+        r->process_tree = column_dup(st, RUN_PROCESS_TREE);
+        r->start_realtime_ns = sqlite3_column_int64(st, RUN_START_REALTIME);
+        start_ns = sqlite3_column_int64(st, RUN_START);
+        end_ns = sqlite3_column_int64(st, RUN_END);
+        if (sqlite3_column_type(st, RUN_EXIT_STATUS) != SQLITE_NULL)
+            r->exit_status = sqlite3_column_int(st, RUN_EXIT_STATUS);
+        r->failure = column_dup(st, RUN_FAILURE);
+        r->cwd = column_dup(st, RUN_CWD);
+        r->root_id = sqlite3_column_int64(st, RUN_ROOT);
+        unseen = tracedb_notes_unseen((const char *)sqlite3_column_text(st, RUN_NOTES));
     }
     sqlite3_finalize(st);
     if (q->error)
@@ -231,7 +255,8 @@ static void load_run(struct qdb *q, bool recording)
                     ? g_strdup_printf("the process tree is %s", r->process_tree)
                     : g_strdup("the process tree is not said to be complete (its note is not "
                                "one buildtrail writes)");
-        else if (r->root_id <= 0 && qdb_max_id(q, TQ_MAX_PROCESS_ID) == 0 && !q->error)
+        else if (r->root_id <= 0 && qdb_max_id(q, tracedb_sql(TQ_MAX_PROCESS_ID)) == 0 &&
+                 !q->error)
             /* No process at all: the command was not found or not executable (run said
              * "cannot run ..."), so nothing of the build is there to answer from. */
             r->incomplete = r->exit_status >= 0
@@ -291,15 +316,19 @@ static int64_t stored_bytes(const char *path)
  * out costs a row of more than a byte), VM steps and SQLite's memory.  The size is what the
  * file holds: a sparse file (`truncate -s 2T`) has pages SQLite counts and no rows, and the
  * ids it allowed sized arrays past any memory (export spdx aborted in g_malloc). */
+TRACEDB_STATEMENT(sql_page_count, 1, TRACEDB_SCHEMA_VERSION, "PRAGMA page_count");
+TRACEDB_STATEMENT(sql_page_size, 1, TRACEDB_SCHEMA_VERSION, "PRAGMA page_size");
+enum { PRAGMA_VALUE }; /* (both) */
+
 static void set_bounds(struct qdb *q)
 {
     int64_t pages = 0, page_size = 0;
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, "PRAGMA page_count", &st) && qdb_row(q, st))
-        pages = sqlite3_column_int64(st, 0);
+    if (qdb_prepare(q, sql_page_count, &st) && qdb_row(q, st))
+        pages = sqlite3_column_int64(st, PRAGMA_VALUE);
     sqlite3_finalize(st);
-    if (qdb_prepare(q, "PRAGMA page_size", &st) && qdb_row(q, st))
-        page_size = sqlite3_column_int64(st, 0);
+    if (qdb_prepare(q, sql_page_size, &st) && qdb_row(q, st))
+        page_size = sqlite3_column_int64(st, PRAGMA_VALUE);
     sqlite3_finalize(st);
     int64_t size = pages * page_size, stored = stored_bytes(q->path);
     if (stored >= 0 && stored <= size / QDB_IDS_PER_STORED_BYTE)
@@ -313,11 +342,11 @@ static void set_bounds(struct qdb *q)
     sqlite3_hard_heap_limit64(QDB_HEAP_MAX);
 }
 
-int64_t qdb_max_id(struct qdb *q, enum tracedb_query which)
+int64_t qdb_max_id(struct qdb *q, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     int64_t n = 0;
-    if (qdb_prepare(q, tracedb_sql(which), &st) && qdb_row(q, st))
+    if (qdb_prepare(q, sql, &st) && qdb_row(q, st))
         n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     if (n < 0 || n > q->id_limit) {
@@ -326,6 +355,24 @@ int64_t qdb_max_id(struct qdb *q, enum tracedb_query which)
     }
     return n;
 }
+
+/* Memory-mapped reads, a large cache, one read transaction (run with sqlite3_exec). */
+TRACEDB_STATEMENT(sql_read_setup, 1, TRACEDB_SCHEMA_VERSION,
+                  "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN");
+TRACEDB_STATEMENT(sql_schema_version, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'");
+enum { SCHEMA_VERSION };
+/* The first of files.path, accesses.file_id and the runs row that has a NULL where its column
+ * is NOT NULL (a crafted file: SQLite checks only what it writes), or NULL.  (SQLite takes
+ * "x IS NULL" to be false for a NOT NULL column: the first entry of the column's index, where
+ * NULLs sort first, is looked at instead.) */
+TRACEDB_STATEMENT(sql_null_where_not_null, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT CASE WHEN (SELECT typeof(path) FROM files ORDER BY path LIMIT 1) = "
+                  "'null' THEN 'files.path' WHEN (SELECT typeof(file_id) FROM accesses ORDER BY "
+                  "file_id LIMIT 1) = 'null' THEN 'accesses.file_id' WHEN EXISTS (SELECT 1 FROM "
+                  "runs WHERE typeof(argv) = 'null' OR typeof(cwd) = 'null' OR typeof(state) = "
+                  "'null' OR typeof(version) = 'null') THEN 'runs' END");
+enum { NULL_WHERE };
 
 int qdb_open(const char *path, struct qdb **out, char **err_detail)
 {
@@ -342,20 +389,21 @@ int qdb_open(const char *path, struct qdb **out, char **err_detail)
     /* Queries walk large traces with many small lookups: read through a memory map (no copy
      * per page), keep a large page cache, and hold one read transaction for the whole
      * command (one consistent snapshot, no lock and unlock around every statement). */
-    int rc = sqlite3_exec(db, tracedb_sql(TQ_READ_SETUP), NULL, NULL, NULL);
+    int rc = sqlite3_exec(db, sql_read_setup, NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         qdb_fail(q, rc);
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, tracedb_sql(TQ_SCHEMA_VERSION), &st) &&
+    if (qdb_prepare(q, sql_schema_version, &st) &&
         qdb_row(q, st))
-        q->schema_version = sqlite3_column_int(st, 0);
+        q->schema_version = sqlite3_column_int(st, SCHEMA_VERSION);
     sqlite3_finalize(st);
     /* (tracedb_open_readonly checked every table of the schema version.) */
     set_bounds(q);
     /* NULL where the schema says NOT NULL: the code reading those columns may count on it. */
-    if (qdb_prepare(q, tracedb_sql(TQ_NULL_WHERE_NOT_NULL), &st) && qdb_row(q, st) &&
-        sqlite3_column_type(st, 0) != SQLITE_NULL)
-        qdb_damaged(q, "%s holds NULL where it may not", (const char *)sqlite3_column_text(st, 0));
+    if (qdb_prepare(q, sql_null_where_not_null, &st) && qdb_row(q, st) &&
+        sqlite3_column_type(st, NULL_WHERE) != SQLITE_NULL)
+        qdb_damaged(q, "%s holds NULL where it may not",
+                    (const char *)sqlite3_column_text(st, NULL_WHERE));
     sqlite3_finalize(st);
     load_run(q, recording);
     *out = q;
@@ -383,13 +431,50 @@ void qdb_close(struct qdb *q)
 }
 
 
-/* Exits exist from schema 2 on, killed_at_end from 7 on; older traces get NULLs and 0 in
- * their place. */
+/* Every process image (sql_processes*) or image ?1 (sql_process*), with how it ended.  Exits
+ * exist from schema 2 on, killed_at_end from 7 on; older traces get NULLs and 0 in their
+ * place. */
+#define PROCESS_COLUMNS                                                                            \
+    "SELECT p.id, p.parent_id, p.prev_image_id, p.pid, p.exec_seq, p.orphan, p.start_ns, "       \
+    "p.comm, p.exe, p.cwd, p.argv, "
+#define WITH_EXITS " FROM processes p LEFT JOIN exits e ON e.process_id = p.id"
+TRACEDB_STATEMENT(sql_processes, 7, TRACEDB_SCHEMA_VERSION,
+                  PROCESS_COLUMNS "e.end_ns, e.exit_code, e.exit_signal, e.killed_at_end"
+                  WITH_EXITS);
+TRACEDB_STATEMENT(sql_process, 7, TRACEDB_SCHEMA_VERSION,
+                  PROCESS_COLUMNS "e.end_ns, e.exit_code, e.exit_signal, e.killed_at_end"
+                  WITH_EXITS " WHERE p.id=?");
+TRACEDB_STATEMENT(sql_processes_v2, 2, 6,
+                  PROCESS_COLUMNS "e.end_ns, e.exit_code, e.exit_signal, 0" WITH_EXITS);
+TRACEDB_STATEMENT(sql_process_v2, 2, 6,
+                  PROCESS_COLUMNS "e.end_ns, e.exit_code, e.exit_signal, 0" WITH_EXITS
+                  " WHERE p.id=?");
+TRACEDB_STATEMENT(sql_processes_v1, 1, 1, PROCESS_COLUMNS "NULL, NULL, NULL, 0 FROM processes p");
+TRACEDB_STATEMENT(sql_process_v1, 1, 1,
+                  PROCESS_COLUMNS "NULL, NULL, NULL, 0 FROM processes p WHERE p.id=?");
+enum {
+    PROC_ID,
+    PROC_PARENT,
+    PROC_PREV_IMAGE,
+    PROC_PID,
+    PROC_EXEC_SEQ,
+    PROC_ORPHAN,
+    PROC_START,
+    PROC_COMM,
+    PROC_EXE,
+    PROC_CWD,
+    PROC_ARGV,
+    PROC_END,
+    PROC_EXIT_CODE,
+    PROC_EXIT_SIGNAL,
+    PROC_KILLED_AT_END
+};
+
 static const char *process_query(struct qdb *q, bool one)
 {
-    return tracedb_sql(q->schema_version >= 7   ? (one ? TQ_PROCESS : TQ_PROCESSES)
-                       : q->schema_version >= 2 ? (one ? TQ_PROCESS_V2 : TQ_PROCESSES_V2)
-                                                : (one ? TQ_PROCESS_V1 : TQ_PROCESSES_V1));
+    return q->schema_version >= 7   ? (one ? sql_process : sql_processes)
+           : q->schema_version >= 2 ? (one ? sql_process_v2 : sql_processes_v2)
+                                    : (one ? sql_process_v1 : sql_processes_v1);
 }
 
 /* Whether column `col` of st holds an integer, or NULL where `null_ok`. */
@@ -402,37 +487,38 @@ static bool is_int(sqlite3_stmt *st, int col, bool null_ok)
 static struct qdb_process *row_to_process(struct qdb *q, sqlite3_stmt *st)
 {
     struct qdb_process *p = g_new0(struct qdb_process, 1);
-    p->id = sqlite3_column_int64(st, 0);
-    p->parent_id = sqlite3_column_int64(st, 1);
-    p->prev_image_id = sqlite3_column_int64(st, 2);
+    p->id = sqlite3_column_int64(st, PROC_ID);
+    p->parent_id = sqlite3_column_int64(st, PROC_PARENT);
+    p->prev_image_id = sqlite3_column_int64(st, PROC_PREV_IMAGE);
     /* The recorder numbers an image after its parent and the image it exec'd from: a link to
      * a later id (itself included) is a cycle or a crafted row, and a walk up it might never
      * end.  Such a row is damage, and its links are cleared. */
-    if (!is_int(st, 0, false) || p->id < 1 || p->id > q->id_limit) {
-        qdb_damaged(q, "a process has the id %s", sqlite3_column_text(st, 0)
-                                                      ? (const char *)sqlite3_column_text(st, 0)
-                                                      : "NULL");
+    if (!is_int(st, PROC_ID, false) || p->id < 1 || p->id > q->id_limit) {
+        const unsigned char *id = sqlite3_column_text(st, PROC_ID);
+        qdb_damaged(q, "a process has the id %s", id ? (const char *)id : "NULL");
         p->parent_id = p->prev_image_id = 0;
     } else {
-        bool bad_parent = !is_int(st, 1, true) || p->parent_id < 0 || p->parent_id >= p->id;
-        bool bad_prev = !is_int(st, 2, true) || p->prev_image_id < 0 ||
+        bool bad_parent = !is_int(st, PROC_PARENT, true) || p->parent_id < 0 ||
+                          p->parent_id >= p->id;
+        bool bad_prev = !is_int(st, PROC_PREV_IMAGE, true) || p->prev_image_id < 0 ||
                         p->prev_image_id >= p->id;
         if (bad_parent || bad_prev) {
             qdb_damaged(q, "process %" G_GINT64_FORMAT " names %s %s, not an earlier process",
                         p->id, bad_parent ? "as its parent" : "as the image it replaced",
-                        (const char *)sqlite3_column_text(st, bad_parent ? 1 : 2));
+                        (const char *)sqlite3_column_text(st, bad_parent ? PROC_PARENT
+                                                                         : PROC_PREV_IMAGE));
             p->parent_id = p->prev_image_id = 0;
         }
     }
-    p->pid = sqlite3_column_int(st, 3);
-    p->exec_seq = sqlite3_column_int(st, 4);
-    p->orphan = sqlite3_column_int(st, 5) != 0;
-    p->start_ns = sqlite3_column_int64(st, 6);
-    p->comm = column_dup(st, 7);
-    p->exe = column_dup(st, 8);
-    p->cwd = column_dup(st, 9);
-    int n = sqlite3_column_bytes(st, 10);
-    const void *blob = sqlite3_column_blob(st, 10);
+    p->pid = sqlite3_column_int(st, PROC_PID);
+    p->exec_seq = sqlite3_column_int(st, PROC_EXEC_SEQ);
+    p->orphan = sqlite3_column_int(st, PROC_ORPHAN) != 0;
+    p->start_ns = sqlite3_column_int64(st, PROC_START);
+    p->comm = column_dup(st, PROC_COMM);
+    p->exe = column_dup(st, PROC_EXE);
+    p->cwd = column_dup(st, PROC_CWD);
+    int n = sqlite3_column_bytes(st, PROC_ARGV);
+    const void *blob = sqlite3_column_blob(st, PROC_ARGV);
     if (blob) {
         /* with a NUL past the end: a crafted or cut-off command line whose last word has no
          * NUL of its own is still a string */
@@ -441,13 +527,13 @@ static struct qdb_process *row_to_process(struct qdb *q, sqlite3_stmt *st)
         p->argv_len = (size_t)n;
     }
     p->exit_code = -1;
-    if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+    if (sqlite3_column_type(st, PROC_END) != SQLITE_NULL) {
         p->exited = true;
-        p->end_ns = sqlite3_column_int64(st, 11);
-        if (sqlite3_column_type(st, 12) != SQLITE_NULL)
-            p->exit_code = sqlite3_column_int(st, 12);
-        p->exit_signal = sqlite3_column_int(st, 13);
-        p->killed_at_end = sqlite3_column_int(st, 14) != 0;
+        p->end_ns = sqlite3_column_int64(st, PROC_END);
+        if (sqlite3_column_type(st, PROC_EXIT_CODE) != SQLITE_NULL)
+            p->exit_code = sqlite3_column_int(st, PROC_EXIT_CODE);
+        p->exit_signal = sqlite3_column_int(st, PROC_EXIT_SIGNAL);
+        p->killed_at_end = sqlite3_column_int(st, PROC_KILLED_AT_END) != 0;
     }
     return p;
 }
@@ -515,38 +601,59 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id)
     return p;
 }
 
+/* The environment of image ?1 (schema 5). */
+TRACEDB_STATEMENT(sql_process_env, 5, TRACEDB_SCHEMA_VERSION,
+                  "SELECT e.env FROM processes p JOIN environments e ON e.id = p.env_id "
+                  "WHERE p.id = ?1");
+enum { PROCESS_ENV };
+
 GBytes *qdb_process_env(struct qdb *q, int64_t id)
 {
     if (q->schema_version < 5)
         return NULL;
     GBytes *env = NULL;
-    if (!q->st_env && !qdb_prepare(q, tracedb_sql(TQ_PROCESS_ENV), &q->st_env))
+    if (!q->st_env && !qdb_prepare(q, sql_process_env, &q->st_env))
         return NULL;
     if (qdb_bind_int64(q, q->st_env, 1, id) && qdb_row(q, q->st_env))
-        env = g_bytes_new(sqlite3_column_blob(q->st_env, 0),
-                          (gsize)sqlite3_column_bytes(q->st_env, 0));
+        env = g_bytes_new(sqlite3_column_blob(q->st_env, PROCESS_ENV),
+                          (gsize)sqlite3_column_bytes(q->st_env, PROCESS_ENV));
     sqlite3_reset(q->st_env);
     return env;
 }
+
+TRACEDB_STATEMENT(sql_run_info, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT argv, cwd, hostname, version, state, start_realtime_ns, start_ns, "
+                  "end_ns, exit_status FROM runs ORDER BY id LIMIT 1");
+enum {
+    INFO_ARGV,
+    INFO_CWD,
+    INFO_HOSTNAME,
+    INFO_VERSION,
+    INFO_STATE,
+    INFO_START_REALTIME,
+    INFO_START,
+    INFO_END,
+    INFO_EXIT_STATUS
+};
 
 void qdb_load_run_info(struct qdb *q, struct qdb_run_info *r)
 {
     *r = (struct qdb_run_info){.exit_status = -1};
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, tracedb_sql(TQ_RUN_INFO), &st) && qdb_row(q, st)) {
-        r->argv_len = (size_t)sqlite3_column_bytes(st, 0);
+    if (qdb_prepare(q, sql_run_info, &st) && qdb_row(q, st)) {
+        r->argv_len = (size_t)sqlite3_column_bytes(st, INFO_ARGV);
         r->argv = g_malloc0(r->argv_len + 1);
         if (r->argv_len)
-            memcpy(r->argv, sqlite3_column_blob(st, 0), r->argv_len);
-        r->cwd = column_dup(st, 1);
-        r->hostname = column_dup(st, 2);
-        r->version = column_dup(st, 3);
-        r->state = column_dup(st, 4);
-        r->start_realtime_ns = sqlite3_column_int64(st, 5);
-        r->start_ns = sqlite3_column_int64(st, 6);
-        r->end_ns = sqlite3_column_int64(st, 7);
-        if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-            r->exit_status = sqlite3_column_int(st, 8);
+            memcpy(r->argv, sqlite3_column_blob(st, INFO_ARGV), r->argv_len);
+        r->cwd = column_dup(st, INFO_CWD);
+        r->hostname = column_dup(st, INFO_HOSTNAME);
+        r->version = column_dup(st, INFO_VERSION);
+        r->state = column_dup(st, INFO_STATE);
+        r->start_realtime_ns = sqlite3_column_int64(st, INFO_START_REALTIME);
+        r->start_ns = sqlite3_column_int64(st, INFO_START);
+        r->end_ns = sqlite3_column_int64(st, INFO_END);
+        if (sqlite3_column_type(st, INFO_EXIT_STATUS) != SQLITE_NULL)
+            r->exit_status = sqlite3_column_int(st, INFO_EXIT_STATUS);
     }
     sqlite3_finalize(st);
 }
@@ -572,15 +679,19 @@ bool qdb_counts(struct qdb *q, struct tracedb_counts *c)
     return rc == SQLITE_OK;
 }
 
+TRACEDB_STATEMENT(sql_run_options, 6, TRACEDB_SCHEMA_VERSION,
+                  "SELECT options FROM runs ORDER BY id LIMIT 1");
+enum { RUN_OPTIONS };
+
 char *qdb_run_options(struct qdb *q)
 {
     if (q->schema_version < 6)
         return NULL;
     char *options = NULL;
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, tracedb_sql(TQ_RUN_OPTIONS), &st) && qdb_row(q, st) &&
-        sqlite3_column_type(st, 0) != SQLITE_NULL)
-        options = g_strdup((const char *)sqlite3_column_text(st, 0));
+    if (qdb_prepare(q, sql_run_options, &st) && qdb_row(q, st) &&
+        sqlite3_column_type(st, RUN_OPTIONS) != SQLITE_NULL)
+        options = g_strdup((const char *)sqlite3_column_text(st, RUN_OPTIONS));
     sqlite3_finalize(st);
     return options;
 }
@@ -600,6 +711,11 @@ GPtrArray *qdb_watched_trees(struct qdb *q)
     return out;
 }
 
+/* Every recorded environment, in the order first seen (schema 5; ?1 unused). */
+TRACEDB_STATEMENT(sql_environments, 5, TRACEDB_SCHEMA_VERSION,
+                  "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id");
+enum { ENV_ENTRIES };
+
 char *qdb_env_first_value(struct qdb *q, const char *name)
 {
     if (q->schema_version < 5)
@@ -607,10 +723,10 @@ char *qdb_env_first_value(struct qdb *q, const char *name)
     size_t nl = strlen(name);
     char *value = NULL;
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, tracedb_sql(TQ_ENVIRONMENTS), &st) && qdb_bind_int64(q, st, 1, 0)) {
+    if (qdb_prepare(q, sql_environments, &st) && qdb_bind_int64(q, st, 1, 0)) {
         while (!value && qdb_row(q, st)) {
-            const char *e = sqlite3_column_blob(st, 0);
-            size_t len = (size_t)sqlite3_column_bytes(st, 0), off = 0;
+            const char *e = sqlite3_column_blob(st, ENV_ENTRIES);
+            size_t len = (size_t)sqlite3_column_bytes(st, ENV_ENTRIES), off = 0;
             while (e && off < len && !value) {
                 const char *entry = e + off, *nul = memchr(entry, '\0', len - off);
                 size_t el = nul ? (size_t)(nul - entry) : len - off;
@@ -632,214 +748,38 @@ int64_t qdb_wall_ns(const struct qdb *q, int64_t boot_ns)
     return r->start_realtime_ns + (boot_ns - r->start_ns);
 }
 
+TRACEDB_STATEMENT(sql_file_id_by_path, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT id FROM files WHERE path=?");
+enum { FILE_ID };
+
 int64_t qdb_file_id(struct qdb *q, const char *path)
 {
     int64_t id = 0;
-    if (!q->st_file_id && !qdb_prepare(q, tracedb_sql(TQ_FILE_ID_BY_PATH), &q->st_file_id))
+    if (!q->st_file_id && !qdb_prepare(q, sql_file_id_by_path, &q->st_file_id))
         return 0;
     if (qdb_bind_text(q, q->st_file_id, 1, path) && qdb_row(q, q->st_file_id))
-        id = sqlite3_column_int64(q->st_file_id, 0);
+        id = sqlite3_column_int64(q->st_file_id, FILE_ID);
     sqlite3_reset(q->st_file_id);
     return id;
 }
 
-char *qdb_absolute_path_in(const char *base, const char *arg)
-{
-    g_autofree char *abs = g_path_is_absolute(arg) ? g_strdup(arg) : g_build_filename(base, arg, NULL);
-    /* Lexical normalisation: split on '/', drop "." and empty, pop on "..". */
-    gchar **parts = g_strsplit(abs, "/", -1);
-    GPtrArray *keep = g_ptr_array_new();
-    for (gchar **p = parts; *p; p++) {
-        if (!**p || !strcmp(*p, "."))
-            continue;
-        if (!strcmp(*p, "..")) {
-            if (keep->len)
-                g_ptr_array_remove_index(keep, keep->len - 1);
-            continue;
-        }
-        g_ptr_array_add(keep, *p);
-    }
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < keep->len; i++) {
-        g_string_append_c(s, '/');
-        g_string_append(s, keep->pdata[i]);
-    }
-    if (!s->len)
-        g_string_append_c(s, '/');
-    g_ptr_array_free(keep, TRUE);
-    g_strfreev(parts);
-    return g_string_free(s, FALSE);
-}
-
-char *qdb_absolute_path(const char *arg)
-{
-    g_autofree char *cwd = g_get_current_dir();
-    return qdb_absolute_path_in(cwd, arg);
-}
-
-/* One component at a time, as the kernel walks a path: a symlink met is replaced by its
- * target (relative to the directory that holds it), ".." pops what was resolved so far; once
- * a component is missing (or cannot be looked at), the rest is appended as it is. */
-char *qdb_resolve_links(const char *abs, int *followed)
-{
-    *followed = 0;
-    GQueue todo = G_QUEUE_INIT; /* components still to walk (g_free'd) */
-    gchar **parts = g_strsplit(abs, "/", -1);
-    for (gchar **p = parts; *p; p++)
-        g_queue_push_tail(&todo, g_strdup(*p));
-    g_strfreev(parts);
-    GString *done = g_string_new(NULL); /* resolved so far, "" for "/" */
-    bool exists = true;
-    while (!g_queue_is_empty(&todo)) {
-        char *c = g_queue_pop_head(&todo);
-        if (!*c || !strcmp(c, ".")) {
-            g_free(c);
-            continue;
-        }
-        if (!strcmp(c, "..")) {
-            char *slash = strrchr(done->str, '/');
-            g_string_truncate(done, slash ? (gsize)(slash - done->str) : 0);
-            g_free(c);
-            continue;
-        }
-        size_t mark = done->len;
-        g_string_append_c(done, '/');
-        g_string_append(done, c);
-        g_free(c);
-        struct stat st;
-        if (!exists || lstat(done->str, &st) < 0) {
-            exists = false;
-            continue;
-        }
-        if (!S_ISLNK(st.st_mode))
-            continue;
-        if (*followed >= 40) { /* ELOOP, as the kernel says: leave it as it is */
-            exists = false;
-            continue;
-        }
-        char target[PATH_MAX];
-        ssize_t n = readlink(done->str, target, sizeof target - 1);
-        if (n <= 0) {
-            exists = false;
-            continue;
-        }
-        target[n] = '\0';
-        (*followed)++;
-        g_string_truncate(done, target[0] == '/' ? 0 : mark);
-        gchar **t = g_strsplit(target, "/", -1);
-        for (guint i = g_strv_length(t); i-- > 0;)
-            g_queue_push_head(&todo, g_strdup(t[i]));
-        g_strfreev(t);
-    }
-    if (!done->len)
-        g_string_append_c(done, '/');
-    return g_string_free(done, FALSE);
-}
-
-/* (see qdb.h) */
-/* Is `w` ("--NAME" or "--NAME=VALUE") ln's long option `name`, given whole or abbreviated to
- * at least `min` letters (getopt_long takes any unambiguous prefix: --sym, --rel)? */
-static bool ln_long(const char *w, const char *name, size_t min)
-{
-    size_t n = strcspn(w + 2, "=");
-    return n >= min && n <= strlen(name) && !strncmp(w + 2, name, n);
-}
-
-char *qdb_link_target_from_argv(const char *argv, size_t argv_len, const char *cwd,
-                                const char *link)
-{
-    if (!argv || !argv_len || !cwd || !g_path_is_absolute(cwd))
-        return NULL;
-    GPtrArray *words = g_ptr_array_new();
-    for (size_t at = 0; at < argv_len;) {
-        size_t n = strnlen(argv + at, argv_len - at);
-        g_ptr_array_add(words, g_strndup(argv + at, n));
-        at += n + 1;
-    }
-    g_ptr_array_set_free_func(words, g_free);
-    char *found = NULL;
-    const char *prog = strrchr(words->pdata[0], '/');
-    prog = prog ? prog + 1 : words->pdata[0];
-    GPtrArray *ops = g_ptr_array_new();
-    const char *tdir = NULL;
-    bool symbolic = false, relative = false; /* -r: the target is relative to the cwd */
-    if (!strcmp(prog, "cmake") && words->len == 5 && !strcmp(words->pdata[1], "-E") &&
-        !strcmp(words->pdata[2], "create_symlink")) {
-        symbolic = true;
-        g_ptr_array_add(ops, words->pdata[3]);
-        g_ptr_array_add(ops, words->pdata[4]);
-    } else if (!strcmp(prog, "ln")) {
-        bool opts = true;
-        for (guint i = 1; i < words->len; i++) {
-            const char *w = words->pdata[i];
-            if (opts && !strcmp(w, "--")) {
-                opts = false;
-            } else if (opts && !strncmp(w, "--", 2)) {
-                symbolic |= ln_long(w, "symbolic", 2);
-                relative |= ln_long(w, "relative", 1);
-                const char *eq = strchr(w, '=');
-                bool target = ln_long(w, "target-directory", 1);
-                if (target && eq)
-                    tdir = eq + 1;
-                else if (target && i + 1 < words->len)
-                    tdir = words->pdata[++i];
-                else if (ln_long(w, "suffix", 2) && !eq && i + 1 < words->len)
-                    i++; /* (its value) */
-            } else if (opts && w[0] == '-' && w[1]) {
-                for (const char *c = w + 1; *c; c++) {
-                    symbolic |= *c == 's';
-                    relative |= *c == 'r';
-                    if (*c == 't' || *c == 'S') { /* a value: the rest, or the next word */
-                        const char *v = c[1] ? c + 1 : i + 1 < words->len ? words->pdata[++i] : NULL;
-                        if (*c == 't')
-                            tdir = v;
-                        break;
-                    }
-                }
-            } else {
-                g_ptr_array_add(ops, (char *)w);
-            }
-        }
-    }
-    for (guint i = 0; symbolic && !found && i < ops->len; i++) {
-        const char *t = ops->pdata[i];
-        g_autofree char *base = g_path_get_basename(t);
-        char *made[2] = {NULL, NULL}; /* the links this target may have made */
-        if (tdir) {
-            g_autofree char *d = qdb_absolute_path_in(cwd, tdir);
-            made[0] = qdb_absolute_path_in(d, base);
-        } else if (ops->len == 1) {
-            made[0] = qdb_absolute_path_in(cwd, base);
-        } else if (i + 1 < ops->len) {
-            const char *last = ops->pdata[ops->len - 1];
-            if (ops->len == 2)
-                made[0] = qdb_absolute_path_in(cwd, last);
-            g_autofree char *d = qdb_absolute_path_in(cwd, last);
-            made[1] = qdb_absolute_path_in(d, base);
-        }
-        for (int k = 0; k < 2; k++) {
-            if (made[k] && !found && !strcmp(made[k], link)) {
-                g_autofree char *dir = relative ? g_strdup(cwd) : g_path_get_dirname(link);
-                found = qdb_absolute_path_in(dir, t);
-            }
-            g_free(made[k]);
-        }
-    }
-    g_ptr_array_free(ops, TRUE);
-    g_ptr_array_free(words, TRUE);
-    return found;
-}
+/* The paths ending in ?1 ("/NAME") that an access found, sorted, at most ?2. */
+TRACEDB_STATEMENT(sql_files_named, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT path FROM files WHERE length(path) > length(?1) "
+                  "AND substr(path, -length(?1)) = ?1 AND EXISTS (SELECT 1 FROM accesses a "
+                  "WHERE a.file_id = files.id AND a.result = 0) ORDER BY path LIMIT ?2");
+enum { NAMED_PATH };
 
 GPtrArray *qdb_files_named(struct qdb *q, const char *name, guint max)
 {
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
     sqlite3_stmt *st = NULL;
     g_autofree char *suffix = g_strconcat("/", name, NULL);
-    if (!qdb_prepare(q, tracedb_sql(TQ_FILES_NAMED), &st))
+    if (!qdb_prepare(q, sql_files_named, &st))
         return paths;
     if (qdb_bind_text(q, st, 1, suffix) && qdb_bind_int64(q, st, 2, max))
         while (qdb_row(q, st)) {
-            const char *p = (const char *)sqlite3_column_text(st, 0);
+            const char *p = (const char *)sqlite3_column_text(st, NAMED_PATH);
             if (p)
                 g_ptr_array_add(paths, g_strdup(p));
         }

@@ -124,9 +124,10 @@ const char *qdb_error(const struct qdb *q);
 /* Keep "the trace FILE is damaged: WHAT; record the build again" as q's error, if none is
  * kept yet (a value that no recording makes: a cycle, an impossible id). */
 void qdb_damaged(struct qdb *q, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-/* The largest id a TQ_MAX_*_ID statement gives, checked: above q's id_limit (or below 0) is
- * damage (0 returned).  Callers size arrays by it. */
-int64_t qdb_max_id(struct qdb *q, enum tracedb_query which);
+/* The largest id `sql` gives (one row, one integer column: SELECT COALESCE(MAX(id), 0) ...),
+ * checked: above q's id_limit (or below 0) is damage (0 returned).  Callers size arrays by
+ * it. */
+int64_t qdb_max_id(struct qdb *q, const char *sql);
 /* Whether rc is an error that means the file's content is wrong (not memory or a lock). */
 bool qdb_rc_is_damage(int rc);
 

@@ -6,7 +6,7 @@
 #include <glib.h>
 
 static const char *const sql[TQ_COUNT] = {
-    /* The recorder's writes (fusefs/recorder.c) and the run's end */
+    /* The recorder's writes (fusefs/recorder.c) */
     [TQ_INSERT_PROCESS] =
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, prev_image_id, "
         "orphan, start_ns, first_seen_ns, comm, exe, cwd, argv, env_id) VALUES "
@@ -23,7 +23,6 @@ static const char *const sql[TQ_COUNT] = {
         "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) VALUES "
         "(?,?,?,?)",
     [TQ_INSERT_ENV] = "INSERT INTO environments (id, env) VALUES (?, ?)",
-    [TQ_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
     /* Opening a trace (query/lib/qdb.c) */
     [TQ_READ_SETUP] = "PRAGMA mmap_size=4294967296; PRAGMA cache_size=-65536; BEGIN",
     [TQ_SCHEMA_VERSION] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key='schema_version'",
@@ -66,7 +65,6 @@ static const char *const sql[TQ_COUNT] = {
         "(SELECT count(DISTINCT file_id) FROM accesses WHERE kind IN " TRACEDB_KINDS_PRODUCED
         " AND result = 0), 0, "
         "(SELECT COALESCE(sum(length(data)), 0) FROM output)",
-    [TQ_EXECUTABLES] = "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe",
     [TQ_FAILED_RMDIRS] = "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id "
                          "WHERE a.kind IN " TRACEDB_KINDS_RMDIR " AND a.result IN (39, 17) "
                          "ORDER BY length(f.path)",
@@ -96,8 +94,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_KILLED_AT_END] =
         "SELECT p.id, p.argv FROM exits e JOIN processes p ON p.id = e.process_id "
         "WHERE e.killed_at_end ORDER BY p.id",
-    [TQ_MARK_KILLED_AT_END] =
-        "UPDATE exits SET killed_at_end = 1 WHERE exit_signal = 9 AND end_ns >= ?1",
     [TQ_CHILD_IMAGES] =
         "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
         "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",

@@ -13,7 +13,7 @@
 #pragma once
 
 enum tracedb_query {
-    /* The recorder's writes (fusefs/recorder.c) and the run's end */
+    /* The recorder's writes (fusefs/recorder.c) */
     TQ_INSERT_PROCESS, /* one process image */
     TQ_INSERT_FILE, /* a path and its id */
     TQ_INSERT_ACCESS, /* one access */
@@ -21,7 +21,6 @@ enum tracedb_query {
     TQ_INSERT_OUTPUT, /* one chunk of stdout/stderr */
     TQ_INSERT_EXIT, /* a process exit */
     TQ_INSERT_ENV, /* an environment and its id */
-    TQ_CHECKPOINT, /* move the WAL into the trace (before writing the run's end after a failure) */
 
     /* Opening a trace (query/lib/qdb.c) */
     TQ_READ_SETUP, /* memory-mapped reads, a large cache, one read transaction */
@@ -41,7 +40,6 @@ enum tracedb_query {
     /* TQ_COUNTS for schemas 1 and 2 (no versions): files read are the files read and not
      * written, files written those written, versions 0 */
     TQ_COUNTS_V2,
-    TQ_EXECUTABLES, /* every distinct executable path the build ran */
     /* every distinct directory whose removal failed as not empty (ENOTEMPTY, or EEXIST as
      * POSIX allows): tracedb_removal_blocked */
     TQ_FAILED_RMDIRS,
@@ -56,7 +54,6 @@ enum tracedb_query {
     TQ_PROCESSES_V2, /* TQ_PROCESSES for schemas 2-6 (no killed_at_end) */
     TQ_PROCESS_V2, /* TQ_PROCESS for schemas 2-6 */
     TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
-    TQ_MARK_KILLED_AT_END, /* run: the exits by SIGKILL at or after ?1 (ns) were killed at the end */
     TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
     TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
     TQ_PROCESS_ENV, /* the environment of image ?1 (schema 5) */

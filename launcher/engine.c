@@ -54,28 +54,6 @@ int engine_open_watch(struct engine *e, bool system, enum engine_system how)
     return 0;
 }
 
-/* With watched trees: the watcher, which takes the group (setup inherits it, same number, to
- * make the marks).  0 or -1 (said). */
-static int start_watcher(struct engine *e, const struct engine_config *c)
-{
-    int err = 0;
-    g_autofree const char **served = g_new0(const char *, c->fs.n_trees + 1);
-    for (int i = 0; i < c->fs.n_trees; i++)
-        served[i] = c->fs.trees[i].path;
-    g_autofree const char **watched = g_new0(const char *, c->watched->len + 1);
-    for (guint i = 0; i < c->watched->len; i++)
-        watched[i] = c->watched->pdata[i];
-    e->syswatch = syswatch_start(e->watch_fd, e->rec, e->procs, fs_versions(e->fs),
-                                 (char *const *)watched, (char *const *)served, &err);
-    if (!e->syswatch) {
-        e->watch_fd = -1;
-        fprintf(stderr, "buildtrail run: cannot start watching the system trees: %s\n",
-                g_strerror(-err));
-        return -1;
-    }
-    return 0;
-}
-
 int engine_start(struct engine *e, const struct engine_config *c)
 {
     rec_start(&e->rec, NULL); /* its trace comes when the build's command starts */
@@ -100,7 +78,25 @@ int engine_start(struct engine *e, const struct engine_config *c)
     fcfg.rec = e->rec;
     fcfg.procs = e->procs;
     e->fs = fs_new(&fcfg);
-    return e->watch_fd >= 0 ? start_watcher(e, c) : 0;
+    if (e->watch_fd < 0)
+        return 0;
+    /* The watcher takes the group (setup inherits it, same number, to make the marks). */
+    int err = 0;
+    g_autofree const char **served = g_new0(const char *, c->fs.n_trees + 1);
+    for (int i = 0; i < c->fs.n_trees; i++)
+        served[i] = c->fs.trees[i].path;
+    g_autofree const char **watched = g_new0(const char *, c->watched->len + 1);
+    for (guint i = 0; i < c->watched->len; i++)
+        watched[i] = c->watched->pdata[i];
+    e->syswatch = syswatch_start(e->watch_fd, e->rec, e->procs, fs_versions(e->fs),
+                                 (char *const *)watched, (char *const *)served, &err);
+    if (!e->syswatch) {
+        e->watch_fd = -1;
+        fprintf(stderr, "buildtrail run: cannot start watching the system trees: %s\n",
+                g_strerror(-err));
+        return -1;
+    }
+    return 0;
 }
 
 void engine_stop(struct engine *e, char **tree_note)

@@ -1,7 +1,8 @@
 /* engine — the capture engine of one `buildtrail run`, made, stopped and freed in one place:
  * the recorder (recorder.h), the process table (proc.h), the filesystem that records through
  * them (fs.h), and with watched system trees (--system as root) the fanotify group and its
- * watcher (syswatch.h).  The launcher owns them and hands them to each other here.
+ * watcher (syswatch.h).  The launcher owns them: engine_start makes them all, in that order,
+ * and hands each to those that use it; engine_free frees them all.
  *
  * Contract
  *   - engine_init; engine_open_watch while planning (it decides whether the system trees are

@@ -1,6 +1,7 @@
 /* trace — see trace.h. */
 #include "trace.h"
 
+#include "ns.h"
 #include "queries.h"
 #include "recorder.h"
 #include "redact.h"
@@ -12,8 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "ns.h"
 
 /* Move what was committed into the trace and empty the WAL. */
 TRACEDB_STATEMENT(sql_checkpoint, 1, TRACEDB_SCHEMA_VERSION, "PRAGMA wal_checkpoint(TRUNCATE)");

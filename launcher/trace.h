@@ -22,13 +22,12 @@
 #pragma once
 
 #include "plan.h"
+#include "tracedb.h"
 
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
-
-#include "tracedb.h"
 
 #define TRACE_DEFAULT_NAME "buildtrail.db"
 

@@ -370,10 +370,10 @@ static bool init_gone(int fd)
     }
 }
 
-static _Noreturn void run_setup(const struct ns_plan *p)
+/* Setup's first steps: only its own descriptors kept, its ids mapped (by the daemon, or its
+ * own), every mount private, the watched trees bind-mounted onto themselves and marked. */
+static void setup_namespace(const struct ns_plan *p)
 {
-    /* If the daemon dies, so does the build: nothing may be left behind. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* A clone without exec holds a copy of every descriptor of the daemon (the trace, the real
      * trees, the event socket, the signalfd): keep stdin/out/err and our two channels only. */
     int keep[4] = {p->sock_fd, p->report_fd}, n_keep = 2;
@@ -413,7 +413,13 @@ static _Noreturn void run_setup(const struct ns_plan *p)
             fail(p, NS_STEP_WATCH_MARK, i);
     if (p->watch_fd >= 0)
         close(p->watch_fd);
+}
 
+/* The FUSE filesystem mounted on the staging directory, its connection passed to the daemon,
+ * each tree bind-mounted from it over its own path, the staging mount detached; the build's
+ * stdout and stderr (FUSE files) in *out_fd and *err_fd. */
+static void setup_mounts(const struct ns_plan *p, int *out_fd, int *err_fd)
+{
     int fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
     if (fuse_fd < 0)
         fail(p, NS_STEP_OPEN_FUSE, -1);
@@ -442,9 +448,9 @@ static _Noreturn void run_setup(const struct ns_plan *p)
         if (tree_fds[i] < 0)
             fail(p, NS_STEP_OPEN_STAGING, i);
     }
-    int out_fd = openat(staging_fd, "stdout", O_WRONLY | O_CLOEXEC);
-    int err_fd = out_fd < 0 ? -1 : openat(staging_fd, "stderr", O_WRONLY | O_CLOEXEC);
-    if (out_fd < 0 || err_fd < 0)
+    *out_fd = openat(staging_fd, "stdout", O_WRONLY | O_CLOEXEC);
+    *err_fd = *out_fd < 0 ? -1 : openat(staging_fd, "stderr", O_WRONLY | O_CLOEXEC);
+    if (*out_fd < 0 || *err_fd < 0)
         fail(p, NS_STEP_OPEN_STAGING, -1);
 
     for (int k = 0; k < p->n_trees; k++) {
@@ -458,14 +464,17 @@ static _Noreturn void run_setup(const struct ns_plan *p)
             fail(p, NS_STEP_BIND_TREE, i);
         close(tree_fds[i]);
     }
-    {
-        char src[32] = "/proc/self/fd/";
-        *append_uint(src + 14, src + sizeof src - 1, (unsigned)staging_fd) = '\0';
-        if (umount2(src, MNT_DETACH) < 0)
-            fail(p, NS_STEP_DETACH_STAGING, -1);
-        close(staging_fd);
-    }
+    char src[32] = "/proc/self/fd/";
+    *append_uint(src + 14, src + sizeof src - 1, (unsigned)staging_fd) = '\0';
+    if (umount2(src, MNT_DETACH) < 0)
+        fail(p, NS_STEP_DETACH_STAGING, -1);
+    close(staging_fd);
+}
 
+/* The new pid namespace and its init, which mounts its /proc; returns init's pid, and in
+ * *ready_fd the end of the pipe whose closing tells that init died. */
+static pid_t setup_init(const struct ns_plan *p, int *ready_fd)
+{
     /* Every child of setup from here on is in the new pid namespace: the first is its init,
      * the second the build.  The build is setup's own child, so its status comes from the
      * kernel (waitpid), never from a channel the build could write into: setup is outside
@@ -505,13 +514,15 @@ static _Noreturn void run_setup(const struct ns_plan *p)
             fail(p, NS_STEP_GUARD, -1);
         close((int)guard);
     }
-    /* The namespace's /proc (init mounted it), opened before the build runs: settle_dying. */
-    int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    struct statfs sfs;
-    if (proc_fd >= 0 && (fstatfs(proc_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)) {
-        close(proc_fd);
-        proc_fd = -1;
-    }
+    *ready_fd = ready[0];
+    return init;
+}
+
+/* The build forked, init's pid sent to the daemon, and NS_STEP_STARTED reported once the
+ * build's exec succeeded; returns the build's pid. */
+static pid_t setup_build(const struct ns_plan *p, pid_t init, int proc_fd, int out_fd,
+                         int err_fd)
+{
     int started[2];
     if (pipe2(started, O_CLOEXEC) < 0)
         fail(p, NS_STEP_FORK_BUILD, -1);
@@ -528,6 +539,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     close(started[1]);
     close(out_fd);
     close(err_fd);
+    ssize_t n;
     do
         n = write(p->sock_fd, &init, sizeof init);
     while (n < 0 && errno == EINTR);
@@ -541,11 +553,18 @@ static _Noreturn void run_setup(const struct ns_plan *p)
     close(started[0]);
     if (n == 0)
         report(p, NS_STEP_STARTED, 0, -1);
+    return build;
+}
 
-    /* Wait for the build.  Init killed from outside (nothing inside can) ends the namespace:
-     * the kernel kills the build, and we reap it before init's own exit completes (init waits
-     * for that).  But init's descriptors are closed before the build is killed, so the ready
-     * pipe's end tells: it is reported before the build's status. */
+/* Wait for the build and report its status; then, unless init is gone already, the time and
+ * init killed, with whatever the build left running. */
+static _Noreturn void setup_wait(const struct ns_plan *p, pid_t init, pid_t build, int ready_fd,
+                                 int proc_fd)
+{
+    /* Init killed from outside (nothing inside can) ends the namespace: the kernel kills the
+     * build, and we reap it before init's own exit completes (init waits for that).  But
+     * init's descriptors are closed before the build is killed, so the ready pipe's end
+     * tells: it is reported before the build's status. */
     bool init_done = false;
     int status = 0x7f00;
     for (;;) {
@@ -563,11 +582,11 @@ static _Noreturn void run_setup(const struct ns_plan *p)
             break;
         }
     }
-    if (!init_done && init_gone(ready[0])) {
+    if (!init_done && init_gone(ready_fd)) {
         init_done = true;
         report(p, NS_STEP_INIT_DIED, SIGKILL, -1); /* only SIGKILL ends it from outside */
     }
-    close(ready[0]);
+    close(ready_fd);
     report(p, NS_STEP_STATUS, status, -1);
     if (!init_done) {
         /* The daemon marks what dies of SIGKILL from now on as left running by the build. */
@@ -588,6 +607,25 @@ static _Noreturn void run_setup(const struct ns_plan *p)
             ;
     }
     _exit(0);
+}
+
+static _Noreturn void run_setup(const struct ns_plan *p)
+{
+    /* If the daemon dies, so does the build: nothing may be left behind. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    setup_namespace(p);
+    int out_fd, err_fd, ready_fd;
+    setup_mounts(p, &out_fd, &err_fd);
+    pid_t init = setup_init(p, &ready_fd);
+    /* The namespace's /proc (init mounted it), opened before the build runs: settle_dying. */
+    int proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct statfs sfs;
+    if (proc_fd >= 0 && (fstatfs(proc_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)) {
+        close(proc_fd);
+        proc_fd = -1;
+    }
+    pid_t build = setup_build(p, init, proc_fd, out_fd, err_fd);
+    setup_wait(p, init, build, ready_fd, proc_fd);
 }
 
 pid_t ns_spawn(const struct ns_plan *plan)

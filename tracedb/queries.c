@@ -23,7 +23,6 @@ static const char *const sql[TQ_COUNT] = {
         "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) VALUES "
         "(?,?,?,?)",
     [TQ_INSERT_ENV] = "INSERT INTO environments (id, env) VALUES (?, ?)",
-    [TQ_CHECKPOINT] = "PRAGMA wal_checkpoint(TRUNCATE)",
     /* The run and the trace as a whole */
     [TQ_COUNTS] =
         "SELECT (SELECT count(*) FROM (SELECT DISTINCT pid, start_ticks FROM processes)), "
@@ -43,7 +42,6 @@ static const char *const sql[TQ_COUNT] = {
         "(SELECT count(DISTINCT file_id) FROM accesses WHERE kind IN " TRACEDB_KINDS_PRODUCED
         " AND result = 0), 0, "
         "(SELECT COALESCE(sum(length(data)), 0) FROM output)",
-    [TQ_EXECUTABLES] = "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe",
     [TQ_FAILED_RMDIRS] = "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id "
                          "WHERE a.kind IN " TRACEDB_KINDS_RMDIR " AND a.result IN (39, 17) "
                          "ORDER BY length(f.path)",
@@ -51,8 +49,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_KILLED_AT_END] =
         "SELECT p.id, p.argv FROM exits e JOIN processes p ON p.id = e.process_id "
         "WHERE e.killed_at_end ORDER BY p.id",
-    [TQ_MARK_KILLED_AT_END] =
-        "UPDATE exits SET killed_at_end = 1 WHERE exit_signal = 9 AND end_ns >= ?1",
     [TQ_CHILD_IMAGES] =
         "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
         "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",
@@ -182,11 +178,9 @@ static const struct {
     [TQ_INSERT_OUTPUT] = {NOW, NOW},
     [TQ_INSERT_EXIT] = {NOW, NOW},
     [TQ_INSERT_ENV] = {NOW, NOW},
-    [TQ_CHECKPOINT] = {NOW, NOW},
     [TQ_COUNTS] = {3, NOW},
     [TQ_COUNTS_V2] = {1, 2},
     [TQ_KILLED_AT_END] = {7, NOW},
-    [TQ_MARK_KILLED_AT_END] = {7, NOW},
     [TQ_FILE_USES_OF_PROCESS] = {3, NOW},
     [TQ_FILE_USES_OF_PROCESS_V1] = {1, 2},
     [TQ_ACCESS_LOG] = {3, NOW},

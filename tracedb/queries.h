@@ -28,21 +28,18 @@ enum tracedb_query {
     TQ_INSERT_OUTPUT, /* one chunk of stdout/stderr */
     TQ_INSERT_EXIT, /* a process exit */
     TQ_INSERT_ENV, /* an environment and its id */
-    TQ_CHECKPOINT, /* move the WAL into the trace */
 
     /* The run and the trace as a whole */
     TQ_COUNTS, /* processes, images, files read, written, versions, output bytes (schema 3 on) */
     /* TQ_COUNTS for schemas 1 and 2 (no versions): files read are the files read and not
      * written, files written those written, versions 0 */
     TQ_COUNTS_V2,
-    TQ_EXECUTABLES, /* every distinct executable path the build ran */
     /* every distinct directory whose removal failed as not empty (ENOTEMPTY, or EEXIST as
      * POSIX allows), shortest first */
     TQ_FAILED_RMDIRS,
 
     /* Processes */
     TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
-    TQ_MARK_KILLED_AT_END, /* mark the exits by SIGKILL at or after ?1 (ns) killed at the end */
     TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
     TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
     TQ_MAX_PROCESS_ID, /* the largest image id */

@@ -13,6 +13,10 @@ try() { # HOW-TO-LOSE-IT WORDS
     "$BUILDTRAIL" run -o t.db -- sh -c "echo started; exec sh -c 'sleep 30; echo late > late.txt' $TEST_MARK" > "$T/run.out" 2> "$T/run.err" &
     pid=$!
     wait_until 30 grep -q started "$T/run.out"
+    # The build's output can come before the trace is in place (publishing renames it, then
+    # opens it): lost between the two, it is "cannot put the trace in place", not this test's
+    # case.  Its -wal is there once the recorder writes into the trace in place.
+    wait_until 30 test -e t.db-wal
     eval "$1"
     start=$(date +%s)
     set +e; wait "$pid"; st=$?; set -e

@@ -145,7 +145,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->err_fd = cfg->err_fd;
     fs->rec = cfg->rec;
     fs->procs = cfg->procs;
-    fs->vers = vers_new(cfg->rec, 0, cfg->hash_limit);
+    fs->vers = cfg->vers;
     for (int i = 0; i < FS_MAX_HIDDEN; i++) {
         fs->hide[i] = cfg->hide[i];
         fs->hide[i].name = g_strdup(cfg->hide[i].name);
@@ -222,11 +222,6 @@ bool fs_kernel_checks(struct fs *fs)
     return fs && __atomic_load_n(&fs->kernel_checks, __ATOMIC_ACQUIRE);
 }
 
-struct vers *fs_versions(struct fs *fs)
-{
-    return fs->vers;
-}
-
 char *fs_stats_summary(struct fs *fs)
 {
     GString *s = g_string_new(NULL);
@@ -250,7 +245,6 @@ void fs_free(struct fs *fs)
     g_free(fs->tree_roots);
     for (int i = 0; i < FS_MAX_HIDDEN; i++)
         g_free((char *)fs->hide[i].name);
-    vers_free(fs->vers);
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     pthread_mutex_destroy(&fs->devs_lock);

@@ -569,6 +569,7 @@ struct run {
     struct stat db_dir_st, db_st;
     struct rec *rec;
     struct proc_table *procs;
+    struct vers *vers;
     struct fs *fs;
     struct fuse_session *se;
     struct fs_tree fs_trees[NS_MAX_TREES];
@@ -1221,6 +1222,7 @@ static int prepare_serving(struct run *r)
      * forces that /proc-only mode (tests use it to keep the fallback exercised). */
     if (g_strcmp0(g_getenv("BUILDTRAIL_NO_PROC_EVENTS"), "1") != 0)
         proc_table_enable_events(r->procs);
+    r->vers = vers_new(r->rec, 0, r->o.hash_limit);
     struct fs_config fcfg = {
         .trees = r->fs_trees,
         .n_trees = r->n_trees,
@@ -1228,6 +1230,7 @@ static int prepare_serving(struct run *r)
         .err_fd = STDERR_FILENO,
         .rec = r->rec,
         .procs = r->procs,
+        .vers = r->vers,
         /* The trace (with its SQLite side files) and buildtrail's private directory, which
          * lie in traced trees. */
         .hide = {{r->db_dir_st.st_dev, r->db_dir_st.st_ino, r->db_base, true},
@@ -1238,7 +1241,6 @@ static int prepare_serving(struct run *r)
         .timeout = 60.0,
         .present_ids_as_own = r->user_ns,
         .kernel_checks = !r->user_ns, /* user namespace: decided once the ids are mapped */
-        .hash_limit = r->o.hash_limit,
         .cache_lookups = r->o.cache_lookups,
         .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
         /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
@@ -1252,7 +1254,7 @@ static int prepare_serving(struct run *r)
         for (int i = 0; i < r->n_trees; i++)
             served[i] = r->tv[i].path;
         g_ptr_array_add(r->watched, NULL); /* terminated for the watcher, then not */
-        r->syswatch = syswatch_start(r->watch_fd, r->rec, r->procs, fs_versions(r->fs),
+        r->syswatch = syswatch_start(r->watch_fd, r->rec, r->procs, r->vers,
                                      (char *const *)r->watched->pdata, (char *const *)served, &e);
         g_ptr_array_remove_index(r->watched, r->watched->len - 1);
         if (!r->syswatch) {
@@ -1880,6 +1882,7 @@ static void run_cleanup(struct run *r)
             fuse_session_destroy(r->se);
         r->se = NULL;
         fs_free(r->fs);
+        vers_free(r->vers);
         proc_table_free(r->procs);
         rec_free(r->rec);
         sigprocmask(SIG_SETMASK, &r->old_mask, NULL);

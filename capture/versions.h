@@ -21,6 +21,11 @@
  *   looked up again keeps its version); an inode number can only be reused after the file is
  *   gone, and a new file is always a fresh version.
  *
+ * Ownership: one table per run, made by the launcher (vers_new) beside the process table and the
+ *   recorder and handed to both front ends the same way (fs_config.vers, syswatch_start); it
+ *   outlives both (their last hashes drained: fs_flush_open_handles, syswatch_stop) and is
+ *   freed after them.
+ *
  * Locking: vers.lock protects the table and every entry; it is a leaf lock (nothing else is
  *   taken while holding it, except that rec_add_version is called without it).  Waiting for a
  *   hash happens on a condition variable of that lock.  Functions never fail: a file that cannot

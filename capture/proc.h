@@ -116,7 +116,7 @@ struct proc_stat {
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
 
 /* Environments and argv are recorded with each image (read at exec from /proc/PID/environ and
- * cmdline) as fusefs/redact.h leaves them: the values of secret-looking variables, of the
+ * cmdline) as capture/redact.h leaves them: the values of secret-looking variables, of the
  * variables whose names match a pattern added here, of the argument options added here, and
  * URL credentials are dropped before anything is queued.  Added before the build starts. */
 void proc_table_add_env_redact(struct proc_table *t, const char *pattern);

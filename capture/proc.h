@@ -26,6 +26,9 @@
  * deadlocks.  No other recorder call is made under table_lock.  Images are reference-counted
  * under table_lock and freed when the last table lets go of one: code that uses an image after
  * dropping the lock (resolve_process while it reads /proc) holds a reference of its own.
+ *
+ * Implementation: proc.c (the table, proc_resolve), proc-lifecycle.c (the process events
+ * applied), procfs.c (reading /proc); proc-internal.h says what they share and the lock order.
  */
 #pragma once
 

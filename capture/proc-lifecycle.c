@@ -511,7 +511,7 @@ pid_t proc_task_tgid(struct proc_table *t, pid_t tid)
  * made after the request's drain has its fork event still queued: noted, so that it is not
  * counted twice.  Nothing to do if events know it already (events_lock and table_lock held). */
 void proc_attach_live(struct proc_table *t, pid_t tgid, struct proc_image *img,
-                        const GArray *tids, bool leader_exited)
+                      const GArray *tids, bool leader_exited)
 {
     if (g_hash_table_contains(t->live, GINT_TO_POINTER(tgid)))
         return;

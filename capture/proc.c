@@ -208,8 +208,8 @@ static int64_t resolve_process(struct proc_table *t, pid_t pid, const struct pro
  * caller files it (it has no reference yet).  Fills in rp's id, exec_seq, prev_image_id and
  * first_seen_ns; takes exe and argv. */
 struct proc_image *proc_image_add(struct proc_table *t, struct rec_process *rp,
-                                    struct proc_image *prev, int64_t began_ns, char *exe,
-                                    char *argv)
+                                  struct proc_image *prev, int64_t began_ns, char *exe,
+                                  char *argv)
 {
     struct proc_image *img = g_new0(struct proc_image, 1);
     img->table = t;

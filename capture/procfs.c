@@ -187,7 +187,8 @@ bool procfs_same_image(const char *comm_a, const unsigned long long la[3], const
      * live task that shows one: its pid was reused within the same clock tick. */
     if (!procfs_layout_known(la) && procfs_layout_known(lb))
         return false;
-    return !procfs_layout_known(la) || !procfs_layout_known(lb) || memcmp(la, lb, 3 * sizeof la[0]) == 0;
+    return !procfs_layout_known(la) || !procfs_layout_known(lb) ||
+           memcmp(la, lb, 3 * sizeof la[0]) == 0;
 }
 
 /* /proc/PID/stat into buf (NUL-terminated): its length, or -errno (-ESRCH when empty). */

@@ -102,6 +102,12 @@ int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
  * on it), looked at first without opening it, gives -ESTALE.  fd or -errno. */
 int vers_open_for_hash(const char *path);
 
+/* A read-only fd of the file open as `fd`, to hash it from (or -errno): a new open file
+ * description through /proc/self/fd (never a dup: its flags and offset are the build's, and a
+ * writer's fd would make an exec of the file fail with ETXTBSY while it is hashed), opened as
+ * vers_open_for_hash does. */
+int vers_reopen_for_hash(int fd);
+
 /* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id
  * (SHA-1 of "blob SIZE\0" + content), and plain SHA-1 (SPDX 2 requires it).  Returns 0, -errno, -ESTALE when the size changed
  * while reading, or -EFBIG when the file is larger than `limit` (0: none); *size gets its

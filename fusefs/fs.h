@@ -18,7 +18,9 @@
  * return replies first; nothing after a reply touches the request); it records what its caller
  * did through fs-record.c's two calls before replying; it returns errors to the build as the
  * real filesystem gave them, and never logs (FS_DEBUG lines aside, which BUILDTRAIL_DEBUG=fs
- * turns on).  The implementation is split by concern: fs-internal.h lists the modules.
+ * turns on).  The implementation is split by concern: fs-internal.h lists the modules in
+ * dependency order (each calls only those before it, but fs-inodes.c and fs-vroot.c, which
+ * share getattr and entries between real and virtual nodes) and the lock order.
  *
  * Inodes: nodeid = pointer to struct fs_inode (root: FUSE_ROOT_ID), keyed by (st_dev, st_ino)
  * so hard links share one node.  An inode lives while the kernel holds lookups on it or a child

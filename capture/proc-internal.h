@@ -100,10 +100,10 @@ struct proc_table {
     pthread_mutex_t events_lock;  /* serialises draining and applying events; before table_lock */
     bool events_lost;             /* protected by table_lock */
     unsigned reattached;          /* processes found from /proc and made live; table_lock */
-    /* tid -> tgid of the tasks attach_live made live whose fork event may still be queued
+    /* tid -> tgid of the tasks proc_attach_live made live whose fork event may still be queued
      * (made after the request's drain, before the listing): that fork is theirs, not a reuse
      * of the tid.  Emptied at the end of each drain, which has applied every event queued
-     * before the attach (attach_live and drains hold events_lock); table_lock */
+     * before the attach (proc_attach_live and drains hold events_lock); table_lock */
     GHashTable *attached_unsure;
     GHashTable *live;             /* tgid -> current image of a live build process; table_lock */
     GHashTable *live_tasks;       /* tid -> tgid of live build tasks, threads too; table_lock */

@@ -17,9 +17,10 @@
  *   fs.c          the operations table, INIT, the session's I/O, fs_new/fs_free, statistics
  * Capture (capture/: proc.h, recorder.h, versions.h) and wire.h, aclx.h lie below them all.
  *
- * Locks, in the order they are taken (fs.h): fs.lock (inodes, links, the open handles), then
- * fs.output_lock (stdout/stderr), then the capture engine's own; a handle's acct_lock,
- * fs.devs_lock and fs.caller_creds_lock are leaves, never held while taking another.
+ * Locks, in the order they are taken (fs.h; docs/architecture.md, "Concurrency"): fs.lock
+ * (inodes, links, the open handles); then fs.output_lock (stdout/stderr) or a handle's
+ * acct_lock (never both); then the capture engine's own (proc, vers, the recorder's).
+ * fs.devs_lock and fs.caller_creds_lock are leaves.
  */
 #pragma once
 

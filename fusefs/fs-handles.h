@@ -3,8 +3,7 @@
  * Owns: struct fs_handle (the fh of every open file, directory and stdout/stderr), the list
  * of open handles (fs.handles, under fs.lock), each handle's per-process byte accounting
  * (acct, under its acct_lock, never taken with fs.lock held; proc.h and the recorder are called
- * under it), the rows written at release,
- * and the open reply's caching flags.  A writer's version is ended at release (versions.h).
+ * under it), the rows written at release, and the open reply's caching flags.  A writer's version is ended at release (versions.h).
  * Calls nothing in fs*.c but the inode type.
  */
 #pragma once

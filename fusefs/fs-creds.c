@@ -120,8 +120,8 @@ static void keep_caller_creds(struct fs *fs, int64_t caller, uid_t uid, gid_t gi
 
 /* The caller's groups and capabilities (cached by image) into *cap_eff, groups and *n_groups;
  * false if the caller is gone. */
-bool fs_creds_of_caller(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
-                        gid_t *groups, int *n_groups)
+static bool fs_creds_of_caller(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
+                               gid_t *groups, int *n_groups)
 {
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
     if (caller > 0) {

@@ -36,11 +36,6 @@ struct fs_creds {
  * chmod of ours would fail).  Returns 0 or -errno. */
 int fs_creds_kill_suidgid(struct fs *fs, int fd, const char *path);
 
-/* The caller's groups and capabilities (cached by image) into *cap_eff, groups and *n_groups;
- * false if the caller is gone. */
-bool fs_creds_of_caller(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
-                        gid_t *groups, int *n_groups);
-
 void fs_creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c);
 
 /* After a call made as the caller failed with `err` (positive errno): true when the caller's

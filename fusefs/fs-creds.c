@@ -1,5 +1,5 @@
 /* fs-creds — each real-filesystem call judged as for its caller: fsuid/fsgid, groups and
- * capabilities in root mode, the caller's umask, set-user-ID clearing (see fs-internal.h). */
+ * capabilities in root mode, the caller's umask, set-user-ID clearing (see fs-creds.h). */
 #include "fs-internal.h"
 
 /* The bits a write or truncate by a caller without CAP_FSETID drops: set-user-ID, and
@@ -19,7 +19,7 @@ static mode_t suidgid_to_kill(const struct stat *st)
  * CAP_FSETID, so the real filesystem keeps the bits for it; an unprivileged daemon's own write
  * or truncate makes the real filesystem drop them (even on a file it does not own, where a
  * chmod of ours would fail).  Returns 0 or -errno. */
-int kill_suidgid(struct fs *fs, int fd, const char *path)
+int fs_creds_kill_suidgid(struct fs *fs, int fd, const char *path)
 {
     if (!fs->is_root || !wire_request_kills_suidgid())
         return 0;
@@ -44,7 +44,7 @@ int kill_suidgid(struct fs *fs, int fd, const char *path)
  * A FUSE request carries the caller's uid, gid and pid; its groups and capabilities are read
  * from /proc/TID/status once per process image and kept by image id.  A change within one
  * image (setgroups() or capset() without exec, keeping uid and gid) is noticed when a call
- * made with the kept ones is refused: creds_retry() reads the status again and, if it
+ * made with the kept ones is refused: fs_creds_retry() reads the status again and, if it
  * changed, the call is made once more with the new ones.  A group or capability dropped that
  * way is judged by the kernel, which checks first with the caller's live credentials when
  * the connection has kernel checks (fs.h, fs_config.kernel_checks).  A caller with
@@ -120,8 +120,8 @@ static void keep_caller_creds(struct fs *fs, int64_t caller, uid_t uid, gid_t gi
 
 /* The caller's groups and capabilities (cached by image) into *cap_eff, groups and *n_groups;
  * false if the caller is gone. */
-bool caller_creds(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
-                  gid_t *groups, int *n_groups)
+static bool fs_creds_of_caller(struct fs *fs, fuse_req_t req, int64_t caller, uint64_t *cap_eff,
+                               gid_t *groups, int *n_groups)
 {
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
     if (caller > 0) {
@@ -155,7 +155,7 @@ static int set_thread_caps(const struct fs *fs, uint64_t eff)
     return (int)syscall(SYS_capset, &h, d);
 }
 
-void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
+void fs_creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
 {
     c->switched = c->caps_changed = c->refreshed = false;
     if (!fs->is_root)
@@ -165,7 +165,8 @@ void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
         return; /* root: taken to hold every capability (see the comment above) */
     c->n_groups = 0;
     c->cap_eff = fs->own_cap_eff;
-    if (!caller_creds(fs, req, req_caller(fs, req), &c->cap_eff, c->groups, &c->n_groups)) {
+    if (!fs_creds_of_caller(fs, req, fs_req_caller(fs, req), &c->cap_eff, c->groups,
+                            &c->n_groups)) {
         /* Gone (its request is being interrupted): no privilege at all. */
         c->cap_eff = 0;
         c->n_groups = 0;
@@ -185,11 +186,11 @@ void creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
  * the caller's groups or capabilities are no longer those kept for its image (it called
  * setgroups() or capset() since, without exec), keep the new ones, make them this thread's and
  * say so: the call is then to be made once more.  Reads /proc/TID/status at most once per
- * creds_enter, and only after a refusal (the caller's own status, world-readable: read with
+ * fs_creds_enter, and only after a refusal (the caller's own status, world-readable: read with
  * the caller's credentials, the only /proc read made so). */
 static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c);
 
-bool creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err)
+bool fs_creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err)
 {
     if (!c->switched || c->refreshed || (err != EACCES && err != EPERM))
         return false;
@@ -220,7 +221,7 @@ static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c)
         return false; /* the refusal stands (cannot happen: the daemon is root) */
     }
     set_thread_caps(fs, cap_eff);
-    int64_t caller = req_caller(fs, req);
+    int64_t caller = fs_req_caller(fs, req);
     if (caller > 0)
         keep_caller_creds(fs, caller, ctx->uid, ctx->gid, cap_eff, groups, n);
     c->cap_eff = cap_eff;
@@ -229,7 +230,7 @@ static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c)
     return true;
 }
 
-void creds_leave(struct fs *fs, struct fs_creds *c)
+void fs_creds_leave(struct fs *fs, struct fs_creds *c)
 {
     if (!c->switched)
         return;
@@ -246,7 +247,7 @@ void creds_leave(struct fs *fs, struct fs_creds *c)
  * umask by unsharing CLONE_FS once. */
 static __thread int thread_fs_unshared; /* 0 not yet, 1 done, -1 failed */
 
-mode_t umask_enter(struct fs *fs, fuse_req_t req, mode_t mode)
+mode_t fs_umask_enter(struct fs *fs, fuse_req_t req, mode_t mode)
 {
     if (!fs->dont_mask)
         return mode; /* the kernel masked it already */
@@ -259,8 +260,41 @@ mode_t umask_enter(struct fs *fs, fuse_req_t req, mode_t mode)
     return mode;
 }
 
-void umask_leave(struct fs *fs)
+void fs_umask_leave(struct fs *fs)
 {
     if (fs->dont_mask && thread_fs_unshared > 0)
         umask(0);
+}
+
+void fs_set_kernel_checks(struct fs *fs, bool on)
+{
+    if (fs)
+        fs->want_kernel_checks = on;
+}
+
+void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,
+                       const struct fs_id_range *gids, int n_gids)
+{
+    if (!fs)
+        return;
+    fs->n_inside_uids = MIN(n_uids, FS_MAX_ID_RANGES);
+    fs->n_inside_gids = MIN(n_gids, FS_MAX_ID_RANGES);
+    memcpy(fs->inside_uids, uids, (size_t)fs->n_inside_uids * sizeof *uids);
+    memcpy(fs->inside_gids, gids, (size_t)fs->n_inside_gids * sizeof *gids);
+    fs->inside_ids_known = true;
+}
+
+bool fs_inside_id_held(const struct fs *fs, bool is_group, uint32_t id)
+{
+    const struct fs_id_range *r = is_group ? fs->inside_gids : fs->inside_uids;
+    int n = is_group ? fs->n_inside_gids : fs->n_inside_uids;
+    for (int i = 0; i < n; i++)
+        if (id >= r[i].first && id - r[i].first < r[i].count)
+            return true;
+    return false;
+}
+
+bool fs_kernel_checks(struct fs *fs)
+{
+    return fs && __atomic_load_n(&fs->kernel_checks, __ATOMIC_ACQUIRE);
 }

@@ -1,53 +1,53 @@
 /* fs-dirs — the handlers of directories, statfs and extended attributes. */
 #include "fs-internal.h"
 
-void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_OPENDIR);
-    int64_t caller = req_caller(fs, req);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_OPENDIR);
+    int64_t caller = fs_req_caller(fs, req);
     if (ino == FUSE_ROOT_ID) {
-        struct fs_handle *h = handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
+        struct fs_handle *h = fs_handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
         fi->fh = (uint64_t)(uintptr_t)h;
         fuse_reply_open(req, fi);
         return;
     }
-    struct fs_inode *in = get_inode(req, ino);
+    struct fs_inode *in = fs_inode_get(req, ino);
     struct fs_creds c;
-    creds_enter(fs, req, &c);
+    fs_creds_enter(fs, req, &c);
     int fd;
     do
         fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fd < 0 && creds_retry(fs, req, &c, errno));
-    creds_leave(fs, &c);
+    while (fd < 0 && fs_creds_retry(fs, req, &c, errno));
+    fs_creds_leave(fs, &c);
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
     int r = dir ? 0 : -errno;
     if (!dir && fd >= 0)
         close(fd);
-    record_path(fs, caller, in, NULL, TRACEDB_READDIR, -r, 0);
+    fs_record_path(fs, caller, in, NULL, TRACEDB_READDIR, -r, 0);
     if (r < 0) {
         fuse_reply_err(req, -r);
         return;
     }
-    struct fs_handle *h = handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
+    struct fs_handle *h = fs_handle_new(fs, HANDLE_DIR, -1, 0, 0, -1);
     h->dir = dir;
     fi->fh = (uint64_t)(uintptr_t)h;
     if (fuse_reply_open(req, fi) == -ENOENT)
-        handle_release(fs, h);
+        fs_handle_release(fs, h);
 }
 
-void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-                struct fuse_file_info *fi)
+void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                   struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_READDIR);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_READDIR);
     if (ino == FUSE_ROOT_ID) {
-        root_readdir(fs, req, size, off);
+        fs_vroot_readdir(fs, req, size, off);
         return;
     }
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
-    struct fs_inode *in = get_inode(req, ino);
-    char *buf = thread_buffer(size);
+    struct fs_inode *in = fs_inode_get(req, ino);
+    char *buf = fs_thread_buffer(size);
     size_t used = 0;
     int err = 0;
     if (off != h->dir_offset) {
@@ -65,8 +65,8 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
             }
         }
         struct dirent *d = h->dir_entry;
-        if (!is_hidden(fs, in, d->d_name)) {
-            struct stat st = {.st_ino = present_ino(fs, in->dev, d->d_ino),
+        if (!fs_inode_hidden(fs, in, d->d_name)) {
+            struct stat st = {.st_ino = fs_present_ino(fs, in->dev, d->d_ino),
                               .st_mode = (mode_t)d->d_type << 12};
             size_t need = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,
                                             d->d_off);
@@ -83,31 +83,31 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         fuse_reply_buf(req, buf, used);
 }
 
-void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_RELEASEDIR);
-    handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_RELEASEDIR);
+    fs_handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
     fuse_reply_err(req, 0);
 }
 
-void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-    op_fsync(req, ino, datasync, fi);
+    fs_op_fsync(req, ino, datasync, fi);
 }
 
-void op_statfs(fuse_req_t req, fuse_ino_t ino)
+void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_STATFS);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_STATFS);
     struct statvfs sv;
     struct fs_loc l = {.held = NULL};
     int fd = fs->tree_roots[0]->fd;
-    if (ino != FUSE_ROOT_ID && get_inode(req, ino)->type == NODE_REAL &&
-        loc_get(fs, get_inode(req, ino), &l) == 0)
+    if (ino != FUSE_ROOT_ID && fs_inode_get(req, ino)->type == NODE_REAL &&
+        fs_loc_get(fs, fs_inode_get(req, ino), &l) == 0)
         fd = l.dirfd; /* the object itself, or its directory: the same filesystem */
     int r = fstatvfs(fd, &sv) < 0 ? errno : 0;
-    loc_put(fs, &l);
+    fs_loc_put(fs, &l);
     if (r)
         fuse_reply_err(req, r);
     else
@@ -129,10 +129,10 @@ static void xattr_reply_size_or_data(fuse_req_t req, ssize_t n, size_t size, con
  * name, which must not be followed). */
 static int xattr_target(struct fs *fs, fuse_req_t req, fuse_ino_t ino, struct fs_loc *l)
 {
-    struct fs_inode *in = get_inode(req, ino);
+    struct fs_inode *in = fs_inode_get(req, ino);
     if (ino == FUSE_ROOT_ID || in->type != NODE_REAL)
         return -ENOTSUP;
-    return loc_get(fs, in, l);
+    return fs_loc_get(fs, in, l);
 }
 
 /* Does the build's user namespace hold this inside id (fs_set_inside_ids)? */
@@ -147,26 +147,27 @@ static bool acl_ids_inside(struct fs *fs, const char *name)
     return !fs->is_root && fs->inside_ids_known && fs_kernel_checks(fs) && aclx_is_acl_name(name);
 }
 
-void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_GETXATTR);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_GETXATTR);
     struct fs_loc l;
     int r = xattr_target(fs, req, ino, &l);
     if (r < 0) {
         fuse_reply_err(req, r == -ENOTSUP ? ENODATA : -r);
         return;
     }
-    char *buf = size ? thread_buffer(size) : NULL;
+    char *buf = size ? fs_thread_buffer(size) : NULL;
     struct fs_creds c;
-    creds_enter(fs, req, &c);
+    fs_creds_enter(fs, req, &c);
     ssize_t n;
     do
-        n = loc_self(&l) ? getxattr(l.path, name, buf, size) : lgetxattr(l.path, name, buf, size);
-    while (n < 0 && creds_retry(fs, req, &c, errno));
+        n = fs_loc_self(&l) ? getxattr(l.path, name, buf, size)
+                            : lgetxattr(l.path, name, buf, size);
+    while (n < 0 && fs_creds_retry(fs, req, &c, errno));
     int e = errno;
-    creds_leave(fs, &c);
-    loc_put(fs, &l);
+    fs_creds_leave(fs, &c);
+    fs_loc_put(fs, &l);
     if (n > 0 && size > 0 && acl_ids_inside(fs, name))
         n = (ssize_t)aclx_drop_unmapped(buf, (size_t)n, inside_id_mapped, fs);
     FS_DEBUG(fs, "getxattr(ino=%" PRIu64 ", name=%s, size=%zu) = %zd\n", (uint64_t)ino, name,
@@ -175,10 +176,10 @@ void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
     xattr_reply_size_or_data(req, n, size, buf);
 }
 
-void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_LISTXATTR);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_LISTXATTR);
     struct fs_loc l;
     int r = xattr_target(fs, req, ino, &l);
     if (r < 0) {
@@ -191,24 +192,24 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
         return;
     }
     struct fs_creds c;
-    creds_enter(fs, req, &c);
-    char *buf = size ? thread_buffer(size) : NULL;
+    fs_creds_enter(fs, req, &c);
+    char *buf = size ? fs_thread_buffer(size) : NULL;
     ssize_t n;
     do
-        n = loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
-    while (n < 0 && creds_retry(fs, req, &c, errno));
+        n = fs_loc_self(&l) ? listxattr(l.path, buf, size) : llistxattr(l.path, buf, size);
+    while (n < 0 && fs_creds_retry(fs, req, &c, errno));
     int e = errno;
-    creds_leave(fs, &c);
-    loc_put(fs, &l);
+    fs_creds_leave(fs, &c);
+    fs_loc_put(fs, &l);
     errno = e;
     xattr_reply_size_or_data(req, n, size, buf);
 }
 
-void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
-                 size_t size, int flags)
+void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+                    size_t size, int flags)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_SETXATTR);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_SETXATTR);
     struct fs_loc l;
     int r = xattr_target(fs, req, ino, &l);
     if (r < 0) {
@@ -216,36 +217,36 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *v
         return;
     }
     struct fs_creds c;
-    creds_enter(fs, req, &c);
+    fs_creds_enter(fs, req, &c);
     if (acl_ids_inside(fs, name)) {
         /* The build never saw the entries naming ids outside its namespace: setting an ACL
          * would drop them from the real file.  Refuse instead, as for a file not one's own. */
-        char *old = thread_buffer(XATTR_SIZE_MAX);
-        ssize_t n = loc_self(&l) ? getxattr(l.path, name, old, XATTR_SIZE_MAX)
+        char *old = fs_thread_buffer(XATTR_SIZE_MAX);
+        ssize_t n = fs_loc_self(&l) ? getxattr(l.path, name, old, XATTR_SIZE_MAX)
                                  : lgetxattr(l.path, name, old, XATTR_SIZE_MAX);
         if (n > 0 && aclx_count_unmapped(old, (size_t)n, inside_id_mapped, fs) > 0) {
-            creds_leave(fs, &c);
-            loc_put(fs, &l);
-            record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR,
-                        EPERM, 0);
+            fs_creds_leave(fs, &c);
+            fs_loc_put(fs, &l);
+            fs_record_path(fs, fs_req_caller(fs, req), fs_inode_get(req, ino), NULL,
+                           TRACEDB_SETATTR, EPERM, 0);
             fuse_reply_err(req, EPERM);
             return;
         }
     }
     do
-        r = (loc_self(&l) ? setxattr(l.path, name, value, size, flags)
+        r = (fs_loc_self(&l) ? setxattr(l.path, name, value, size, flags)
                           : lsetxattr(l.path, name, value, size, flags)) < 0 ? errno : 0;
-    while (creds_retry(fs, req, &c, r));
-    creds_leave(fs, &c);
-    loc_put(fs, &l);
-    record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r, 0);
+    while (fs_creds_retry(fs, req, &c, r));
+    fs_creds_leave(fs, &c);
+    fs_loc_put(fs, &l);
+    fs_record_path(fs, fs_req_caller(fs, req), fs_inode_get(req, ino), NULL, TRACEDB_SETATTR, r, 0);
     fuse_reply_err(req, r);
 }
 
-void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_REMOVEXATTR);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_REMOVEXATTR);
     struct fs_loc l;
     int r = xattr_target(fs, req, ino, &l);
     if (r < 0) {
@@ -253,12 +254,14 @@ void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
         return;
     }
     struct fs_creds c;
-    creds_enter(fs, req, &c);
+    fs_creds_enter(fs, req, &c);
     do
-        r = (loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0 ? errno : 0;
-    while (creds_retry(fs, req, &c, r));
-    creds_leave(fs, &c);
-    loc_put(fs, &l);
-    record_path(fs, req_caller(fs, req), get_inode(req, ino), NULL, TRACEDB_SETATTR, r, 0);
+        r = (fs_loc_self(&l) ? removexattr(l.path, name) : lremovexattr(l.path, name)) < 0
+                ? errno
+                : 0;
+    while (fs_creds_retry(fs, req, &c, r));
+    fs_creds_leave(fs, &c);
+    fs_loc_put(fs, &l);
+    fs_record_path(fs, fs_req_caller(fs, req), fs_inode_get(req, ino), NULL, TRACEDB_SETATTR, r, 0);
     fuse_reply_err(req, r);
 }

@@ -2,28 +2,28 @@
  * fallocate, lseek, copy_file_range. */
 #include "fs-internal.h"
 
-void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_OPEN);
-    struct fs_inode *in = get_inode(req, ino);
-    int64_t caller = req_caller(fs, req);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_OPEN);
+    struct fs_inode *in = fs_inode_get(req, ino);
+    int64_t caller = fs_req_caller(fs, req);
     if (ino == FUSE_ROOT_ID) {
         fuse_reply_err(req, EISDIR);
         return;
     }
     if (in->type != NODE_REAL) {
-        struct fs_handle *h = handle_new(fs, HANDLE_OUTPUT, -1, 0, fi->flags, caller);
+        struct fs_handle *h = fs_handle_new(fs, HANDLE_OUTPUT, -1, 0, fi->flags, caller);
         h->stream = in->type == NODE_STDOUT ? TRACEDB_STDOUT : TRACEDB_STDERR;
         fi->fh = (uint64_t)(uintptr_t)h;
-        set_open_reply_flags(fs, in, fi);
+        fs_open_reply_flags(fs, in, fi);
         fuse_reply_open(req, fi);
         return;
     }
     /* Never create here (O_CREAT comes through create), never follow a symlink the name may
      * have become, and check that the name still holds this inode. */
     int flags = (fi->flags & ~(O_CREAT | O_EXCL | FS_OPEN_EXEC_FLAG)) | O_CLOEXEC;
-    g_autofree char *path = inode_path(fs, in, NULL);
+    g_autofree char *path = fs_inode_path(fs, in, NULL);
     int64_t file_id = rec_file_id(fs->rec, path);
     /* Opening to write (or truncate) begins a version, after the current one is hashed. */
     bool writing = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
@@ -34,42 +34,42 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
                               &version_id, &read_version_id);
     struct fs_loc l;
     int fd = -1;
-    int r = loc_get(fs, in, &l);
+    int r = fs_loc_get(fs, in, &l);
     if (r == 0) {
         struct fs_creds c;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         /* Without kernel checks (fs.h) the kernel only checks that some x bit is set before an
          * exec: whether it is the caller's to execute is asked here, as the caller. */
         bool may_exec = false;
         do {
             r = 0;
-            int xflags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+            int xflags = fs_loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
             if ((fi->flags & FS_OPEN_EXEC_FLAG) && faccessat(l.dirfd, l.name, X_OK, xflags) < 0)
                 r = -errno;
             else
-                fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
+                fd = fs_loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
                                   : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
             may_exec = (fi->flags & FS_OPEN_EXEC_FLAG) && r == 0;
             if (!r)
                 r = fd < 0 ? -errno : 0;
-        } while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
+        } while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
         /* Exec needs the x bit only (the kernel reads the file itself, for no one else: the
          * process is then not dumpable).  A caller that may execute but not read the file
          * (mode 0711) gets it opened with the daemon's credentials, read-only. */
         if (may_exec && r == -EACCES && (flags & O_ACCMODE) == O_RDONLY) {
-            fd = loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
+            fd = fs_loc_self(&l) ? open(l.path, flags & ~O_NOFOLLOW)
                               : openat(l.dirfd, l.name, flags | O_NOFOLLOW);
             r = fd < 0 ? -errno : 0;
         }
-        loc_put(fs, &l);
+        fs_loc_put(fs, &l);
         struct stat st;
         if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != in->dev || st.st_ino != in->ino)) {
             close(fd);
             fd = -1;
             r = -ESTALE;
         }
-        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = fs_creds_kill_suidgid(fs, fd, NULL)) < 0) {
             close(fd);
             fd = -1;
         }
@@ -84,14 +84,14 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         bool hash_needed;
         version_id = read_version_id = vers_read(fs->vers, in->dev, in->ino, file_id, &hash_needed);
         if (hash_needed)
-            vers_hash_found(fs->vers, in->dev, in->ino, hash_fd_of(fd));
+            vers_hash_found(fs->vers, in->dev, in->ino, vers_reopen_for_hash(fd));
     }
 
     if (r < 0 || (fi->flags & O_TRUNC))
-        record_file(fs, caller, file_id, r < 0 ? ((fi->flags & O_ACCMODE) == O_RDONLY ? TRACEDB_READ
-                    : TRACEDB_WRITE)
-                    : TRACEDB_TRUNCATE,
-                    fi->flags, -1, rec_now_ns(), -r, version_id);
+        fs_record_file(fs, caller, file_id,
+                       r < 0 ? ((fi->flags & O_ACCMODE) == O_RDONLY ? TRACEDB_READ : TRACEDB_WRITE)
+                             : TRACEDB_TRUNCATE,
+                       fi->flags, -1, rec_now_ns(), -r, version_id);
     FS_DEBUG(fs, "open(%s, flags=%#x) = %d\n", path, fi->flags, r);
     if (r < 0) {
         fuse_reply_err(req, -r);
@@ -104,7 +104,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         exec_pid = proc_task_tgid(fs->procs, fuse_req_ctx(req)->pid);
         proc_exec_hold(fs->procs, exec_pid);
     }
-    struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    struct fs_handle *h = fs_handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
     h->dev = in->dev;
     h->ino = in->ino;
     h->version_id = version_id;
@@ -122,28 +122,28 @@ void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
     if (fuse_reply_open(req, fi) == -ENOENT) {
         /* The opener was interrupted: the kernel will never release this handle. */
-        handle_release(fs, h);
+        fs_handle_release(fs, h);
     }
 }
 
-void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-               struct fuse_file_info *fi)
+void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                  struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_CREATE);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_CREATE);
     if (parent == FUSE_ROOT_ID) {
         fuse_reply_err(req, EPERM);
         return;
     }
-    struct fs_inode *dir = get_inode(req, parent);
-    int64_t caller = req_caller(fs, req);
-    g_autofree char *path = inode_path(fs, dir, name);
+    struct fs_inode *dir = fs_inode_get(req, parent);
+    int64_t caller = fs_req_caller(fs, req);
+    g_autofree char *path = fs_inode_path(fs, dir, name);
     int64_t file_id = rec_file_id(fs->rec, path);
     int r, fd = -1;
     int64_t version_id = 0, read_version_id = 0;
     struct vers_writer *vw = NULL;
     struct stat st = {0};
-    if (is_hidden(fs, dir, name)) {
+    if (fs_inode_hidden(fs, dir, name)) {
         r = -EACCES;
     } else {
         /* An existing file that O_TRUNC would empty: its version must be hashed first (and
@@ -154,15 +154,15 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
             vw = vers_write_begin(fs->vers, old.st_dev, old.st_ino, file_id, true, &version_id,
                                   NULL);
         struct fs_creds c;
-        creds_enter(fs, req, &c);
-        mode_t m = umask_enter(fs, req, mode);
+        fs_creds_enter(fs, req, &c);
+        mode_t m = fs_umask_enter(fs, req, mode);
         do
             fd = openat(dir->fd, name, (fi->flags | O_CREAT | O_CLOEXEC) & ~O_NOFOLLOW, m);
-        while (fd < 0 && creds_retry(fs, req, &c, errno));
-        umask_leave(fs);
+        while (fd < 0 && fs_creds_retry(fs, req, &c, errno));
+        fs_umask_leave(fs);
         r = fd < 0 ? -errno : 0;
-        creds_leave(fs, &c);
-        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = kill_suidgid(fs, fd, NULL)) < 0) {
+        fs_creds_leave(fs, &c);
+        if (fd >= 0 && (fi->flags & O_TRUNC) && (r = fs_creds_kill_suidgid(fs, fd, NULL)) < 0) {
             close(fd);
             fd = -1;
         }
@@ -182,20 +182,21 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
         if (vw && fd >= 0)
             vers_write_opened(fs->vers, vw, fd);
     }
-    record_file(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r, version_id);
+    fs_record_file(fs, caller, file_id, TRACEDB_CREATE, fi->flags, -1, rec_now_ns(), -r,
+                   version_id);
     FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
     struct fuse_entry_param e;
     if (!r)
-        r = do_lookup(fs, req, dir, name, &e);
+        r = fs_inode_lookup(fs, req, dir, name, &e);
     if (r < 0) {
         if (fd >= 0) {
-            vers_write_end(fs->vers, vw, hash_fd_of(fd));
+            vers_write_end(fs->vers, vw, vers_reopen_for_hash(fd));
             close(fd);
         }
         fuse_reply_err(req, -r);
         return;
     }
-    struct fs_handle *h = handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
+    struct fs_handle *h = fs_handle_new(fs, HANDLE_FILE, fd, file_id, fi->flags, caller);
     h->dev = st.st_dev;
     h->ino = st.st_ino;
     h->version_id = version_id;
@@ -203,53 +204,53 @@ void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
     h->vw = vw;
     fi->fh = (uint64_t)(uintptr_t)h;
     if (fuse_reply_create(req, &e, fi) == -ENOENT)
-        handle_release(fs, h);
+        fs_handle_release(fs, h);
 }
 
-void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-             struct fuse_file_info *fi)
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_READ);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_READ);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     if (h->type == HANDLE_OUTPUT) {
         fuse_reply_buf(req, NULL, 0); /* nothing to read back from the build's output */
         return;
     }
-    char *buf = thread_buffer(size);
+    char *buf = fs_thread_buffer(size);
     ssize_t n = pread(h->fd, buf, size, off);
     if (n < 0) {
         fuse_reply_err(req, errno);
         return;
     }
-    acct_add(fs, h, req_caller(fs, req), false, n);
+    fs_handle_acct_add(fs, h, fs_req_caller(fs, req), false, n);
     fuse_reply_buf(req, buf, (size_t)n);
 }
 
-void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, off_t off,
-                  struct fuse_file_info *fi)
+void fs_op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, off_t off,
+                     struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
+    struct fs *fs = fs_req_fs(req);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     size_t size = fuse_buf_size(in_buf);
 
     if (h->type == HANDLE_OUTPUT) {
-        count_op(fs, OP_OUTPUT);
-        char *buf = thread_buffer(size ? size : 1);
+        fs_count_op(fs, OP_OUTPUT);
+        char *buf = fs_thread_buffer(size ? size : 1);
         struct fuse_bufvec dst = FUSE_BUFVEC_INIT(size);
         dst.buf[0].mem = buf;
         ssize_t n = fuse_buf_copy(&dst, in_buf, 0);
-        int r = n < 0 ? (int)n : output_write(fs, req, h, buf, (size_t)n);
+        int r = n < 0 ? (int)n : fs_vroot_output_write(fs, req, h, buf, (size_t)n);
         if (r < 0)
             fuse_reply_err(req, -r);
         else
             fuse_reply_write(req, (size_t)r);
         return;
     }
-    count_op(fs, OP_WRITE);
+    fs_count_op(fs, OP_WRITE);
     if (h->vw)
         vers_write_dirty(h->vw);
-    int k = kill_suidgid(fs, h->fd, NULL);
+    int k = fs_creds_kill_suidgid(fs, h->fd, NULL);
     if (k < 0) {
         fuse_reply_err(req, -k);
         return;
@@ -263,14 +264,14 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf, of
         fuse_reply_err(req, (int)-n);
         return;
     }
-    acct_add(fs, h, req_caller(fs, req), true, n);
+    fs_handle_acct_add(fs, h, fs_req_caller(fs, req), true, n);
     fuse_reply_write(req, (size_t)n);
 }
 
-void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_FLUSH);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_FLUSH);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     int r = 0;
     if (h->type == HANDLE_FILE) {
@@ -286,18 +287,18 @@ void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     fuse_reply_err(req, r);
 }
 
-void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_RELEASE);
-    handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_RELEASE);
+    fs_handle_release(fs, (struct fs_handle *)(uintptr_t)fi->fh);
     fuse_reply_err(req, 0);
 }
 
-void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_FSYNC);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_FSYNC);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     int r = 0;
     if (h->type == HANDLE_FILE)
@@ -307,25 +308,25 @@ void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_inf
     fuse_reply_err(req, r);
 }
 
-void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
-                  struct fuse_file_info *fi)
+void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                     struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_FALLOCATE);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_FALLOCATE);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     if (h->type == HANDLE_FILE && h->vw)
         vers_write_dirty(h->vw);
     int r = h->type != HANDLE_FILE ? EBADF : (fallocate(h->fd, mode, offset, length) < 0 ? errno : 0);
     if (!r)
-        acct_add(fs, h, req_caller(fs, req), true, 0);
+        fs_handle_acct_add(fs, h, fs_req_caller(fs, req), true, 0);
     fuse_reply_err(req, r);
 }
 
-void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
-              struct fuse_file_info *fi)
+void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+                 struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_LSEEK);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_LSEEK);
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     if (h->type != HANDLE_FILE) {
         fuse_reply_err(req, ESPIPE);
@@ -338,12 +339,12 @@ void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
         fuse_reply_lseek(req, res);
 }
 
-void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
-                        struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
-                        struct fuse_file_info *fi_out, size_t len, int flags)
+void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+                           struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+                           struct fuse_file_info *fi_out, size_t len, int flags)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_COPY_FILE_RANGE);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_COPY_FILE_RANGE);
     struct fs_handle *hi = (struct fs_handle *)(uintptr_t)fi_in->fh;
     struct fs_handle *ho = (struct fs_handle *)(uintptr_t)fi_out->fh;
     if (hi->type != HANDLE_FILE || ho->type != HANDLE_FILE) {
@@ -357,8 +358,8 @@ void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
         fuse_reply_err(req, errno);
         return;
     }
-    int64_t caller = req_caller(fs, req);
-    acct_add(fs, hi, caller, false, n);
-    acct_add(fs, ho, caller, true, n);
+    int64_t caller = fs_req_caller(fs, req);
+    fs_handle_acct_add(fs, hi, caller, false, n);
+    fs_handle_acct_add(fs, ho, caller, true, n);
     fuse_reply_write(req, (size_t)n);
 }

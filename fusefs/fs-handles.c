@@ -1,9 +1,9 @@
 /* fs-handles — open files and directories, and the per-process byte accounting of each
- * handle, recorded at release (see fs-internal.h). */
+ * handle, recorded at release (see fs-handles.h). */
 #include "fs-internal.h"
 
-struct fs_handle *handle_new(struct fs *fs, enum fs_handle_type type, int fd,
-                             int64_t file_id, int flags, int64_t opener)
+struct fs_handle *fs_handle_new(struct fs *fs, enum fs_handle_type type, int fd,
+                                int64_t file_id, int flags, int64_t opener)
 {
     struct fs_handle *h = g_new0(struct fs_handle, 1);
     h->type = type;
@@ -60,8 +60,8 @@ static void acct_flush(struct fs *fs, struct fs_handle *h, const struct fs_acct 
 }
 
 /* Account n bytes moved by `process_id` through `h`. */
-void acct_add(struct fs *fs, struct fs_handle *h, int64_t process_id, bool write,
-              int64_t n)
+void fs_handle_acct_add(struct fs *fs, struct fs_handle *h, int64_t process_id, bool write,
+                        int64_t n)
 {
     if (process_id == 0)
         process_id = h->acct[0].process_id; /* no caller (mmap writeback): the opener */
@@ -129,7 +129,7 @@ static void acct_merge_exec_opener(struct fs *fs, struct fs_handle *h)
 }
 
 /* Unlink from the open list, account, close, free. */
-void handle_release(struct fs *fs, struct fs_handle *h)
+void fs_handle_release(struct fs *fs, struct fs_handle *h)
 {
     pthread_mutex_lock(&fs->lock);
     if (h->prev)
@@ -149,7 +149,7 @@ void handle_release(struct fs *fs, struct fs_handle *h)
         acct_flush(fs, h, &h->acct[i], i == 0);
     pthread_mutex_unlock(&h->acct_lock);
     if (h->vw)
-        vers_write_end(fs->vers, h->vw, hash_fd_of(h->fd));
+        vers_write_end(fs->vers, h->vw, vers_reopen_for_hash(h->fd));
     if (h->dir)
         closedir(h->dir);
     else if (h->fd >= 0 && h->type != HANDLE_OUTPUT)
@@ -166,12 +166,12 @@ void fs_flush_open_handles(struct fs *fs)
         pthread_mutex_unlock(&fs->lock);
         if (!h)
             break;
-        handle_release(fs, h);
+        fs_handle_release(fs, h);
     }
     vers_drain(fs->vers); /* the versions those handles finished are recorded */
 }
 
-void set_open_reply_flags(struct fs *fs, struct fs_inode *in, struct fuse_file_info *fi)
+void fs_open_reply_flags(struct fs *fs, struct fs_inode *in, struct fuse_file_info *fi)
 {
     (void)fs;
     if (in->type != NODE_REAL) {
@@ -181,35 +181,4 @@ void set_open_reply_flags(struct fs *fs, struct fs_inode *in, struct fuse_file_i
          * each process of the build that exits would otherwise send a FLUSH for fd 1 and 2). */
         fi->noflush = 1;
     }
-}
-
-/* A per-thread buffer for data moved through the daemon, freed when the thread exits
- * (libfuse starts and retires worker threads as load changes). */
-struct thread_buf {
-    size_t size;
-    char *data;
-};
-
-static void thread_buf_free(gpointer p)
-{
-    struct thread_buf *b = p;
-    g_free(b->data);
-    g_free(b);
-}
-
-static GPrivate thread_buf_key = G_PRIVATE_INIT(thread_buf_free);
-
-char *thread_buffer(size_t size)
-{
-    struct thread_buf *b = g_private_get(&thread_buf_key);
-    if (!b) {
-        b = g_new0(struct thread_buf, 1);
-        g_private_set(&thread_buf_key, b);
-    }
-    if (b->size < size) {
-        g_free(b->data);
-        b->data = g_malloc(size);
-        b->size = size;
-    }
-    return b->data;
 }

@@ -1,10 +1,10 @@
 /* fs-inodes — the inode table, paths and locations of real objects, and the attributes and
- * entries the build sees (see fs-internal.h). */
+ * entries the build sees (see fs-inodes.h). */
 #include "fs-internal.h"
 
 /* Drop one reference of kind `lookups` (nlookup) or a child ref; free when both reach zero.
  * Called with fs.lock held. */
-void inode_unref_locked(struct fs *fs, struct fs_inode *in, uint64_t lookups, bool child)
+void fs_inode_unref_locked(struct fs *fs, struct fs_inode *in, uint64_t lookups, bool child)
 {
     while (in) {
         if (child) {
@@ -27,7 +27,7 @@ void inode_unref_locked(struct fs *fs, struct fs_inode *in, uint64_t lookups, bo
 }
 
 /* Set where an inode was last seen.  Called with fs.lock held. */
-void inode_set_name_locked(struct fs_inode *in, struct fs_inode *parent, const char *name)
+void fs_inode_set_name_locked(struct fs_inode *in, struct fs_inode *parent, const char *name)
 {
     if (in->tree_root || in == parent)
         return;
@@ -44,7 +44,7 @@ void inode_set_name_locked(struct fs_inode *in, struct fs_inode *parent, const c
 }
 
 /* The path the build sees for `in`, plus "/name" when name is given.  g_free() it. */
-char *inode_path(struct fs *fs, struct fs_inode *in, const char *name)
+char *fs_inode_path(struct fs *fs, struct fs_inode *in, const char *name)
 {
     const char *parts[PATH_MAX / 2];
     int n = 0;
@@ -66,7 +66,7 @@ char *inode_path(struct fs *fs, struct fs_inode *in, const char *name)
     return g_string_free(s, FALSE);
 }
 
-int loc_get(struct fs *fs, struct fs_inode *in, struct fs_loc *l)
+int fs_loc_get(struct fs *fs, struct fs_inode *in, struct fs_loc *l)
 {
     l->held = NULL;
     pthread_mutex_lock(&fs->lock);
@@ -89,25 +89,25 @@ int loc_get(struct fs *fs, struct fs_inode *in, struct fs_loc *l)
     return 0;
 }
 
-void loc_put(struct fs *fs, struct fs_loc *l)
+void fs_loc_put(struct fs *fs, struct fs_loc *l)
 {
     if (!l->held)
         return;
     pthread_mutex_lock(&fs->lock);
-    inode_unref_locked(fs, l->held, 0, true);
+    fs_inode_unref_locked(fs, l->held, 0, true);
     pthread_mutex_unlock(&fs->lock);
     l->held = NULL;
 }
 
-bool loc_self(const struct fs_loc *l)
+bool fs_loc_self(const struct fs_loc *l)
 {
     return !l->name[0];
 }
 
 /* Flags for *at() calls on a location (AT_EMPTY_PATH when it is the object's own fd). */
-int loc_flags(const struct fs_loc *l, int flags)
+int fs_loc_flags(const struct fs_loc *l, int flags)
 {
-    return loc_self(l) ? flags | AT_EMPTY_PATH : flags;
+    return fs_loc_self(l) ? flags | AT_EMPTY_PATH : flags;
 }
 
 /* The inode number the build sees for real (dev, ino).  The mount has one st_dev for files of
@@ -116,7 +116,7 @@ int loc_flags(const struct fs_loc *l, int flags)
  * first device's numbers pass through; the k-th device's get k in bits 48..63 (real inode
  * numbers stay below 2^48 on every common filesystem; above, they are folded in and may
  * collide).  Stable for the run, shared by hard links, the same in stat and readdir. */
-uint64_t present_ino(struct fs *fs, dev_t dev, ino_t ino)
+uint64_t fs_present_ino(struct fs *fs, dev_t dev, ino_t ino)
 {
     unsigned n = atomic_load_explicit(&fs->n_devs, memory_order_acquire);
     unsigned i = 0;
@@ -136,39 +136,39 @@ uint64_t present_ino(struct fs *fs, dev_t dev, ino_t ino)
     return i == 0 ? (uint64_t)ino : ((uint64_t)i << 48) ^ (uint64_t)ino;
 }
 
-/* What the build sees of a real stat: its inode number made unique (present_ino), and its
+/* What the build sees of a real stat: its inode number made unique (fs_present_ino), and its
  * owner (see fs_config.present_ids_as_own). */
-void present_stat(struct fs *fs, struct stat *st)
+void fs_present_stat(struct fs *fs, struct stat *st)
 {
-    st->st_ino = present_ino(fs, st->st_dev, st->st_ino);
+    st->st_ino = fs_present_ino(fs, st->st_dev, st->st_ino);
     if (!fs->present_ids_as_own)
         return;
     st->st_uid = fs->uid;
     st->st_gid = fs->gid;
 }
 
-int do_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *st)
+int fs_inode_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *st)
 {
     if (in->type != NODE_REAL) {
-        virtual_stat(fs, in, st);
+        fs_vroot_stat(fs, in, st);
         return 0;
     }
     struct fs_loc l;
-    int r = loc_get(fs, in, &l);
+    int r = fs_loc_get(fs, in, &l);
     if (r < 0)
         return r;
     struct fs_creds c = {false};
     if (req)
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
     do
-        r = fstatat(l.dirfd, l.name, st, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) < 0 ? -errno : 0;
-    while (req && creds_retry(fs, req, &c, -r));
-    creds_leave(fs, &c);
-    loc_put(fs, &l);
+        r = fstatat(l.dirfd, l.name, st, fs_loc_flags(&l, AT_SYMLINK_NOFOLLOW)) < 0 ? -errno : 0;
+    while (req && fs_creds_retry(fs, req, &c, -r));
+    fs_creds_leave(fs, &c);
+    fs_loc_put(fs, &l);
     if (r == 0 && (st->st_dev != in->dev || st->st_ino != in->ino))
         r = -ESTALE; /* the name now holds another file (changed outside the build) */
     if (r == 0)
-        present_stat(fs, st);
+        fs_present_stat(fs, st);
     return r;
 }
 
@@ -196,13 +196,13 @@ static struct fs_inode *inode_for_stat(struct fs *fs, int fd, const struct stat 
         g_hash_table_insert(fs->inodes, kk, in);
     }
     in->nlookup++;
-    inode_set_name_locked(in, parent, name);
+    fs_inode_set_name_locked(in, parent, name);
     pthread_mutex_unlock(&fs->lock);
     return in;
 }
 
-void fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_inode *in,
-                const struct stat *st)
+void fs_inode_fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_inode *in,
+                         const struct stat *st)
 {
     memset(e, 0, sizeof *e);
     e->ino = (fuse_ino_t)(uintptr_t)in;
@@ -212,19 +212,19 @@ void fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_inode *in,
 }
 
 /* Look `name` up in `dir`; on success *e is filled and one lookup taken.  Returns 0/-errno. */
-int do_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
-              struct fuse_entry_param *e)
+int fs_inode_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
+                    struct fuse_entry_param *e)
 {
-    if (is_hidden(fs, dir, name))
+    if (fs_inode_hidden(fs, dir, name))
         return -ENOENT;
     struct stat st;
     struct fs_creds c;
-    creds_enter(fs, req, &c); /* searching `dir` is the caller's right, or not */
+    fs_creds_enter(fs, req, &c); /* searching `dir` is the caller's right, or not */
     int r;
     do
         r = fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-    while (creds_retry(fs, req, &c, -r));
-    creds_leave(fs, &c);
+    while (fs_creds_retry(fs, req, &c, -r));
+    fs_creds_leave(fs, &c);
     if (r < 0)
         return r;
     int fd = -1;
@@ -241,15 +241,15 @@ int do_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *n
         }
     }
     struct fs_inode *in = inode_for_stat(fs, fd, &st, dir, name);
-    present_stat(fs, &st);
-    fill_entry(fs, e, in, &st);
+    fs_present_stat(fs, &st);
+    fs_inode_fill_entry(fs, e, in, &st);
     return 0;
 }
 
 /* `name` in `dir` is about to stop naming its inode (unlink, or replaced by a rename).  If the
  * kernel still holds that inode and knows it by exactly this name, give it an fd of its own
  * first, so that fstat/fchmod/... on an open-but-unlinked file keep working (t2100). */
-void pin_before_name_goes(struct fs *fs, struct fs_inode *dir, const char *name)
+void fs_inode_pin_before_name_goes(struct fs *fs, struct fs_inode *dir, const char *name)
 {
     struct stat st;
     if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
@@ -275,11 +275,30 @@ void pin_before_name_goes(struct fs *fs, struct fs_inode *dir, const char *name)
         close(fd);
 }
 
-void free_inode(gpointer p)
+void fs_inode_free(gpointer p)
 {
     struct fs_inode *in = p;
     if (in->fd >= 0)
         close(in->fd);
     g_free(in->name);
     g_free(in);
+}
+
+bool fs_inode_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
+{
+    if (dir->type != NODE_REAL)
+        return false;
+    for (int i = 0; i < FS_MAX_HIDDEN; i++) {
+        const struct fs_hidden *h = &fs->hide[i];
+        if (!h->name || dir->dev != h->dev || dir->ino != h->ino)
+            continue;
+        size_t l = strlen(h->name);
+        if (strncmp(name, h->name, l) != 0)
+            continue;
+        const char *rest = name + l;
+        if (!*rest || (h->sqlite_sides && (!strcmp(rest, "-wal") || !strcmp(rest, "-shm") ||
+                                           !strcmp(rest, "-journal"))))
+            return true;
+    }
+    return false;
 }

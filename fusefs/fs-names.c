@@ -2,20 +2,20 @@
  * readlink, mknod, mkdir, symlink, link, unlink, rmdir, rename, access. */
 #include "fs-internal.h"
 
-void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_LOOKUP);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_LOOKUP);
     struct fuse_entry_param e;
     int r;
     if (parent == FUSE_ROOT_ID) {
-        r = root_lookup(fs, name, &e);
+        r = fs_vroot_lookup(fs, name, &e);
     } else {
-        struct fs_inode *dir = get_inode(req, parent);
-        r = do_lookup(fs, req, dir, name, &e);
+        struct fs_inode *dir = fs_inode_get(req, parent);
+        r = fs_inode_lookup(fs, req, dir, name, &e);
         /* A failed lookup is what the build looked for and did not find (probe). */
         if (r < 0 && r != -ENAMETOOLONG)
-            record_path(fs, req_caller(fs, req), dir, name, TRACEDB_PROBE, -r, 0);
+            fs_record_path(fs, fs_req_caller(fs, req), dir, name, TRACEDB_PROBE, -r, 0);
     }
     FS_DEBUG(fs, "lookup(parent=%" PRIu64 ", name=%s) = %d\n", (uint64_t)parent, name, r);
     if (r < 0) {
@@ -39,31 +39,31 @@ static void op_forget_one(struct fs *fs, fuse_ino_t ino, uint64_t n)
     if (ino == FUSE_ROOT_ID)
         return;
     pthread_mutex_lock(&fs->lock);
-    inode_unref_locked(fs, (struct fs_inode *)(uintptr_t)ino, n, false);
+    fs_inode_unref_locked(fs, (struct fs_inode *)(uintptr_t)ino, n, false);
     pthread_mutex_unlock(&fs->lock);
 }
 
-void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_FORGET);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_FORGET);
     op_forget_one(fs, ino, nlookup);
     fuse_reply_none(req);
 }
 
-void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+void fs_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_FORGET);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_FORGET);
     for (size_t i = 0; i < count; i++)
         op_forget_one(fs, forgets[i].ino, forgets[i].nlookup);
     fuse_reply_none(req);
 }
 
-void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_GETATTR);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_GETATTR);
     struct stat st;
     int r;
     if (ino == FUSE_ROOT_ID) {
@@ -75,7 +75,7 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         st.st_gid = fs->gid;
         r = 0;
     } else {
-        r = do_getattr(fs, req, get_inode(req, ino), &st);
+        r = fs_inode_getattr(fs, req, fs_inode_get(req, ino), &st);
     }
     FS_DEBUG(fs, "getattr(ino=%" PRIu64 ", fh=%d, mode=%o) = %d\n", (uint64_t)ino, fi != NULL,
              r < 0 ? 0 : st.st_mode, r);
@@ -85,12 +85,12 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_attr(req, &st, fs->timeout);
 }
 
-void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
-                struct fuse_file_info *fi)
+void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
+                   struct fuse_file_info *fi)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_SETATTR);
-    struct fs_inode *in = get_inode(req, ino);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_SETATTR);
+    struct fs_inode *in = fs_inode_get(req, ino);
     struct fs_handle *h = fi ? (struct fs_handle *)(uintptr_t)fi->fh : NULL;
     struct fs_loc l;
     int r = 0;
@@ -102,61 +102,61 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
     if (in->type != NODE_REAL) {
         /* stdout/stderr: O_TRUNC and chmod on a pipe-like file change nothing. */
         struct stat st;
-        virtual_stat(fs, in, &st);
+        fs_vroot_stat(fs, in, &st);
         fuse_reply_attr(req, &st, fs->timeout);
         return;
     }
-    r = loc_get(fs, in, &l);
+    r = fs_loc_get(fs, in, &l);
     if (r < 0) {
         fuse_reply_err(req, -r);
         return;
     }
     int fd = h && h->type == HANDLE_FILE ? h->fd : -1;
-    g_autofree char *path = inode_path(fs, in, NULL);
+    g_autofree char *path = fs_inode_path(fs, in, NULL);
     int64_t file_id = rec_file_id(fs->rec, path);
     int64_t version_id = 0;
 
     struct fs_creds c;
     if (valid & FUSE_SET_ATTR_MODE) {
         /* (The kernel never asks to chmod a symlink, so following the name is right.) */
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do
             r = (fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(l.path, attr->st_mode)) ? -errno : 0;
-        while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
+        while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
     }
     if (!r && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID))) {
         uid_t u = (valid & FUSE_SET_ATTR_UID) ? attr->st_uid : (uid_t)-1;
         gid_t g = (valid & FUSE_SET_ATTR_GID) ? attr->st_gid : (gid_t)-1;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do
-            r = fchownat(l.dirfd, l.name, u, g, loc_flags(&l, AT_SYMLINK_NOFOLLOW)) ? -errno : 0;
-        while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
+            r = fchownat(l.dirfd, l.name, u, g, fs_loc_flags(&l, AT_SYMLINK_NOFOLLOW)) ? -errno : 0;
+        while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
     }
     if (!r && (valid & FUSE_SET_ATTR_SIZE)) {
         if (fd >= 0) {
             version_id = h->version_id; /* part of the version its handle is writing */
             if (h->vw)
                 vers_write_dirty(h->vw);
-            creds_enter(fs, req, &c);
+            fs_creds_enter(fs, req, &c);
             do
                 r = ftruncate(fd, attr->st_size) ? -errno : 0;
-            while (creds_retry(fs, req, &c, -r));
-            creds_leave(fs, &c);
+            while (fs_creds_retry(fs, req, &c, -r));
+            fs_creds_leave(fs, &c);
             if (!r)
-                r = kill_suidgid(fs, fd, NULL);
+                r = fs_creds_kill_suidgid(fs, fd, NULL);
         } else {
             /* truncate(2) by name: a whole write-open ... close in one step. */
             struct vers_writer *vw = vers_write_begin(fs->vers, in->dev, in->ino, file_id,
                                                       attr->st_size == 0, &version_id, NULL);
-            creds_enter(fs, req, &c);
+            fs_creds_enter(fs, req, &c);
             do
                 r = truncate(l.path, attr->st_size) < 0 ? -errno : 0;
-            while (creds_retry(fs, req, &c, -r));
-            creds_leave(fs, &c);
+            while (fs_creds_retry(fs, req, &c, -r));
+            fs_creds_leave(fs, &c);
             if (!r)
-                r = kill_suidgid(fs, -1, l.path);
+                r = fs_creds_kill_suidgid(fs, -1, l.path);
             if (r < 0) {
                 vers_write_abort(fs->vers, vw);
             } else {
@@ -174,27 +174,27 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
             tv[1].tv_nsec = UTIME_NOW;
         else if (valid & FUSE_SET_ATTR_MTIME)
             tv[1] = attr->st_mtim;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do {
             if (fd >= 0)
                 r = futimens(fd, tv) ? -errno : 0;
-            else if (loc_self(&l))
+            else if (fs_loc_self(&l))
                 r = utimensat(AT_FDCWD, l.path, tv, 0) ? -errno : 0; /* a directory */
             else
                 r = utimensat(l.dirfd, l.name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
-        } while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
+        } while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
     }
-    loc_put(fs, &l);
+    fs_loc_put(fs, &l);
 
-    int64_t caller = req_caller(fs, req);
+    int64_t caller = fs_req_caller(fs, req);
     if (caller >= 0) {
         int64_t now = rec_now_ns();
         if (valid & FUSE_SET_ATTR_SIZE)
-            record_file(fs, caller, file_id, TRACEDB_TRUNCATE, -1, attr->st_size, now, -r,
-                        version_id);
+            fs_record_file(fs, caller, file_id, TRACEDB_TRUNCATE, -1, attr->st_size, now, -r,
+                           version_id);
         if (valid & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_CTIME))
-            record_file(fs, caller, file_id, TRACEDB_SETATTR, -1, -1, now, -r, 0);
+            fs_record_file(fs, caller, file_id, TRACEDB_SETATTR, -1, -1, now, -r, 0);
     }
     FS_DEBUG(fs, "setattr(ino=%" PRIu64 ", valid=%#x) = %d\n", (uint64_t)ino, valid, r);
     if (r < 0) {
@@ -203,39 +203,39 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int valid,
     }
     struct stat st;
     if (fd >= 0)
-        r = fstat(fd, &st) < 0 ? -errno : (present_stat(fs, &st), 0);
+        r = fstat(fd, &st) < 0 ? -errno : (fs_present_stat(fs, &st), 0);
     else
-        r = do_getattr(fs, req, in, &st);
+        r = fs_inode_getattr(fs, req, in, &st);
     if (r < 0)
         fuse_reply_err(req, -r);
     else
         fuse_reply_attr(req, &st, fs->timeout);
 }
 
-void op_readlink(fuse_req_t req, fuse_ino_t ino)
+void fs_op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_READLINK);
-    struct fs_inode *in = get_inode(req, ino);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_READLINK);
+    struct fs_inode *in = fs_inode_get(req, ino);
     if (ino == FUSE_ROOT_ID || in->type != NODE_REAL) {
         fuse_reply_err(req, EINVAL);
         return;
     }
     char buf[PATH_MAX + 1];
     struct fs_loc l;
-    int r = loc_get(fs, in, &l);
+    int r = fs_loc_get(fs, in, &l);
     ssize_t n = -1;
     if (r == 0) {
         struct fs_creds c;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do {
             n = readlinkat(l.dirfd, l.name, buf, sizeof buf);
             r = n < 0 ? -errno : (n == sizeof buf ? -ENAMETOOLONG : 0);
-        } while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
-        loc_put(fs, &l);
+        } while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
+        fs_loc_put(fs, &l);
     }
-    record_path(fs, req_caller(fs, req), in, NULL, TRACEDB_READLINK, -r, 0);
+    fs_record_path(fs, fs_req_caller(fs, req), in, NULL, TRACEDB_READLINK, -r, 0);
     if (r < 0) {
         fuse_reply_err(req, -r);
         return;
@@ -250,7 +250,7 @@ static void reply_new_entry(struct fs *fs, fuse_req_t req, struct fs_inode *dir,
 {
     struct fuse_entry_param e;
     if (!r)
-        r = do_lookup(fs, req, dir, name, &e);
+        r = fs_inode_lookup(fs, req, dir, name, &e);
     if (r < 0)
         fuse_reply_err(req, -r);
     else
@@ -260,20 +260,20 @@ static void reply_new_entry(struct fs *fs, fuse_req_t req, struct fs_inode *dir,
 static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
                       dev_t rdev, const char *link_target, enum fs_op op, int kind)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, op);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, op);
     int r;
     if (parent == FUSE_ROOT_ID) {
         fuse_reply_err(req, EPERM);
         return;
     }
-    struct fs_inode *dir = get_inode(req, parent);
-    if (is_hidden(fs, dir, name)) {
+    struct fs_inode *dir = fs_inode_get(req, parent);
+    if (fs_inode_hidden(fs, dir, name)) {
         r = -EACCES;
     } else {
         struct fs_creds c;
-        creds_enter(fs, req, &c);
-        mode_t m = link_target ? mode : umask_enter(fs, req, mode);
+        fs_creds_enter(fs, req, &c);
+        mode_t m = link_target ? mode : fs_umask_enter(fs, req, mode);
         do {
             if (link_target)
                 r = symlinkat(link_target, dir->fd, name);
@@ -282,132 +282,133 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
             else
                 r = mknodat(dir->fd, name, m, rdev);
             r = r < 0 ? -errno : 0;
-        } while (creds_retry(fs, req, &c, -r));
+        } while (fs_creds_retry(fs, req, &c, -r));
         if (!link_target)
-            umask_leave(fs);
-        creds_leave(fs, &c);
+            fs_umask_leave(fs);
+        fs_creds_leave(fs, &c);
     }
-    record_path(fs, req_caller(fs, req), dir, name, kind, -r, 0);
-    FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", op_names[op], (uint64_t)parent, name, r);
+    fs_record_path(fs, fs_req_caller(fs, req), dir, name, kind, -r, 0);
+    FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", fs_op_names[op], (uint64_t)parent,
+             name, r);
     reply_new_entry(fs, req, dir, name, r);
 }
 
-void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+void fs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
     make_node(req, parent, name, mode, rdev, NULL, OP_MKNOD, TRACEDB_CREATE);
 }
 
-void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+void fs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
     make_node(req, parent, name, S_IFDIR | mode, 0, NULL, OP_MKDIR, TRACEDB_MKDIR);
 }
 
-void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+void fs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
     make_node(req, parent, name, S_IFLNK, 0, link, OP_SYMLINK, TRACEDB_SYMLINK);
 }
 
-void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const char *name)
+void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent, const char *name)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_LINK);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_LINK);
     if (parent == FUSE_ROOT_ID || ino == FUSE_ROOT_ID) {
         fuse_reply_err(req, EPERM);
         return;
     }
-    struct fs_inode *in = get_inode(req, ino), *dir = get_inode(req, parent);
+    struct fs_inode *in = fs_inode_get(req, ino), *dir = fs_inode_get(req, parent);
     struct fs_loc l;
     int r;
-    if (in->type != NODE_REAL || is_hidden(fs, dir, name)) {
+    if (in->type != NODE_REAL || fs_inode_hidden(fs, dir, name)) {
         r = -EACCES;
-    } else if ((r = loc_get(fs, in, &l)) == 0) {
+    } else if ((r = fs_loc_get(fs, in, &l)) == 0) {
         struct fs_creds c;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do {
-            if (loc_self(&l))
+            if (fs_loc_self(&l))
                 r = linkat(AT_FDCWD, l.path, dir->fd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
             else
                 r = linkat(l.dirfd, l.name, dir->fd, name, 0) < 0 ? -errno : 0;
-        } while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
-        loc_put(fs, &l);
+        } while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
+        fs_loc_put(fs, &l);
     }
-    record_path(fs, req_caller(fs, req), dir, name, TRACEDB_LINK, -r,
-                in->type == NODE_REAL ? vers_current(fs->vers, in->dev, in->ino) : 0);
+    fs_record_path(fs, fs_req_caller(fs, req), dir, name, TRACEDB_LINK, -r,
+                   in->type == NODE_REAL ? vers_current(fs->vers, in->dev, in->ino) : 0);
     reply_new_entry(fs, req, dir, name, r);
 }
 
 static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bool is_dir)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, is_dir ? OP_RMDIR : OP_UNLINK);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, is_dir ? OP_RMDIR : OP_UNLINK);
     if (parent == FUSE_ROOT_ID) {
         fuse_reply_err(req, EPERM);
         return;
     }
-    struct fs_inode *dir = get_inode(req, parent);
+    struct fs_inode *dir = fs_inode_get(req, parent);
     int r;
     int64_t version_id = 0;
-    if (is_hidden(fs, dir, name)) {
+    if (fs_inode_hidden(fs, dir, name)) {
         r = -ENOENT;
     } else {
         if (!is_dir) {
-            version_id = version_at(fs, dir, name); /* the content that goes */
-            pin_before_name_goes(fs, dir, name);
+            version_id = fs_version_at(fs, dir, name); /* the content that goes */
+            fs_inode_pin_before_name_goes(fs, dir, name);
         }
         struct fs_creds c;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do
             r = unlinkat(dir->fd, name, is_dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-        while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
+        while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
     }
-    record_path(fs, req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK, -r,
-                version_id);
+    fs_record_path(fs, fs_req_caller(fs, req), dir, name, is_dir ? TRACEDB_RMDIR : TRACEDB_UNLINK,
+                   -r, version_id);
     FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", is_dir ? "rmdir" : "unlink",
              (uint64_t)parent, name, r);
     fuse_reply_err(req, -r);
 }
 
-void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+void fs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     remove_entry(req, parent, name, false);
 }
 
-void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+void fs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     remove_entry(req, parent, name, true);
 }
 
-void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
-               const char *newname, unsigned int flags)
+void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                  const char *newname, unsigned int flags)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_RENAME);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_RENAME);
     if (parent == FUSE_ROOT_ID || newparent == FUSE_ROOT_ID) {
         fuse_reply_err(req, EPERM);
         return;
     }
-    struct fs_inode *dir = get_inode(req, parent), *newdir = get_inode(req, newparent);
+    struct fs_inode *dir = fs_inode_get(req, parent), *newdir = fs_inode_get(req, newparent);
     int r;
     int64_t version_id = 0; /* the content that moves: a version belongs to its inode */
-    if (is_hidden(fs, dir, name) || is_hidden(fs, newdir, newname)) {
+    if (fs_inode_hidden(fs, dir, name) || fs_inode_hidden(fs, newdir, newname)) {
         r = -EACCES;
     } else {
-        version_id = version_at(fs, dir, name);
+        version_id = fs_version_at(fs, dir, name);
         if (!(flags & (RENAME_NOREPLACE | RENAME_EXCHANGE)))
-            pin_before_name_goes(fs, newdir, newname);
+            fs_inode_pin_before_name_goes(fs, newdir, newname);
         struct fs_creds c;
-        creds_enter(fs, req, &c);
+        fs_creds_enter(fs, req, &c);
         do
             r = renameat2(dir->fd, name, newdir->fd, newname, flags) < 0 ? -errno : 0;
-        while (creds_retry(fs, req, &c, -r));
-        creds_leave(fs, &c);
+        while (fs_creds_retry(fs, req, &c, -r));
+        fs_creds_leave(fs, &c);
     }
 
-    int64_t caller = req_caller(fs, req);
-    record_path(fs, caller, dir, name, TRACEDB_RENAME_FROM, -r, version_id);
-    record_path(fs, caller, newdir, newname, TRACEDB_RENAME_TO, -r, version_id);
+    int64_t caller = fs_req_caller(fs, req);
+    fs_record_path(fs, caller, dir, name, TRACEDB_RENAME_FROM, -r, version_id);
+    fs_record_path(fs, caller, newdir, newname, TRACEDB_RENAME_TO, -r, version_id);
 
     if (!r) {
         /* Keep the moved inode's path current (and the other one's, for an exchange). */
@@ -421,7 +422,7 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
             pthread_mutex_lock(&fs->lock);
             struct fs_inode *moved = g_hash_table_lookup(fs->inodes, &k);
             if (moved)
-                inode_set_name_locked(moved, d, n);
+                fs_inode_set_name_locked(moved, d, n);
             pthread_mutex_unlock(&fs->lock);
         }
     }
@@ -431,22 +432,22 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t n
 
 /* access(2), chdir and the like (sent only without kernel checks, fs.h): the real filesystem
  * judges, as for the caller. */
-void op_access(fuse_req_t req, fuse_ino_t ino, int mask)
+void fs_op_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
-    struct fs *fs = req_fs(req);
-    count_op(fs, OP_ACCESS);
-    struct fs_inode *in = get_inode(req, ino);
+    struct fs *fs = fs_req_fs(req);
+    fs_count_op(fs, OP_ACCESS);
+    struct fs_inode *in = fs_inode_get(req, ino);
     int r = 0;
     struct fs_loc l;
-    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL && (r = -loc_get(fs, in, &l)) == 0) {
+    if (ino != FUSE_ROOT_ID && in->type == NODE_REAL && (r = -fs_loc_get(fs, in, &l)) == 0) {
         struct fs_creds c;
-        creds_enter(fs, req, &c);
-        int flags = loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+        fs_creds_enter(fs, req, &c);
+        int flags = fs_loc_flags(&l, AT_EACCESS | AT_SYMLINK_NOFOLLOW);
         do
             r = faccessat(l.dirfd, l.name, mask, flags) < 0 ? errno : 0;
-        while (creds_retry(fs, req, &c, r));
-        creds_leave(fs, &c);
-        loc_put(fs, &l);
+        while (fs_creds_retry(fs, req, &c, r));
+        fs_creds_leave(fs, &c);
+        fs_loc_put(fs, &l);
     }
     fuse_reply_err(req, r);
 }

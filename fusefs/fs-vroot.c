@@ -1,8 +1,8 @@
 /* fs-vroot — the virtual root: the trees' mount points and the build's stdout/stderr files,
- * whose writes are copied to buildtrail's own and recorded (see fs-internal.h). */
+ * whose writes are copied to buildtrail's own and recorded (see fs-vroot.h). */
 #include "fs-internal.h"
 
-void virtual_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
+void fs_vroot_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 {
     memset(st, 0, sizeof *st);
     st->st_ino = in->ino;
@@ -13,7 +13,7 @@ void virtual_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
     st->st_blksize = 4096;
 }
 
-int root_lookup(struct fs *fs, const char *name, struct fuse_entry_param *e)
+int fs_vroot_lookup(struct fs *fs, const char *name, struct fuse_entry_param *e)
 {
     struct fs_inode *in = NULL;
     struct stat st;
@@ -30,22 +30,22 @@ int root_lookup(struct fs *fs, const char *name, struct fuse_entry_param *e)
     } else {
         return -ENOENT;
     }
-    int r = do_getattr(fs, NULL, in, &st);
+    int r = fs_inode_getattr(fs, NULL, in, &st);
     if (r < 0)
         return r;
     pthread_mutex_lock(&fs->lock);
     in->nlookup++;
     pthread_mutex_unlock(&fs->lock);
-    fill_entry(fs, e, in, &st);
+    fs_inode_fill_entry(fs, e, in, &st);
     return 0;
 }
 
 /* The build wrote to its stdout or stderr: pass it on, record it, then let the writer go on. */
-int output_write(struct fs *fs, fuse_req_t req, struct fs_handle *h, const char *data,
-                 size_t len)
+int fs_vroot_output_write(struct fs *fs, fuse_req_t req, struct fs_handle *h, const char *data,
+                          size_t len)
 {
     int out = h->stream == TRACEDB_STDOUT ? fs->out_fd : fs->err_fd;
-    int64_t caller = req_caller(fs, req);
+    int64_t caller = fs_req_caller(fs, req);
     int r = 0;
     pthread_mutex_lock(&fs->output_lock);
     size_t done = 0;
@@ -72,9 +72,9 @@ int output_write(struct fs *fs, fuse_req_t req, struct fs_handle *h, const char 
     return done > 0 ? (int)done : r;
 }
 
-void root_readdir(struct fs *fs, fuse_req_t req, size_t size, off_t off)
+void fs_vroot_readdir(struct fs *fs, fuse_req_t req, size_t size, off_t off)
 {
-    char *buf = thread_buffer(size);
+    char *buf = fs_thread_buffer(size);
     size_t used = 0;
     int total = fs->n_trees + 2;
     for (off_t i = off; i < total; i++) {

@@ -2,14 +2,7 @@
  * filesystem's life (fs_new, fs_free). */
 #include "fs-internal.h"
 
-const char *const op_names[OP_COUNT] = {
-    "lookup", "forget", "getattr", "setattr", "readlink", "mknod", "mkdir", "unlink", "rmdir",
-    "symlink", "rename", "link", "open", "read", "write", "flush", "release", "fsync", "opendir",
-    "readdir", "releasedir", "fsyncdir", "statfs", "setxattr", "getxattr", "listxattr",
-    "removexattr", "create", "fallocate", "lseek", "copy_file_range", "output_write", "access",
-};
-
-void op_init(void *userdata, struct fuse_conn_info *conn)
+static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
     struct fs *fs = userdata;
     /* Symlink targets are read once per inode and kept in the page cache (a symlink never
@@ -29,7 +22,7 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
     /* Locks are then kept by the kernel, shared by every process of the mount. */
     conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
     /* The mode of a create comes unmasked with the caller's umask beside it, so that a
-     * directory's default ACL replaces the umask as natively (umask_enter). */
+     * directory's default ACL replaces the umask as natively (fs_umask_enter). */
     if (conn->capable & FUSE_CAP_DONT_MASK) {
         conn->want |= FUSE_CAP_DONT_MASK;
         fs->dont_mask = true;
@@ -56,39 +49,39 @@ void op_init(void *userdata, struct fuse_conn_info *conn)
 
 static const struct fuse_lowlevel_ops fs_ops = {
     .init = op_init,
-    .lookup = op_lookup,
-    .forget = op_forget,
-    .forget_multi = op_forget_multi,
-    .getattr = op_getattr,
-    .setattr = op_setattr,
-    .readlink = op_readlink,
-    .mknod = op_mknod,
-    .mkdir = op_mkdir,
-    .unlink = op_unlink,
-    .rmdir = op_rmdir,
-    .symlink = op_symlink,
-    .rename = op_rename,
-    .link = op_link,
-    .open = op_open,
-    .create = op_create,
-    .read = op_read,
-    .write_buf = op_write_buf,
-    .flush = op_flush,
-    .release = op_release,
-    .fsync = op_fsync,
-    .opendir = op_opendir,
-    .readdir = op_readdir,
-    .releasedir = op_releasedir,
-    .fsyncdir = op_fsyncdir,
-    .statfs = op_statfs,
-    .setxattr = op_setxattr,
-    .getxattr = op_getxattr,
-    .listxattr = op_listxattr,
-    .removexattr = op_removexattr,
-    .fallocate = op_fallocate,
-    .lseek = op_lseek,
-    .copy_file_range = op_copy_file_range,
-    .access = op_access,
+    .lookup = fs_op_lookup,
+    .forget = fs_op_forget,
+    .forget_multi = fs_op_forget_multi,
+    .getattr = fs_op_getattr,
+    .setattr = fs_op_setattr,
+    .readlink = fs_op_readlink,
+    .mknod = fs_op_mknod,
+    .mkdir = fs_op_mkdir,
+    .unlink = fs_op_unlink,
+    .rmdir = fs_op_rmdir,
+    .symlink = fs_op_symlink,
+    .rename = fs_op_rename,
+    .link = fs_op_link,
+    .open = fs_op_open,
+    .create = fs_op_create,
+    .read = fs_op_read,
+    .write_buf = fs_op_write_buf,
+    .flush = fs_op_flush,
+    .release = fs_op_release,
+    .fsync = fs_op_fsync,
+    .opendir = fs_op_opendir,
+    .readdir = fs_op_readdir,
+    .releasedir = fs_op_releasedir,
+    .fsyncdir = fs_op_fsyncdir,
+    .statfs = fs_op_statfs,
+    .setxattr = fs_op_setxattr,
+    .getxattr = fs_op_getxattr,
+    .listxattr = fs_op_listxattr,
+    .removexattr = fs_op_removexattr,
+    .fallocate = fs_op_fallocate,
+    .lseek = fs_op_lseek,
+    .copy_file_range = fs_op_copy_file_range,
+    .access = fs_op_access,
 };
 
 const struct fuse_lowlevel_ops *fs_operations(void)
@@ -145,7 +138,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->err_fd = cfg->err_fd;
     fs->rec = cfg->rec;
     fs->procs = cfg->procs;
-    fs->vers = vers_new(cfg->rec, 0, cfg->hash_limit);
+    fs->vers = cfg->vers;
     for (int i = 0; i < FS_MAX_HIDDEN; i++) {
         fs->hide[i] = cfg->hide[i];
         fs->hide[i].name = g_strdup(cfg->hide[i].name);
@@ -175,7 +168,7 @@ struct fs *fs_new(const struct fs_config *cfg)
         in->ino = st.st_ino;
         in->tree_root = true;
         in->name = g_strdup(cfg->trees[i].path);
-        (void)present_ino(fs, st.st_dev, st.st_ino); /* the first tree's device is index 0 */
+        (void)fs_present_ino(fs, st.st_dev, st.st_ino); /* the first tree's device is index 0 */
         fs->tree_roots[i] = in;
         /* Tree roots are not in the inode table: a lookup inside another tree that reaches
          * the same directory gets an ordinary inode with its own path. */
@@ -189,51 +182,13 @@ void fs_set_present_ids_as_own(struct fs *fs, bool on)
         fs->present_ids_as_own = on;
 }
 
-void fs_set_kernel_checks(struct fs *fs, bool on)
-{
-    if (fs)
-        fs->want_kernel_checks = on;
-}
-
-void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,
-                       const struct fs_id_range *gids, int n_gids)
-{
-    if (!fs)
-        return;
-    fs->n_inside_uids = MIN(n_uids, FS_MAX_ID_RANGES);
-    fs->n_inside_gids = MIN(n_gids, FS_MAX_ID_RANGES);
-    memcpy(fs->inside_uids, uids, (size_t)fs->n_inside_uids * sizeof *uids);
-    memcpy(fs->inside_gids, gids, (size_t)fs->n_inside_gids * sizeof *gids);
-    fs->inside_ids_known = true;
-}
-
-bool fs_inside_id_held(const struct fs *fs, bool is_group, uint32_t id)
-{
-    const struct fs_id_range *r = is_group ? fs->inside_gids : fs->inside_uids;
-    int n = is_group ? fs->n_inside_gids : fs->n_inside_uids;
-    for (int i = 0; i < n; i++)
-        if (id >= r[i].first && id - r[i].first < r[i].count)
-            return true;
-    return false;
-}
-
-bool fs_kernel_checks(struct fs *fs)
-{
-    return fs && __atomic_load_n(&fs->kernel_checks, __ATOMIC_ACQUIRE);
-}
-
-struct vers *fs_versions(struct fs *fs)
-{
-    return fs->vers;
-}
-
 char *fs_stats_summary(struct fs *fs)
 {
     GString *s = g_string_new(NULL);
     for (int i = 0; i < OP_COUNT; i++) {
         uint64_t n = __atomic_load_n(&fs->op_count[i], __ATOMIC_RELAXED);
         if (n)
-            g_string_append_printf(s, "%s%s=%" PRIu64, s->len ? " " : "", op_names[i], n);
+            g_string_append_printf(s, "%s%s=%" PRIu64, s->len ? " " : "", fs_op_names[i], n);
     }
     return g_string_free(s, FALSE);
 }
@@ -244,13 +199,12 @@ void fs_free(struct fs *fs)
         return;
     GList *vals = g_hash_table_get_values(fs->inodes);
     g_hash_table_destroy(fs->inodes); /* frees the keys */
-    g_list_free_full(vals, free_inode);
+    g_list_free_full(vals, fs_inode_free);
     for (int i = 0; i < fs->n_trees; i++)
-        free_inode(fs->tree_roots[i]);
+        fs_inode_free(fs->tree_roots[i]);
     g_free(fs->tree_roots);
     for (int i = 0; i < FS_MAX_HIDDEN; i++)
         g_free((char *)fs->hide[i].name);
-    vers_free(fs->vers);
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     pthread_mutex_destroy(&fs->devs_lock);

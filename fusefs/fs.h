@@ -18,7 +18,9 @@
  * return replies first; nothing after a reply touches the request); it records what its caller
  * did through fs-record.c's two calls before replying; it returns errors to the build as the
  * real filesystem gave them, and never logs (FS_DEBUG lines aside, which BUILDTRAIL_DEBUG=fs
- * turns on).  The implementation is split by concern: fs-internal.h lists the modules.
+ * turns on).  The implementation is split by concern: fs-internal.h lists the modules in
+ * dependency order (each calls only those before it, but fs-inodes.c and fs-vroot.c, which
+ * share getattr and entries between real and virtual nodes) and the lock order.
  *
  * Inodes: nodeid = pointer to struct fs_inode (root: FUSE_ROOT_ID), keyed by (st_dev, st_ino)
  * so hard links share one node.  An inode lives while the kernel holds lookups on it or a child
@@ -54,8 +56,11 @@ struct fs_config {
     const struct fs_tree *trees;
     int n_trees;
     int out_fd, err_fd;   /* where the build's stdout/stderr go (buildtrail's own 1 and 2) */
+    /* The capture engine (capture/), made by the launcher and shared with the watched system
+     * trees (syswatch.h); the filesystem uses them, never frees them, and they outlive it. */
     struct rec *rec;
     struct proc_table *procs;
+    struct vers *vers;
     /* What the build never sees (lookup, readdir, create, rename, link, unlink all act as if
      * it were not there): the trace database with its -wal/-shm/-journal files (under its
      * name and under the temporary name it has until the build's command starts), and
@@ -84,7 +89,6 @@ struct fs_config {
      * the kernel would refuse what it allows.  May be changed by
      * fs_set_kernel_checks() until the session starts. */
     bool kernel_checks;
-    int64_t hash_limit;    /* files larger than this are not hashed (0: no limit) */
     bool no_killpriv_v2;   /* do not take over set-user-ID clearing from the kernel (wire.h) */
     /* Let the kernel cache failed lookups (for `timeout`) and symlink targets: a name found
      * missing or a symlink followed is then recorded for the first process, not for every one. */
@@ -135,9 +139,6 @@ bool fs_killpriv_v2(struct fs *fs);
 /* Record the reads and writes of handles the kernel never released (the build was killed, or
  * the connection ended first).  Call once, after the session loop has returned. */
 void fs_flush_open_handles(struct fs *fs);
-
-/* The version table (versions.h), shared with the watched system trees (syswatch.h). */
-struct vers *fs_versions(struct fs *fs);
 
 /* Requests served, by FUSE opcode name ("lookup", "read", ...), for the run's notes. */
 char *fs_stats_summary(struct fs *fs);

@@ -7,6 +7,7 @@
 #include "run.h"
 #include "syswatch.h"
 #include "trace.h"
+#include "versions.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -74,9 +75,11 @@ int engine_start(struct engine *e, const struct engine_config *c)
      * forces that /proc-only mode (tests use it to keep the fallback exercised). */
     if (g_strcmp0(g_getenv("BUILDTRAIL_NO_PROC_EVENTS"), "1") != 0)
         proc_table_enable_events(e->procs);
+    e->vers = vers_new(e->rec, 0, c->hash_limit);
     struct fs_config fcfg = c->fs;
     fcfg.rec = e->rec;
     fcfg.procs = e->procs;
+    fcfg.vers = e->vers;
     e->fs = fs_new(&fcfg);
     if (e->watch_fd < 0)
         return 0;
@@ -88,7 +91,7 @@ int engine_start(struct engine *e, const struct engine_config *c)
     g_autofree const char **watched = g_new0(const char *, c->watched->len + 1);
     for (guint i = 0; i < c->watched->len; i++)
         watched[i] = c->watched->pdata[i];
-    e->syswatch = syswatch_start(e->watch_fd, e->rec, e->procs, fs_versions(e->fs),
+    e->syswatch = syswatch_start(e->watch_fd, e->rec, e->procs, e->vers,
                                  (char *const *)watched, (char *const *)served, &err);
     if (!e->syswatch) {
         e->watch_fd = -1;
@@ -116,6 +119,7 @@ void engine_stop(struct engine *e, char **tree_note)
 void engine_leave(struct engine *e)
 {
     e->fs = NULL;
+    e->vers = NULL;
     e->procs = NULL;
     e->rec = NULL;
 }
@@ -127,6 +131,7 @@ void engine_free(struct engine *e)
     else if (e->watch_fd >= 0)
         close(e->watch_fd);
     fs_free(e->fs);
+    vers_free(e->vers);
     proc_table_free(e->procs);
     rec_free(e->rec);
     g_free(e->watch_why_not);

@@ -1,7 +1,7 @@
 /* engine — the capture engine of one `buildtrail run`, made, stopped and freed in one place:
- * the recorder (recorder.h), the process table (proc.h), the filesystem that records through
- * them (fs.h), and with watched system trees (--system as root) the fanotify group and its
- * watcher (syswatch.h).  The launcher owns them: engine_start makes them all, in that order,
+ * the recorder (recorder.h), the process table (proc.h), the version table (versions.h), the
+ * filesystem that records through them (fs.h), and with watched system trees (--system as
+ * root) the fanotify group and its watcher (syswatch.h), given the same three.  The launcher owns them: engine_start makes them all, in that order,
  * and hands each to those that use it; engine_free frees them all.
  *
  * Contract
@@ -23,6 +23,7 @@ struct rec;
 struct rec_hooks;
 struct proc_table;
 struct syswatch;
+struct vers;
 
 /* --system=HOW */
 enum engine_system { ENGINE_SYSTEM_AUTO, ENGINE_SYSTEM_OPENS, ENGINE_SYSTEM_FULL };
@@ -30,6 +31,7 @@ enum engine_system { ENGINE_SYSTEM_AUTO, ENGINE_SYSTEM_OPENS, ENGINE_SYSTEM_FULL
 struct engine {
     struct rec *rec;
     struct proc_table *procs;
+    struct vers *vers;
     struct fs *fs;
     struct syswatch *syswatch;
     int watch_fd;          /* the system trees' fanotify group until the watcher takes it */
@@ -38,7 +40,8 @@ struct engine {
 };
 
 struct engine_config {
-    struct fs_config fs;            /* the filesystem's options (rec and procs: filled in) */
+    struct fs_config fs;            /* the filesystem's options (rec, procs, vers: filled in) */
+    int64_t hash_limit;             /* the version table's: files larger are not hashed */
     const struct rec_hooks *hooks;  /* the recorder's, for the main loop */
     const char *db_path;            /* the trace, for messages */
     const GPtrArray *env_redact;    /* char*: --env-redact */
@@ -53,7 +56,7 @@ void engine_init(struct engine *e);
  * says why — but for --system=opens, which then fails.  0 or -1 (said). */
 int engine_open_watch(struct engine *e, bool system, enum engine_system how);
 /* The recorder (its trace comes when the build's command starts), the process table (with
- * process events unless BUILDTRAIL_NO_PROC_EVENTS=1), the filesystem on c->fs's trees (whose
+ * process events unless BUILDTRAIL_NO_PROC_EVENTS=1), the version table, the filesystem on c->fs's trees (whose
  * fds it takes), and with watch_fd the watcher.  0 or -1 (said; the trees' fds closed when the
  * filesystem was not made). */
 int engine_start(struct engine *e, const struct engine_config *c);

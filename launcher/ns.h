@@ -98,7 +98,7 @@ struct ns_plan {
                                              * them, so the build has no powers it lacks
                                              * natively (a set-uid file, a device node) */
     int mount_order[NS_MAX_TREES];        /* tree indices, parents before children */
-    /* Watched trees (fusefs/syswatch.h): each is bind-mounted onto itself with the mounts
+    /* Watched trees (capture/syswatch.h): each is bind-mounted onto itself with the mounts
      * inside it, and each of those mounts (watch_marks: the trees and every mount point inside
      * them) is marked in watch_fd with watch_mask, before any traced tree is mounted (one may
      * lie inside); then setup closes watch_fd. */

@@ -1,4 +1,4 @@
-/* nsguard — what a watched build (--system as root, fusefs/syswatch.h) does to its mounts:
+/* nsguard — what a watched build (--system as root, capture/syswatch.h) does to its mounts:
  * the calls that would let it reach the system trees through a mount without a fanotify mark.
  *
  * Why: the watched trees are marked per mount (FAN_MARK_MOUNT on the build's own bind mounts

@@ -426,13 +426,12 @@ static int start_engine(struct run *r)
             .timeout = 60.0,
             .present_ids_as_own = r->sp.user_ns,
             .kernel_checks = !r->sp.user_ns, /* user namespace: decided once the ids are mapped */
-            .hash_limit = r->o.hash_limit,
             .cache_lookups = r->o.cache_lookups,
             .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
             /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
             .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
         },
-        .hooks = &hooks, .db_path = r->t.path, .env_redact = r->o.env_redact,
+        .hash_limit = r->o.hash_limit, .hooks = &hooks, .db_path = r->t.path, .env_redact = r->o.env_redact,
         .argv_redact = (char *const *)r->o.argv_redact->pdata, .watched = r->plan->watched};
     return engine_start(&r->e, &c);
 }

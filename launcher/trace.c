@@ -61,7 +61,7 @@ static int64_t realtime_ns(void)
 }
 
 /* The build's command as runs.argv records it: NUL-separated, redacted as every process's
- * argv is (fusefs/redact.h). */
+ * argv is (capture/redact.h). */
 static GBytes *join_argv(char **argv, char *const *redact)
 {
     GByteArray *b = g_byte_array_new();

@@ -1,4 +1,4 @@
-/* libFuzzer target: redaction of environments and argv (fusefs/redact.h) must never read out of
+/* libFuzzer target: redaction of environments and argv (capture/redact.h) must never read out of
  * bounds, must keep the number of arguments, and must leave no byte of a redacted URL password
  * mark-free: what it returns is itself a fixed point (redacting twice changes nothing). */
 #include "redact.h"

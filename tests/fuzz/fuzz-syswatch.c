@@ -1,5 +1,5 @@
 /* libFuzzer target: the /proc/TID/syscall parser and the symlink walk's component splitter
- * (fusefs/syswatch.h) must never read out of bounds, and a parsed line must have had seven
+ * (capture/syswatch.h) must never read out of bounds, and a parsed line must have had seven
  * numbers. */
 #include "syswatch.h"
 

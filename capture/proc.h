@@ -26,6 +26,9 @@
  * deadlocks.  No other recorder call is made under table_lock.  Images are reference-counted
  * under table_lock and freed when the last table lets go of one: code that uses an image after
  * dropping the lock (resolve_process while it reads /proc) holds a reference of its own.
+ *
+ * Implementation: proc.c (the table, proc_resolve), proc-lifecycle.c (the process events
+ * applied), procfs.c (reading /proc); proc-internal.h says what they share and the lock order.
  */
 #pragma once
 
@@ -116,7 +119,7 @@ struct proc_stat {
 int proc_parse_stat(const char *buf, size_t len, struct proc_stat *out);
 
 /* Environments and argv are recorded with each image (read at exec from /proc/PID/environ and
- * cmdline) as fusefs/redact.h leaves them: the values of secret-looking variables, of the
+ * cmdline) as capture/redact.h leaves them: the values of secret-looking variables, of the
  * variables whose names match a pattern added here, of the argument options added here, and
  * URL credentials are dropped before anything is queued.  Added before the build starts. */
 void proc_table_add_env_redact(struct proc_table *t, const char *pattern);

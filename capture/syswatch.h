@@ -68,7 +68,8 @@ struct syswatch;
 /* Start the watcher thread on `group` (taken over).  `paths` (NULL-terminated) are the watched
  * trees as the build sees them; `served` (NULL-terminated) the trees served through FUSE, which
  * a symlink walk never enters (the daemon would be asking itself, and FUSE records those).
- * NULL on failure (*err gets -errno). */
+ * `rec`, `procs` and `vers` are the launcher's, the same three the filesystem is given
+ * (fs_config), and outlive the watcher.  NULL on failure (*err gets -errno). */
 struct syswatch *syswatch_start(int group, struct rec *rec, struct proc_table *procs,
                                 struct vers *vers, char *const *paths, char *const *served,
                                 int *err);

@@ -432,3 +432,13 @@ int64_t vers_current(struct vers *v, dev_t dev, ino_t ino)
     pthread_mutex_unlock(&v->lock);
     return id;
 }
+
+/* A read-only fd of the file open as `fd`, to hash it from (or -errno): a new open file
+ * description (never a dup: its flags and offset are the build's, and a writer's fd would make
+ * an exec of the file fail with ETXTBSY while it is hashed), without updating the access time. */
+int vers_reopen_for_hash(int fd)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    return vers_open_for_hash(p);
+}

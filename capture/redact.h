@@ -1,7 +1,7 @@
 /* redact — what of a process's environment and arguments is never recorded.
  *
  * The daemon reads each image's environment and argv from /proc and passes them through here
- * before anything is queued for the trace (fusefs/proc.c; the build's command in
+ * before anything is queued for the trace (capture/proc.c; the build's command in
  * launcher/run.c), so a redacted value never reaches the trace, its WAL or any export.
  * Pure functions on NUL-separated entries; no state, no logging; unit-tested
  * (unit/proctable) and fuzzed (fuzz/redact).

@@ -21,6 +21,11 @@
  *   looked up again keeps its version); an inode number can only be reused after the file is
  *   gone, and a new file is always a fresh version.
  *
+ * Ownership: one table per run, made by the launcher (vers_new) beside the process table and the
+ *   recorder and handed to both front ends the same way (fs_config.vers, syswatch_start); it
+ *   outlives both (their last hashes drained: fs_flush_open_handles, syswatch_stop) and is
+ *   freed after them.
+ *
  * Locking: vers.lock protects the table and every entry; it is a leaf lock (nothing else is
  *   taken while holding it, except that rec_add_version is called without it).  Waiting for a
  *   hash happens on a condition variable of that lock.  Functions never fail: a file that cannot
@@ -96,6 +101,12 @@ int64_t vers_current(struct vers *v, dev_t dev, ino_t ino);
  * opened: anything else (a FIFO, whose open would wait for a writer; a device, whose open acts
  * on it), looked at first without opening it, gives -ESTALE.  fd or -errno. */
 int vers_open_for_hash(const char *path);
+
+/* A read-only fd of the file open as `fd`, to hash it from (or -errno): a new open file
+ * description through /proc/self/fd (never a dup: its flags and offset are the build's, and a
+ * writer's fd would make an exec of the file fail with ETXTBSY while it is hashed), opened as
+ * vers_open_for_hash does. */
+int vers_reopen_for_hash(int fd);
 
 /* Hash the whole content of `fd` (from offset 0, with pread): SHA-256 and git's blob id
  * (SHA-1 of "blob SIZE\0" + content), and plain SHA-1 (SPDX 2 requires it).  Returns 0, -errno, -ESTALE when the size changed

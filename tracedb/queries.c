@@ -233,12 +233,6 @@ static const char *const sql[TQ_COUNT] = {
         "file_id FROM versions WHERE origin = 2) OR a.file_id IN (SELECT file_id FROM accesses "
         "WHERE kind IN " TRACEDB_KINDS_PLACED " AND result = 0)) AND a.result = 0 AND a.kind IN "
         TRACEDB_KINDS_BOUND " ORDER BY a.file_id, a.first_ns, a.id",
-    [TQ_WRITER_OF_VERSION] =
-        "SELECT process_id FROM accesses WHERE version_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
-        " AND result = 0 AND process_id IS NOT NULL ORDER BY (kind = 2 AND bytes > 0) DESC, "
-        "last_ns DESC LIMIT 1",
-    [TQ_DIRS_LISTED_BY_PROCESS] =
-        "SELECT count(*) FROM accesses WHERE process_id = ?1 AND kind IN " TRACEDB_KINDS_LISTED,
     [TQ_ENVIRONMENTS] = "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id",
     [TQ_FOUND_INPUTS] =
         "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "

@@ -117,11 +117,9 @@ enum tracedb_query {
     TQ_FOUND_READS_WITH_PATHS,
     TQ_DIRS_LISTED, /* packages: (image, path) of every directory listed (?1 unused) */
     TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */
-    TQ_ENVIRONMENTS,
+    TQ_ENVIRONMENTS, /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
     TQ_BINDINGS_BY_FILE, /* prov_products: (file, kind, version) of every binding of the
                           * files the build wrote, by file then time */
-    TQ_WRITER_OF_VERSION, /* diff: the image that wrote version ?1's bytes (else made it) */
-    TQ_DIRS_LISTED_BY_PROCESS, /* diff: how many directories image ?1 listed */ /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
     TQ_FOUND_INPUTS, /* verify: (path, sha256) of every found file read or executed, by path */
 
     /* Output */

@@ -49,6 +49,16 @@ void jsonw_null(struct jsonw *w);
 void jsonw_raw(struct jsonw *w, const char *json);
 void jsonw_argv(struct jsonw *w, const char *argv, size_t len);
 void jsonw_space(struct jsonw *w, const char *ws);
+/* For a helper that writes JSON text itself (query_json_process, ...): the buffer, after
+ * what one more value needs (a comma, or nothing after a key); append exactly one value. */
+GString *jsonw_raw_value(struct jsonw *w);
+/* Inside an object, for a helper that writes whole members ("trace":{...}): the buffer,
+ * after the comma they need; append one or more "key":value members, no comma around. */
+GString *jsonw_raw_members(struct jsonw *w);
+/* For a helper that writes an object's '{' and its first members itself (query_json_version):
+ * the buffer, after what one more value needs; write '{' and at least one member.  The object
+ * is then open (jsonw_key adds members after a comma; jsonw_object_end closes it). */
+GString *jsonw_raw_object_begin(struct jsonw *w);
 
 /* Shorthands for a key and its value. */
 void jsonw_kv_string(struct jsonw *w, const char *key, const char *s);

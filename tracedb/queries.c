@@ -98,12 +98,8 @@ static const char *const sql[TQ_COUNT] = {
         "WHERE e.killed_at_end ORDER BY p.id",
     [TQ_MARK_KILLED_AT_END] =
         "UPDATE exits SET killed_at_end = 1 WHERE exit_signal = 9 AND end_ns >= ?1",
-    [TQ_CHILD_IMAGES] =
-        "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
-        "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",
     [TQ_PROCESS_ENV] = "SELECT e.env FROM processes p JOIN environments e ON e.id = p.env_id "
                        "WHERE p.id = ?1",
-    [TQ_NEXT_IMAGE] = "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1",
     [TQ_MAX_PROCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM processes",
     /* Files and paths */
     [TQ_FILE_ID_BY_PATH] = "SELECT id FROM files WHERE path=?",
@@ -124,15 +120,6 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
         "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_READ
         " GROUP BY process_id, kind ORDER BY t, process_id, kind",
-    [TQ_FILE_USES_OF_PROCESS] =
-        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
-        "MAX(a.version_id), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = "
-        "a.file_id WHERE a.process_id = ? GROUP BY a.file_id, a.kind, a.version_id ORDER BY "
-        "t, a.kind",
-    [TQ_FILE_USES_OF_PROCESS_V1] =
-        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
-        "MAX(NULL), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = a.file_id "
-        "WHERE a.process_id = ? GROUP BY a.file_id, a.kind ORDER BY t, a.kind",
     [TQ_ACCESS_MARKS] =
         "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
         "WHERE ?1 = 0 OR process_id = ?1",
@@ -242,7 +229,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_OUTPUT_CHUNKS] =
         "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "
         "0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
-    [TQ_OUTPUT_OF_PROCESS] = "SELECT stream, data FROM output WHERE process_id = ? ORDER BY seq",
     /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
     [TQ_DUMP_PROCESSES] =
         "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "

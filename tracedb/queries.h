@@ -57,8 +57,6 @@ enum tracedb_query {
     TQ_PROCESS_V2, /* TQ_PROCESS for schemas 2-6 */
     TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
     TQ_MARK_KILLED_AT_END, /* run: the exits by SIGKILL at or after ?1 (ns) were killed at the end */
-    TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
-    TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
     TQ_PROCESS_ENV, /* the environment of image ?1 (schema 5) */
     TQ_MAX_PROCESS_ID, /* the largest image id */
 
@@ -74,8 +72,6 @@ enum tracedb_query {
     /* Accesses */
     TQ_WRITERS_OF_FILE, /* who-wrote ?1: (process, kind, bytes, count, first time) */
     TQ_READERS_OF_FILE, /* who-read ?1: the same */
-    TQ_FILE_USES_OF_PROCESS, /* show: what image ?1 did to each file, with versions */
-    TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 */
     TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes, first) of every access, or ?1's */
     /* compile-commands: (path, kind) of what image ?1 changed, in order */
     TQ_PATH_CHANGES_OF_PROCESS,
@@ -125,7 +121,6 @@ enum tracedb_query {
     /* Output */
     /* log: (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
     TQ_OUTPUT_CHUNKS,
-    TQ_OUTPUT_OF_PROCESS, /* show: (stream, data) image ?1 wrote */
 
     /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
     TQ_DUMP_PROCESSES, /* processes, with env_id (schema 5 on) */

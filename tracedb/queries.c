@@ -116,10 +116,6 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
         "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_WROTE_PATH
         " AND (kind != 2 OR bytes > 0) GROUP BY process_id, kind ORDER BY t, process_id, kind",
-    [TQ_READERS_OF_FILE] =
-        "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
-        "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_READ
-        " GROUP BY process_id, kind ORDER BY t, process_id, kind",
     [TQ_ACCESS_MARKS] =
         "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
         "WHERE ?1 = 0 OR process_id = ?1",

@@ -135,8 +135,7 @@ static void json_use(struct jsonw *w, struct prov *p, const struct file_use *u)
     jsonw_object_begin(w);
     jsonw_kv_string(w, "path", u->path);
     jsonw_kv_string(w, "kind", tracedb_access_kind_name(u->kind));
-    jsonw_kv_int(w, "bytes", u->bytes);
-    jsonw_kv_bool(w, "bytes_exact", u->kind != TRACEDB_READ); /* (as query_json_bytes) */
+    query_json_bytes(jsonw_raw_led_members(w), u->kind, u->bytes);
     jsonw_kv_int(w, "count", u->count);
     jsonw_kv_int(w, "result", u->result);
     const struct prov_version *v = p && u->version_id ? prov_version(p, u->version_id) : NULL;

@@ -143,6 +143,17 @@ GString *jsonw_raw_object_begin(struct jsonw *w)
     return w->out;
 }
 
+GString *jsonw_raw_led_members(struct jsonw *w)
+{
+    g_assert(w->depth > 0 && w->closer[w->depth - 1] == '}' && !w->key_pending &&
+             w->has_items[w->depth - 1]);
+    if (w->space) {
+        g_string_append(w->out, w->space);
+        w->space = NULL;
+    }
+    return w->out;
+}
+
 GString *jsonw_raw_members(struct jsonw *w)
 {
     member(w);

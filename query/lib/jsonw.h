@@ -59,6 +59,10 @@ GString *jsonw_raw_members(struct jsonw *w);
  * the buffer, after what one more value needs; write '{' and at least one member.  The object
  * is then open (jsonw_key adds members after a comma; jsonw_object_end closes it). */
 GString *jsonw_raw_object_begin(struct jsonw *w);
+/* Inside an object that has a member already, for a helper that writes members each led by
+ * its own comma (",\"bytes\":1,..." or nothing: query_json_bytes, query_json_path_state):
+ * the buffer, with nothing added. */
+GString *jsonw_raw_led_members(struct jsonw *w);
 
 /* Shorthands for a key and its value. */
 void jsonw_kv_string(struct jsonw *w, const char *key, const char *s);

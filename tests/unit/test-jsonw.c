@@ -101,6 +101,16 @@ static void test_raw_parts(void)
     }
     jsonw_array_end(&w);
     g_assert_cmpstr(s->str, ==, "[{\"v\":1,\"d\":0},{\"v\":1,\"d\":1}]");
+    /* members a helper writes each with its comma, then the writer's own */
+    g_string_truncate(s, 0);
+    jsonw_init(&w, s);
+    jsonw_object_begin(&w);
+    jsonw_kv_int(&w, "a", 1);
+    g_string_append(jsonw_raw_led_members(&w), ",\"b\":2");
+    jsonw_raw_led_members(&w); /* (nothing, as a helper may write) */
+    jsonw_kv_int(&w, "c", 3);
+    jsonw_object_end(&w);
+    g_assert_cmpstr(s->str, ==, "{\"a\":1,\"b\":2,\"c\":3}");
     g_string_free(s, TRUE);
 }
 

@@ -217,10 +217,6 @@ static const char *const sql[TQ_COUNT] = {
         "WHERE kind IN " TRACEDB_KINDS_PLACED " AND result = 0)) AND a.result = 0 AND a.kind IN "
         TRACEDB_KINDS_BOUND " ORDER BY a.file_id, a.first_ns, a.id",
     [TQ_ENVIRONMENTS] = "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id",
-    [TQ_FOUND_INPUTS] =
-        "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "
-        "v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_READ
-        " AND a.result = 0 AND v.origin = 1 ORDER BY f.path",
     /* Output */
     [TQ_OUTPUT_CHUNKS] =
         "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "

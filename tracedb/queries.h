@@ -115,7 +115,6 @@ enum tracedb_query {
     TQ_ENVIRONMENTS, /* every recorded environment, in the order first seen (schema 5; ?1 unused) */
     TQ_BINDINGS_BY_FILE, /* prov_products: (file, kind, version) of every binding of the
                           * files the build wrote, by file then time */
-    TQ_FOUND_INPUTS, /* verify: (path, sha256) of every found file read or executed, by path */
 
     /* Output */
     /* log: (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */

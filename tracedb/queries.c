@@ -116,9 +116,6 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
         "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_WROTE_PATH
         " AND (kind != 2 OR bytes > 0) GROUP BY process_id, kind ORDER BY t, process_id, kind",
-    [TQ_ACCESS_MARKS] =
-        "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
-        "WHERE ?1 = 0 OR process_id = ?1",
     [TQ_PATH_CHANGES_OF_PROCESS] =
         "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
         "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED

@@ -71,7 +71,6 @@ enum tracedb_query {
 
     /* Accesses */
     TQ_WRITERS_OF_FILE, /* who-wrote ?1: (process, kind, bytes, count, first time) */
-    TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes, first) of every access, or ?1's */
     /* compile-commands: (path, kind) of what image ?1 changed, in order */
     TQ_PATH_CHANGES_OF_PROCESS,
     TQ_BINDINGS, /* every successful access: file, version, kind, time, id (a scan) */

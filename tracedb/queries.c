@@ -214,10 +214,6 @@ static const char *const sql[TQ_COUNT] = {
         "WHERE kind IN " TRACEDB_KINDS_PLACED " AND result = 0)) AND a.result = 0 AND a.kind IN "
         TRACEDB_KINDS_BOUND " ORDER BY a.file_id, a.first_ns, a.id",
     [TQ_ENVIRONMENTS] = "SELECT env FROM environments WHERE ?1 = ?1 ORDER BY id",
-    /* Output */
-    [TQ_OUTPUT_CHUNKS] =
-        "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "
-        "0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
     /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
     [TQ_DUMP_PROCESSES] =
         "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "

@@ -115,10 +115,6 @@ enum tracedb_query {
     TQ_BINDINGS_BY_FILE, /* prov_products: (file, kind, version) of every binding of the
                           * files the build wrote, by file then time */
 
-    /* Output */
-    /* log: (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
-    TQ_OUTPUT_CHUNKS,
-
     /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
     TQ_DUMP_PROCESSES, /* processes, with env_id (schema 5 on) */
     TQ_DUMP_PROCESSES_V4, /* the same before schema 5: env_id NULL */

@@ -178,10 +178,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_USERS_OF_VERSION] =
         "SELECT process_id, kind FROM accesses WHERE version_id = ? AND result = 0 AND "
         "process_id IS NOT NULL AND kind IN " TRACEDB_KINDS_USED,
-    [TQ_USES] =
-        "SELECT process_id, version_id, kind, first_ns, last_ns FROM accesses NOT INDEXED "
-        "WHERE version_id IS NOT NULL AND process_id IS NOT NULL AND result = 0 AND kind IN "
-        TRACEDB_KINDS_USED,
     [TQ_VERSIONS_MADE] =
         "SELECT DISTINCT version_id FROM accesses WHERE kind IN " TRACEDB_KINDS_MADE
         " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1",

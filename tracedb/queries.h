@@ -100,7 +100,6 @@ enum tracedb_query {
     TQ_WRITES_OF_PROCESS, /* (version, last write) image ?1 made with an end in [?2, ?3] */
     TQ_MAKERS_OF_VERSION, /* the images that made version ?1 */
     TQ_USERS_OF_VERSION, /* (process, kind) of every image that read or made version ?1 */
-    TQ_USES, /* prov: (process, version, kind, first, last) of every successful use (a scan) */
     TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */

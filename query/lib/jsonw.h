@@ -11,6 +11,10 @@
  *   - Output is compact (no spaces).  jsonw_space(w, ws) appends whitespace (e.g. "\n    ")
  *     *after* the comma that the next element brings, or right away when none is due: what
  *     the exports that indent need to stay byte-identical.
+ *   - Helpers that write JSON text themselves (the driver's query_json_process, _trace,
+ *     _version, _bytes, ...) write into the buffer jsonw_raw_value / _raw_members /
+ *     _raw_object_begin / _raw_led_members return, after the writer has placed the comma
+ *     their part needs: each says what the caller may append.
  *   - Strings go through json_string() (textout.h): invalid UTF-8 survives as \udcXX.
  *   - Misuse (a value in an object without a key, an end that does not match, deeper than
  *     JSONW_MAX_DEPTH) is a programming error: g_assert fails.  No allocation besides the

@@ -6,7 +6,8 @@
  *   make [1] (cwd ROOT) runs
  *   cc   [2] (cwd CC_CWD, argv "cc CC_OPT -c a.c"): reads a.c (v1), h.h (v2), writes a.o (v3)
  *   ld   [3] (cwd ROOT): reads a.o, writes APP (v4)
- * with the hashes of h.h, a.o and APP given (a.c's is the same in every trace). */
+ * with the hashes of h.h, a.o and APP given (a.c's is the same in every trace); cc may have
+ * an environment (ENV: one NAME=VALUE) and read one more file (EXTRA, found). */
 #include "diffeng.h"
 #include "prov.h"
 #include "qdb.h"
@@ -19,6 +20,7 @@
 struct build {
     const char *root, *cc_cwd, *cc_opt, *app; /* app: the linked product's name */
     const char *h, *o, *exe;                  /* sha256 of h.h, a.o, APP: one byte, hex */
+    const char *env, *extra;                  /* NULL: none */
 };
 
 static const struct build base = {"/w", "/w", "-O2", "app", "02", "10", "20"};
@@ -75,6 +77,23 @@ static char *make_build(const char *name, const struct build *b)
         b->root, amk, b->cc_cwd, acc, b->root, ald, b->root, b->root, b->root, b->root, b->app,
         sc, sh, so, sa);
     g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
+    if (b->env) {
+        const char *env[] = {b->env, NULL};
+        g_autofree char *blob = argv_blob(env);
+        g_autofree char *more = g_strdup_printf(
+            "INSERT INTO environments (id, env) VALUES (1, %s);"
+            "UPDATE processes SET env_id = 1 WHERE id = 2;", blob);
+        g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
+    }
+    if (b->extra) {
+        g_autofree char *more = g_strdup_printf(
+            "INSERT INTO files (id, path) VALUES (5, '%s/%s');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+            "(5, 5, 1, 113, 113, %s);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (2, 5, 1, 113, 113, 5, 0);", b->root, b->extra, sc);
+        g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
+    }
     struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0,
                                 .state = TRACEDB_RUN_FINISHED, .root_process_id = 1, .notes = "",
                                 .process_tree = "complete"};
@@ -265,6 +284,36 @@ static void test_other_directory(void)
     done(&x);
 }
 
+/* The same arguments, another environment (no env: the same as none at all, both sides). */
+static void test_environment(void)
+{
+    struct build a = base, b = base;
+    a.env = "CFLAGS=-O2", b.env = "CFLAGS=-O1", b.o = "11", b.exe = "21";
+    struct pair x;
+    compare(&x, &a, &b);
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_ENV);
+    g_assert_cmpstr(cause(&x, 0)->detail, ==, "CFLAGS ('-O2' / '-O1')");
+    done(&x);
+}
+
+/* A file read by B's compile only: an "inputs" cause naming it and both processes. */
+static void test_read_in_one_build(void)
+{
+    struct build b = base;
+    b.extra = "config.h", b.o = "11", b.exe = "21";
+    struct pair x;
+    compare(&x, &base, &b);
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    const struct diffeng_cause *c = cause(&x, 0);
+    g_assert_cmpint(c->kind, ==, DIFFENG_INPUTS);
+    g_assert_cmpstr(c->path, ==, "/w/config.h");
+    g_assert_cmpstr(c->detail, ==, "read by the second build's process only");
+    g_assert_cmpint(c->proc[0], ==, 2);
+    g_assert_cmpint(c->proc[1], ==, 2);
+    done(&x);
+}
+
 /* --map and --exclude: a map says where A's files are in B; an excluded product is not
  * compared at all. */
 static void test_map_and_exclude(void)
@@ -292,6 +341,8 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/only-in-one", test_only_in_one);
     g_test_add_func("/diffeng/nondeterministic-tool", test_nondeterministic_tool);
     g_test_add_func("/diffeng/other-directory", test_other_directory);
+    g_test_add_func("/diffeng/environment", test_environment);
+    g_test_add_func("/diffeng/read-in-one-build", test_read_in_one_build);
     g_test_add_func("/diffeng/map-and-exclude", test_map_and_exclude);
     return unit_run();
 }

@@ -164,6 +164,17 @@ static const struct diffeng_cause *cause(const struct pair *x, guint i)
     return x->m->causes->pdata[i];
 }
 
+/* B's build `b` compared with the base build: it has one root cause, of `kind`, by cc. */
+static const struct diffeng_cause *one_cause(struct pair *x, const struct build *a,
+                                             const struct build *b, enum diffeng_kind kind)
+{
+    compare(x, a, b);
+    g_assert_cmpuint(x->m->causes->len, ==, 1);
+    const struct diffeng_cause *c = cause(x, 0);
+    g_assert_cmpint(c->kind, ==, kind);
+    return c;
+}
+
 static void test_identical(void)
 {
     struct pair x;
@@ -207,10 +218,7 @@ static void test_argv(void)
     struct build b = base;
     b.cc_opt = "-O1", b.o = "11", b.exe = "21";
     struct pair x;
-    compare(&x, &base, &b);
-    g_assert_cmpuint(x.m->causes->len, ==, 1);
-    const struct diffeng_cause *c = cause(&x, 0);
-    g_assert_cmpint(c->kind, ==, DIFFENG_ARGV);
+    const struct diffeng_cause *c = one_cause(&x, &base, &b, DIFFENG_ARGV);
     g_assert_cmpstr(c->path, ==, "/w/a.o");
     g_assert_cmpint(c->proc[0], ==, 2);
     g_assert_cmpint(c->proc[1], ==, 2);
@@ -241,10 +249,7 @@ static void test_nondeterministic_tool(void)
     struct build b = base;
     b.o = "11", b.exe = "21";
     struct pair x;
-    compare(&x, &base, &b);
-    g_assert_cmpuint(x.m->causes->len, ==, 1);
-    const struct diffeng_cause *c = cause(&x, 0);
-    g_assert_cmpint(c->kind, ==, DIFFENG_NONDET);
+    const struct diffeng_cause *c = one_cause(&x, &base, &b, DIFFENG_NONDET);
     g_assert_cmpint(c->proc[0], ==, 2);
     g_assert_true(g_str_has_prefix(c->detail, "the same inputs, arguments and environment"));
     g_assert_null(strstr(c->detail, "build path")); /* both built in /w */
@@ -276,10 +281,7 @@ static void test_other_directory(void)
     done(&x);
 
     b.cc_cwd = "/v/sub";
-    compare(&x, &base, &b);
-    g_assert_cmpuint(x.m->causes->len, ==, 1);
-    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_CWD);
-    g_assert_cmpstr(cause(&x, 0)->detail, ==,
+    g_assert_cmpstr(one_cause(&x, &base, &b, DIFFENG_CWD)->detail, ==,
                     "the same arguments, environment and inputs, run in /w in A and /v/sub in B");
     done(&x);
 }
@@ -290,10 +292,8 @@ static void test_environment(void)
     struct build a = base, b = base;
     a.env = "CFLAGS=-O2", b.env = "CFLAGS=-O1", b.o = "11", b.exe = "21";
     struct pair x;
-    compare(&x, &a, &b);
-    g_assert_cmpuint(x.m->causes->len, ==, 1);
-    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_ENV);
-    g_assert_cmpstr(cause(&x, 0)->detail, ==, "CFLAGS ('-O2' / '-O1')");
+    const struct diffeng_cause *c = one_cause(&x, &a, &b, DIFFENG_ENV);
+    g_assert_cmpstr(c->detail, ==, "CFLAGS ('-O2' / '-O1')");
     done(&x);
 }
 
@@ -303,10 +303,7 @@ static void test_read_in_one_build(void)
     struct build b = base;
     b.extra = "config.h", b.o = "11", b.exe = "21";
     struct pair x;
-    compare(&x, &base, &b);
-    g_assert_cmpuint(x.m->causes->len, ==, 1);
-    const struct diffeng_cause *c = cause(&x, 0);
-    g_assert_cmpint(c->kind, ==, DIFFENG_INPUTS);
+    const struct diffeng_cause *c = one_cause(&x, &base, &b, DIFFENG_INPUTS);
     g_assert_cmpstr(c->path, ==, "/w/config.h");
     g_assert_cmpstr(c->detail, ==, "read by the second build's process only");
     g_assert_cmpint(c->proc[0], ==, 2);

@@ -873,6 +873,22 @@ const struct diffeng_model *diffeng_run(struct diffeng *d)
     return &d->m;
 }
 
+GArray *diffeng_causes_of(struct diffeng *d, const char *product)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(size_t));
+    const char *k = g_hash_table_lookup(d->product_pair, product);
+    GArray *found = k ? g_hash_table_lookup(d->memo, k) : NULL;
+    for (guint i = 0; found && i < found->len; i++) {
+        size_t at = g_array_index(found, size_t, i);
+        bool seen = false;
+        for (guint j = 0; j < out->len && !seen; j++)
+            seen = g_array_index(out, size_t, j) == at;
+        if (!seen)
+            g_array_append_val(out, at);
+    }
+    return out;
+}
+
 GPtrArray *diffeng_chain(struct diffeng *d, const char *product, size_t cause)
 {
     GPtrArray *hops = g_ptr_array_new();

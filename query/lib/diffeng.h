@@ -22,7 +22,8 @@
  *   - The model (struct diffeng_model) and everything it points to belong to the diffeng
  *     and live until diffeng_free.  Paths are in B's terms (A's mapped), sorted by strcmp.
  *   - A cause's processes are image ids of each trace (0: none): qdb_process(qa|qb, id).
- *   - diffeng_chain(d, product, cause) gives the files between a product and where the
+ *   - diffeng_causes_of(d, product) gives the causes that reach one product (the model lists,
+ *     per cause, the products it reaches); diffeng_chain(d, product, cause) gives the files between a product and where the
  *     cause arose, nearest the product first (B's paths; g_ptr_array_free it, the strings
  *     stay the engine's); empty when the cause is the product's own.
  *   - Not thread-safe; one diffeng per thread.
@@ -82,5 +83,8 @@ void diffeng_add_map(struct diffeng *d, const char *old, const char *new);
 void diffeng_exclude(struct diffeng *d, const char *glob);
 /* Compare the two builds (once; later calls return the same model). */
 const struct diffeng_model *diffeng_run(struct diffeng *d);
+/* The causes that reach `product` (one of model->differ): indices into model->causes, each
+ * once, in the order found; g_array_unref it.  Empty for a product not in model->differ. */
+GArray *diffeng_causes_of(struct diffeng *d, const char *product);
 /* The files between `product` (one of model->differ) and where cause index `cause` arose. */
 GPtrArray *diffeng_chain(struct diffeng *d, const char *product, size_t cause);

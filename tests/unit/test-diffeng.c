@@ -209,6 +209,14 @@ static void test_differing_input(void)
     chain = diffeng_chain(x.d, "/w/a.o", 0);
     assert_list(chain, "/w/h.h");
     g_ptr_array_free(chain, TRUE);
+    /* walked from the product's side: app is reached by that one cause */
+    GArray *of = diffeng_causes_of(x.d, "/w/app");
+    g_assert_cmpuint(of->len, ==, 1);
+    g_assert_cmpuint(g_array_index(of, size_t, 0), ==, 0);
+    g_array_unref(of);
+    of = diffeng_causes_of(x.d, "/w/h.h"); /* not a product */
+    g_assert_cmpuint(of->len, ==, 0);
+    g_array_unref(of);
     done(&x);
 }
 

@@ -49,10 +49,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_KILLED_AT_END] =
         "SELECT p.id, p.argv FROM exits e JOIN processes p ON p.id = e.process_id "
         "WHERE e.killed_at_end ORDER BY p.id",
-    [TQ_CHILD_IMAGES] =
-        "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
-        "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) ORDER BY id",
-    [TQ_NEXT_IMAGE] = "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1",
     [TQ_MAX_PROCESS_ID] = "SELECT COALESCE(MAX(id), 0) FROM processes",
     /* Files and paths */
     [TQ_FILE_PATHS] = "SELECT id, path FROM files",
@@ -63,22 +59,6 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
         "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_WROTE_PATH
         " AND (kind != 2 OR bytes > 0) GROUP BY process_id, kind ORDER BY t, process_id, kind",
-    [TQ_READERS_OF_FILE] =
-        "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
-        "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_READ
-        " GROUP BY process_id, kind ORDER BY t, process_id, kind",
-    [TQ_FILE_USES_OF_PROCESS] =
-        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
-        "MAX(a.version_id), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = "
-        "a.file_id WHERE a.process_id = ? GROUP BY a.file_id, a.kind, a.version_id ORDER BY "
-        "t, a.kind",
-    [TQ_FILE_USES_OF_PROCESS_V1] =
-        "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
-        "MAX(NULL), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = a.file_id "
-        "WHERE a.process_id = ? GROUP BY a.file_id, a.kind ORDER BY t, a.kind",
-    [TQ_ACCESS_MARKS] =
-        "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
-        "WHERE ?1 = 0 OR process_id = ?1",
     [TQ_PATH_CHANGES_OF_PROCESS] =
         "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
         "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
@@ -91,10 +71,6 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_DIR_REMOVED] = "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
         " AND result = 0 LIMIT 1",
     /* Versions and provenance */
-    [TQ_USES] =
-        "SELECT process_id, version_id, kind, first_ns, last_ns FROM accesses NOT INDEXED "
-        "WHERE version_id IS NOT NULL AND process_id IS NOT NULL AND result = 0 AND kind IN "
-        TRACEDB_KINDS_USED,
     [TQ_VERSIONS_MADE] =
         "SELECT DISTINCT version_id FROM accesses WHERE kind IN " TRACEDB_KINDS_MADE
         " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1",
@@ -121,21 +97,7 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
-    [TQ_WRITER_OF_VERSION] =
-        "SELECT process_id FROM accesses WHERE version_id = ?1 AND kind IN " TRACEDB_KINDS_MADE
-        " AND result = 0 AND process_id IS NOT NULL ORDER BY (kind = 2 AND bytes > 0) DESC, "
-        "last_ns DESC LIMIT 1",
-    [TQ_DIRS_LISTED_BY_PROCESS] =
-        "SELECT count(*) FROM accesses WHERE process_id = ?1 AND kind IN " TRACEDB_KINDS_LISTED,
-    [TQ_FOUND_INPUTS] =
-        "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v ON "
-        "v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN " TRACEDB_KINDS_READ
-        " AND a.result = 0 AND v.origin = 1 ORDER BY f.path",
     /* Output */
-    [TQ_OUTPUT_CHUNKS] =
-        "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "
-        "0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
-    [TQ_OUTPUT_OF_PROCESS] = "SELECT stream, data FROM output WHERE process_id = ? ORDER BY seq",
     /* Every row of a table, in key order (a dump) */
     [TQ_DUMP_PROCESSES] =
         "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
@@ -181,18 +143,13 @@ static const struct {
     [TQ_COUNTS] = {3, NOW},
     [TQ_COUNTS_V2] = {1, 2},
     [TQ_KILLED_AT_END] = {7, NOW},
-    [TQ_FILE_USES_OF_PROCESS] = {3, NOW},
-    [TQ_FILE_USES_OF_PROCESS_V1] = {1, 2},
     [TQ_ACCESS_LOG] = {3, NOW},
-    [TQ_USES] = {3, NOW},
     [TQ_VERSIONS_MADE] = {3, NOW},
     [TQ_VERSIONS_READ_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_MADE_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_OPENED_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_EXECUTED_BY_PROCESS] = {3, NOW},
     [TQ_FOUND_READS_WITH_PATHS] = {3, NOW},
-    [TQ_WRITER_OF_VERSION] = {3, NOW},
-    [TQ_FOUND_INPUTS] = {3, NOW},
     [TQ_DUMP_PROCESSES] = {5, NOW},
     [TQ_DUMP_PROCESSES_V4] = {1, 4},
     [TQ_DUMP_ENVIRONMENTS] = {5, NOW},

@@ -40,8 +40,6 @@ enum tracedb_query {
 
     /* Processes */
     TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
-    TQ_CHILD_IMAGES, /* ?1's children (forks, not the exec chain) */
-    TQ_NEXT_IMAGE, /* the image that replaced ?1 by exec */
     TQ_MAX_PROCESS_ID, /* the largest image id */
 
     /* Files and paths */
@@ -53,12 +51,6 @@ enum tracedb_query {
     /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
      * TRACEDB_KINDS_WROTE_PATH; a write only with bytes), by time */
     TQ_WRITERS_OF_FILE,
-    TQ_READERS_OF_FILE, /* the same for the images that read or executed file ?1 */
-    /* what image ?1 did to each file: (path, kind, bytes, count, lowest result, version,
-     * first time), by time */
-    TQ_FILE_USES_OF_PROCESS,
-    TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 (version NULL) */
-    TQ_ACCESS_MARKS, /* (file, kind, result, bytes, first) of every access, or image ?1's */
     TQ_PATH_CHANGES_OF_PROCESS, /* (path, kind) of what image ?1 changed, in order */
     TQ_ACTIVITY, /* every access: who, what kind, which file, bytes, when, result (a scan) */
     TQ_LAST_OUTPUT, /* each process's last output time (a scan) */
@@ -68,7 +60,6 @@ enum tracedb_query {
     TQ_DIR_REMOVED, /* a row if the build removed directory ?1 (a file id) */
 
     /* Versions and provenance */
-    TQ_USES, /* (process, version, kind, first, last) of every successful use (a scan) */
     TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
@@ -79,14 +70,9 @@ enum tracedb_query {
     TQ_FOUND_READS_WITH_PATHS,
     TQ_DIRS_LISTED, /* (image, path) of every directory listed (?1 unused) */
     TQ_SYMLINKS_FOLLOWED, /* the paths of symlinks the build read (?1 unused) */
-    TQ_WRITER_OF_VERSION, /* the image that wrote version ?1's bytes (else made it) */
-    TQ_DIRS_LISTED_BY_PROCESS, /* how many directories image ?1 listed */
-    TQ_FOUND_INPUTS, /* (path, sha256) of every found file read or executed, by path */
 
     /* Output */
     /* (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
-    TQ_OUTPUT_CHUNKS,
-    TQ_OUTPUT_OF_PROCESS, /* (stream, data) image ?1 wrote */
 
     /* Every row of a table, in key order (a dump) */
     TQ_DUMP_PROCESSES, /* processes, with env_id (schema 5 on) */

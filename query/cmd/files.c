@@ -1,7 +1,9 @@
 /* files: the files the build touched, by what it did to them. */
 #include "driver.h"
+#include "jsonw.h"
 #include "queries.h"
 #include "query.h"
+#include "stmt.h"
 #include "textout.h"
 
 #include <getopt.h>
@@ -61,6 +63,12 @@ static gint by_path(gconstpointer a, gconstpointer b)
 }
 
 /* Every file with a mark, sorted by path; NULL on a database error. */
+/* (file, kind, result, bytes, first time) of every access, or of image ?1's (0: all). */
+TRACEDB_STATEMENT(sql_access_marks, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
+                  "WHERE ?1 = 0 OR process_id = ?1");
+enum { MARK_FILE, MARK_KIND, MARK_RESULT, MARK_BYTES, MARK_FIRST };
+
 static GArray *collect(struct qdb *q, int64_t process)
 {
     /* file id -> struct seen: its marks, and when it was last made and last removed (a file
@@ -72,15 +80,15 @@ static GArray *collect(struct qdb *q, int64_t process)
     };
     GHashTable *marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, tracedb_sql(TQ_ACCESS_MARKS), &st)) {
+    if (!qdb_prepare(q, sql_access_marks, &st)) {
         g_hash_table_destroy(marks);
         return NULL;
     }
     qdb_bind_int64(q, st, 1, process);
     while (qdb_row(q, st)) {
-        int64_t file_id = sqlite3_column_int64(st, 0);
-        int kind = sqlite3_column_int(st, 1), result = sqlite3_column_int(st, 2);
-        int m = marks_of(kind, result, sqlite3_column_int64(st, 3));
+        int64_t file_id = sqlite3_column_int64(st, MARK_FILE);
+        int kind = sqlite3_column_int(st, MARK_KIND), result = sqlite3_column_int(st, MARK_RESULT);
+        int m = marks_of(kind, result, sqlite3_column_int64(st, MARK_BYTES));
         if (!m)
             continue;
         struct seen *s = g_hash_table_lookup(marks, &file_id);
@@ -90,7 +98,7 @@ static GArray *collect(struct qdb *q, int64_t process)
             g_hash_table_insert(marks, &s->id, s);
         }
         s->marks |= m;
-        int64_t t = sqlite3_column_int64(st, 4);
+        int64_t t = sqlite3_column_int64(st, MARK_FIRST);
         if (m & (F_CREATED | F_WRITTEN))
             s->last_made = MAX(s->last_made, t);
         if (m & F_DELETED)
@@ -218,11 +226,13 @@ int query_files_main(int argc, char **argv)
         return 1;
     }
     GString *out = g_string_new(NULL);
+    struct jsonw w;
+    jsonw_init(&w, out);
     if (o.json) {
-        query_json_begin(out, q, "files");
-        g_string_append_c(out, '[');
+        query_json_begin(jsonw_raw_object_begin(&w), q, NULL);
+        jsonw_key(&w, "files");
+        jsonw_array_begin(&w);
     }
-    bool first = true;
     unsigned n_probes = 0;
     for (guint k = 0; k < files->len; k++) {
         struct file_marks *f = &g_array_index(files, struct file_marks, k);
@@ -240,12 +250,12 @@ int query_files_main(int argc, char **argv)
         if (under->len > 1 && !prov_path_under(path, (char *const *)under->pdata))
             continue;
         if (o.json) {
-            g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
-            json_string(out, path, len);
+            jsonw_object_begin(&w);
+            jsonw_key(&w, "path");
+            jsonw_string_len(&w, path, len);
             for (int i = 0; i < N_FLAGS; i++)
-                g_string_append_printf(out, ",\"%s\":%s", flag_names[i].name,
-                                       marks & flag_names[i].flag ? "true" : "false");
-            g_string_append_c(out, '}');
+                jsonw_kv_bool(&w, flag_names[i].name, marks & flag_names[i].flag);
+            jsonw_object_end(&w);
         } else {
             for (int i = 0; i < N_FLAGS; i++)
                 g_string_append_c(out, marks & flag_names[i].flag ? flag_names[i].letter : '-');
@@ -253,22 +263,21 @@ int query_files_main(int argc, char **argv)
             text_escape(out, path, len);
             g_string_append_c(out, '\n');
         }
-        first = false;
     }
     if (o.json) {
-        g_string_append_printf(out, "],\"missing_not_listed\":%u", n_probes);
-        g_string_append(out, ",\"missing_not_recorded_under\":[");
-        for (guint k = 0; k < watched->len; k++) {
-            g_string_append(out, k ? "," : "");
-            json_string(out, watched->pdata[k], strlen(watched->pdata[k]));
-        }
-        g_string_append_c(out, ']');
+        jsonw_array_end(&w);
+        jsonw_kv_int(&w, "missing_not_listed", n_probes);
+        jsonw_key(&w, "missing_not_recorded_under");
+        jsonw_array_begin(&w);
+        for (guint k = 0; k < watched->len; k++)
+            jsonw_string(&w, watched->pdata[k]);
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        g_string_append_c(out, '\n');
     }
     for (guint k = 0; k < files->len; k++)
         g_free(g_array_index(files, struct file_marks, k).path);
     g_array_free(files, TRUE);
-    if (o.json)
-        g_string_append(out, "}\n");
     if (query_emit(q, out))
         status = 1;
     else if (!o.json && n_probes)

@@ -1,5 +1,6 @@
 /* inputs / outputs: the provenance closure of a file, backwards and forwards (prov.h). */
 #include "driver.h"
+#include "jsonw.h"
 #include "prov.h"
 #include "query.h"
 #include "textout.h"
@@ -63,28 +64,55 @@ static void print_nodes_text(struct prov *p, GString *out, GArray *nodes, const 
     }
 }
 
-static void print_nodes_json(struct prov *p, GString *out, GArray *nodes, const struct walk_cli *o,
-                             bool with_roles)
+static void print_nodes_json(struct prov *p, struct jsonw *w, GArray *nodes,
+                             const struct walk_cli *o, bool with_roles)
 {
-    bool first = true;
     for (guint i = 0; i < nodes->len; i++) {
         const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (o->leaves && n->v->origin != TRACEDB_VERSION_FOUND)
             continue;
-        g_string_append(out, first ? "" : ",");
-        first = false;
-        query_json_version(out, n->v);
+        query_json_version(jsonw_raw_object_begin(w), n->v);
         if (prov_is_temporary(p, n->v))
-            g_string_append(out, ",\"temporary\":true");
+            jsonw_kv_bool(w, "temporary", true);
         if (with_roles)
-            g_string_append_printf(out, ",\"role\":\"%s\"", prov_role_name(n->role));
+            jsonw_kv_string(w, "role", prov_role_name(n->role));
         else
-            g_string_append_printf(out, ",\"carries\":%s",
-                                   n->role == PROV_ROLE_SCRIPT ? "false" : "true");
+            jsonw_kv_bool(w, "carries", n->role != PROV_ROLE_SCRIPT);
         if (n->guess)
-            g_string_append(out, ",\"guess\":true");
-        g_string_append_printf(out, ",\"depth\":%d}", n->depth);
+            jsonw_kv_bool(w, "guess", true);
+        jsonw_kv_int(w, "depth", n->depth);
+        jsonw_object_end(w);
     }
+}
+
+/* The JSON document of inputs (`v` the version asked about) or, v NULL, of outputs (`starts`
+ * the versions of the file). */
+static void json_walk(GString *out, struct qdb *q, struct prov *p, const struct query_path *qp,
+                      const struct prov_version *v, GArray *starts, GArray *nodes,
+                      const struct walk_cli *o)
+{
+    struct jsonw w;
+    jsonw_init(&w, out);
+    query_json_begin(jsonw_raw_object_begin(&w), q, NULL);
+    jsonw_kv_string(&w, "path", qp->path);
+    query_json_path_state(jsonw_raw_led_members(&w), qp);
+    if (v) { /* "path", as outputs has it; "target" (its version) as before */
+        jsonw_key(&w, "target");
+        query_json_version(jsonw_raw_object_begin(&w), v);
+        jsonw_object_end(&w);
+    } else {
+        jsonw_key(&w, "versions");
+        jsonw_array_begin(&w);
+        for (guint i = 0; i < starts->len; i++)
+            jsonw_int(&w, g_array_index(starts, int64_t, i));
+        jsonw_array_end(&w);
+    }
+    jsonw_key(&w, v ? "inputs" : "outputs");
+    jsonw_array_begin(&w);
+    print_nodes_json(p, &w, nodes, o, v != NULL);
+    jsonw_array_end(&w);
+    jsonw_object_end(&w);
+    g_string_append_c(out, '\n');
 }
 
 static int walk_option(void *ctx, int c, const char *arg)
@@ -228,15 +256,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         }
         nodes = prov_inputs(p, vid, &o.walk);
         if (o.common.json) {
-            /* "path", as outputs has it; "target" (its version) as before */
-            query_json_begin(out, q, "path");
-            json_string(out, path, strlen(path));
-            query_json_path_state(out, &qp);
-            g_string_append(out, ",\"target\":");
-            query_json_version(out, v);
-            g_string_append(out, "},\"inputs\":[");
-            print_nodes_json(p, out, nodes, &o, true);
-            g_string_append(out, "]}\n");
+            json_walk(out, q, p, &qp, v, NULL, nodes, &o);
         } else {
             query_text_path(out, &qp);
             g_string_append(out, ": ");
@@ -262,16 +282,7 @@ static int walk_main(int argc, char **argv, bool inputs)
         GArray *starts = prov_versions_at(p, file_id);
         nodes = prov_outputs(p, starts, &o.walk);
         if (o.common.json) {
-            query_json_begin(out, q, "path");
-            json_string(out, path, strlen(path));
-            query_json_path_state(out, &qp);
-            g_string_append(out, ",\"versions\":[");
-            for (guint i = 0; i < starts->len; i++)
-                g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",
-                                       g_array_index(starts, int64_t, i));
-            g_string_append(out, "],\"outputs\":[");
-            print_nodes_json(p, out, nodes, &o, false);
-            g_string_append(out, "]}\n");
+            json_walk(out, q, p, &qp, NULL, starts, nodes, &o);
         } else {
             query_text_path(out, &qp);
             g_string_append_printf(out, ": %u version%s\n", starts->len,

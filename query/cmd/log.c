@@ -1,10 +1,11 @@
 /* log: the build's output, one job's output together (logorder.h), or --raw. */
 #include "driver.h"
+#include "jsonw.h"
 #include "logorder.h"
-#include "queries.h"
-#include "tracedb.h"
 #include "query.h"
+#include "stmt.h"
 #include "textout.h"
+#include "tracedb.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -91,9 +92,11 @@ static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTab
             g_ptr_array_add(leaves, (gpointer)j);
     }
     g_ptr_array_sort(leaves, log_proc_by_start);
+    struct jsonw w;
+    jsonw_init(&w, out);
     if (json) {
         query_json_begin(out, q, "failed_jobs");
-        g_string_append_c(out, '[');
+        jsonw_array_begin(&w);
     }
     for (guint i = 0; i < leaves->len; i++) {
         const struct log_proc *j = leaves->pdata[i];
@@ -103,16 +106,23 @@ static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTab
             if (log_in_job(procs, cv[c].filed_under, j->id))
                 g_string_append_len(text, cv[c].data, (gssize)cv[c].len);
         if (json) {
-            g_string_append(out, i ? ",{\"process\":" : "{\"process\":");
-            query_json_process(out, last);
-            g_string_append_printf(out, ",\"job\":%" G_GINT64_FORMAT ",\"exit_code\":", j->id);
+            jsonw_object_begin(&w);
+            jsonw_key(&w, "process");
+            query_json_process(jsonw_raw_value(&w), last);
+            jsonw_kv_int(&w, "job", j->id);
+            jsonw_key(&w, "exit_code");
             if (last->exit_signal)
-                g_string_append_printf(out, "null,\"exit_signal\":%d", last->exit_signal);
+                jsonw_null(&w);
             else
-                g_string_append_printf(out, "%d,\"exit_signal\":null", last->exit_code);
-            g_string_append(out, ",\"output\":");
-            json_string(out, text->str, text->len);
-            g_string_append_c(out, '}');
+                jsonw_int(&w, last->exit_code);
+            jsonw_key(&w, "exit_signal");
+            if (last->exit_signal)
+                jsonw_int(&w, last->exit_signal);
+            else
+                jsonw_null(&w);
+            jsonw_key(&w, "output");
+            jsonw_string_len(&w, text->str, text->len);
+            jsonw_object_end(&w);
         } else {
             g_string_append(out, "== ");
             query_text_process(out, last);
@@ -124,12 +134,43 @@ static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTab
         }
         g_string_free(text, TRUE);
     }
-    if (json)
-        g_string_append(out, "]}\n");
-    else if (!leaves->len && !qdb_failed(q))
+    if (json) {
+        jsonw_array_end(&w);
+        g_string_append(out, "}\n");
+    } else if (!leaves->len && !qdb_failed(q))
         fputs("buildtrail log: no job failed\n", stderr);
     g_ptr_array_free(leaves, TRUE);
     g_ptr_array_free(failed, TRUE);
+}
+
+/* The build's output (?1: one image's, 0: all; ?2: one stream, 0: both), in order. */
+TRACEDB_STATEMENT(sql_output_chunks, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
+                  "WHERE (?1 = 0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq");
+enum { CHUNK_SEQ, CHUNK_PROCESS, CHUNK_STREAM, CHUNK_TIME, CHUNK_DATA };
+
+/* --json: one object per chunk. */
+static void emit_json(GString *out, struct qdb *q, const struct log_chunk *cv, size_t n)
+{
+    struct jsonw w;
+    jsonw_init(&w, out);
+    query_json_begin(jsonw_raw_object_begin(&w), q, NULL);
+    jsonw_key(&w, "chunks");
+    jsonw_array_begin(&w);
+    for (size_t i = 0; i < n; i++) {
+        jsonw_object_begin(&w);
+        jsonw_kv_int(&w, "seq", cv[i].seq);
+        jsonw_kv_int(&w, "process", cv[i].process_id);
+        jsonw_kv_string(&w, "stream", cv[i].stream == 2 ? "stderr" : "stdout");
+        query_json_time(jsonw_raw_led_members(&w), "time", cv[i].time_ns);
+        jsonw_kv_int(&w, "time_ns", cv[i].time_ns);
+        jsonw_key(&w, "data");
+        jsonw_string_len(&w, cv[i].data, cv[i].len);
+        jsonw_object_end(&w);
+    }
+    jsonw_array_end(&w);
+    jsonw_object_end(&w);
+    g_string_append_c(out, '\n');
 }
 
 struct log_cli {
@@ -222,18 +263,18 @@ int query_log_main(int argc, char **argv)
 
     GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
     sqlite3_stmt *st = NULL;
-    qdb_prepare(q, tracedb_sql(TQ_OUTPUT_CHUNKS), &st);
+    qdb_prepare(q, sql_output_chunks, &st);
     qdb_bind_int64(q, st, 1, 0); /* --process: ID's descendants too, chosen below */
     qdb_bind_int64(q, st, 2, only_stream);
     while (st && qdb_row(q, st)) {
         struct log_chunk ch = {
-            .seq = sqlite3_column_int64(st, 0),
-            .process_id = sqlite3_column_int64(st, 1),
-            .stream = sqlite3_column_int(st, 2),
-            .time_ns = sqlite3_column_int64(st, 3),
+            .seq = sqlite3_column_int64(st, CHUNK_SEQ),
+            .process_id = sqlite3_column_int64(st, CHUNK_PROCESS),
+            .stream = sqlite3_column_int(st, CHUNK_STREAM),
+            .time_ns = sqlite3_column_int64(st, CHUNK_TIME),
         };
-        ch.len = (size_t)sqlite3_column_bytes(st, 4);
-        ch.data = g_memdup2(sqlite3_column_blob(st, 4), ch.len);
+        ch.len = (size_t)sqlite3_column_bytes(st, CHUNK_DATA);
+        ch.data = g_memdup2(sqlite3_column_blob(st, CHUNK_DATA), ch.len);
         g_array_append_val(chunks, ch);
     }
     sqlite3_finalize(st);
@@ -306,21 +347,7 @@ int query_log_main(int argc, char **argv)
     if (l.failed) {
         emit_failed(out, q, procs, next_image, cv, chunks->len, json, only_process);
     } else if (json) {
-        query_json_begin(out, q, "chunks");
-        g_string_append_c(out, '[');
-        for (guint i = 0; i < chunks->len; i++) {
-            g_string_append_printf(out,
-                                   "%s{\"seq\":%" G_GINT64_FORMAT ",\"process\":%" G_GINT64_FORMAT
-                                   ",\"stream\":\"%s\"",
-                                   i ? "," : "", cv[i].seq, cv[i].process_id,
-                                   cv[i].stream == 2 ? "stderr" : "stdout");
-            query_json_time(out, "time", cv[i].time_ns);
-            g_string_append_printf(out, ",\"time_ns\":%" G_GINT64_FORMAT ",\"data\":",
-                                   cv[i].time_ns);
-            json_string(out, cv[i].data, cv[i].len);
-            g_string_append_c(out, '}');
-        }
-        g_string_append(out, "]}\n");
+        emit_json(out, q, cv, chunks->len);
     } else if (raw) {
         emit_raw(out, cv, chunks->len);
     } else {

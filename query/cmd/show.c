@@ -1,9 +1,10 @@
 /* show: everything the trace knows about one process image. */
 #include "driver.h"
+#include "jsonw.h"
 #include "terminal.h"
 #include "query.h"
+#include "stmt.h"
 #include "textout.h"
-#include "queries.h"
 #include "tracedb.h"
 
 #include <getopt.h>
@@ -26,22 +27,51 @@ static void free_use(gpointer p)
     g_free(u);
 }
 
+/* What image ?1 did to each file, with versions: one row per file, kind and version. */
+TRACEDB_STATEMENT(sql_file_uses, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
+                  "MAX(a.version_id), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON "
+                  "f.id = a.file_id WHERE a.process_id = ? GROUP BY a.file_id, a.kind, "
+                  "a.version_id ORDER BY t, a.kind");
+/* The same before schema 3 (no versions: NULL). */
+TRACEDB_STATEMENT(sql_file_uses_v1, 1, 2,
+                  "SELECT f.path, a.kind, SUM(COALESCE(a.bytes, 0)), COUNT(*), MIN(a.result), "
+                  "MAX(NULL), MIN(a.first_ns) AS t FROM accesses a JOIN files f ON f.id = "
+                  "a.file_id WHERE a.process_id = ? GROUP BY a.file_id, a.kind ORDER BY t, "
+                  "a.kind");
+enum { USE_PATH, USE_KIND, USE_BYTES, USE_COUNT, USE_RESULT, USE_VERSION, USE_FIRST };
+/* Image ?1's children (forks, not the exec chain). */
+TRACEDB_STATEMENT(sql_child_images, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT id FROM processes WHERE parent_id = ?1 AND (prev_image_id IS NULL OR "
+                  "prev_image_id NOT IN (SELECT id FROM processes WHERE parent_id = ?1)) "
+                  "ORDER BY id");
+enum { CHILD_ID };
+/* The image that replaced ?1 by exec. */
+TRACEDB_STATEMENT(sql_next_image, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT id FROM processes WHERE prev_image_id = ?1 LIMIT 1");
+enum { NEXT_ID };
+/* (both read with qdb_ids, which gives the first column of each row) */
+G_STATIC_ASSERT(CHILD_ID == 0 && NEXT_ID == 0);
+/* What image ?1 wrote to stdout and stderr, in order. */
+TRACEDB_STATEMENT(sql_output_of_process, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT stream, data FROM output WHERE process_id = ? ORDER BY seq");
+enum { OUTPUT_STREAM, OUTPUT_DATA };
+
 static GPtrArray *file_uses(struct qdb *q, int64_t id)
 {
     GPtrArray *uses = g_ptr_array_new_with_free_func(free_use);
     sqlite3_stmt *st = NULL;
     /* Versions came with schema 3. */
-    if (qdb_prepare(q, tracedb_sql(q->schema_version >= 3 ? TQ_FILE_USES_OF_PROCESS
-                                                          : TQ_FILE_USES_OF_PROCESS_V1), &st)) {
+    if (qdb_prepare(q, q->schema_version >= 3 ? sql_file_uses : sql_file_uses_v1, &st)) {
         qdb_bind_int64(q, st, 1, id);
         while (qdb_row(q, st)) {
             struct file_use *u = g_new0(struct file_use, 1);
-            u->path = g_strdup((const char *)sqlite3_column_text(st, 0));
-            u->kind = sqlite3_column_int(st, 1);
-            u->bytes = sqlite3_column_int64(st, 2);
-            u->count = sqlite3_column_int64(st, 3);
-            u->result = sqlite3_column_int(st, 4);
-            u->version_id = sqlite3_column_int64(st, 5);
+            u->path = g_strdup((const char *)sqlite3_column_text(st, USE_PATH));
+            u->kind = sqlite3_column_int(st, USE_KIND);
+            u->bytes = sqlite3_column_int64(st, USE_BYTES);
+            u->count = sqlite3_column_int64(st, USE_COUNT);
+            u->result = sqlite3_column_int(st, USE_RESULT);
+            u->version_id = sqlite3_column_int64(st, USE_VERSION);
             g_ptr_array_add(uses, u);
         }
     }
@@ -53,7 +83,7 @@ static GArray *children_of(struct qdb *q, int64_t id)
 {
     /* Forked children: images whose parent is `id`, not counting exec successors of those.
      * Each is loaded, which checks its links (a "child" older than its parent is damage). */
-    GArray *kids = qdb_ids(q, tracedb_sql(TQ_CHILD_IMAGES), id);
+    GArray *kids = qdb_ids(q, sql_child_images, id);
     for (guint i = 0; i < kids->len; i++)
         qdb_process(q, g_array_index(kids, int64_t, i));
     return kids;
@@ -61,7 +91,7 @@ static GArray *children_of(struct qdb *q, int64_t id)
 
 static int64_t exec_successor(struct qdb *q, int64_t id)
 {
-    GArray *next = qdb_ids(q, tracedb_sql(TQ_NEXT_IMAGE), id);
+    GArray *next = qdb_ids(q, sql_next_image, id);
     int64_t n = next->len ? g_array_index(next, int64_t, 0) : 0;
     g_array_unref(next);
     if (n)
@@ -100,42 +130,41 @@ static void text_use(GString *out, struct prov *p, const struct file_use *u)
     g_string_append_c(out, '\n');
 }
 
-static void json_use(GString *out, struct prov *p, const struct file_use *u, bool first)
+static void json_use(struct jsonw *w, struct prov *p, const struct file_use *u)
 {
-    g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
-    json_string(out, u->path, strlen(u->path));
-    g_string_append_printf(out, ",\"kind\":\"%s\"", tracedb_access_kind_name(u->kind));
-    query_json_bytes(out, u->kind, u->bytes);
-    g_string_append_printf(out, ",\"count\":%" G_GINT64_FORMAT ",\"result\":%d", u->count,
-                           u->result);
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "path", u->path);
+    jsonw_kv_string(w, "kind", tracedb_access_kind_name(u->kind));
+    query_json_bytes(jsonw_raw_led_members(w), u->kind, u->bytes);
+    jsonw_kv_int(w, "count", u->count);
+    jsonw_kv_int(w, "result", u->result);
     const struct prov_version *v = p && u->version_id ? prov_version(p, u->version_id) : NULL;
     if (v) {
-        g_string_append_printf(out, ",\"version\":%" G_GINT64_FORMAT, v->id);
+        jsonw_kv_int(w, "version", v->id);
         if (v->sha256[0])
-            g_string_append_printf(out, ",\"sha256\":\"%s\"", v->sha256);
+            jsonw_kv_string(w, "sha256", v->sha256);
     }
-    g_string_append_c(out, '}');
+    jsonw_object_end(w);
 }
 
-static void output_of(struct qdb *q, int64_t id, GString *out, bool json)
+static void output_of(struct qdb *q, int64_t id, GString *out, struct jsonw *w)
 {
     sqlite3_stmt *st = NULL;
-    bool first = true;
-    if (!qdb_prepare(q, tracedb_sql(TQ_OUTPUT_OF_PROCESS), &st))
+    if (!qdb_prepare(q, sql_output_of_process, &st))
         return;
     qdb_bind_int64(q, st, 1, id);
     GString *line = g_string_new(NULL);
     int stream = 0;
     while (qdb_row(q, st)) {
-        int s = sqlite3_column_int(st, 0);
-        const char *data = sqlite3_column_blob(st, 1);
-        int n = sqlite3_column_bytes(st, 1);
-        if (json) {
-            g_string_append_printf(out, "%s{\"stream\":\"%s\",\"data\":", first ? "" : ",",
-                                   s == TRACEDB_STDERR ? "stderr" : "stdout");
-            json_string(out, data ? data : "", (size_t)n);
-            g_string_append_c(out, '}');
-            first = false;
+        int s = sqlite3_column_int(st, OUTPUT_STREAM);
+        const char *data = sqlite3_column_blob(st, OUTPUT_DATA);
+        int n = sqlite3_column_bytes(st, OUTPUT_DATA);
+        if (w) {
+            jsonw_object_begin(w);
+            jsonw_kv_string(w, "stream", s == TRACEDB_STDERR ? "stderr" : "stdout");
+            jsonw_key(w, "data");
+            jsonw_string_len(w, data ? data : "", (size_t)n);
+            jsonw_object_end(w);
             continue;
         }
         for (int i = 0; i < n; i++) {
@@ -244,7 +273,7 @@ static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *p
     }
     g_ptr_array_free(uses, TRUE);
     GString *o = g_string_new(NULL);
-    output_of(q, pr->id, o, false);
+    output_of(q, pr->id, o, NULL);
     if (o->len) {
         g_string_append(out, "  output:\n");
         g_string_append_len(out, o->str, o->len);
@@ -256,32 +285,41 @@ static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *p
         g_string_truncate(out, mark);
 }
 
-static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
+static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *pr,
+                      struct jsonw *w)
 {
-    g_string_append(out, "{\"process\":");
-    query_json_process(out, pr);
-    g_string_append(out, ",\"ancestors\":");
-    query_json_ancestors(out, q, pr);
-    g_string_append(out, ",\"children\":[");
+    jsonw_object_begin(w);
+    jsonw_key(w, "process");
+    query_json_process(jsonw_raw_value(w), pr);
+    jsonw_key(w, "ancestors");
+    query_json_ancestors(jsonw_raw_value(w), q, pr);
+    jsonw_key(w, "children");
+    jsonw_array_begin(w);
     GArray *kids = children_of(q, pr->id);
     for (guint i = 0; i < kids->len; i++)
-        g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? "," : "",
-                               g_array_index(kids, int64_t, i));
+        jsonw_int(w, g_array_index(kids, int64_t, i));
     g_array_unref(kids);
+    jsonw_array_end(w);
     int64_t next = exec_successor(q, pr->id);
+    jsonw_key(w, "exec");
     if (next)
-        g_string_append_printf(out, "],\"exec\":%" G_GINT64_FORMAT ",\"files\":[", next);
+        jsonw_int(w, next);
     else
-        g_string_append(out, "],\"exec\":null,\"files\":[");
+        jsonw_null(w);
+    jsonw_key(w, "files");
+    jsonw_array_begin(w);
     GPtrArray *uses = file_uses(q, pr->id);
     for (guint i = 0; i < uses->len; i++)
-        json_use(out, p, uses->pdata[i], i == 0);
+        json_use(w, p, uses->pdata[i]);
     g_ptr_array_free(uses, TRUE);
-    g_string_append(out, "],\"output\":[");
-    output_of(q, pr->id, out, true);
-    g_string_append(out, "],\"environment\":");
-    query_json_env(out, q, pr->id);
-    g_string_append_c(out, '}');
+    jsonw_array_end(w);
+    jsonw_key(w, "output");
+    jsonw_array_begin(w);
+    output_of(q, pr->id, w->out, w);
+    jsonw_array_end(w);
+    jsonw_key(w, "environment");
+    query_json_env(jsonw_raw_value(w), q, pr->id);
+    jsonw_object_end(w);
 }
 
 static const struct query_command show_command = {
@@ -316,9 +354,11 @@ int query_show_main(int argc, char **argv)
     struct prov *p = prov_new(q); /* NULL for old traces: versions are then not shown */
     int status = 0;
     GString *out = g_string_new(NULL);
+    struct jsonw w;
+    jsonw_init(&w, out);
     if (o.json) {
         query_json_begin(out, q, "processes");
-        g_string_append_c(out, '[');
+        jsonw_array_begin(&w);
     }
     bool first = true;
     for (int i = optind; i < argc; i++) {
@@ -335,9 +375,7 @@ int query_show_main(int argc, char **argv)
             continue;
         }
         if (o.json) {
-            if (!first)
-                g_string_append_c(out, ',');
-            show_json(q, p, pr, out);
+            show_json(q, p, pr, &w);
         } else {
             if (!first)
                 g_string_append_c(out, '\n');
@@ -345,8 +383,10 @@ int query_show_main(int argc, char **argv)
         }
         first = false;
     }
-    if (o.json)
-        g_string_append(out, "]}\n");
+    if (o.json) {
+        jsonw_array_end(&w);
+        g_string_append(out, "}\n");
+    }
     if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);

@@ -1,9 +1,10 @@
 /* verify: did the build read only what its manifest declares (and with the declared hashes)? */
 #include "driver.h"
+#include "jsonw.h"
 #include "manifest.h"
 #include "query.h"
+#include "stmt.h"
 #include "textout.h"
-#include "queries.h"
 #include "tracedb.h"
 
 #include <errno.h>
@@ -12,18 +13,26 @@
 #include <string.h>
 
 /* The build's inputs: every path it read or executed whose content it did not make itself
- * (a found version), with the hash of what it read there. */
+ * (a found version), with the hash of what it read there, by path. */
+TRACEDB_STATEMENT(sql_found_inputs, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT DISTINCT f.path, lower(hex(v.sha256)) FROM accesses a JOIN versions v "
+                  "ON v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN "
+                  TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path");
+enum { FOUND_PATH, FOUND_SHA256 };
 
-static void report(GString *out, bool json, bool *first, const char *what, const char *path,
+/* One problem: into the JSON array `w` is in, else a line of text. */
+static void report(GString *out, struct jsonw *w, const char *what, const char *path,
                    const char *expected, const char *actual)
 {
-    if (json) {
-        g_string_append_printf(out, "%s{\"problem\":\"%s\",\"path\":", *first ? "" : ",", what);
-        json_string(out, path, strlen(path));
-        if (expected)
-            g_string_append_printf(out, ",\"expected_sha256\":\"%s\",\"sha256\":\"%s\"",
-                                   expected, actual && *actual ? actual : "");
-        g_string_append_c(out, '}');
+    if (w) {
+        jsonw_object_begin(w);
+        jsonw_kv_string(w, "problem", what);
+        jsonw_kv_string(w, "path", path);
+        if (expected) {
+            jsonw_kv_string(w, "expected_sha256", expected);
+            jsonw_kv_string(w, "sha256", actual && *actual ? actual : "");
+        }
+        jsonw_object_end(w);
     } else {
         g_string_append_printf(out, "%-10s ", what);
         text_escape(out, path, strlen(path));
@@ -32,7 +41,6 @@ static void report(GString *out, bool json, bool *first, const char *what, const
                                    actual && *actual ? actual : "unhashed");
         g_string_append_c(out, '\n');
     }
-    *first = false;
 }
 
 struct verify_cli {
@@ -128,22 +136,24 @@ int query_verify_main(int argc, char **argv)
     }
 
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, tracedb_sql(TQ_FOUND_INPUTS), &st)) {
+    if (!qdb_prepare(q, sql_found_inputs, &st)) {
         query_failed(q);
         g_ptr_array_free(entries, TRUE);
         qdb_close(q);
         return 2;
     }
     GString *out = g_string_new(NULL);
-    if (o.json) {
-        query_json_begin(out, q, "problems");
-        g_string_append_c(out, '[');
+    struct jsonw jw, *w = o.json ? &jw : NULL;
+    jsonw_init(&jw, out);
+    if (w) {
+        query_json_begin(jsonw_raw_object_begin(w), q, NULL);
+        jsonw_key(w, "problems");
+        jsonw_array_begin(w);
     }
-    bool first = true;
     unsigned n_inputs = 0, n_undeclared = 0, n_mismatch = 0, n_unused = 0;
     while (qdb_row(q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
-        const char *sha = (const char *)sqlite3_column_text(st, 1);
+        const char *path = (const char *)sqlite3_column_text(st, FOUND_PATH);
+        const char *sha = (const char *)sqlite3_column_text(st, FOUND_SHA256);
         n_inputs++;
         bool declared = false;
         for (guint i = 0; i < entries->len; i++) {
@@ -153,12 +163,12 @@ int query_verify_main(int argc, char **argv)
             declared = true;
             e->matched++;
             if (e->sha256[0] && (!sha || strcmp(e->sha256, sha) != 0)) {
-                report(out, o.json, &first, "mismatch", path, e->sha256, sha);
+                report(out, w, "mismatch", path, e->sha256, sha);
                 n_mismatch++;
             }
         }
         if (!declared) {
-            report(out, o.json, &first, "undeclared", path, NULL, NULL);
+            report(out, w, "undeclared", path, NULL, NULL);
             n_undeclared++;
         }
     }
@@ -167,18 +177,22 @@ int query_verify_main(int argc, char **argv)
         for (guint i = 0; i < entries->len; i++) {
             const struct manifest_entry *e = entries->pdata[i];
             if (!e->matched) {
-                report(out, o.json, &first, "unused", e->pattern, NULL, NULL);
+                report(out, w, "unused", e->pattern, NULL, NULL);
                 n_unused++;
             }
         }
     }
     bool ok = !n_undeclared && !n_mismatch && !n_unused;
-    if (o.json)
-        g_string_append_printf(out, "],\"inputs\":%u,\"undeclared\":%u,\"mismatch\":%u,"
-                                    "\"unused\":%u,\"ok\":%s}\n",
-                               n_inputs, n_undeclared, n_mismatch, n_unused,
-                               ok ? "true" : "false");
-    else if (ok)
+    if (w) {
+        jsonw_array_end(w);
+        jsonw_kv_int(w, "inputs", n_inputs);
+        jsonw_kv_int(w, "undeclared", n_undeclared);
+        jsonw_kv_int(w, "mismatch", n_mismatch);
+        jsonw_kv_int(w, "unused", n_unused);
+        jsonw_kv_bool(w, "ok", ok);
+        jsonw_object_end(w);
+        g_string_append_c(out, '\n');
+    } else if (ok)
         g_string_append_printf(out, "ok: the build read %u input%s, all declared%s\n", n_inputs,
                                n_inputs == 1 ? "" : "s", unused ? " and all declared used" : "");
     else {

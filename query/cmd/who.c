@@ -1,8 +1,10 @@
 /* who-wrote / who-read: the processes that wrote or read a file, each with its ancestors. */
 #include "driver.h"
+#include "jsonw.h"
 #include "query.h"
-#include "textout.h"
 #include "queries.h"
+#include "stmt.h"
+#include "textout.h"
 #include "tracedb.h"
 
 #include <getopt.h>
@@ -12,6 +14,14 @@
 /* A writer of a path changed what is at that path (TRACEDB_KINDS_WROTE_PATH); a write open
  * that moved no bytes does not count (the opener is then only a creator or truncator, if it
  * was one: `sh -c 'cmd > f'` lists sh as creator and cmd as writer). */
+
+/* who-read ?1: the columns of TQ_WRITERS_OF_FILE (shared with the driver), for reads. */
+TRACEDB_STATEMENT(sql_readers_of_file, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) "
+                  "AS t FROM accesses WHERE file_id=? AND result=0 AND kind IN "
+                  TRACEDB_KINDS_READ " GROUP BY process_id, kind ORDER BY t, process_id, kind");
+/* The columns of both. */
+enum { WHO_PROCESS, WHO_KIND, WHO_BYTES, WHO_COUNT, WHO_FIRST };
 
 struct who_access {
     int kind;
@@ -41,12 +51,12 @@ static GPtrArray *who_processes(struct qdb *q, int64_t file_id, bool wrote)
 {
     GPtrArray *list = g_ptr_array_new();
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, tracedb_sql(wrote ? TQ_WRITERS_OF_FILE : TQ_READERS_OF_FILE), &st))
+    if (!qdb_prepare(q, wrote ? tracedb_sql(TQ_WRITERS_OF_FILE) : sql_readers_of_file, &st))
         return list;
     qdb_bind_int64(q, st, 1, file_id);
     GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
     while (qdb_row(q, st)) {
-        int64_t pid = sqlite3_column_int64(st, 0);
+        int64_t pid = sqlite3_column_int64(st, WHO_PROCESS);
         struct who_process *wp = g_hash_table_lookup(seen, &pid);
         if (!wp) {
             wp = g_new0(struct who_process, 1);
@@ -55,8 +65,9 @@ static GPtrArray *who_processes(struct qdb *q, int64_t file_id, bool wrote)
             g_hash_table_insert(seen, &wp->id, wp);
             g_ptr_array_add(list, wp);
         }
-        struct who_access a = {sqlite3_column_int(st, 1), sqlite3_column_int64(st, 2),
-                               sqlite3_column_int64(st, 3)};
+        struct who_access a = {sqlite3_column_int(st, WHO_KIND),
+                               sqlite3_column_int64(st, WHO_BYTES),
+                               sqlite3_column_int64(st, WHO_COUNT)};
         g_array_append_val(wp->accesses, a);
     }
     sqlite3_finalize(st);
@@ -119,36 +130,40 @@ static void text_block(struct qdb *q, GString *out, const struct query_path *qp,
     }
 }
 
-static void json_block(struct qdb *q, GString *out, const struct query_path *qp, GPtrArray *list,
-                       bool wrote)
+static void json_block(struct qdb *q, struct jsonw *w, const struct query_path *qp,
+                       GPtrArray *list, bool wrote)
 {
-    g_string_append(out, "{\"path\":");
-    json_string(out, qp->path, strlen(qp->path));
-    query_json_path_state(out, qp);
-    g_string_append_printf(out, ",\"%s\":[", wrote ? "writers" : "readers");
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "path", qp->path);
+    query_json_path_state(jsonw_raw_led_members(w), qp);
+    jsonw_key(w, wrote ? "writers" : "readers");
+    jsonw_array_begin(w);
     for (guint i = 0; i < list->len; i++) {
         struct who_process *wp = list->pdata[i];
         const struct qdb_process *p = qdb_process(q, wp->id);
-        if (i)
-            g_string_append_c(out, ',');
-        g_string_append(out, "{\"process\":");
+        jsonw_object_begin(w);
+        jsonw_key(w, "process");
         if (p)
-            query_json_process(out, p);
+            query_json_process(jsonw_raw_value(w), p);
         else
-            g_string_append(out, "null");
-        g_string_append(out, ",\"accesses\":[");
+            jsonw_null(w);
+        jsonw_key(w, "accesses");
+        jsonw_array_begin(w);
         for (guint k = 0; k < wp->accesses->len; k++) {
             const struct who_access *a = &g_array_index(wp->accesses, struct who_access, k);
-            g_string_append_printf(out, "%s{\"kind\":\"%s\"", k ? "," : "",
-                                   tracedb_access_kind_name(a->kind));
-            query_json_bytes(out, a->kind, a->bytes);
-            g_string_append_printf(out, ",\"count\":%" G_GINT64_FORMAT "}", a->count);
+            jsonw_object_begin(w);
+            jsonw_kv_string(w, "kind", tracedb_access_kind_name(a->kind));
+            query_json_bytes(jsonw_raw_led_members(w), a->kind, a->bytes);
+            jsonw_kv_int(w, "count", a->count);
+            jsonw_object_end(w);
         }
-        g_string_append(out, "],\"ancestors\":");
-        query_json_ancestors(out, q, p);
-        g_string_append(out, "}");
+        jsonw_array_end(w);
+        jsonw_key(w, "ancestors");
+        query_json_ancestors(jsonw_raw_value(w), q, p);
+        jsonw_object_end(w);
     }
-    g_string_append(out, "]}");
+    jsonw_array_end(w);
+    jsonw_object_end(w);
 }
 
 static const struct query_command who_wrote_command = {
@@ -186,9 +201,11 @@ static int who_main(int argc, char **argv, bool wrote)
         return 1;
     int status = 0;
     GString *out = g_string_new(NULL);
+    struct jsonw w;
+    jsonw_init(&w, out);
     if (json) {
         query_json_begin(out, q, "paths");
-        g_string_append_c(out, '[');
+        jsonw_array_begin(&w);
     }
     bool first = true;
     for (int i = optind; i < argc; i++) {
@@ -199,9 +216,7 @@ static int who_main(int argc, char **argv, bool wrote)
         }
         GPtrArray *list = who_processes(q, qp.file_id, wrote);
         if (json) {
-            if (!first)
-                g_string_append_c(out, ',');
-            json_block(q, out, &qp, list, wrote);
+            json_block(q, &w, &qp, list, wrote);
         } else {
             if (!first)
                 g_string_append_c(out, '\n');
@@ -212,8 +227,10 @@ static int who_main(int argc, char **argv, bool wrote)
         g_ptr_array_free(list, TRUE);
         query_path_clear(&qp);
     }
-    if (json)
-        g_string_append(out, "]}\n");
+    if (json) {
+        jsonw_array_end(&w);
+        g_string_append(out, "}\n");
+    }
     if (query_emit(q, out))
         status = 1;
     g_string_free(out, TRUE);

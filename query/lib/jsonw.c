@@ -56,7 +56,8 @@ void jsonw_object_end(struct jsonw *w) { close_(w, '}'); }
 void jsonw_array_begin(struct jsonw *w) { open(w, '[', ']'); }
 void jsonw_array_end(struct jsonw *w) { close_(w, ']'); }
 
-void jsonw_key(struct jsonw *w, const char *key)
+/* Before a member of the open object: its comma, then the whitespace asked for. */
+static void member(struct jsonw *w)
 {
     g_assert(w->depth > 0 && w->closer[w->depth - 1] == '}' && !w->key_pending);
     if (w->has_items[w->depth - 1])
@@ -66,6 +67,11 @@ void jsonw_key(struct jsonw *w, const char *key)
         g_string_append(w->out, w->space);
         w->space = NULL;
     }
+}
+
+void jsonw_key(struct jsonw *w, const char *key)
+{
+    member(w);
     json_string(w->out, key, strlen(key));
     g_string_append_c(w->out, ':');
     w->key_pending = true;
@@ -119,6 +125,39 @@ void jsonw_argv(struct jsonw *w, const char *argv, size_t len)
 {
     element(w);
     json_argv(w->out, argv, len);
+}
+
+GString *jsonw_raw_value(struct jsonw *w)
+{
+    element(w);
+    return w->out;
+}
+
+GString *jsonw_raw_object_begin(struct jsonw *w)
+{
+    element(w);
+    g_assert(w->depth < JSONW_MAX_DEPTH);
+    w->has_items[w->depth] = true; /* (the caller writes '{' and a member) */
+    w->closer[w->depth] = '}';
+    w->depth++;
+    return w->out;
+}
+
+GString *jsonw_raw_led_members(struct jsonw *w)
+{
+    g_assert(w->depth > 0 && w->closer[w->depth - 1] == '}' && !w->key_pending &&
+             w->has_items[w->depth - 1]);
+    if (w->space) {
+        g_string_append(w->out, w->space);
+        w->space = NULL;
+    }
+    return w->out;
+}
+
+GString *jsonw_raw_members(struct jsonw *w)
+{
+    member(w);
+    return w->out;
 }
 
 void jsonw_space(struct jsonw *w, const char *ws)

@@ -11,6 +11,10 @@
  *   - Output is compact (no spaces).  jsonw_space(w, ws) appends whitespace (e.g. "\n    ")
  *     *after* the comma that the next element brings, or right away when none is due: what
  *     the exports that indent need to stay byte-identical.
+ *   - Helpers that write JSON text themselves (the driver's query_json_process, _trace,
+ *     _version, _bytes, ...) write into the buffer jsonw_raw_value / _raw_members /
+ *     _raw_object_begin / _raw_led_members return, after the writer has placed the comma
+ *     their part needs: each says what the caller may append.
  *   - Strings go through json_string() (textout.h): invalid UTF-8 survives as \udcXX.
  *   - Misuse (a value in an object without a key, an end that does not match, deeper than
  *     JSONW_MAX_DEPTH) is a programming error: g_assert fails.  No allocation besides the
@@ -49,6 +53,20 @@ void jsonw_null(struct jsonw *w);
 void jsonw_raw(struct jsonw *w, const char *json);
 void jsonw_argv(struct jsonw *w, const char *argv, size_t len);
 void jsonw_space(struct jsonw *w, const char *ws);
+/* For a helper that writes JSON text itself (query_json_process, ...): the buffer, after
+ * what one more value needs (a comma, or nothing after a key); append exactly one value. */
+GString *jsonw_raw_value(struct jsonw *w);
+/* Inside an object, for a helper that writes whole members ("trace":{...}): the buffer,
+ * after the comma they need; append one or more "key":value members, no comma around. */
+GString *jsonw_raw_members(struct jsonw *w);
+/* For a helper that writes an object's '{' and its first members itself (query_json_version):
+ * the buffer, after what one more value needs; write '{' and at least one member.  The object
+ * is then open (jsonw_key adds members after a comma; jsonw_object_end closes it). */
+GString *jsonw_raw_object_begin(struct jsonw *w);
+/* Inside an object that has a member already, for a helper that writes members each led by
+ * its own comma (",\"bytes\":1,..." or nothing: query_json_bytes, query_json_path_state):
+ * the buffer, with nothing added. */
+GString *jsonw_raw_led_members(struct jsonw *w);
 
 /* Shorthands for a key and its value. */
 void jsonw_kv_string(struct jsonw *w, const char *key, const char *s);

@@ -63,6 +63,57 @@ static void test_bytes(void)
     g_string_free(s, TRUE);
 }
 
+/* Helpers that write JSON text themselves: a value after a key or in an array, and whole
+ * members inside an object, each with the comma it needs and no other. */
+static void test_raw_parts(void)
+{
+    GString *s = g_string_new(NULL);
+    struct jsonw w;
+    jsonw_init(&w, s);
+    jsonw_object_begin(&w);
+    g_string_append(jsonw_raw_members(&w), "\"t\":{\"x\":1}");
+    jsonw_key(&w, "p");
+    g_string_append(jsonw_raw_value(&w), "{}");
+    g_string_append(jsonw_raw_members(&w), "\"u\":2,\"v\":3");
+    jsonw_key(&w, "l");
+    jsonw_array_begin(&w);
+    g_string_append(jsonw_raw_value(&w), "null");
+    g_string_append(jsonw_raw_value(&w), "[]");
+    jsonw_array_end(&w);
+    jsonw_kv_int(&w, "z", 4);
+    jsonw_object_end(&w);
+    g_assert_cmpstr(s->str, ==,
+                    "{\"t\":{\"x\":1},\"p\":{},\"u\":2,\"v\":3,\"l\":[null,[]],\"z\":4}");
+    g_string_truncate(s, 0);
+    jsonw_init(&w, s);
+    jsonw_object_begin(&w);
+    g_string_append(jsonw_raw_members(&w), "\"first\":0");
+    jsonw_object_end(&w);
+    g_assert_cmpstr(s->str, ==, "{\"first\":0}");
+    /* an object a helper opened, with members of the writer's after its own */
+    g_string_truncate(s, 0);
+    jsonw_init(&w, s);
+    jsonw_array_begin(&w);
+    for (int i = 0; i < 2; i++) {
+        g_string_append(jsonw_raw_object_begin(&w), "{\"v\":1");
+        jsonw_kv_int(&w, "d", i);
+        jsonw_object_end(&w);
+    }
+    jsonw_array_end(&w);
+    g_assert_cmpstr(s->str, ==, "[{\"v\":1,\"d\":0},{\"v\":1,\"d\":1}]");
+    /* members a helper writes each with its comma, then the writer's own */
+    g_string_truncate(s, 0);
+    jsonw_init(&w, s);
+    jsonw_object_begin(&w);
+    jsonw_kv_int(&w, "a", 1);
+    g_string_append(jsonw_raw_led_members(&w), ",\"b\":2");
+    jsonw_raw_led_members(&w); /* (nothing, as a helper may write) */
+    jsonw_kv_int(&w, "c", 3);
+    jsonw_object_end(&w);
+    g_assert_cmpstr(s->str, ==, "{\"a\":1,\"b\":2,\"c\":3}");
+    g_string_free(s, TRUE);
+}
+
 /* A value in an object without its key is a programming error. */
 static void test_misuse(void)
 {
@@ -97,6 +148,7 @@ int main(int argc, char **argv)
     g_test_add_func("/jsonw/space", test_space);
     g_test_add_func("/jsonw/bytes", test_bytes);
     g_test_add_func("/jsonw/misuse", test_misuse);
+    g_test_add_func("/jsonw/raw-parts", test_raw_parts);
     g_test_add_func("/stmt/registry", test_registry);
     return g_test_run();
 }

@@ -1,0 +1,905 @@
+/* diffeng — see diffeng.h. */
+#include "diffeng.h"
+
+#include "stmt.h"
+#include "textout.h"
+#include "tracedb.h"
+#include "queries.h"
+
+#include <string.h>
+
+/* The image that wrote version ?1's bytes (else the one that made it). */
+TRACEDB_STATEMENT(sql_writer_of_version, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id FROM accesses WHERE version_id = ?1 AND kind IN "
+                  TRACEDB_KINDS_MADE " AND result = 0 AND process_id IS NOT NULL ORDER BY "
+                  "(kind = 2 AND bytes > 0) DESC, last_ns DESC LIMIT 1");
+enum { WRITER_OF_VERSION_PROCESS };
+/* (read with qdb_ids, which gives the first column of each row) */
+G_STATIC_ASSERT(WRITER_OF_VERSION_PROCESS == 0);
+/* How many directories image ?1 listed. */
+TRACEDB_STATEMENT(sql_dirs_listed_by_process, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT count(*) FROM accesses WHERE process_id = ?1 AND kind IN "
+                  TRACEDB_KINDS_LISTED);
+enum { DIRS_LISTED_COUNT };
+G_STATIC_ASSERT(DIRS_LISTED_COUNT == 0); /* (qdb_ids) */
+
+static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
+                                          "executable", "cwd", "nondeterminism", "unexplained"};
+
+const char *diffeng_kind_name(enum diffeng_kind kind)
+{
+    return (unsigned)kind < G_N_ELEMENTS(cause_names) ? cause_names[kind] : "unexplained";
+}
+
+/* A cause as the engine holds it: the public part, and what it owns. */
+struct cause {
+    struct diffeng_cause pub;
+    char *path, *detail;
+};
+
+struct side {
+    struct qdb *q;
+    struct prov *p;
+    const char *root; /* the directory the build ran in */
+};
+
+struct diffeng {
+    struct side s[2];
+    GPtrArray *maps;      /* char*: "OLD\0NEW" pairs, longest OLD first: A's paths as B's */
+    GPtrArray *excludes;  /* char*: globs */
+    GHashTable *tmp_pair; /* A's temporary path -> B's (owned strings) */
+    GHashTable *memo;     /* "vA:vB" -> GArray of cause indices */
+    GHashTable *via;      /* "vA:vB|cause" -> the pair "vA:vB" it came through (the chain) */
+    GHashTable *pair_path; /* "vA:vB" -> B's path of the pair (not owned: the prov's) */
+    GPtrArray *causes;    /* struct cause* (model.causes holds their public parts) */
+    GHashTable *cause_of; /* "kind\npath\nprocA" -> index+1 */
+    GHashTable *product_pair; /* a differing product (model.differ's string) -> "vA:vB" */
+    bool skip_system;     /* only one trace saw the system trees: their files are not paired */
+    bool ran;
+    struct diffeng_model m;
+};
+
+/* Under a system tree (what `run --system` adds to a trace). */
+static bool is_system_path(const char *path)
+{
+    static const char *const tops[] = {"/usr/", "/etc/", "/opt/", "/bin/", "/sbin/", "/lib",
+                                       "/boot/", NULL};
+    for (const char *const *t = tops; *t; t++)
+        if (g_str_has_prefix(path, *t))
+            return true;
+    return false;
+}
+
+/* The inputs worth pairing: all, or without the system trees' when one trace lacks them. */
+static void drop_system(struct diffeng *d, GPtrArray *inputs)
+{
+    for (guint i = inputs->len; d->skip_system && i-- > 0;)
+        if (is_system_path(((const struct prov_version *)inputs->pdata[i])->path))
+            g_ptr_array_remove_index(inputs, i);
+}
+
+static bool has_path(const GPtrArray *versions, const char *path)
+{
+    for (guint i = 0; i < versions->len; i++)
+        if (!strcmp(((const struct prov_version *)versions->pdata[i])->path, path))
+            return true;
+    return false;
+}
+
+/* A path of the first build as the second build would have it. */
+static char *map_path(struct diffeng *d, const char *path)
+{
+    for (guint i = 0; i < d->maps->len; i++) {
+        const char *old = d->maps->pdata[i], *new = old + strlen(old) + 1;
+        size_t l = strlen(old);
+        if (!strncmp(path, old, l) && (path[l] == '/' || !path[l]))
+            return g_strconcat(new, path + l, NULL);
+    }
+    const char *t = g_hash_table_lookup(d->tmp_pair, path);
+    return g_strdup(t ? t : path);
+}
+
+void diffeng_add_map(struct diffeng *d, const char *old, const char *new)
+{
+    size_t lo = strlen(old), ln = strlen(new);
+    char *pair = g_malloc(lo + ln + 2);
+    memcpy(pair, old, lo + 1);
+    memcpy(pair + lo + 1, new, ln + 1);
+    /* longest first, so /a/b maps before /a */
+    guint at = 0;
+    while (at < d->maps->len && strlen(d->maps->pdata[at]) >= lo)
+        at++;
+    g_ptr_array_insert(d->maps, (gint)at, pair);
+}
+
+/* An argv or environment entry of the first build in the second's terms: every mapped
+ * prefix replaced wherever it starts a path (-I/a/b, --prefix=/a/b, PWD=/a/b). */
+static char *map_words(struct diffeng *d, const char *s)
+{
+    GString *out = g_string_new(NULL);
+    for (const char *p = s; *p;) {
+        bool done = false;
+        if (*p == '/') {
+            for (guint i = 0; i < d->maps->len && !done; i++) {
+                const char *old = d->maps->pdata[i], *new = old + strlen(old) + 1;
+                size_t l = strlen(old);
+                if (!strncmp(p, old, l) && (p[l] == '/' || !p[l] || p[l] == ' ' || p[l] == ':')) {
+                    g_string_append(out, new);
+                    p += l;
+                    done = true;
+                }
+            }
+            GHashTableIter it;
+            gpointer k, v;
+            g_hash_table_iter_init(&it, d->tmp_pair);
+            while (!done && g_hash_table_iter_next(&it, &k, &v)) {
+                size_t l = strlen(k);
+                if (!strncmp(p, k, l)) {
+                    g_string_append(out, v);
+                    p += l;
+                    done = true;
+                }
+            }
+        }
+        if (!done)
+            g_string_append_c(out, *p++);
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* The build's products: path -> version, for side s. */
+static GHashTable *products(struct side *s)
+{
+    GHashTable *out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *all = prov_products(s->p);
+    for (guint i = 0; i < all->len; i++) {
+        const struct prov_version *v = all->pdata[i];
+        g_hash_table_insert(out, g_strdup(v->path), (gpointer)v);
+    }
+    g_ptr_array_free(all, TRUE);
+    return out;
+}
+
+static int64_t writer_of(struct side *s, int64_t vid)
+{
+    GArray *ids = qdb_ids(s->q, sql_writer_of_version, vid);
+    int64_t w = ids->len ? g_array_index(ids, int64_t, 0) : 0;
+    g_array_unref(ids);
+    return w;
+}
+
+/* The versions `vid`'s writer read before writing it (its direct inputs). */
+static GPtrArray *direct_inputs(struct side *s, int64_t vid)
+{
+    static const struct prov_walk_opts walk = {.scripts = false, .max_depth = 1, .every_read = true};
+    GArray *nodes = prov_inputs(s->p, vid, &walk);
+    GPtrArray *out = g_ptr_array_new();
+    for (guint i = 0; i < nodes->len; i++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        if (n->depth == 1)
+            g_ptr_array_add(out, (gpointer)n->v);
+    }
+    g_array_unref(nodes);
+    return out;
+}
+
+/* One root cause per what it is: an input by its path; argv, environment, executable and cwd
+ * by what differs (-DX=1 given to forty compiles is one cause); non-determinism by its
+ * process.  `path` is where it was first seen (the cause's headline). */
+static size_t add_cause(struct diffeng *d, enum diffeng_kind kind, const char *path, int64_t pa,
+                        int64_t pb, char *detail)
+{
+    g_autofree char *key =
+        kind == DIFFENG_ARGV || kind == DIFFENG_ENV || kind == DIFFENG_EXE || kind == DIFFENG_CWD
+            ? g_strdup_printf("%d\n%s", kind, detail)
+        : kind == DIFFENG_NONDET ? g_strdup_printf("%d\n%" G_GINT64_FORMAT, kind, pa)
+                                 : g_strdup_printf("%d\n%s\n%" G_GINT64_FORMAT, kind, path, pa);
+    gpointer at = g_hash_table_lookup(d->cause_of, key);
+    if (at) {
+        struct cause *c = d->causes->pdata[GPOINTER_TO_SIZE(at) - 1];
+        if (pa && pa != c->pub.proc[0])
+            c->pub.more_processes++;
+        g_free(detail);
+        return (size_t)GPOINTER_TO_SIZE(at) - 1;
+    }
+    struct cause *c = g_new0(struct cause, 1);
+    c->path = g_strdup(path);
+    c->detail = detail;
+    c->pub = (struct diffeng_cause){kind, c->path, {pa, pb}, c->detail, 0, g_ptr_array_new()};
+    g_ptr_array_add(d->causes, c);
+    g_ptr_array_add(d->m.causes, &c->pub);
+    g_hash_table_insert(d->cause_of, g_steal_pointer(&key), GSIZE_TO_POINTER(d->causes->len));
+    return d->causes->len - 1;
+}
+
+static void not_compared(struct diffeng *d, char *what)
+{
+    for (guint i = 0; i < d->m.not_compared->len; i++)
+        if (!strcmp(d->m.not_compared->pdata[i], what)) {
+            g_free(what);
+            return;
+        }
+    g_ptr_array_add(d->m.not_compared, what);
+}
+
+/* The words of p's argv (A's mapped into B's terms when `d` is given); g_ptr_array_unref. */
+static GPtrArray *argv_words(struct diffeng *d, const struct qdb_process *p)
+{
+    GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+    for (size_t i = 0; p->argv && i < p->argv_len;) {
+        size_t l = strnlen(p->argv + i, p->argv_len - i);
+        g_autofree char *word = g_strndup(p->argv + i, l);
+        g_ptr_array_add(w, d ? map_words(d, word) : g_steal_pointer(&word));
+        i += l + 1;
+    }
+    return w;
+}
+
+static bool has_word(GPtrArray *words, const char *w)
+{
+    return g_ptr_array_find_with_equal_func(words, w, g_str_equal, NULL);
+}
+
+/* Words as a shell reads them, space-separated. */
+static void append_words(GString *out, GPtrArray *words)
+{
+    for (guint i = 0; i < words->len; i++) {
+        if (i)
+            g_string_append_c(out, ' ');
+        text_quote_arg(out, words->pdata[i], strlen(words->pdata[i]));
+    }
+}
+
+/* How B's argv differs from A's, for people, when it does (else NULL): "-O2 → -O1" for one
+ * word that became another, else "removed W..., added W..." (either alone when the other is
+ * empty), or "the same words, in another order or number". */
+static char *argv_difference(struct diffeng *d, const struct qdb_process *a,
+                             const struct qdb_process *b)
+{
+    GPtrArray *wa = argv_words(d, a), *wb = argv_words(NULL, b);
+    bool same = wa->len == wb->len;
+    for (guint i = 0; same && i < wa->len; i++)
+        same = !strcmp(wa->pdata[i], wb->pdata[i]);
+    char *out = NULL;
+    if (!same) {
+        GPtrArray *removed = g_ptr_array_new(), *added = g_ptr_array_new();
+        for (guint i = 0; i < wa->len; i++)
+            if (!has_word(wb, wa->pdata[i]) && !has_word(removed, wa->pdata[i]))
+                g_ptr_array_add(removed, wa->pdata[i]);
+        for (guint i = 0; i < wb->len; i++)
+            if (!has_word(wa, wb->pdata[i]) && !has_word(added, wb->pdata[i]))
+                g_ptr_array_add(added, wb->pdata[i]);
+        GString *s = g_string_new(NULL);
+        if (removed->len == 1 && added->len == 1) {
+            append_words(s, removed);
+            g_string_append(s, " \u2192 ");
+            append_words(s, added);
+        } else {
+            if (removed->len) {
+                g_string_append(s, "removed ");
+                append_words(s, removed);
+            }
+            if (added->len) {
+                g_string_append(s, removed->len ? ", added " : "added ");
+                append_words(s, added);
+            }
+        }
+        if (!s->len)
+            g_string_append(s, "the same words, in another order or number");
+        out = g_string_free(s, FALSE);
+        g_ptr_array_free(removed, TRUE);
+        g_ptr_array_free(added, TRUE);
+    }
+    g_ptr_array_unref(wa);
+    g_ptr_array_unref(wb);
+    return out;
+}
+
+/* Variables whose values say how a driver runs, not what a process makes. */
+static bool env_noise(const char *name, size_t len)
+{
+    static const char *const noise[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
+                                        "MAKE_TERMERR", "_", "OLDPWD", "SHLVL", "TERM",
+                                        "DISPLAY", "SSH_AUTH_SOCK", "SSH_CLIENT",
+                                        "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
+                                        "INVOCATION_ID", "JOURNAL_STREAM", NULL};
+    for (const char *const *n = noise; *n; n++)
+        if (strlen(*n) == len && !memcmp(*n, name, len))
+            return true;
+    return false;
+}
+
+/* Image id's environment as name -> value ("" when redacted), without the driver noise;
+ * A's values mapped into B's terms.  NULL when the trace does not have it. */
+static GHashTable *env_table(struct diffeng *d, struct side *s, int64_t id, bool mapped)
+{
+    g_autoptr(GBytes) env = qdb_process_env(s->q, id);
+    if (!env)
+        return NULL;
+    GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    gsize len = 0;
+    const char *p = g_bytes_get_data(env, &len);
+    for (gsize at = 0; at < len;) { /* NAME=VALUE\0..., a redacted entry NAME alone */
+        const char *entry = p + at;
+        gsize elen = strnlen(entry, len - at);
+        at += elen + 1;
+        const char *eq = memchr(entry, '=', elen);
+        gsize nlen = eq ? (gsize)(eq - entry) : elen;
+        if (!nlen || env_noise(entry, nlen))
+            continue;
+        g_autofree char *value = eq ? g_strndup(eq + 1, elen - nlen - 1) : g_strdup("");
+        g_hash_table_insert(t, g_strndup(entry, nlen),
+                            mapped ? map_words(d, value) : g_steal_pointer(&value));
+    }
+    return t;
+}
+
+/* Whether A's path (mapped) and B's differ; unknown on either side is no difference. */
+static bool differs_mapped(struct diffeng *d, const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    g_autofree char *m = map_path(d, a);
+    return strcmp(m, b) != 0;
+}
+
+/* PWD and OLDPWD follow the directory a shell was in: where the processes' directories
+ * differ, that is the cause (cwd), not these. */
+static bool shell_cwd_var(const char *name)
+{
+    return !strcmp(name, "PWD") || !strcmp(name, "OLDPWD");
+}
+
+/* The environment variables that differ between A's process and B's, for people; NULL when
+ * none (or either environment is not known). */
+static char *env_difference(struct diffeng *d, int64_t pa, int64_t pb, bool cwd_differs)
+{
+    GHashTable *a = env_table(d, &d->s[0], pa, true), *b = env_table(d, &d->s[1], pb, false);
+    char *out = NULL;
+    if (a && b) {
+        GPtrArray *names = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer k, v;
+        g_hash_table_iter_init(&it, a);
+        while (g_hash_table_iter_next(&it, &k, &v)) {
+            const char *vb = g_hash_table_lookup(b, k);
+            if ((!vb || strcmp(vb, v)) && !(cwd_differs && shell_cwd_var(k)))
+                g_ptr_array_add(names, k);
+        }
+        g_hash_table_iter_init(&it, b);
+        while (g_hash_table_iter_next(&it, &k, &v))
+            if (!g_hash_table_contains(a, k) && !(cwd_differs && shell_cwd_var(k)))
+                g_ptr_array_add(names, k);
+        g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+        if (names->len) {
+            GString *s = g_string_new(NULL);
+            for (guint i = 0; i < names->len; i++) {
+                const char *n = names->pdata[i];
+                const char *va = g_hash_table_lookup(a, n), *vb = g_hash_table_lookup(b, n);
+                g_string_append_printf(s, "%s%s (%s%s%s / %s%s%s)", s->len ? ", " : "", n,
+                                       va ? "'" : "", va ? va : "unset", va ? "'" : "",
+                                       vb ? "'" : "", vb ? vb : "unset", vb ? "'" : "");
+            }
+            out = g_string_free(s, FALSE);
+        }
+        g_ptr_array_free(names, TRUE);
+    }
+    if (a)
+        g_hash_table_destroy(a);
+    if (b)
+        g_hash_table_destroy(b);
+    return out;
+}
+
+
+static gint by_path(gconstpointer x, gconstpointer y)
+{
+    const struct prov_version *a = *(const struct prov_version *const *)x;
+    const struct prov_version *b = *(const struct prov_version *const *)y;
+    return strcmp(a->path, b->path);
+}
+
+/* The directory and extension of a path: how temporaries are paired. */
+static char *shape_of(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        dot = path + strlen(path);
+    return g_strdup_printf("%.*s|%s", slash ? (int)(slash - path) : 0, path, dot);
+}
+
+static GArray *explain(struct diffeng *d, const struct prov_version *va,
+                       const struct prov_version *vb, const char *product, int depth);
+
+/* The versions a file went through up to `v`, oldest first (v's base, its base, ...). */
+static GPtrArray *history(struct side *s, const struct prov_version *v)
+{
+    GPtrArray *h = g_ptr_array_new();
+    for (int guard = 0; v && guard < 100000; guard++) {
+        g_ptr_array_insert(h, 0, (gpointer)v);
+        v = v->base_id ? prov_version(s->p, v->base_id) : NULL;
+    }
+    return h;
+}
+
+static char *pair_key(const struct prov_version *a, const struct prov_version *b)
+{
+    return g_strdup_printf("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT, a->id, b->id);
+}
+
+/* Explain the pair (a, b) that the pair `parent` was made from, and add its causes to
+ * `causes`, remembering the link for the chain shown with each product. */
+static void take_causes(struct diffeng *d, const char *parent, GArray *causes,
+                        const struct prov_version *a, const struct prov_version *b,
+                        const char *product, int depth)
+{
+    GArray *c = explain(d, a, b, product, depth + 1);
+    g_autofree char *child = pair_key(a, b);
+    for (guint i = 0; i < c->len; i++) {
+        size_t at = g_array_index(c, size_t, i);
+        char *link = g_strdup_printf("%s|%zu", parent, at);
+        if (!g_hash_table_contains(d->via, link))
+            g_hash_table_insert(d->via, link, g_strdup(child));
+        else
+            g_free(link);
+        g_array_append_val(causes, at);
+    }
+}
+
+/* Pair the direct inputs of the two writers and explain each pair that differs. */
+static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes,
+                           GPtrArray *ia, GPtrArray *ib, int64_t wa, int64_t wb,
+                           const char *product, int depth, bool *inputs_differ)
+{
+    g_ptr_array_sort(ia, by_path);
+    g_ptr_array_sort(ib, by_path);
+    GHashTable *bpath = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < ib->len; i++)
+        g_hash_table_insert(bpath, (gpointer)((struct prov_version *)ib->pdata[i])->path,
+                            ib->pdata[i]);
+    GHashTable *used_b = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GPtrArray *left_a = g_ptr_array_new();
+    for (guint i = 0; i < ia->len; i++) {
+        const struct prov_version *a = ia->pdata[i];
+        g_autofree char *key = map_path(d, a->path);
+        const struct prov_version *b = g_hash_table_lookup(bpath, key);
+        if (b && !g_hash_table_contains(used_b, b)) {
+            g_hash_table_add(used_b, (gpointer)b);
+            if (strcmp(a->sha256, b->sha256)) {
+                *inputs_differ = true;
+                take_causes(d, parent, causes, a, b, product, depth);
+            }
+        } else {
+            g_ptr_array_add(left_a, (gpointer)a);
+        }
+    }
+    /* What is left on both sides: the programs the writers ran (another compiler found on
+     * another PATH) pair with each other; temporaries with random names by directory and
+     * extension in order; the rest was read in one build only. */
+    const struct qdb_process *pwa = wa ? qdb_process(d->s[0].q, wa) : NULL;
+    const struct qdb_process *pwb = wb ? qdb_process(d->s[1].q, wb) : NULL;
+    for (guint i = 0; i < left_a->len; i++) {
+        const struct prov_version *a = left_a->pdata[i], *b = NULL;
+        if (pwa && pwb && pwa->exe && pwb->exe && !strcmp(a->path, pwa->exe))
+            for (guint k = 0; k < ib->len && !b; k++) {
+                const struct prov_version *c = ib->pdata[k];
+                if (!g_hash_table_contains(used_b, c) && !strcmp(c->path, pwb->exe))
+                    b = c;
+            }
+        if (b) {
+            g_hash_table_add(used_b, (gpointer)b);
+            g_ptr_array_remove_index(left_a, i--);
+            if (strcmp(a->sha256, b->sha256)) {
+                *inputs_differ = true;
+                take_causes(d, parent, causes, a, b, product, depth);
+            }
+        }
+    }
+    for (guint i = 0; i < left_a->len; i++) {
+        const struct prov_version *a = left_a->pdata[i], *b = NULL;
+        g_autofree char *sa = shape_of(a->path);
+        for (guint k = 0; k < ib->len && !b; k++) {
+            const struct prov_version *c = ib->pdata[k];
+            g_autofree char *sb = shape_of(c->path);
+            if (!g_hash_table_contains(used_b, c) && !strcmp(sa, sb) &&
+                prov_is_temporary(d->s[0].p, a) == prov_is_temporary(d->s[1].p, c))
+                b = c;
+        }
+        if (b) {
+            g_hash_table_add(used_b, (gpointer)b);
+            g_hash_table_insert(d->tmp_pair, g_strdup(a->path), g_strdup(b->path));
+            if (strcmp(a->sha256, b->sha256)) {
+                *inputs_differ = true;
+                take_causes(d, parent, causes, a, b, product, depth);
+            }
+            continue;
+        }
+        *inputs_differ = true;
+        g_autofree char *key = map_path(d, a->path);
+        size_t at = add_cause(d, DIFFENG_INPUTS, key, wa, wb,
+                              g_strdup_printf("read by the first build's process only"));
+        g_array_append_val(causes, at);
+    }
+    for (guint k = 0; k < ib->len; k++) {
+        const struct prov_version *b = ib->pdata[k];
+        if (g_hash_table_contains(used_b, b))
+            continue;
+        *inputs_differ = true;
+        size_t at = add_cause(d, DIFFENG_INPUTS, b->path, wa, wb,
+                              g_strdup("read by the second build's process only"));
+        g_array_append_val(causes, at);
+    }
+    g_ptr_array_free(left_a, TRUE);
+    g_hash_table_destroy(used_b);
+    g_hash_table_destroy(bpath);
+}
+
+/* A file written in steps (appended to: a log, an archive updated member by member): line
+ * the two histories up from their first step; the first step that differs is where they
+ * diverge.  Whether that explained the pair (else its last step is explained as a whole). */
+static bool explain_steps(struct diffeng *d, const char *memo_key, GArray *causes,
+                          const struct prov_version *va, const struct prov_version *vb,
+                          const char *path, const char *product, int depth)
+{
+    GPtrArray *ha = history(&d->s[0], va), *hb = history(&d->s[1], vb);
+    if (ha->len != hb->len) {
+        size_t at = add_cause(d, DIFFENG_UNKNOWN, path, 0, 0,
+                              g_strdup_printf("written in %u steps by one build and %u by "
+                                              "the other", ha->len, hb->len));
+        g_array_append_val(causes, at);
+    } else {
+        guint i = 0;
+        while (i + 1 < ha->len &&
+               !strcmp(((const struct prov_version *)ha->pdata[i])->sha256,
+                       ((const struct prov_version *)hb->pdata[i])->sha256))
+            i++;
+        if (i + 1 < ha->len) /* an earlier step diverged first */
+            take_causes(d, memo_key, causes, ha->pdata[i], hb->pdata[i], product, depth);
+    }
+    bool done = ha->len != hb->len || (causes->len > 0);
+    g_ptr_array_free(ha, TRUE);
+    g_ptr_array_free(hb, TRUE);
+    return done;
+}
+
+/* Arguments differ: name the command that was written differently, not only the program it
+ * ran: go up while the parents differ the same way (cc1's -O2 came from cc's). */
+static size_t argv_cause(struct diffeng *d, const char *path, const struct qdb_process *pa,
+                         const struct qdb_process *pb, char *argv)
+{
+    char *inner = g_strdup(argv);
+    const struct qdb_process *ia0 = pa;
+    int64_t wa = pa->id, wb = pb->id;
+    for (int guard = 0; guard < 64; guard++) {
+        const struct qdb_process *ua = pa->parent_id ? qdb_process(d->s[0].q, pa->parent_id)
+                                                     : NULL;
+        const struct qdb_process *ub = pb->parent_id ? qdb_process(d->s[1].q, pb->parent_id)
+                                                     : NULL;
+        char *up = ua && ub ? argv_difference(d, ua, ub) : NULL;
+        if (!up)
+            break;
+        g_free(argv);
+        argv = up;
+        pa = ua;
+        pb = ub;
+        wa = ua->id;
+        wb = ub->id;
+    }
+    if (pa != ia0) {
+        GString *det = g_string_new(argv);
+        g_string_append_printf(det, "; so the programs that made its products differ "
+                                    "too: %s", inner);
+        g_free(argv);
+        argv = g_string_free(det, FALSE);
+    }
+    g_free(inner);
+    return add_cause(d, DIFFENG_ARGV, path, wa, wb, argv);
+}
+
+/* The writers read the same: the cause is in how they ran (argv, environment, program,
+ * directory), else non-determinism.  `exe_compared`: the program was among the inputs. */
+static size_t process_cause(struct diffeng *d, const char *path, const struct qdb_process *pa,
+                            const struct qdb_process *pb, bool exe_compared)
+{
+    int64_t wa = pa->id, wb = pb->id;
+    char *argv = argv_difference(d, pa, pb);
+    if (argv)
+        return argv_cause(d, path, pa, pb, argv);
+    char *env = env_difference(d, wa, wb, differs_mapped(d, pa->cwd, pb->cwd));
+    if (env)
+        return add_cause(d, DIFFENG_ENV, path, wa, wb, env);
+    if (differs_mapped(d, pa->exe, pb->exe) || differs_mapped(d, pa->cwd, pb->cwd)) {
+        bool exe = differs_mapped(d, pa->exe, pb->exe);
+        return add_cause(d, exe ? DIFFENG_EXE : DIFFENG_CWD, path, wa, wb,
+                         g_strdup_printf("the same arguments, environment and inputs, run %s "
+                                         "%s in A and %s in B", exe ? "as" : "in",
+                                         exe ? pa->exe : pa->cwd, exe ? pb->exe : pb->cwd));
+    }
+    GArray *listed = qdb_ids(d->s[0].q, sql_dirs_listed_by_process, wa);
+    bool lists = listed->len && g_array_index(listed, int64_t, 0) > 0;
+    g_array_unref(listed);
+    bool moved = strcmp(d->s[0].root, d->s[1].root) != 0;
+    bool untraced = !exe_compared && pa->exe;
+    return add_cause(d, DIFFENG_NONDET, path, wa, wb,
+                     g_strdup_printf("the same inputs, arguments and environment, another "
+                                     "output: it reads the clock or randomness%s%s%s%s%s",
+                                     lists ? ", or the order it listed a directory in" : "",
+                                     moved ? ", or embeds the build path" : "",
+                                     untraced ? ", or the program it ran, " : "",
+                                     untraced ? pa->exe : "",
+                                     untraced ? ", not traced here, differs (--system traces it)"
+                                              : ""));
+}
+
+/* Compare the processes that wrote va and vb: their inputs, else how they ran. */
+static void explain_writers(struct diffeng *d, const char *memo_key, GArray *causes,
+                            const struct prov_version *va, const struct prov_version *vb,
+                            const char *path, const char *product, int depth)
+{
+    int64_t wa = writer_of(&d->s[0], va->id), wb = writer_of(&d->s[1], vb->id);
+    const struct qdb_process *pa = wa ? qdb_process(d->s[0].q, wa) : NULL;
+    const struct qdb_process *pb = wb ? qdb_process(d->s[1].q, wb) : NULL;
+    if (!pa || !pb || depth > 64) {
+        size_t at = add_cause(d, DIFFENG_UNKNOWN, path, wa, wb,
+                              g_strdup(depth > 64 ? "the chain is too long to follow"
+                                                  : "no process of one build is known to have "
+                                                    "written it"));
+        g_array_append_val(causes, at);
+        return;
+    }
+    GPtrArray *ia = direct_inputs(&d->s[0], va->id), *ib = direct_inputs(&d->s[1], vb->id);
+    drop_system(d, ia);
+    drop_system(d, ib);
+    /* (the earlier step, if any, agreed: it is not an input to explain) */
+    if (va->base_id)
+        g_ptr_array_remove(ia, (gpointer)prov_version(d->s[0].p, va->base_id));
+    if (vb->base_id)
+        g_ptr_array_remove(ib, (gpointer)prov_version(d->s[1].p, vb->base_id));
+    bool inputs_differ = false;
+    explain_inputs(d, memo_key, causes, ia, ib, wa, wb, product, depth, &inputs_differ);
+    /* Whether the program the writer ran was itself compared: it is among its inputs only
+     * where it was traced (a compiler under /usr without --system is not). */
+    bool exe_compared = pa->exe && pb->exe && has_path(ia, pa->exe) && has_path(ib, pb->exe);
+    g_ptr_array_free(ia, TRUE);
+    g_ptr_array_free(ib, TRUE);
+    if (!inputs_differ) {
+        size_t at = process_cause(d, path, pa, pb, exe_compared);
+        g_array_append_val(causes, at);
+    }
+}
+
+/* The root causes of two versions differing (indices into d->causes); memoised. */
+static GArray *explain(struct diffeng *d, const struct prov_version *va,
+                       const struct prov_version *vb, const char *product, int depth)
+{
+    g_autofree char *mkey = pair_key(va, vb);
+    GArray *memo = g_hash_table_lookup(d->memo, mkey);
+    if (memo)
+        return memo;
+    GArray *causes = g_array_new(FALSE, FALSE, sizeof(size_t));
+    const char *memo_key = mkey;
+    g_hash_table_insert(d->pair_path, (gpointer)memo_key, (gpointer)vb->path);
+    g_hash_table_insert(d->memo, g_steal_pointer(&mkey), causes); /* (cycles end here) */
+    g_autofree char *path = prov_is_temporary(d->s[1].p, vb)
+                                ? g_strdup_printf("%s (a temporary)", vb->path)
+                                : g_strdup(vb->path);
+    if (va->origin != vb->origin) {
+        bool a_made = va->origin == TRACEDB_VERSION_WRITTEN;
+        size_t at = add_cause(d, DIFFENG_ORIGIN, path, 0, 0,
+                              g_strdup_printf("made by the %s build, found by the %s",
+                                              a_made ? "first" : "second",
+                                              a_made ? "second" : "first"));
+        g_array_append_val(causes, at);
+        return causes;
+    }
+    if (va->origin == TRACEDB_VERSION_FOUND) {
+        size_t at = add_cause(d, DIFFENG_INPUT, path, 0, 0,
+                              g_strdup_printf("found with other content (sha256 %.12s… / %.12s…)",
+                                              va->sha256[0] ? va->sha256 : "unknown",
+                                              vb->sha256[0] ? vb->sha256 : "unknown"));
+        g_array_append_val(causes, at);
+        return causes;
+    }
+    if ((va->base_id || vb->base_id) &&
+        explain_steps(d, memo_key, causes, va, vb, path, product, depth))
+        return causes;
+    explain_writers(d, memo_key, causes, va, vb, path, product, depth);
+    return causes;
+}
+
+static gint by_str(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct diffeng *diffeng_new(struct qdb *qa, struct prov *pa, struct qdb *qb, struct prov *pb)
+{
+    struct diffeng *d = g_new0(struct diffeng, 1);
+    struct qdb *q[2] = {qa, qb};
+    struct prov *p[2] = {pa, pb};
+    for (int i = 0; i < 2; i++) {
+        d->s[i].q = q[i];
+        d->s[i].p = p[i];
+        d->s[i].root = qdb_run(q[i])->cwd ? qdb_run(q[i])->cwd : "/";
+        d->m.root[i] = d->s[i].root;
+    }
+    d->maps = g_ptr_array_new_with_free_func(g_free);
+    d->excludes = g_ptr_array_new_with_free_func(g_free);
+    d->tmp_pair = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    d->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                    (GDestroyNotify)g_array_unref);
+    d->via = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    d->pair_path = g_hash_table_new(g_str_hash, g_str_equal);
+    d->causes = g_ptr_array_new();
+    d->cause_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    d->product_pair = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    d->m.identical = g_ptr_array_new_with_free_func(g_free);
+    d->m.differ = g_ptr_array_new_with_free_func(g_free);
+    d->m.only_a = g_ptr_array_new_with_free_func(g_free);
+    d->m.only_b = g_ptr_array_new_with_free_func(g_free);
+    d->m.not_compared = g_ptr_array_new_with_free_func(g_free);
+    d->m.causes = g_ptr_array_new();
+    return d;
+}
+
+void diffeng_free(struct diffeng *d)
+{
+    if (!d)
+        return;
+    for (guint i = 0; i < d->causes->len; i++) {
+        struct cause *c = d->causes->pdata[i];
+        g_free(c->path);
+        g_free(c->detail);
+        g_ptr_array_free(c->pub.products, TRUE);
+        g_free(c);
+    }
+    g_ptr_array_free(d->maps, TRUE);
+    g_ptr_array_free(d->excludes, TRUE);
+    g_hash_table_destroy(d->tmp_pair);
+    g_hash_table_destroy(d->pair_path); /* (its keys are the memo's) */
+    g_hash_table_destroy(d->via);
+    g_hash_table_destroy(d->memo);
+    g_ptr_array_free(d->causes, TRUE);
+    g_hash_table_destroy(d->cause_of);
+    g_hash_table_destroy(d->product_pair); /* (its keys are model.differ's) */
+    g_ptr_array_free(d->m.identical, TRUE);
+    g_ptr_array_free(d->m.differ, TRUE);
+    g_ptr_array_free(d->m.only_a, TRUE);
+    g_ptr_array_free(d->m.only_b, TRUE);
+    g_ptr_array_free(d->m.not_compared, TRUE);
+    g_ptr_array_free(d->m.causes, TRUE);
+    g_free(d);
+}
+
+void diffeng_exclude(struct diffeng *d, const char *glob)
+{
+    g_ptr_array_add(d->excludes, g_strdup(glob));
+}
+
+/* Whether only one trace saw the system trees: reads there are in one graph only. */
+static void check_system_trees(struct diffeng *d)
+{
+    bool sys[2];
+    for (int i = 0; i < 2; i++) {
+        GArray *t = qdb_ids(d->s[i].q, tracedb_sql(TQ_SYSTEM_TREES_TRACED), 0);
+        sys[i] = t->len && g_array_index(t, int64_t, 0) > 0;
+        g_array_unref(t);
+    }
+    d->skip_system = sys[0] != sys[1];
+    if (sys[0] != sys[1])
+        not_compared(d, g_strdup_printf("files under the system trees: only %s was recorded "
+                                        "with --system (its reads there are not matched)",
+                                        sys[0] ? "A" : "B"));
+}
+
+/* Side s's products, path -> version, without those an exclude matches. */
+static GHashTable *products_kept(struct diffeng *d, int side)
+{
+    GHashTable *t = products(&d->s[side]);
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, t);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        g_autofree char *key = side ? g_strdup(k) : map_path(d, k);
+        size_t l = strlen(d->s[1].root);
+        const char *rel = !strncmp(key, d->s[1].root, l) && key[l] == '/' ? key + l + 1 : key;
+        for (guint i = 0; i < d->excludes->len; i++)
+            if (g_pattern_match_simple(d->excludes->pdata[i], rel) ||
+                g_pattern_match_simple(d->excludes->pdata[i], key)) {
+                g_hash_table_iter_remove(&it);
+                break;
+            }
+    }
+    return t;
+}
+
+/* Match A's products with B's, explain each pair that differs. */
+static void compare_products(struct diffeng *d, GHashTable *pa, GHashTable *pb)
+{
+    GHashTable *matched_b = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, pa);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        char *key = map_path(d, k);
+        const struct prov_version *vb = g_hash_table_lookup(pb, key);
+        if (!vb) {
+            g_ptr_array_add(d->m.only_a, key);
+            continue;
+        }
+        g_hash_table_add(matched_b, (gpointer)vb->path);
+        const struct prov_version *va = v;
+        if (va->sha256[0] && !strcmp(va->sha256, vb->sha256)) {
+            g_ptr_array_add(d->m.identical, key);
+            continue;
+        }
+        g_ptr_array_add(d->m.differ, key);
+        g_hash_table_insert(d->product_pair, key, pair_key(va, vb));
+        GArray *c = explain(d, va, vb, key, 0);
+        for (guint i = 0; i < c->len; i++) {
+            struct cause *cs = d->causes->pdata[g_array_index(c, size_t, i)];
+            if (!g_ptr_array_find_with_equal_func(cs->pub.products, key, g_str_equal, NULL))
+                g_ptr_array_add(cs->pub.products, key);
+        }
+    }
+    g_hash_table_iter_init(&it, pb);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (!g_hash_table_contains(matched_b, k))
+            g_ptr_array_add(d->m.only_b, g_strdup(k));
+    g_hash_table_destroy(matched_b);
+}
+
+const struct diffeng_model *diffeng_run(struct diffeng *d)
+{
+    if (d->ran)
+        return &d->m;
+    d->ran = true;
+    if (strcmp(d->s[0].root, d->s[1].root))
+        diffeng_add_map(d, d->s[0].root, d->s[1].root);
+    check_system_trees(d);
+    GHashTable *pa = products_kept(d, 0), *pb = products_kept(d, 1);
+    compare_products(d, pa, pb);
+    g_hash_table_destroy(pa);
+    g_hash_table_destroy(pb);
+    GPtrArray *lists[] = {d->m.identical, d->m.differ, d->m.only_a, d->m.only_b};
+    for (size_t i = 0; i < G_N_ELEMENTS(lists); i++)
+        g_ptr_array_sort(lists[i], by_str);
+    for (guint i = 0; i < d->causes->len; i++)
+        g_ptr_array_sort(((struct cause *)d->causes->pdata[i])->pub.products, by_str);
+    /* Builds of two different projects: each made products, none of them at a path of the
+     * other's (after mapping) — nothing could be compared. */
+    d->m.unrelated = !d->m.identical->len && !d->m.differ->len && d->m.only_a->len &&
+                     d->m.only_b->len;
+    return &d->m;
+}
+
+GArray *diffeng_causes_of(struct diffeng *d, const char *product)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(size_t));
+    const char *k = g_hash_table_lookup(d->product_pair, product);
+    GArray *found = k ? g_hash_table_lookup(d->memo, k) : NULL;
+    for (guint i = 0; found && i < found->len; i++) {
+        size_t at = g_array_index(found, size_t, i);
+        bool seen = false;
+        for (guint j = 0; j < out->len && !seen; j++)
+            seen = g_array_index(out, size_t, j) == at;
+        if (!seen)
+            g_array_append_val(out, at);
+    }
+    return out;
+}
+
+GPtrArray *diffeng_chain(struct diffeng *d, const char *product, size_t cause)
+{
+    GPtrArray *hops = g_ptr_array_new();
+    const char *k = g_hash_table_lookup(d->product_pair, product);
+    for (int guard = 0; k && guard < 256; guard++) {
+        g_autofree char *link = g_strdup_printf("%s|%zu", k, cause);
+        const char *next = g_hash_table_lookup(d->via, link);
+        if (!next)
+            break;
+        g_ptr_array_add(hops, g_hash_table_lookup(d->pair_path, next));
+        k = next;
+    }
+    return hops;
+}

@@ -1,0 +1,353 @@
+/* Unit tests of the diff engine (query/lib/diffeng) on pairs of small hand-made traces: the
+ * same build twice, one differing input and its chain, products in one build only, a tool
+ * whose output differs on the same inputs, and builds in other directories.
+ *
+ * Each trace is one build in directory ROOT:
+ *   make [1] (cwd ROOT) runs
+ *   cc   [2] (cwd CC_CWD, argv "cc CC_OPT -c a.c"): reads a.c (v1), h.h (v2), writes a.o (v3)
+ *   ld   [3] (cwd ROOT): reads a.o, writes APP (v4)
+ * with the hashes of h.h, a.o and APP given (a.c's is the same in every trace); cc may have
+ * an environment (ENV: one NAME=VALUE) and read one more file (EXTRA, found). */
+#include "diffeng.h"
+#include "prov.h"
+#include "qdb.h"
+#include "tracedb.h"
+#include "unit-sql.h"
+
+#include <glib.h>
+#include <string.h>
+
+struct build {
+    const char *root, *cc_cwd, *cc_opt, *app; /* app: the linked product's name */
+    const char *h, *o, *exe;                  /* sha256 of h.h, a.o, APP: one byte, hex */
+    const char *env, *extra;                  /* NULL: none */
+};
+
+static const struct build base = {"/w", "/w", "-O2", "app", "02", "10", "20"};
+
+/* "cc\0-O2\0-c\0a.c\0" as an SQL blob literal. */
+static char *argv_blob(const char *const *words)
+{
+    GString *s = g_string_new("X'");
+    for (; *words; words++) {
+        for (const char *c = *words; *c; c++)
+            g_string_append_printf(s, "%02X", (unsigned char)*c);
+        g_string_append(s, "00");
+    }
+    g_string_append_c(s, '\'');
+    return g_string_free(s, FALSE);
+}
+
+/* A sha256 blob: the byte `b` (hex) then 31 zeros. */
+static char *sha(const char *b)
+{
+    return g_strdup_printf("X'%s%s'", b, "00000000000000000000000000000000000000000000000000"
+                                         "000000000000");
+}
+
+static char *make_build(const char *name, const struct build *b)
+{
+    char *p = unit_path(name);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    static const char args[] = "make";
+    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = b->root,
+                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
+                                  .hostname = "h", .version = "t"};
+    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    const char *cc[] = {"cc", b->cc_opt, "-c", "a.c", NULL}, *ld[] = {"ld", "a.o", NULL},
+               *mk[] = {"make", NULL};
+    g_autofree char *acc = argv_blob(cc), *ald = argv_blob(ld), *amk = argv_blob(mk);
+    g_autofree char *sc = sha("01"), *sh = sha(b->h), *so = sha(b->o), *sa = sha(b->exe);
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '%s', %s),"
+        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '%s', %s),"
+        "(3, 12, 3, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '%s', %s);"
+        "INSERT INTO files (id, path) VALUES (1, '%s/a.c'), (2, '%s/h.h'), (3, '%s/a.o'), "
+        "(4, '%s/%s');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 1, 111, 111, %s), (2, 2, 1, 112, 112, %s), (3, 3, 2, 140, 150, %s), "
+        "(4, 4, 2, 240, 250, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id) "
+        "VALUES (2, 1, 1, 111, 111, 1), (2, 2, 1, 112, 112, 2), (2, 3, 3, 140, 150, 3),"
+        "(3, 3, 1, 201, 201, 3), (3, 4, 3, 240, 250, 4);"
+        "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
+        b->root, amk, b->cc_cwd, acc, b->root, ald, b->root, b->root, b->root, b->root, b->app,
+        sc, sh, so, sa);
+    g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
+    if (b->env) {
+        const char *env[] = {b->env, NULL};
+        g_autofree char *blob = argv_blob(env);
+        g_autofree char *more = g_strdup_printf(
+            "INSERT INTO environments (id, env) VALUES (1, %s);"
+            "UPDATE processes SET env_id = 1 WHERE id = 2;", blob);
+        g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
+    }
+    if (b->extra) {
+        g_autofree char *more = g_strdup_printf(
+            "INSERT INTO files (id, path) VALUES (5, '%s/%s');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+            "(5, 5, 1, 113, 113, %s);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (2, 5, 1, 113, 113, 5, 0);", b->root, b->extra, sc);
+        g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
+    }
+    struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0,
+                                .state = TRACEDB_RUN_FINISHED, .root_process_id = 1, .notes = "",
+                                .process_tree = "complete"};
+    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    return p;
+}
+
+/* Two traces open and compared: the engine and its model. */
+struct pair {
+    struct qdb *q[2];
+    struct prov *p[2];
+    struct diffeng *d;
+    const struct diffeng_model *m;
+};
+
+/* Both traces made and open, the engine made, not run. */
+static void open_pair(struct pair *x, const struct build *a, const struct build *b)
+{
+    const struct build *bs[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        g_autofree char *name = g_strdup_printf("%s-%d.db", i ? "b" : "a", g_test_rand_int());
+        g_autofree char *path = make_build(name, bs[i]);
+        g_autofree char *err = NULL;
+        g_assert_cmpint(qdb_open(path, &x->q[i], &err), ==, 0);
+        x->p[i] = prov_new(x->q[i]);
+        g_assert_nonnull(x->p[i]);
+    }
+    x->d = diffeng_new(x->q[0], x->p[0], x->q[1], x->p[1]);
+}
+
+static void compare(struct pair *x, const struct build *a, const struct build *b)
+{
+    open_pair(x, a, b);
+    x->m = diffeng_run(x->d);
+    g_assert_true(diffeng_run(x->d) == x->m); /* once */
+    g_assert_false(qdb_failed(x->q[0]) || qdb_failed(x->q[1]));
+}
+
+static void done(struct pair *x)
+{
+    diffeng_free(x->d);
+    for (int i = 0; i < 2; i++) {
+        prov_free(x->p[i]);
+        qdb_close(x->q[i]);
+    }
+}
+
+/* "a|b|c" of a list of strings. */
+static char *joined(const GPtrArray *list)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < list->len; i++)
+        g_string_append_printf(s, "%s%s", i ? "|" : "", (const char *)list->pdata[i]);
+    return g_string_free(s, FALSE);
+}
+
+static void assert_list(const GPtrArray *list, const char *want)
+{
+    g_autofree char *got = joined(list);
+    g_assert_cmpstr(got, ==, want);
+}
+
+static const struct diffeng_cause *cause(const struct pair *x, guint i)
+{
+    g_assert_cmpuint(i, <, x->m->causes->len);
+    return x->m->causes->pdata[i];
+}
+
+/* B's build `b` compared with the base build: it has one root cause, of `kind`, by cc. */
+static const struct diffeng_cause *one_cause(struct pair *x, const struct build *a,
+                                             const struct build *b, enum diffeng_kind kind)
+{
+    compare(x, a, b);
+    g_assert_cmpuint(x->m->causes->len, ==, 1);
+    const struct diffeng_cause *c = cause(x, 0);
+    g_assert_cmpint(c->kind, ==, kind);
+    return c;
+}
+
+static void test_identical(void)
+{
+    struct pair x;
+    compare(&x, &base, &base);
+    assert_list(x.m->identical, "/w/a.o|/w/app");
+    g_assert_cmpuint(x.m->differ->len + x.m->only_a->len + x.m->only_b->len, ==, 0);
+    g_assert_cmpuint(x.m->causes->len, ==, 0);
+    g_assert_cmpuint(x.m->not_compared->len, ==, 0);
+    g_assert_false(x.m->unrelated);
+    done(&x);
+}
+
+/* h.h found with other content: one input cause, reaching a.o and, through it, app. */
+static void test_differing_input(void)
+{
+    struct build b = base;
+    b.h = "03", b.o = "11", b.exe = "21";
+    struct pair x;
+    compare(&x, &base, &b);
+    assert_list(x.m->differ, "/w/a.o|/w/app");
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    const struct diffeng_cause *c = cause(&x, 0);
+    g_assert_cmpint(c->kind, ==, DIFFENG_INPUT);
+    g_assert_cmpstr(diffeng_kind_name(c->kind), ==, "input");
+    g_assert_cmpstr(c->path, ==, "/w/h.h");
+    g_assert_cmpint(c->proc[0], ==, 0);
+    g_assert_true(strstr(c->detail, "found with other content") != NULL);
+    assert_list(c->products, "/w/a.o|/w/app");
+    GPtrArray *chain = diffeng_chain(x.d, "/w/app", 0);
+    assert_list(chain, "/w/a.o|/w/h.h");
+    g_ptr_array_free(chain, TRUE);
+    chain = diffeng_chain(x.d, "/w/a.o", 0);
+    assert_list(chain, "/w/h.h");
+    g_ptr_array_free(chain, TRUE);
+    /* walked from the product's side: app is reached by that one cause */
+    GArray *of = diffeng_causes_of(x.d, "/w/app");
+    g_assert_cmpuint(of->len, ==, 1);
+    g_assert_cmpuint(g_array_index(of, size_t, 0), ==, 0);
+    g_array_unref(of);
+    of = diffeng_causes_of(x.d, "/w/h.h"); /* not a product */
+    g_assert_cmpuint(of->len, ==, 0);
+    g_array_unref(of);
+    done(&x);
+}
+
+/* Another argument: the cause names both compiles, and what changed. */
+static void test_argv(void)
+{
+    struct build b = base;
+    b.cc_opt = "-O1", b.o = "11", b.exe = "21";
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &base, &b, DIFFENG_ARGV);
+    g_assert_cmpstr(c->path, ==, "/w/a.o");
+    g_assert_cmpint(c->proc[0], ==, 2);
+    g_assert_cmpint(c->proc[1], ==, 2);
+    g_assert_cmpstr(c->detail, ==, "-O2 \u2192 -O1");
+    g_assert_cmpstr(qdb_process(x.q[1], c->proc[1])->comm, ==, "cc");
+    assert_list(c->products, "/w/a.o|/w/app");
+    done(&x);
+}
+
+static void test_only_in_one(void)
+{
+    struct build b = base;
+    b.app = "app2";
+    struct pair x;
+    compare(&x, &base, &b);
+    assert_list(x.m->identical, "/w/a.o");
+    assert_list(x.m->only_a, "/w/app");
+    assert_list(x.m->only_b, "/w/app2");
+    g_assert_cmpuint(x.m->differ->len, ==, 0);
+    g_assert_cmpuint(x.m->causes->len, ==, 0);
+    g_assert_false(x.m->unrelated); /* a.o matched */
+    done(&x);
+}
+
+/* The same inputs, arguments, environment, program and directory; another a.o. */
+static void test_nondeterministic_tool(void)
+{
+    struct build b = base;
+    b.o = "11", b.exe = "21";
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &base, &b, DIFFENG_NONDET);
+    g_assert_cmpint(c->proc[0], ==, 2);
+    g_assert_true(g_str_has_prefix(c->detail, "the same inputs, arguments and environment"));
+    g_assert_null(strstr(c->detail, "build path")); /* both built in /w */
+    /* cc itself is not in these traces: the detail says the program may be what differs */
+    g_assert_nonnull(strstr(c->detail, "/usr/bin/cc, not traced here"));
+    assert_list(c->products, "/w/a.o|/w/app");
+    done(&x);
+}
+
+/* Built in /v instead of /w: A's paths map onto B's, so the same content is identical; an
+ * output that differs there may embed the build path; a compile run in another directory
+ * (after mapping) is a cwd cause. */
+static void test_other_directory(void)
+{
+    struct build b = base;
+    b.root = "/v", b.cc_cwd = "/v";
+    struct pair x;
+    compare(&x, &base, &b);
+    g_assert_cmpstr(x.m->root[0], ==, "/w");
+    g_assert_cmpstr(x.m->root[1], ==, "/v");
+    assert_list(x.m->identical, "/v/a.o|/v/app");
+    g_assert_cmpuint(x.m->causes->len, ==, 0);
+    done(&x);
+
+    b.o = "11", b.exe = "21";
+    compare(&x, &base, &b);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_NONDET);
+    g_assert_nonnull(strstr(cause(&x, 0)->detail, "embeds the build path"));
+    done(&x);
+
+    b.cc_cwd = "/v/sub";
+    g_assert_cmpstr(one_cause(&x, &base, &b, DIFFENG_CWD)->detail, ==,
+                    "the same arguments, environment and inputs, run in /w in A and /v/sub in B");
+    done(&x);
+}
+
+/* The same arguments, another environment (no env: the same as none at all, both sides). */
+static void test_environment(void)
+{
+    struct build a = base, b = base;
+    a.env = "CFLAGS=-O2", b.env = "CFLAGS=-O1", b.o = "11", b.exe = "21";
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &a, &b, DIFFENG_ENV);
+    g_assert_cmpstr(c->detail, ==, "CFLAGS ('-O2' / '-O1')");
+    done(&x);
+}
+
+/* A file read by B's compile only: an "inputs" cause naming it and both processes. */
+static void test_read_in_one_build(void)
+{
+    struct build b = base;
+    b.extra = "config.h", b.o = "11", b.exe = "21";
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &base, &b, DIFFENG_INPUTS);
+    g_assert_cmpstr(c->path, ==, "/w/config.h");
+    g_assert_cmpstr(c->detail, ==, "read by the second build's process only");
+    g_assert_cmpint(c->proc[0], ==, 2);
+    g_assert_cmpint(c->proc[1], ==, 2);
+    done(&x);
+}
+
+/* --map and --exclude: a map says where A's files are in B; an excluded product is not
+ * compared at all. */
+static void test_map_and_exclude(void)
+{
+    struct build b = base;
+    b.root = "/v", b.cc_cwd = "/v", b.o = "11", b.exe = "21";
+    struct pair x;
+    open_pair(&x, &base, &b);
+    diffeng_add_map(x.d, "/w/app", "/v/elsewhere");
+    diffeng_exclude(x.d, "a.o");
+    x.m = diffeng_run(x.d);
+    g_assert_cmpuint(x.m->identical->len + x.m->differ->len, ==, 0);
+    assert_list(x.m->only_a, "/v/elsewhere");
+    assert_list(x.m->only_b, "/v/app");
+    g_assert_true(x.m->unrelated); /* nothing matched: "two different projects" */
+    done(&x);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/diffeng/identical", test_identical);
+    g_test_add_func("/diffeng/differing-input", test_differing_input);
+    g_test_add_func("/diffeng/argv", test_argv);
+    g_test_add_func("/diffeng/only-in-one", test_only_in_one);
+    g_test_add_func("/diffeng/nondeterministic-tool", test_nondeterministic_tool);
+    g_test_add_func("/diffeng/other-directory", test_other_directory);
+    g_test_add_func("/diffeng/environment", test_environment);
+    g_test_add_func("/diffeng/read-in-one-build", test_read_in_one_build);
+    g_test_add_func("/diffeng/map-and-exclude", test_map_and_exclude);
+    return unit_run();
+}

@@ -182,15 +182,11 @@ static void critical_path_events(struct export_ctx *x, const GArray *tasks, guin
         if (k < 0)
             continue;
         const struct qdb_process *p = g_array_index(bt.info, struct bt_task, k).last;
-        GString *name = g_string_new(NULL);
-        text_argv(name, p->argv ? p->argv : "", p->argv ? p->argv_len : 0);
-        if (name->len > 160) {
-            g_string_truncate(name, 157);
-            g_string_append(name, "...");
-        }
+        /* named by step and program: the process slice on its lane has the argv */
+        const char *prog = qdb_process_program(p);
+        g_autofree char *name = g_strdup_printf("%u. [%" PRId64 "] %s", i + 1, p->id, prog ? prog : "?");
         g_string_append(o, ",\n{\"name\":");
-        json_string(o, name->str, name->len);
-        g_string_free(name, TRUE);
+        json_string(o, name, strlen(name));
         g_string_append_printf(o, ",\"cat\":\"critical_path\",\"ph\":\"X\",\"ts\":%.3f,"
                                   "\"dur\":%.3f,\"pid\":1,\"tid\":%u,\"args\":{\"id\":%" PRId64
                                   ",\"step\":%u,\"wait_us\":%.3f,\"waited_for\":\"%s\"}}",

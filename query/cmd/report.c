@@ -27,13 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define REPORT_MAX_BARS 6000
+#define REPORT_MAX_BARS 3000
 #define REPORT_MAX_LANES 512
-#define REPORT_MAX_PRODUCTS 3000
+#define REPORT_MAX_PRODUCTS 2000
 #define REPORT_MAX_CLOSURES 400
-#define REPORT_MAX_LOG (4 << 20)
-#define REPORT_MAX_ARGV 2000
-#define REPORT_MAX_WRITTEN 50
+#define REPORT_MAX_LOG (3 << 20)
+#define REPORT_MAX_ARGV 800
+#define REPORT_MAX_WRITTEN 10
 #define REPORT_PAR_BUCKETS 400
 #define REPORT_MARK "<meta name=\"generator\" content=\"buildtrail report\">"
 #define REPORT_DEFAULT "buildtrail-report.html"
@@ -224,13 +224,16 @@ static void collect(struct qdb *q, struct model *m)
         for (guint i = 0; i < REPORT_MAX_BARS; i++)
             m->drawn[order[i]] = true;
         g_free(order);
-        for (guint i = 0; i < m->bt.cp.steps->len; i++) {
+        m->n_drawn = REPORT_MAX_BARS;
+        /* the critical path's steps too, up to as many again (a path of tens of thousands
+         * of steps is drawn as its line and its lanes' load) */
+        for (guint i = 0; i < m->bt.cp.steps->len && m->n_drawn < 2 * REPORT_MAX_BARS; i++) {
             gssize k = buildtime_task_index(&m->bt, g_array_index(m->bt.cp.steps, struct cp_step, i).task);
-            if (k >= 0)
+            if (k >= 0 && !m->drawn[k]) {
                 m->drawn[k] = true;
+                m->n_drawn++;
+            }
         }
-        for (guint i = 0; i < n; i++)
-            m->n_drawn += m->drawn[i];
     }
 }
 
@@ -581,7 +584,7 @@ static void data_products(struct model *m, struct jsonw *w)
             jsonw_object_end(w);
             jsonw_array_begin(w);
             guint listed = 0;
-            for (guint k = 0; k < in->len && listed < 40; k++) {
+            for (guint k = 0; k < in->len && listed < 10; k++) {
                 const struct prov_node *nd = &g_array_index(in, struct prov_node, k);
                 if (nd->role == PROV_ROLE_SOURCE) {
                     jsonw_string(w, nd->v->path);

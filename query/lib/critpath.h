@@ -9,7 +9,8 @@
  *   - The critical path is found walking back from the end of the root task (the one with
  *     no parent that ends last): at time t in task P, the child of P that ended last at or
  *     before t (and after P started) is what P waited for; descend into it while there is
- *     one.  A task with no such child is a step: it ran until t.  Before a step's start s,
+ *     one.  A task with no such child is a step: it ran until t (a parent that started
+ *     its first child at once has no time of its own: no step).  Before a step's start s,
  *     it waited for the writer of a file it read that was ready latest at or before s, if
  *     that is no earlier than what its parent was doing (the latest of the parent's other
  *     children ended by s, or the parent's start); otherwise for its parent, and the walk

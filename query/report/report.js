@@ -61,9 +61,6 @@
     D.procs.forEach(function (p) {
       var r = sv('rect', { 'class': 'bar k' + p[P_KIND] + (cpIds[p[P_ID]] ? ' cp' : ''),
                            'data-id': p[P_ID], y: laneY(p[P_LANE]), height: LANE_H });
-      var t = sv('title');
-      t.textContent = '[' + p[P_ID] + '] ' + short(p[P_ARGV], 200) + ' (' + secs(p[P_E] - p[P_S]) + ')';
-      r.appendChild(t);
       g.appendChild(r);
       tl.bars.push([r, p]);
     });
@@ -75,6 +72,11 @@
     svg.addEventListener('click', function (e) {
       var id = e.target.getAttribute && e.target.getAttribute('data-id');
       if (id) select(+id, false);
+    });
+    var hover = document.getElementById('hover');
+    svg.addEventListener('mouseover', function (e) {
+      var id = e.target.getAttribute && e.target.getAttribute('data-id'), p = id && byId[+id];
+      hover.textContent = p ? '[' + p[P_ID] + '] ' + short(p[P_ARGV], 200) + ' (' + secs(p[P_E] - p[P_S]) + ')' : '\u00a0';
     });
     svg.addEventListener('wheel', function (e) {
       e.preventDefault();
@@ -117,17 +119,20 @@
       lab.textContent = secs(t);
       tl.axis.appendChild(lab);
     }
-    if (tl.load) {
+    if (tl.load) {  // one path per shade of grey (four), not one element per slice
       while (tl.load.firstChild) tl.load.removeChild(tl.load.firstChild);
-      var n = D.lane_load.length ? D.lane_load[0].length : 0, bw = D.wall / n;
+      var n = D.lane_load.length ? D.lane_load[0].length : 0, bw = D.wall / n, d = ['', '', '', ''];
       D.lane_load.forEach(function (row, l) {
         row.forEach(function (f, b) {
           if (f <= 0) return;
           var x0 = xOf(b * bw), x1 = xOf((b + 1) * bw);
           if (x1 < 0 || x0 > tl.w) return;
-          tl.load.appendChild(sv('rect', { x: x0, width: Math.max(x1 - x0, 1), y: laneY(l),
-                                           height: LANE_H, fill: '#777', 'fill-opacity': f * 0.6 }));
+          d[Math.min(3, Math.floor(f * 4))] += 'M' + x0.toFixed(1) + ' ' + laneY(l) + 'h' +
+            Math.max(x1 - x0, 1).toFixed(1) + 'v' + LANE_H + 'h' + (-Math.max(x1 - x0, 1)).toFixed(1) + 'z';
         });
+      });
+      d.forEach(function (path, i) {
+        if (path) tl.load.appendChild(sv('path', { d: path, fill: '#777', 'fill-opacity': 0.15 + i * 0.15 }));
       });
     }
     var pts = [];
@@ -190,21 +195,40 @@
         'drawn one by one; the others as each lane\'s load (grey).';
   }
 
+  /* Long lists are drawn a page at a time (a button draws the next): a page with tens of
+   * thousands of rows takes the browser seconds to lay out. */
+  var PAGE = 500;
+  function paged(box, items, draw) {
+    var shown = 0, more = el('button', { 'class': 'more' });
+    function next() {
+      var upto = Math.min(items.length, shown + PAGE);
+      for (; shown < upto; shown++) draw(items[shown], shown);
+      more.textContent = 'show ' + Math.min(PAGE, items.length - shown) + ' more of ' + (items.length - shown);
+      more.hidden = shown >= items.length;
+    }
+    more.addEventListener('click', next);
+    box.appendChild(more);
+    next();
+    return more;
+  }
+
   /* ---- tables ---- */
+  // cols: [[title, class]...]; a row: {attrs, cells: [text or Node...]}
+  function row(r, cols) {
+    var tr = el('tr', r.attrs || {});
+    r.cells.forEach(function (c, i) {
+      var td = el('td', { 'class': cols[i][1] || '' });
+      if (c instanceof Node) td.appendChild(c); else td.textContent = c;
+      tr.appendChild(td);
+    });
+    return tr;
+  }
   function table(cols, rows, cls) {
     var t = el('table', { 'class': 'list ' + (cls || '') });
     var tr = el('tr');
     cols.forEach(function (c) { tr.appendChild(el('th', { 'class': c[1] || '' }, c[0])); });
     t.appendChild(tr);
-    rows.forEach(function (r) {
-      var row = el('tr', r.attrs || {});
-      r.cells.forEach(function (c, i) {
-        var td = el('td', { 'class': cols[i][1] || '' });
-        if (c instanceof Node) td.appendChild(c); else td.textContent = c;
-        row.appendChild(td);
-      });
-      t.appendChild(row);
-    });
+    rows.forEach(function (r) { t.appendChild(row(r, cols)); });
     return t;
   }
 
@@ -214,13 +238,15 @@
     D.cp.forEach(function (s) { busy += s.to - s.from; });
     box.appendChild(el('p', {}, D.cp.length + ' steps: ' + secs(busy) + ' running and ' +
                         secs(D.wall - busy) + ' waiting of the build\'s ' + secs(D.wall) + '.'));
-    box.appendChild(table([['at', 'num'], ['ran', 'num'], ['waited', 'num'], ['process'], ['after']],
-      D.cp.map(function (s) {
-        var why = s.why === 'start' ? 'the build\'s start' : s.why === 'parent'
-          ? 'its parent started it after [' + s.after + '] ended' : 'read ' + s.file + ', written by [' + s.after + ']';
-        return { attrs: { 'class': 'cp-step', 'data-id': s.id },
-                 cells: [secs(s.from), secs(s.to - s.from), secs(s.wait), procLink(s.id), why] };
-      })));
+    var cols = [['at', 'num'], ['ran', 'num'], ['waited', 'num'], ['waited for'], ['process']];
+    var t = table(cols, []);
+    box.appendChild(t);
+    paged(box, D.cp, function (s) {
+      var why = s.why === 'start' ? 'the start' : s.why === 'parent'
+        ? 'parent, after [' + s.after + ']' : 'read ' + s.file + ' by [' + s.after + ']';
+      t.appendChild(row({ attrs: { 'class': 'cp-step', 'data-id': s.id },
+                          cells: [secs(s.from), secs(s.to - s.from), secs(s.wait), why, procLink(s.id)] }, cols));
+    });
   }
 
   function parallelism() {
@@ -270,12 +296,14 @@
     box.appendChild(el('p', {}, D.log.length + ' groups, one job\'s output together, as ' +
       '`buildtrail log` groups it' + (nf ? '; the ' + nf + ' of failed jobs first' : '') +
       (D.log_cut ? '. (Cut: the whole log is in `buildtrail log`.)' : '.')));
-    D.log.forEach(function (g) {
+    var list = el('div');
+    box.appendChild(list);
+    paged(box, D.log, function (g) {
       var d = el('div', { 'class': 'log-group' + (g[1] ? ' failed' : '') });
       d.appendChild(procLink(g[0]));
       if (g[1]) d.appendChild(document.createTextNode(' — failed (exit ' + exitText(byId[g[0]] ? byId[g[0]][P_EXIT] : '?') + ')'));
       d.appendChild(el('pre', {}, g[2]));
-      box.appendChild(d);
+      list.appendChild(d);
     });
   }
 
@@ -284,19 +312,24 @@
     box.appendChild(el('p', {}, D.products_total + ' products (made by the build and still there at ' +
       'its end)' + (D.products.length < D.products_total ? ', the first ' + D.products.length + ' by path' : '') +
       '; inputs counted by role for ' + D.products_closures + ' of them (`buildtrail inputs PATH` for any).'));
-    var rows = D.products.map(function (r) {
-      var inputs = r[3] ? Object.keys(r[3]).map(function (k) { return r[3][k] + ' ' + k; }).join(', ') : '(not computed here)';
-      if (r[4] && r[4].length) inputs += '\nsources: ' + r[4].join(' ');
-      return { attrs: { 'data-path': r[0] },
-               cells: [r[0], r[1] !== null ? procLink(r[1]) : '?', r[2] >= 0 ? r[2] : '?', inputs] };
-    });
-    var t = table([['path'], ['written by'], ['bytes', 'num'], ['inputs']], rows, 'products');
-    box.appendChild(t);
-    document.getElementById('product-search').addEventListener('input', function (e) {
-      var q = e.target.value.toLowerCase();
-      Array.prototype.forEach.call(t.querySelectorAll('tr[data-path]'), function (tr) {
-        tr.hidden = q !== '' && tr.getAttribute('data-path').toLowerCase().indexOf(q) < 0;
+    var cols = [['path'], ['written by'], ['bytes', 'num'], ['inputs']];
+    var holder = el('div');
+    box.appendChild(holder);
+    function show(q) {
+      while (holder.firstChild) holder.removeChild(holder.firstChild);
+      var t = table(cols, [], 'products');
+      holder.appendChild(t);
+      var hits = D.products.filter(function (r) { return q === '' || r[0].toLowerCase().indexOf(q) >= 0; });
+      paged(holder, hits, function (r) {
+        var inputs = r[3] ? Object.keys(r[3]).map(function (k) { return r[3][k] + ' ' + k; }).join(', ') : '(not computed here)';
+        if (r[4] && r[4].length) inputs += '\nsources: ' + r[4].join(' ');
+        t.appendChild(row({ attrs: { 'data-path': r[0] },
+                            cells: [r[0], r[1] !== null ? procLink(r[1]) : '?', r[2] >= 0 ? r[2] : '?', inputs] }, cols));
       });
+    }
+    show('');
+    document.getElementById('product-search').addEventListener('input', function (e) {
+      show(e.target.value.toLowerCase());
     });
   }
 

@@ -132,6 +132,10 @@ void critpath_compute(const struct cp_task *tasks, size_t n, const struct cp_dep
     for (size_t i = 0; i < n; i++)
         if (c.parent[i] < 0 && (cur < 0 || c.end[i] > c.end[cur]))
             cur = (gssize)i;
+    if (cur < 0) { /* no root: every task has a parent (a cycle a crafted trace made) */
+        cp_free(&c);
+        return;
+    }
     out->start_ns = tasks[cur].start_ns;
     out->end_ns = c.end[cur];
     int64_t t = c.end[cur];

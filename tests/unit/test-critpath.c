@@ -120,6 +120,10 @@ static void test_degenerate(void)
     g_assert_cmpuint(cp.steps->len, >=, 1);
     g_assert_cmpuint(cp.steps->len, <=, 4);
     critpath_clear(&cp);
+    struct cp_task cycle[] = {{1, 2, 0, S}, {2, 1, 0, S}}; /* no root at all */
+    critpath_compute(cycle, 2, NULL, 0, &cp);
+    g_assert_cmpuint(cp.steps->len, ==, 0);
+    critpath_clear(&cp);
     critpath_compute(NULL, 0, NULL, 0, &cp);
     g_assert_cmpuint(cp.steps->len, ==, 0);
     critpath_clear(&cp);

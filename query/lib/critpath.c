@@ -119,6 +119,17 @@ static gssize latest_child(const struct cp *c, size_t p, int64_t t, gssize excep
     return -1;
 }
 
+/* Is `writer` task `step` or one of its ancestors (a shell writing `> gen.h` after the
+ * command that was the step)? */
+static bool wrote_before(const struct cp *c, int64_t writer, int64_t step)
+{
+    gssize i = index_of(c, step);
+    for (size_t guard = 0; i >= 0 && guard <= c->n; guard++, i = c->parent[i])
+        if (c->t[i].id == writer)
+            return true;
+    return false;
+}
+
 void critpath_compute(const struct cp_task *tasks, size_t n, const struct cp_dep *deps,
                       size_t ndeps, struct critpath *out)
 {
@@ -191,6 +202,19 @@ void critpath_compute(const struct cp_task *tasks, size_t n, const struct cp_dep
         st.wait_ns = MAX(0, st.from_ns - (prev ? prev->to_ns : out->start_ns));
         if (!prev)
             st.why = CP_WAIT_START;
+        else if (st.why == CP_WAIT_PARENT) {
+            /* started by its parent after the previous step ended — and it read a file that
+             * step wrote: that is what it waited for (make starting a compile once the
+             * generator of its header is done) */
+            gssize me = index_of(&c, st.task);
+            for (guint j = me >= 0 ? c.dep_at[me] : 0; me >= 0 && j < c.dep_at[me + 1]; j++)
+                if (c.deps[j]->ready_ns <= st.from_ns &&
+                    wrote_before(&c, c.deps[j]->writer, prev->task)) {
+                    st.why = CP_WAIT_FILE;
+                    st.file_id = c.deps[j]->file_id;
+                    break;
+                }
+        }
         out->busy_ns += st.to_ns - st.from_ns;
         g_array_append_val(out->steps, st);
     }

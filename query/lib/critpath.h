@@ -14,7 +14,9 @@
  *     it waited for the writer of a file it read that was ready latest at or before s, if
  *     that is no earlier than what its parent was doing (the latest of the parent's other
  *     children ended by s, or the parent's start); otherwise for its parent, and the walk
- *     goes on in the parent at s.  Times only go back, and each task is a step at most
+ *     goes on in the parent at s.  A step its parent started after the previous step
+ *     ended, that read a file the previous step (or an ancestor of it) wrote, waited for
+ *     that file.  Times only go back, and each task is a step at most
  *     once, so the walk ends after at most 2 × tasks moves.
  *   - Each step: the task, the time it held the path [from_ns, to_ns] (from its start to
  *     where the next step took over), the wait before it (from the end of the previous step

@@ -1,7 +1,8 @@
 #!/bin/sh
 # critical-path on a make -j2 build of known shape: a generator (1 s) that both jobs wait
-# for, then a long job (2 s) and a short one (0.2 s).  The path runs through the generator
-# and the long job, not the short one; steps are in time order, each wait from the previous
+# for, then a long job (a copy of the header, then 2 s) and a short one (0.2 s).  The path
+# runs through the generator, the copy (which waited for the header) and the long job, not
+# the short one; steps are in time order, each wait from the previous
 # step's end to its start; -j2 is found and the stretches of one job at a time listed; text
 # and JSON agree.
 . "$(dirname "$0")/lib.sh"
@@ -9,7 +10,8 @@ require_fuse
 require_cmd make
 require_cmd python3
 mkdir "$T/ws" && cd "$T/ws"
-printf 'all: long short\ngen.h:\n\tsleep 1.0; echo "#define X 1" > gen.h\nlong: gen.h\n\tcat gen.h > long; sleep 2.0\nshort: gen.h\n\tcat gen.h > short; sleep 0.2\n' > Makefile
+# (long's cp is a command make runs itself, no shell: the task that reads gen.h)
+printf 'all: final short\ngen.h:\n\tsleep 1.0; echo "#define X 1" > gen.h\nlong: gen.h\n\tcp gen.h long\nfinal: long\n\tsleep 2.0\nshort: gen.h\n\tcat gen.h > short; sleep 0.2\n' > Makefile
 bt run -o "$T/t.db" -- make -j2 > "$T/build.log" 2>&1 || fail "build: $(cat "$T/build.log")"
 bt critical-path -d "$T/t.db" --json > "$T/cp.json" || fail "critical-path --json"
 bt critical-path -d "$T/t.db" > "$T/cp.txt" || fail "critical-path"
@@ -22,7 +24,12 @@ argv = [" ".join(s["process"]["argv"] or []) for s in steps]
 assert any(a == "sleep 1.0" for a in argv), argv
 assert any(a == "sleep 2.0" for a in argv), argv
 assert not any(a == "sleep 0.2" for a in argv), argv
-assert argv.index("sleep 1.0") < argv.index("sleep 2.0")
+assert argv.index("sleep 1.0") < argv.index("cp gen.h long") < argv.index("sleep 2.0")
+# make started cp after the generator's shell ended; what cp waited for is the header it wrote
+cp = steps[argv.index("cp gen.h long")]
+assert cp["waited_for"]["kind"] == "file" and cp["waited_for"]["path"].endswith("/gen.h"), cp["waited_for"]
+# (written by the generator's shell after its sleep, the step before)
+assert argv[argv.index("cp gen.h long") - 1] == "sleep 1.0", argv
 assert steps[0]["waited_for"]["kind"] == "start" and steps[0]["process"]["argv"][0] == "make"
 prev = None
 for s in steps:

@@ -89,6 +89,29 @@ static void test_generator(void)
     critpath_clear(&cp);
 }
 
+/* make (1) runs the generator (2), then, when it ends, the compile (3) that reads its
+ * header: the compile waited for the header, though make started it. */
+static void test_make_started_after_generator(void)
+{
+    struct cp_task t[] = {{1, 0, 0, 10 * S}, {2, 1, 0, 4 * S}, {3, 1, 4 * S + 1000, 9 * S}};
+    struct cp_dep d[] = {{3, 2, 42, 4 * S - 1000}};
+    struct critpath cp;
+    g_autofree char *c = chain(t, 3, d, 1, &cp);
+    g_assert_cmpstr(c, ==, "2s 3f");
+    g_assert_cmpint(g_array_index(cp.steps, struct cp_step, 1).file_id, ==, 42);
+    critpath_clear(&cp);
+    g_autofree char *c2 = chain(t, 3, NULL, 0, &cp); /* without the read: its parent */
+    g_assert_cmpstr(c2, ==, "2s 3p");
+    critpath_clear(&cp);
+    /* the generator is a shell (2) that ran a command (4) and then wrote the header itself:
+     * the step before the compile is the command, the header its parent's */
+    struct cp_task t3[] = {{1, 0, 0, 10 * S}, {2, 1, 0, 4 * S}, {3, 1, 4 * S + 1000, 9 * S},
+                           {4, 2, 0, 3 * S}};
+    g_autofree char *c3 = chain(t3, 4, d, 1, &cp);
+    g_assert_cmpstr(c3, ==, "4s 3f");
+    critpath_clear(&cp);
+}
+
 /* Two sub-makes (2, 5): the compile 6 in the second waits on a file written by 3 in the
  * first (a sibling's child), not on its own parent's start. */
 static void test_file_from_sibling(void)
@@ -136,6 +159,7 @@ int main(int argc, char **argv)
     g_test_add_func("/critpath/wide", test_wide);
     g_test_add_func("/critpath/generator", test_generator);
     g_test_add_func("/critpath/file-from-sibling", test_file_from_sibling);
+    g_test_add_func("/critpath/make-started-after-generator", test_make_started_after_generator);
     g_test_add_func("/critpath/degenerate", test_degenerate);
     return g_test_run();
 }

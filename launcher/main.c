@@ -30,6 +30,8 @@ static const struct command commands[] = {
     {"copies", query_copies_main, "embedded copies of code, exact or edited, and where they shipped"},
     {"packages", query_packages_main, "the Debian packages the build used and incorporated"},
     {"diff", query_diff_main, "why two builds of the same source differ: the root causes"},
+    {"critical-path", query_critpath_main, "what set the build's wall time, and how parallel it was"},
+    {"report", query_report_main, "the build as one HTML page: timeline, critical path, log, products"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX..."},
     {"doctor", doctor_main, "check what tracing needs on this machine"},
 };
@@ -40,7 +42,7 @@ static void usage(FILE *f)
           "Trace a build (every file access and output line, with the process that did it)\n"
           "and answer questions about it afterwards.\n\nCommands:\n", f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'buildtrail help COMMAND' (or 'buildtrail COMMAND --help') tells more about each;\n"
           "'man buildtrail' has them all.\n"
           "\n"

@@ -30,6 +30,8 @@ int query_licenses_main(int argc, char **argv);
 int query_packages_main(int argc, char **argv);
 int query_copies_main(int argc, char **argv);
 int query_diff_main(int argc, char **argv);
+int query_critpath_main(int argc, char **argv);
+int query_report_main(int argc, char **argv);
 
 /* How many edits (insert, delete, substitute, swap two neighbours) make a into b (INT_MAX
  * for words over 64 bytes); and whether `typed` looks like a mistyped or shortened `name`

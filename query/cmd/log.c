@@ -143,12 +143,6 @@ static void emit_failed(GString *out, struct qdb *q, GHashTable *procs, GHashTab
     g_ptr_array_free(failed, TRUE);
 }
 
-/* The build's output (?1: one image's, 0: all; ?2: one stream, 0: both), in order. */
-TRACEDB_STATEMENT(sql_output_chunks, 1, TRACEDB_SCHEMA_VERSION,
-                  "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
-                  "WHERE (?1 = 0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq");
-enum { CHUNK_SEQ, CHUNK_PROCESS, CHUNK_STREAM, CHUNK_TIME, CHUNK_DATA };
-
 /* --json: one object per chunk. */
 static void emit_json(GString *out, struct qdb *q, const struct log_chunk *cv, size_t n)
 {
@@ -261,23 +255,7 @@ int query_log_main(int argc, char **argv)
         return 1;
     }
 
-    GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
-    sqlite3_stmt *st = NULL;
-    qdb_prepare(q, sql_output_chunks, &st);
-    qdb_bind_int64(q, st, 1, 0); /* --process: ID's descendants too, chosen below */
-    qdb_bind_int64(q, st, 2, only_stream);
-    while (st && qdb_row(q, st)) {
-        struct log_chunk ch = {
-            .seq = sqlite3_column_int64(st, CHUNK_SEQ),
-            .process_id = sqlite3_column_int64(st, CHUNK_PROCESS),
-            .stream = sqlite3_column_int(st, CHUNK_STREAM),
-            .time_ns = sqlite3_column_int64(st, CHUNK_TIME),
-        };
-        ch.len = (size_t)sqlite3_column_bytes(st, CHUNK_DATA);
-        ch.data = g_memdup2(sqlite3_column_blob(st, CHUNK_DATA), ch.len);
-        g_array_append_val(chunks, ch);
-    }
-    sqlite3_finalize(st);
+    GArray *chunks = qdb_output_chunks(q, only_stream); /* --process: descendants too, below */
 
     struct log_chunk *cv = (struct log_chunk *)(void *)chunks->data;
     GHashTable *procs = NULL, *next_image = NULL;

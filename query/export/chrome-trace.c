@@ -1,6 +1,7 @@
 /* chrome-trace: the build timeline as Trace Event JSON (docs/exports.md). */
 #include "export.h"
 
+#include "buildtime.h"
 #include "filekind.h"
 #include "progkind.h"
 
@@ -158,6 +159,61 @@ static int64_t last_activity(const struct activity *a, int64_t id)
     return id >= 1 && id <= a->max_process ? a->last_ns[id] : 0;
 }
 
+/* The critical path (critpath.h, as `buildtrail critical-path` finds it): a track of its
+ * own ("critical path", one slice per step, named as the process) and a flow arrow from each
+ * step to the next on the process lanes, so Perfetto and chrome://tracing draw the chain. */
+static void critical_path_events(struct export_ctx *x, const GArray *tasks, guint n_lanes)
+{
+    struct buildtime bt;
+    buildtime_load(x->q, &bt);
+    GHashTable *lane = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < tasks->len; i++) {
+        const struct task *t = &g_array_index(tasks, struct task, i);
+        g_hash_table_insert(lane, (gpointer)&t->first->id, GINT_TO_POINTER(t->lane));
+    }
+    GString *o = x->out;
+    guint track = n_lanes + 1;
+    g_string_append_printf(o, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+                              "\"args\":{\"name\":\"critical path\"}}", track);
+    const struct cp_step *prev = NULL;
+    for (guint i = 0; i < bt.cp.steps->len; i++) {
+        const struct cp_step *st = &g_array_index(bt.cp.steps, struct cp_step, i);
+        gssize k = buildtime_task_index(&bt, st->task);
+        if (k < 0)
+            continue;
+        const struct qdb_process *p = g_array_index(bt.info, struct bt_task, k).last;
+        /* named by step and program: the process slice on its lane has the argv */
+        const char *prog = qdb_process_program(p);
+        g_autofree char *name = g_strdup_printf("%u. [%" PRId64 "] %s", i + 1, p->id, prog ? prog : "?");
+        g_string_append(o, ",\n{\"name\":");
+        json_string(o, name, strlen(name));
+        g_string_append_printf(o, ",\"cat\":\"critical_path\",\"ph\":\"X\",\"ts\":%.3f,"
+                                  "\"dur\":%.3f,\"pid\":1,\"tid\":%u,\"args\":{\"id\":%" PRId64
+                                  ",\"step\":%u,\"wait_us\":%.3f,\"waited_for\":\"%s\"}}",
+                               (double)(st->from_ns - x->run.start_ns) / 1e3,
+                               (double)(st->to_ns - st->from_ns) / 1e3, track, p->id, i + 1,
+                               (double)st->wait_ns / 1e3,
+                               st->why == CP_WAIT_START ? "start"
+                               : st->why == CP_WAIT_PARENT ? "parent" : "file");
+        int to = GPOINTER_TO_INT(g_hash_table_lookup(lane, &st->task));
+        int from = prev ? GPOINTER_TO_INT(g_hash_table_lookup(lane, &prev->task)) : 0;
+        if (prev && from && to) {
+            /* flow: out of the previous step's slice at its end, into this one at its start */
+            g_string_append_printf(o, ",\n{\"name\":\"critical path\",\"cat\":\"critical_path\","
+                                      "\"ph\":\"s\",\"id\":%u,\"ts\":%.3f,\"pid\":1,\"tid\":%d}",
+                                   i, (double)(MAX(prev->to_ns - 1000, prev->from_ns) - x->run.start_ns) / 1e3, from);
+            g_string_append_printf(o, ",\n{\"name\":\"critical path\",\"cat\":\"critical_path\","
+                                      "\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"ts\":%.3f,\"pid\":1,"
+                                      "\"tid\":%d}",
+                                   i, (double)(st->from_ns - x->run.start_ns) / 1e3, to);
+        }
+        prev = st;
+        ex_flush(x);
+    }
+    g_hash_table_destroy(lane);
+    buildtime_clear(&bt);
+}
+
 int fmt_chrome_trace(struct export_ctx *x)
 {
     qdb_load_all(x->q);
@@ -292,6 +348,7 @@ int fmt_chrome_trace(struct export_ctx *x)
     }
     g_hash_table_destroy(seen);
     activity_free(&act);
+    critical_path_events(x, tasks, n_lanes);
     g_string_append(o, "\n]}\n");
     g_array_free(tasks, TRUE);
     return 0;

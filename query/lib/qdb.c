@@ -1,6 +1,7 @@
 /* qdb — see qdb.h. */
 #include "qdb.h"
 
+#include "logorder.h"
 #include "queries.h"
 #include "stmt.h"
 #include "tracedb.h"
@@ -824,4 +825,32 @@ const char *qdb_process_program(const struct qdb_process *p)
         return p->comm ? p->comm : "";
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+/* The build's output (?1: one stream, 0: both), in order. */
+TRACEDB_STATEMENT(sql_output_chunks, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output "
+                  "WHERE (?1 = 0 OR stream = ?1) ORDER BY seq");
+enum { CHUNK_SEQ, CHUNK_PROCESS, CHUNK_STREAM, CHUNK_TIME, CHUNK_DATA };
+
+GArray *qdb_output_chunks(struct qdb *q, int stream)
+{
+    GArray *chunks = g_array_new(FALSE, FALSE, sizeof(struct log_chunk));
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(q, sql_output_chunks, &st))
+        return chunks;
+    qdb_bind_int64(q, st, 1, stream);
+    while (qdb_row(q, st)) {
+        struct log_chunk ch = {
+            .seq = sqlite3_column_int64(st, CHUNK_SEQ),
+            .process_id = sqlite3_column_int64(st, CHUNK_PROCESS),
+            .stream = sqlite3_column_int(st, CHUNK_STREAM),
+            .time_ns = sqlite3_column_int64(st, CHUNK_TIME),
+        };
+        ch.len = (size_t)sqlite3_column_bytes(st, CHUNK_DATA);
+        ch.data = g_memdup2(sqlite3_column_blob(st, CHUNK_DATA), ch.len);
+        g_array_append_val(chunks, ch);
+    }
+    sqlite3_finalize(st);
+    return chunks;
 }

@@ -168,6 +168,10 @@ const struct qdb_process *qdb_process(struct qdb *q, int64_t id);
  * alone when its value was redacted (g_bytes_unref it); NULL when the trace does not have it
  * (recorded before schema 5, or unreadable for that process). */
 GBytes *qdb_process_env(struct qdb *q, int64_t id);
+/* The build's output in order, one struct log_chunk (logorder.h) per chunk, its data newly
+ * allocated (g_free each); stream 1 or 2 for one stream, 0 for both.  Never NULL; on an error
+ * what was read before it (qdb_failed says so). */
+GArray *qdb_output_chunks(struct qdb *q, int stream);
 /* The value of NAME in the first recorded environment (in the order the build first started
  * an image with it) that gives it one, or NULL: none does (a redacted entry has no value), or
  * the trace has no environments (before schema 5).  g_free it. */

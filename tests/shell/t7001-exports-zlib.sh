@@ -107,7 +107,12 @@ PY
 python3 - "$T/out.chrome-trace" "$T/trace.db" <<'PY'
 import json, sqlite3, sys
 d = json.load(open(sys.argv[1]))
-ev = [e for e in d["traceEvents"] if e["ph"] == "X"]
+ev = [e for e in d["traceEvents"] if e["ph"] == "X" and e["cat"] == "process"]
+# the critical path (as `critical-path` finds it): a track of its own, arrows between steps
+cp = [e for e in d["traceEvents"] if e.get("cat") == "critical_path"]
+track = [e for e in cp if e["ph"] == "X"]
+assert len(track) > 10 and len({e["tid"] for e in track}) == 1
+assert sorted(e["id"] for e in cp if e["ph"] == "s") == sorted(e["id"] for e in cp if e["ph"] == "f")
 assert len(ev) > 100 and all(e["dur"] > 0 and e["ts"] >= 0 for e in ev)
 lanes = {}
 for e in sorted(ev, key=lambda e: e["ts"]):

@@ -2,6 +2,9 @@
 #include "doctor.h"
 #include "query.h"
 #include "run.h"
+#ifdef BT_HAVE_STORE
+#include "store.h"
+#endif
 
 #include <glib.h>
 #include <stdbool.h>
@@ -31,6 +34,9 @@ static const struct command commands[] = {
     {"packages", query_packages_main, "the Debian packages the build used and incorporated"},
     {"diff", query_diff_main, "why two builds of the same source differ: the root causes"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX..."},
+#ifdef BT_HAVE_STORE
+    {"store", store_main, "many traces in PostgreSQL: push, and ask across builds"},
+#endif
     {"doctor", doctor_main, "check what tracing needs on this machine"},
 };
 
@@ -76,6 +82,7 @@ static int not_a_command(const char *word)
 static bool is_query(const char *name)
 {
     return strcmp(name, "run") && strcmp(name, "doctor") && strcmp(name, "help") &&
+           strcmp(name, "store") &&
            *name != '-';
 }
 

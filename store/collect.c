@@ -1,0 +1,451 @@
+/* collect — one trace as the rows `store push` sends (contract in collect.h). */
+#include "collect.h"
+
+#include "dpkgdb.h"
+#include "filekind.h"
+#include "licroll.h"
+#include "prov.h"
+#include "qdb.h"
+#include "tracedb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const store_table_names[ST_COUNT] = {
+    "t_content", "t_path", "t_argv", "t_package", "t_process",
+    "t_version", "t_product", "t_closure", "t_edge",
+};
+
+void store_copy_text(GString *out, const char *s)
+{
+    if (!s) {
+        g_string_append(out, "\\N");
+        return;
+    }
+    for (; *s; s++) {
+        switch (*s) {
+        case '\\': g_string_append(out, "\\\\"); break;
+        case '\t': g_string_append(out, "\\t"); break;
+        case '\n': g_string_append(out, "\\n"); break;
+        case '\r': g_string_append(out, "\\r"); break;
+        default: g_string_append_c(out, *s);
+        }
+    }
+}
+
+void store_copy_bytea(GString *out, const void *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *b = s;
+    g_string_append(out, "\\\\x");
+    for (size_t i = 0; i < len; i++) {
+        g_string_append_c(out, hex[b[i] >> 4]);
+        g_string_append_c(out, hex[b[i] & 15]);
+    }
+}
+
+void store_copy_hex_bytea(GString *out, const char *hex)
+{
+    if (!hex || !*hex) {
+        g_string_append(out, "\\N");
+        return;
+    }
+    g_string_append(out, "\\\\x");
+    g_string_append(out, hex);
+}
+
+static void col(GString *o) { g_string_append_c(o, '\t'); }
+static void endrow(struct store_trace *t, enum store_table k)
+{
+    g_string_append_c(t->rows[k], '\n');
+    t->nrows[k]++;
+}
+
+/* The SHA-256 of the file open at fd (from its start), hex; NULL on a read error. */
+static char *hash_fd(int fd, int64_t *size)
+{
+    GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+    char buf[1 << 16];
+    ssize_t n;
+    *size = 0;
+    while ((n = pread(fd, buf, sizeof buf, *size)) > 0) {
+        g_checksum_update(c, (const guchar *)buf, (gssize)n);
+        *size += n;
+    }
+    char *hex = n < 0 ? NULL : g_strdup(g_checksum_get_string(c));
+    g_checksum_free(c);
+    return hex;
+}
+
+struct collector {
+    struct store_trace *t;
+    struct prov *p;
+    GHashTable *contents; /* sha256 hex already sent */
+    GHashTable *paths;    /* path already sent */
+    GHashTable *versions; /* vid (int64 key owned by prov) already sent */
+    GHashTable *owners;   /* path -> const struct dpkg_pkg* or NULL (looked up) */
+    GHashTable *packages; /* struct dpkg_pkg* already sent */
+    struct dpkgdb *db;
+    const char *cwd;
+};
+
+static void add_path(struct collector *c, const char *path)
+{
+    if (!path || g_hash_table_contains(c->paths, path))
+        return;
+    g_hash_table_add(c->paths, g_strdup(path));
+    store_copy_bytea(c->t->rows[ST_PATH], path, strlen(path));
+    endrow(c->t, ST_PATH);
+}
+
+static void add_version(struct collector *c, const struct prov_version *v)
+{
+    if (g_hash_table_contains(c->versions, &v->id))
+        return;
+    g_hash_table_add(c->versions, (gpointer)&v->id);
+    struct store_trace *t = c->t;
+    if (v->sha256[0] && !g_hash_table_contains(c->contents, v->sha256)) {
+        g_hash_table_add(c->contents, g_strdup(v->sha256));
+        store_copy_hex_bytea(t->rows[ST_CONTENT], v->sha256);
+        col(t->rows[ST_CONTENT]);
+        if (v->size >= 0)
+            g_string_append_printf(t->rows[ST_CONTENT], "%" G_GINT64_FORMAT, v->size);
+        else
+            g_string_append(t->rows[ST_CONTENT], "\\N");
+        endrow(t, ST_CONTENT);
+    }
+    add_path(c, v->path);
+    GString *o = t->rows[ST_VERSION];
+    g_string_append_printf(o, "%" G_GINT64_FORMAT "\t", v->id);
+    if (v->path)
+        store_copy_bytea(o, v->path, strlen(v->path));
+    else
+        g_string_append(o, "\\N");
+    col(o);
+    store_copy_hex_bytea(o, v->sha256);
+    col(o);
+    if (v->size >= 0)
+        g_string_append_printf(o, "%" G_GINT64_FORMAT, v->size);
+    else
+        g_string_append(o, "\\N");
+    col(o);
+    store_copy_text(o, prov_origin_name(v->origin));
+    endrow(t, ST_VERSION);
+}
+
+/* The package owning `path` (outside the run's directory), sent once; NULL: none. */
+static const struct dpkg_pkg *owner(struct collector *c, const char *path)
+{
+    if (!c->db || !path)
+        return NULL;
+    size_t cl = strlen(c->cwd);
+    if (!strncmp(path, c->cwd, cl) && (path[cl] == '/' || !path[cl]))
+        return NULL;
+    gpointer found;
+    if (g_hash_table_lookup_extended(c->owners, path, NULL, &found))
+        return found;
+    const struct dpkg_pkg *pkg = dpkgdb_owner(c->db, path);
+    g_hash_table_insert(c->owners, g_strdup(path), (gpointer)pkg);
+    if (pkg && !g_hash_table_contains(c->packages, pkg)) {
+        g_hash_table_add(c->packages, (gpointer)pkg);
+        GString *o = c->t->rows[ST_PACKAGE];
+        store_copy_text(o, pkg->name);
+        col(o);
+        store_copy_text(o, pkg->version);
+        col(o);
+        store_copy_text(o, pkg->arch);
+        col(o);
+        store_copy_text(o, pkg->source);
+        col(o);
+        store_copy_text(o, pkg->source_version);
+        endrow(c->t, ST_PACKAGE);
+    }
+    return pkg;
+}
+
+static void add_processes(struct collector *c, struct qdb *q)
+{
+    qdb_load_all(q);
+    GHashTableIter it;
+    gpointer value;
+    GPtrArray *all = g_ptr_array_new();
+    g_hash_table_iter_init(&it, q->processes);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        g_ptr_array_add(all, value);
+    GHashTable *argvs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    struct store_trace *t = c->t;
+    for (guint i = 0; i < all->len; i++) {
+        const struct qdb_process *pr = all->pdata[i];
+        g_autofree char *sha = NULL;
+        if (pr->argv) {
+            sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)pr->argv,
+                                              pr->argv_len);
+            if (!g_hash_table_contains(argvs, sha)) {
+                g_hash_table_add(argvs, g_strdup(sha));
+                store_copy_hex_bytea(t->rows[ST_ARGV], sha);
+                col(t->rows[ST_ARGV]);
+                store_copy_bytea(t->rows[ST_ARGV], pr->argv, pr->argv_len);
+                endrow(t, ST_ARGV);
+            }
+        }
+        add_path(c, pr->exe);
+        add_path(c, pr->cwd);
+        GString *o = t->rows[ST_PROCESS];
+        g_string_append_printf(o, "%" G_GINT64_FORMAT "\t", pr->id);
+        if (pr->parent_id)
+            g_string_append_printf(o, "%" G_GINT64_FORMAT, pr->parent_id);
+        else
+            g_string_append(o, "\\N");
+        col(o);
+        if (pr->prev_image_id)
+            g_string_append_printf(o, "%" G_GINT64_FORMAT, pr->prev_image_id);
+        else
+            g_string_append(o, "\\N");
+        col(o);
+        store_copy_hex_bytea(o, sha);
+        col(o);
+        if (pr->exe)
+            store_copy_bytea(o, pr->exe, strlen(pr->exe));
+        else
+            g_string_append(o, "\\N");
+        col(o);
+        if (pr->cwd)
+            store_copy_bytea(o, pr->cwd, strlen(pr->cwd));
+        else
+            g_string_append(o, "\\N");
+        col(o);
+        if (pr->exited && pr->exit_code >= 0)
+            g_string_append_printf(o, "%d", pr->exit_code);
+        else
+            g_string_append(o, "\\N");
+        col(o);
+        if (pr->exited && pr->exit_signal)
+            g_string_append_printf(o, "%d", pr->exit_signal);
+        else
+            g_string_append(o, "\\N");
+        endrow(t, ST_PROCESS);
+    }
+    g_hash_table_destroy(argvs);
+    g_ptr_array_free(all, TRUE);
+}
+
+/* Each product: its leaves (what the build did not make) with roles, the package owning each,
+ * its licenses; and the one-step code edges of every version its closure passes through, so
+ * that a chain from the product to a leaf can be drawn. */
+static void add_products(struct collector *c, struct qdb *q)
+{
+    struct prov *p = c->p;
+    struct store_trace *t = c->t;
+    prov_load(p);
+    GPtrArray *products = prov_products(p);
+    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
+    static const struct prov_walk_opts step = {.code_only = true, .stop_at_shlibs = true,
+                                               .max_depth = 1};
+    GHashTable *lic_cache = licroll_cache_new();
+    GHashTable *stepped = g_hash_table_new(g_int64_hash, g_int64_equal);
+    GArray *todo = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (guint i = 0; i < products->len && !qdb_failed(q); i++) {
+        const struct prov_version *pv = products->pdata[i];
+        if (prov_made_by_configure(p, pv->id))
+            continue; /* config.log, conftest: the configure step's, not the build's */
+        add_version(c, pv);
+        GPtrArray *lic = licroll_closure(p, pv->id, lic_cache);
+        g_autofree char *rollup = licroll_rollup(lic);
+        g_ptr_array_free(lic, TRUE);
+        g_string_append_printf(t->rows[ST_PRODUCT], "%" G_GINT64_FORMAT "\t", pv->id);
+        store_copy_text(t->rows[ST_PRODUCT], rollup);
+        endrow(t, ST_PRODUCT);
+
+        GArray *nodes = prov_inputs(p, pv->id, &walk);
+        for (guint k = 0; k < nodes->len; k++) {
+            const struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+            if (n->role < PROV_ROLE_SHLIB && !g_hash_table_contains(stepped, &n->v->id) &&
+                n->v->origin != TRACEDB_VERSION_FOUND) {
+                g_hash_table_add(stepped, (gpointer)&n->v->id);
+                g_array_append_val(todo, n->v->id);
+            }
+            if (n->v->origin != TRACEDB_VERSION_FOUND)
+                continue;
+            if (filekind_is_runtime_data(n->v->path))
+                continue;
+            add_version(c, n->v);
+            const struct dpkg_pkg *pkg = owner(c, n->v->path);
+            GString *o = t->rows[ST_CLOSURE];
+            g_string_append_printf(o, "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t", pv->id,
+                                   n->v->id);
+            const char *role = prov_role_name(n->role);
+            if (n->role == PROV_ROLE_OBJECT && filekind_toolchain_runtime(n->v->path))
+                role = "runtime";
+            store_copy_text(o, role);
+            g_string_append_printf(o, "\t%d\t%s\t", n->depth, n->guess ? "t" : "f");
+            store_copy_text(o, pkg ? pkg->name : NULL);
+            col(o);
+            store_copy_text(o, pkg ? pkg->version : NULL);
+            col(o);
+            store_copy_text(o, pkg ? pkg->arch : NULL);
+            endrow(t, ST_CLOSURE);
+        }
+        g_array_unref(nodes);
+        /* the product's own one step too: a product made straight from leaves */
+        if (!g_hash_table_contains(stepped, &pv->id)) {
+            g_hash_table_add(stepped, (gpointer)&pv->id);
+            g_array_append_val(todo, pv->id);
+        }
+    }
+    for (guint i = 0; i < todo->len && !qdb_failed(q); i++) {
+        int64_t vid = g_array_index(todo, int64_t, i);
+        const struct prov_version *v = prov_version(p, vid);
+        if (!v)
+            continue;
+        add_version(c, v);
+        GArray *nodes = prov_inputs(p, vid, &step);
+        for (guint k = 0; k < nodes->len; k++) {
+            const struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+            if (n->depth != 1)
+                continue;
+            add_version(c, n->v);
+            g_string_append_printf(t->rows[ST_EDGE], "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t",
+                                   vid, n->v->id);
+            store_copy_text(t->rows[ST_EDGE], prov_role_name(n->role));
+            endrow(t, ST_EDGE);
+        }
+        g_array_unref(nodes);
+    }
+    g_array_unref(todo);
+    g_hash_table_destroy(stepped);
+    g_hash_table_destroy(lic_cache);
+    g_ptr_array_free(products, TRUE);
+}
+
+int store_collect(const char *trace_path, bool allow_incomplete, const char *admindir,
+                  struct store_trace **out, char **err)
+{
+    *out = NULL;
+    *err = NULL;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct qdb *q = NULL;
+    int r = qdb_open(trace_path, &q, err);
+    if (r < 0)
+        return r;
+    /* The identity is the file's bytes, hashed through a descriptor opened now: a trace is
+     * not written once its run ended, and one still being recorded is refused below. */
+    int fd = open(trace_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        r = fd < 0 ? -errno : -EINVAL;
+        *err = g_strdup_printf("cannot read %s: %s", trace_path, g_strerror(-r));
+        if (fd >= 0)
+            close(fd);
+        qdb_close(q);
+        return r;
+    }
+    struct store_trace *t = g_new0(struct store_trace, 1);
+    t->identity = hash_fd(fd, &t->trace_size);
+    close(fd);
+    const struct qdb_run *run = qdb_run(q);
+    if (!t->identity) {
+        *err = g_strdup_printf("cannot read %s", trace_path);
+        r = -EIO;
+        goto fail;
+    }
+    if (run->state == QDB_RUN_RECORDING) {
+        *err = g_strdup("it is still being recorded");
+        r = -EBUSY;
+        goto fail;
+    }
+    if (!run->complete && !allow_incomplete) {
+        *err = g_strdup(run->incomplete ? run->incomplete : "incomplete");
+        r = -EAGAIN;
+        goto fail;
+    }
+    char *abs = realpath(trace_path, NULL);
+    t->trace_path = abs ? g_strdup(abs) : qdb_absolute_path(trace_path);
+    free(abs);
+    t->state = g_strdup(qdb_run_state_name(run->state));
+    t->complete = run->complete;
+    t->incomplete = g_strdup(run->incomplete);
+    t->started_ns = run->start_realtime_ns;
+    t->finished_ns = run->end_realtime_ns;
+    t->exit_status = run->exit_status;
+    struct qdb_run_info ri = {0};
+    qdb_load_run_info(q, &ri);
+    t->hostname = g_strdup(ri.hostname);
+    t->cwd = g_strdup(ri.cwd ? ri.cwd : run->cwd);
+    t->version = g_strdup(ri.version);
+    if (ri.argv) {
+        t->argv = g_memdup2(ri.argv, ri.argv_len + 1);
+        t->argv_len = ri.argv_len;
+    }
+    qdb_run_info_clear(&ri);
+    for (int k = 0; k < ST_COUNT; k++)
+        t->rows[k] = g_string_sized_new(4096);
+
+    struct collector c = {
+        .t = t,
+        .contents = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .versions = g_hash_table_new(g_int64_hash, g_int64_equal),
+        .owners = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .packages = g_hash_table_new(g_direct_hash, g_direct_equal),
+        .cwd = t->cwd ? t->cwd : "/",
+    };
+    if (admindir && dpkgdb_load(admindir, &c.db) < 0)
+        c.db = NULL;
+    add_processes(&c, q);
+    c.p = prov_new(q);
+    if (c.p) {
+        add_products(&c, q);
+        prov_free(c.p);
+    }
+    dpkgdb_free(c.db);
+    g_hash_table_destroy(c.contents);
+    g_hash_table_destroy(c.paths);
+    g_hash_table_destroy(c.versions);
+    g_hash_table_destroy(c.owners);
+    g_hash_table_destroy(c.packages);
+    if (qdb_failed(q)) {
+        *err = g_strdup(qdb_error(q));
+        r = -EINVAL;
+        goto fail;
+    }
+    if (!c.p) {
+        *err = g_strdup_printf("the trace %s has no file versions (recorded before schema 3); "
+                               "record the build again", trace_path);
+        r = -EINVAL;
+        goto fail;
+    }
+    qdb_close(q);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    t->collect_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    *out = t;
+    return 0;
+fail:
+    qdb_close(q);
+    store_trace_free(t);
+    return r;
+}
+
+void store_trace_free(struct store_trace *t)
+{
+    if (!t)
+        return;
+    g_free(t->identity);
+    g_free(t->trace_path);
+    g_free(t->state);
+    g_free(t->incomplete);
+    g_free(t->hostname);
+    g_free(t->cwd);
+    g_free(t->version);
+    g_free(t->argv);
+    for (int k = 0; k < ST_COUNT; k++)
+        if (t->rows[k])
+            g_string_free(t->rows[k], TRUE);
+    g_free(t);
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# store push: 8 pushes at once of 8 traces sharing most of their content (the same compiler,
+# headers, paths): every build is there, each content, path and command line once.
+. "$(dirname "$0")/lib.sh"
+require_fuse
+require_postgres
+start_postgres
+export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+mkdir "$T/p" && cd "$T/p"
+printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' > a.c
+for i in 1 2 3 4 5 6 7 8; do
+    bt run -q -o "$T/$i.db" -- sh -c "cc -o a$i a.c" || fail "build $i failed"
+done
+bt store init >/dev/null
+for i in 1 2 3 4 5 6 7 8; do
+    bt store push -d "$T/$i.db" --name "n$i" > "$T/push$i.out" 2>&1 &
+    pids="${pids:-} $!"
+done
+wait_all=0
+for job in $pids; do wait "$job" || wait_all=1; done
+[ $wait_all = 0 ] || fail "a concurrent push failed: $(cat "$T"/push*.out)"
+assert_eq "$(psql -c 'SELECT count(*) FROM build')" 8 "builds after 8 concurrent pushes"
+assert_eq "$(psql -c 'SELECT count(DISTINCT name) FROM build')" 8 "names"
+assert_eq "$(psql -c 'SELECT count(*) - count(DISTINCT sha256) FROM content')" 0 "content interned"
+assert_eq "$(psql -c 'SELECT count(*) FROM path p JOIN path q ON p.path = q.path AND p.id < q.id')" 0 "paths interned"
+assert_eq "$(psql -c "SELECT count(*) FROM path WHERE path = convert_to('$T/p/a.c', 'UTF8')")" 1 "a.c's path once"
+out=$(bt store who-ships a.c)
+assert_contains "$out" "in 8 of 8 builds" "who-ships of the shared source"

@@ -169,6 +169,35 @@ static int do_push(struct pgstore *s, struct sopts *o)
         db = "buildtrail.db";
     struct store_trace *t = NULL;
     char *err = NULL;
+    /* Already there: say so without reading the trace (the push below checks again, under
+     * its lock, for a push of the same trace running now). */
+    g_autofree char *ident = NULL;
+    if (pgstore_check(s, &err) < 0)
+        return fail("push", err);
+    if (store_identity(db, &ident) == 0) {
+        int64_t have = pgstore_find(s, ident, &err);
+        if (have < 0)
+            return fail("push", err);
+        if (have > 0) {
+            GString *out = g_string_new(NULL);
+            if (o->json) {
+                struct jsonw w;
+                jsonw_init(&w, out);
+                jsonw_object_begin(&w);
+                jsonw_kv_int(&w, "json_version", 1);
+                jsonw_kv_int(&w, "build", have);
+                jsonw_kv_bool(&w, "already_stored", true);
+                jsonw_kv_string(&w, "trace_sha256", ident);
+                jsonw_object_end(&w);
+                g_string_append_c(out, '\n');
+            } else {
+                g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
+                                            " (the same trace, sha256 %.16s…): nothing added\n",
+                                       have, ident);
+            }
+            return emit(out);
+        }
+    }
     int r = store_collect(db, o->allow_incomplete, o->admindir ? o->admindir : "/var/lib/dpkg",
                           &t, &err);
     if (r == -EAGAIN) {
@@ -434,16 +463,29 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
         g_string_append_printf(out, "sha256 %s: in %u of %" G_GINT64_FORMAT " builds\n", hex,
                                g_hash_table_size(builds), n);
     }
+    struct pgstore_edges *edges = NULL;
     for (int i = 0; i < rows; i++) {
         int64_t b = ival(r, i, SH_BUILD);
-        GPtrArray *chain = pgstore_chain(s, b, ival(r, i, SH_PRODUCT_VID),
-                                         ival(r, i, SH_LEAF_VID), &err);
-        if (err) {
-            g_string_free(out, TRUE);
-            PQclear(r);
-            g_hash_table_destroy(builds);
-            return fail("who-ships", err);
+        if (i == 0 || b != ival(r, i - 1, SH_BUILD)) {
+            /* the build's edges once, for all its rows */
+            pgstore_edges_free(edges);
+            GArray *leaves = g_array_new(FALSE, FALSE, sizeof(int64_t));
+            for (int k = i; k < rows && ival(r, k, SH_BUILD) == b; k++) {
+                int64_t l = ival(r, k, SH_LEAF_VID);
+                g_array_append_val(leaves, l);
+            }
+            edges = pgstore_edges_load(s, b, (const int64_t *)leaves->data, (int)leaves->len,
+                                       &err);
+            g_array_unref(leaves);
+            if (!edges) {
+                g_string_free(out, TRUE);
+                PQclear(r);
+                g_hash_table_destroy(builds);
+                return fail("who-ships", err);
+            }
         }
+        GPtrArray *chain = pgstore_chain(edges, ival(r, i, SH_PRODUCT_VID),
+                                         ival(r, i, SH_LEAF_VID));
         if (o->json) {
             jsonw_object_begin(&w);
             jsonw_kv_int(&w, "build", b);
@@ -483,6 +525,7 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
         if (chain)
             g_ptr_array_free(chain, TRUE);
     }
+    pgstore_edges_free(edges);
     if (o->json) {
         jsonw_array_end(&w);
         jsonw_object_end(&w);

@@ -82,6 +82,23 @@ static char *hash_fd(int fd, int64_t *size)
     return hex;
 }
 
+int store_identity(const char *trace_path, char **hex)
+{
+    *hex = NULL;
+    int fd = open(trace_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int64_t size;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    *hex = hash_fd(fd, &size);
+    close(fd);
+    return *hex ? 0 : -EIO;
+}
+
 struct collector {
     struct store_trace *t;
     struct prov *p;

@@ -56,6 +56,9 @@ struct store_trace {
 int store_collect(const char *trace_path, bool allow_incomplete, const char *admindir,
                   struct store_trace **out, char **err);
 void store_trace_free(struct store_trace *t);
+/* The identity alone (the file's SHA-256, hex: g_free it), to skip reading a trace the store
+ * already has; a negative errno when the file cannot be read. */
+int store_identity(const char *trace_path, char **hex);
 
 /* COPY text format helpers (exposed for the unit test). */
 void store_copy_text(GString *out, const char *s);          /* NULL: \N */

@@ -396,6 +396,19 @@ rollback_r:
     return r;
 }
 
+int64_t pgstore_find(struct pgstore *s, const char *identity, char **err)
+{
+    g_autofree char *ident = g_strdup_printf("\\x%s", identity);
+    const char *p[] = {ident};
+    PGresult *r = query(s, "SELECT id FROM build WHERE identity = $1::bytea", 1, p,
+                        "looking the trace up", err);
+    if (!r)
+        return -EIO;
+    int64_t id = PQntuples(r) ? g_ascii_strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+    PQclear(r);
+    return id;
+}
+
 int64_t pgstore_count_builds(struct pgstore *s, char **err)
 {
     PGresult *r = query(s, "SELECT count(*) FROM build", 0, NULL, "counting builds", err);
@@ -484,16 +497,35 @@ PGresult *pgstore_who_ships(struct pgstore *s, const char *sha256_hex, char **er
                  1, p, "asking who ships it", err);
 }
 
-GPtrArray *pgstore_chain(struct pgstore *s, int64_t build, int64_t top, int64_t leaf, char **err)
+struct edge_to {
+    int64_t from;
+    char *path; /* the path of `from` */
+};
+
+struct pgstore_edges {
+    GHashTable *down; /* vid -> GArray of struct edge_to */
+};
+
+static void edges_array_free(gpointer p)
 {
-    if (top == leaf)
-        return NULL;
+    GArray *a = p;
+    for (guint i = 0; i < a->len; i++)
+        g_free(g_array_index(a, struct edge_to, i).path);
+    g_array_unref(a);
+}
+
+struct pgstore_edges *pgstore_edges_load(struct pgstore *s, int64_t build, const int64_t *leaves,
+                                         int nleaves, char **err)
+{
+    GString *arr = g_string_new("{");
+    for (int i = 0; i < nleaves; i++)
+        g_string_append_printf(arr, "%s%" G_GINT64_FORMAT, i ? "," : "", leaves[i]);
+    g_string_append_c(arr, '}');
     g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    g_autofree char *l = g_strdup_printf("%" G_GINT64_FORMAT, leaf);
-    const char *p[] = {b, l};
-    /* What carries the leaf (UNION: each version once, so it ends), and the edges among it. */
+    const char *p[] = {b, arr->str};
+    /* What carries the leaves (UNION: each version once, so it ends), and the edges among it. */
     PGresult *r = query(s,
-                        "WITH RECURSIVE up(vid) AS (SELECT $2::bigint UNION"
+                        "WITH RECURSIVE up(vid) AS (SELECT unnest($2::bigint[]) UNION"
                         " SELECT e.vid FROM up JOIN edge e ON e.build_id = $1::bigint"
                         " AND e.from_vid = up.vid)"
                         " SELECT e.vid, e.from_vid, pa.path FROM edge e"
@@ -501,44 +533,77 @@ GPtrArray *pgstore_chain(struct pgstore *s, int64_t build, int64_t top, int64_t 
                         " LEFT JOIN path pa ON pa.id = v.path_id"
                         " WHERE e.build_id = $1::bigint AND e.vid IN (SELECT vid FROM up)"
                         " AND e.from_vid IN (SELECT vid FROM up)",
-                        2, p, "drawing a chain", err);
+                        2, p, "drawing the chains", err);
+    g_string_free(arr, TRUE);
     if (!r)
+        return NULL;
+    struct pgstore_edges *e = g_new0(struct pgstore_edges, 1);
+    e->down = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, edges_array_free);
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t vid = g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        GArray *a = g_hash_table_lookup(e->down, &vid);
+        if (!a) {
+            a = g_array_new(FALSE, FALSE, sizeof(struct edge_to));
+            g_hash_table_insert(e->down, g_memdup2(&vid, sizeof vid), a);
+        }
+        size_t len;
+        struct edge_to t = {.from = g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10),
+                            .path = pgstore_bytea(r, i, 2, &len)};
+        g_array_append_val(a, t);
+    }
+    PQclear(r);
+    return e;
+}
+
+struct step {
+    int64_t parent;   /* the version it was reached from */
+    const char *path; /* its own path */
+};
+
+GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t leaf)
+{
+    if (top == leaf)
         return NULL;
     /* Breadth first from the product: the shortest chain. */
     GHashTable *prev = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-    GHashTable *pathof = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     GArray *queue = g_array_new(FALSE, FALSE, sizeof(int64_t));
     g_array_append_val(queue, top);
-    int n = PQntuples(r);
     for (guint qi = 0; qi < queue->len; qi++) {
         int64_t cur = g_array_index(queue, int64_t, qi);
         if (cur == leaf)
             break;
-        for (int i = 0; i < n; i++) {
-            if (g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10) != cur)
+        GArray *a = g_hash_table_lookup(e->down, &cur);
+        for (guint i = 0; a && i < a->len; i++) {
+            const struct edge_to *t = &g_array_index(a, struct edge_to, i);
+            if (t->from == top || g_hash_table_contains(prev, &t->from))
                 continue;
-            int64_t from = g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10);
-            if (from == top || g_hash_table_contains(prev, &from))
-                continue;
-            g_hash_table_insert(prev, g_memdup2(&from, sizeof from), g_memdup2(&cur, sizeof cur));
-            size_t len = 0;
-            g_hash_table_insert(pathof, g_memdup2(&from, sizeof from), pgstore_bytea(r, i, 2, &len));
-            g_array_append_val(queue, from);
+            struct step *st = g_new(struct step, 1);
+            st->parent = cur;
+            st->path = t->path;
+            g_hash_table_insert(prev, g_memdup2(&t->from, sizeof t->from), st);
+            g_array_append_val(queue, t->from);
         }
     }
     GPtrArray *chain = NULL;
     if (g_hash_table_contains(prev, &leaf)) {
         chain = g_ptr_array_new_with_free_func(g_free);
         for (int64_t at = leaf; at != top;) {
-            g_ptr_array_insert(chain, 0, g_strdup(g_hash_table_lookup(pathof, &at)));
-            at = *(int64_t *)g_hash_table_lookup(prev, &at);
+            const struct step *st = g_hash_table_lookup(prev, &at);
+            g_ptr_array_insert(chain, 0, g_strdup(st->path ? st->path : "?"));
+            at = st->parent;
         }
     }
     g_array_unref(queue);
     g_hash_table_destroy(prev);
-    g_hash_table_destroy(pathof);
-    PQclear(r);
     return chain;
+}
+
+void pgstore_edges_free(struct pgstore_edges *e)
+{
+    if (!e)
+        return;
+    g_hash_table_destroy(e->down);
+    g_free(e);
 }
 
 PGresult *pgstore_uses(struct pgstore *s, const char *package, const char *version, char **err)

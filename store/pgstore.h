@@ -51,6 +51,9 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
                  const struct store_label *labels, int nlabels, int pause_fd,
                  int64_t *build_id, char **err);
 
+/* The build stored with that identity (hex), 0 when none, or a negative errno. */
+int64_t pgstore_find(struct pgstore *s, const char *identity, char **err);
+
 /* How many builds the store holds (what each answer covered). */
 int64_t pgstore_count_builds(struct pgstore *s, char **err);
 
@@ -69,9 +72,15 @@ int pgstore_rm(struct pgstore *s, int64_t build, char **err);
 /* who-ships: every product whose closure (code roles) holds that content, or that is it. */
 enum ships_col { SH_BUILD, SH_NAME, SH_PRODUCT, SH_PRODUCT_VID, SH_LEAF, SH_LEAF_VID, SH_ROLE };
 PGresult *pgstore_who_ships(struct pgstore *s, const char *sha256_hex, char **err);
-/* The chain from product `top` down to version `leaf` in one build: its paths, top first
- * (g_ptr_array_free), or NULL when none is stored (the leaf is the product). */
-GPtrArray *pgstore_chain(struct pgstore *s, int64_t build, int64_t top, int64_t leaf, char **err);
+/* The code edges of one build among what carries any of `leaves` (one query per build, not
+ * per answer row), then the chain from product `top` down to version `leaf`: its paths, the
+ * first below the product, the leaf last (g_ptr_array_free), or NULL when none is stored (the
+ * leaf is the product). */
+struct pgstore_edges;
+struct pgstore_edges *pgstore_edges_load(struct pgstore *s, int64_t build, const int64_t *leaves,
+                                         int nleaves, char **err);
+GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t leaf);
+void pgstore_edges_free(struct pgstore_edges *e);
 
 /* uses: per build and product, how that package's files are in its closure. */
 enum uses_col { US_BUILD, US_NAME, US_PRODUCT, US_VERSION, US_CODE, US_HEADERS, US_ROLES,

@@ -1,6 +1,7 @@
 #!/bin/sh
 # store push: 8 pushes at once of 8 traces sharing most of their content (the same compiler,
-# headers, paths): every build is there, each content, path and command line once.
+# headers, paths): every build is there, each content, path and command line once.  Then one
+# more trace pushed 3 times at once (three copies of it): one build, and every push succeeds.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_postgres
@@ -8,7 +9,7 @@ start_postgres
 export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
 mkdir "$T/p" && cd "$T/p"
 printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' > a.c
-for i in 1 2 3 4 5 6 7 8; do
+for i in 1 2 3 4 5 6 7 8 9; do
     bt run -q -o "$T/$i.db" -- sh -c "cc -o a$i a.c" || fail "build $i failed"
 done
 bt store init >/dev/null
@@ -26,3 +27,12 @@ assert_eq "$(psql -c 'SELECT count(*) FROM path p JOIN path q ON p.path = q.path
 assert_eq "$(psql -c "SELECT count(*) FROM path WHERE path = convert_to('$T/p/a.c', 'UTF8')")" 1 "a.c's path once"
 out=$(bt store who-ships a.c)
 assert_contains "$out" "in 8 of 8 builds" "who-ships of the shared source"
+pids=""
+for i in a b c; do
+    cp "$T/9.db" "$T/9$i.db"
+    bt store push -d "$T/9$i.db" > "$T/again$i.out" 2>&1 &
+    pids="$pids $!"
+done
+for job in $pids; do wait "$job" || fail "a push of the same trace failed: $(cat "$T"/again*.out)"; done
+assert_eq "$(psql -c 'SELECT count(*) FROM build')" 9 "builds after 3 pushes of one trace at once"
+assert_eq "$(cat "$T"/again*.out | grep -c 'already stored as build 9')" 2 "the two pushes that found it there"

@@ -252,54 +252,43 @@ static void add_processes(struct collector *c, struct qdb *q)
 }
 
 /* Each product: its leaves (what the build did not make) with roles, the package owning each,
- * its licenses; and the one-step code edges of every version its closure passes through, so
- * that a chain from the product to a leaf can be drawn. */
+ * its licenses — one walk per product, the licenses' own (licroll_closure walks as `inputs
+ * --leaves --roles` does: with scripts, stopping at shared libraries) —; and the one-step code
+ * edges of every version the products' code closures pass through (their union in one walk),
+ * so that a chain from a product to a leaf can be drawn. */
 static void add_products(struct collector *c, struct qdb *q)
 {
     struct prov *p = c->p;
     struct store_trace *t = c->t;
     prov_load(p);
     GPtrArray *products = prov_products(p);
-    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
+    static const struct prov_walk_opts code = {.code_only = true, .stop_at_shlibs = true};
     static const struct prov_walk_opts step = {.code_only = true, .stop_at_shlibs = true,
                                                .max_depth = 1};
     GHashTable *lic_cache = licroll_cache_new();
-    GHashTable *stepped = g_hash_table_new(g_int64_hash, g_int64_equal);
-    GArray *todo = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    GArray *kept = g_array_new(FALSE, FALSE, sizeof(int64_t));
     for (guint i = 0; i < products->len && !qdb_failed(q); i++) {
         const struct prov_version *pv = products->pdata[i];
         if (prov_made_by_configure(p, pv->id))
             continue; /* config.log, conftest: the configure step's, not the build's */
+        g_array_append_val(kept, pv->id);
         add_version(c, pv);
-        GPtrArray *lic = licroll_closure(p, pv->id, lic_cache);
-        g_autofree char *rollup = licroll_rollup(lic);
-        g_ptr_array_free(lic, TRUE);
+        GPtrArray *files = licroll_closure(p, pv->id, lic_cache);
+        g_autofree char *rollup = licroll_rollup(files);
         g_string_append_printf(t->rows[ST_PRODUCT], "%" G_GINT64_FORMAT "\t", pv->id);
         store_copy_text(t->rows[ST_PRODUCT], rollup);
         endrow(t, ST_PRODUCT);
-
-        GArray *nodes = prov_inputs(p, pv->id, &walk);
-        for (guint k = 0; k < nodes->len; k++) {
-            const struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
-            if (n->role < PROV_ROLE_SHLIB && !g_hash_table_contains(stepped, &n->v->id) &&
-                n->v->origin != TRACEDB_VERSION_FOUND) {
-                g_hash_table_add(stepped, (gpointer)&n->v->id);
-                g_array_append_val(todo, n->v->id);
-            }
-            if (n->v->origin != TRACEDB_VERSION_FOUND)
-                continue;
-            if (filekind_is_runtime_data(n->v->path))
-                continue;
-            add_version(c, n->v);
-            const struct dpkg_pkg *pkg = owner(c, n->v->path);
+        for (guint k = 0; k < files->len; k++) {
+            const struct lic_file *f = files->pdata[k];
+            if (f->v->origin != TRACEDB_VERSION_FOUND || filekind_is_runtime_data(f->v->path))
+                continue; /* a shared library the build made: its own leaves are listed */
+            add_version(c, f->v);
+            const struct dpkg_pkg *pkg = owner(c, f->v->path);
             GString *o = t->rows[ST_CLOSURE];
             g_string_append_printf(o, "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t", pv->id,
-                                   n->v->id);
-            const char *role = prov_role_name(n->role);
-            if (n->role == PROV_ROLE_OBJECT && filekind_toolchain_runtime(n->v->path))
-                role = "runtime";
-            store_copy_text(o, role);
-            g_string_append_printf(o, "\t%d\t%s\t", n->depth, n->guess ? "t" : "f");
+                                   f->v->id);
+            store_copy_text(o, f->cat == CAT_RUNTIME ? "runtime" : prov_role_name(f->role));
+            g_string_append_printf(o, "\t%s\t", f->guess ? "t" : "f");
             store_copy_text(o, pkg ? pkg->name : NULL);
             col(o);
             store_copy_text(o, pkg ? pkg->version : NULL);
@@ -307,22 +296,27 @@ static void add_products(struct collector *c, struct qdb *q)
             store_copy_text(o, pkg ? pkg->arch : NULL);
             endrow(t, ST_CLOSURE);
         }
-        g_array_unref(nodes);
-        /* the product's own one step too: a product made straight from leaves */
-        if (!g_hash_table_contains(stepped, &pv->id)) {
-            g_hash_table_add(stepped, (gpointer)&pv->id);
-            g_array_append_val(todo, pv->id);
-        }
+        g_ptr_array_free(files, TRUE);
     }
+    /* The edges: from every version the products are made of in code (and the products). */
+    GArray *nodes = qdb_failed(q) ? g_array_new(FALSE, FALSE, sizeof(struct prov_node))
+                                  : prov_inputs_of_all(p, kept, &code);
+    GArray *todo = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (guint k = 0; k < nodes->len; k++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+        if (n->v->origin != TRACEDB_VERSION_FOUND && (n->depth == 0 || n->role < PROV_ROLE_SHLIB))
+            g_array_append_val(todo, n->v->id);
+    }
+    g_array_unref(nodes);
     for (guint i = 0; i < todo->len && !qdb_failed(q); i++) {
         int64_t vid = g_array_index(todo, int64_t, i);
         const struct prov_version *v = prov_version(p, vid);
         if (!v)
             continue;
         add_version(c, v);
-        GArray *nodes = prov_inputs(p, vid, &step);
-        for (guint k = 0; k < nodes->len; k++) {
-            const struct prov_node *n = &g_array_index(nodes, struct prov_node, k);
+        GArray *ins = prov_inputs(p, vid, &step);
+        for (guint k = 0; k < ins->len; k++) {
+            const struct prov_node *n = &g_array_index(ins, struct prov_node, k);
             if (n->depth != 1)
                 continue;
             add_version(c, n->v);
@@ -331,10 +325,10 @@ static void add_products(struct collector *c, struct qdb *q)
             store_copy_text(t->rows[ST_EDGE], prov_role_name(n->role));
             endrow(t, ST_EDGE);
         }
-        g_array_unref(nodes);
+        g_array_unref(ins);
     }
     g_array_unref(todo);
-    g_hash_table_destroy(stepped);
+    g_array_unref(kept);
     g_hash_table_destroy(lic_cache);
     g_ptr_array_free(products, TRUE);
 }

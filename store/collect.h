@@ -30,7 +30,7 @@ enum store_table {
     ST_PROCESS, /* id, parent, prev_image, argv_sha256, exe, cwd, exit_code, exit_signal */
     ST_VERSION, /* vid, path, sha256, size, origin */
     ST_PRODUCT, /* vid, license */
-    ST_CLOSURE, /* product_vid, vid, role, depth, guess, pkg_name, pkg_version, pkg_arch */
+    ST_CLOSURE, /* product_vid, vid, role, guess, pkg_name, pkg_version, pkg_arch */
     ST_EDGE,    /* vid, from_vid, role */
     ST_COUNT
 };

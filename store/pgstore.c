@@ -222,7 +222,7 @@ static const char *const temp_tables[ST_COUNT] = {
     " cwd bytea, exit_code integer, exit_signal integer)",
     "t_version (vid bigint, path bytea, sha256 bytea, size bigint, origin text)",
     "t_product (vid bigint, license text)",
-    "t_closure (product_vid bigint, vid bigint, role text, depth integer, guess boolean,"
+    "t_closure (product_vid bigint, vid bigint, role text, guess boolean,"
     " pkg_name text, pkg_version text, pkg_arch text)",
     "t_edge (vid bigint, from_vid bigint, role text)",
 };
@@ -249,7 +249,7 @@ static const char *const build_sql[] = {
     "INSERT INTO version SELECT $1, t.vid, p.id, c.id, t.size, t.origin FROM t_version t"
     " LEFT JOIN path p ON p.digest = sha256(t.path) LEFT JOIN content c ON c.sha256 = t.sha256",
     "INSERT INTO product SELECT $1, vid, license FROM t_product",
-    "INSERT INTO closure SELECT $1, t.product_vid, t.vid, t.role, t.depth, t.guess, pk.id"
+    "INSERT INTO closure SELECT $1, t.product_vid, t.vid, t.role, t.guess, pk.id"
     " FROM t_closure t LEFT JOIN package pk ON pk.name = t.pkg_name"
     " AND pk.version = t.pkg_version AND pk.arch = coalesce(t.pkg_arch, '')",
     "INSERT INTO edge SELECT $1, vid, from_vid, min(role) FROM t_edge GROUP BY vid, from_vid",

@@ -3,10 +3,8 @@
 # (the second push says so and adds nothing); list, show and rm; JSON that parses; a bad
 # --store and a password in --store are one line each, with the fix.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_postgres
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 mkdir "$T/p" && cd "$T/p"
 printf 'int main(void) { return 0; }\n' > a.c
 bt run -q -- cc -o a a.c || fail "the build failed"

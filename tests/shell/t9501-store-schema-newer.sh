@@ -2,10 +2,8 @@
 # store: a database whose schema is newer than this buildtrail's is refused, by init, push
 # and every question, with the fix, and left as it was.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_postgres
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 mkdir "$T/p" && cd "$T/p"
 bt run -q -- sh -c 'echo x > out' || fail "the build failed"
 bt store init >/dev/null

@@ -3,11 +3,9 @@
 # stored; an incomplete one (its run killed) is refused unless --allow-incomplete, which
 # stores it marked incomplete.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_postgres
 require_cmd sqlite3
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 mkdir "$T/p" && cd "$T/p"
 printf 'int main(void) { return 0; }\n' > a.c
 bt run -q -- cc -o a a.c || fail "the build failed"

@@ -3,10 +3,8 @@
 # headers, paths): every build is there, each content, path and command line once.  Then one
 # more trace pushed 3 times at once (three copies of it): one build, and every push succeeds.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_postgres
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 mkdir "$T/p" && cd "$T/p"
 printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' > a.c
 for i in 1 2 3 4 5 6 7 8 9; do

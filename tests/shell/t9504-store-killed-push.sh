@@ -3,10 +3,8 @@
 # BUILDTRAIL_STORE_TEST_PAUSE, a test-only pause before COMMIT) leaves nothing of the build,
 # and the next push of the same trace stores it.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_postgres
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 mkdir "$T/p" && cd "$T/p"
 printf 'int main(void) { return 0; }\n' > a.c
 bt run -q -- cc -o a a.c || fail "the build failed"

@@ -6,13 +6,11 @@
 # incorporating code and the dynamic one as headers only.  copies finds the third project's
 # vendored file.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_root
 require_postgres
 zlib_a=$(ls /usr/lib/*/libz.a 2>/dev/null | head -n 1)
 [ -n "$zlib_a" ] && [ -f /usr/include/zlib.h ] || missing "zlib1g-dev (libz.a, zlib.h)"
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 bt store init >/dev/null
 
 mkdir -p "$T/one/src" "$T/third" "$T/z"

@@ -3,10 +3,8 @@
 # (JSON: \udcXX for the byte, as every buildtrail document), text answers escape them (no raw
 # newline inside a line), and a FIFO given to who-ships or push is refused without blocking.
 . "$(dirname "$0")/lib.sh"
-require_fuse
 require_postgres
-start_postgres
-export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+start_store
 mkdir "$T/p" && cd "$T/p"
 odd=$(printf "it's\tx\ny\377")
 printf 'int main(void) { return 0; }\n' > "$odd.c"

@@ -116,6 +116,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "buildtrail: -d names the trace a query reads, not one for '%s'; "
                             "%s\n", argv[first], !strcmp(argv[first], "run")
                                 ? "'buildtrail run -o FILE' names the trace it writes"
+                            : !strcmp(argv[first], "store")
+                                ? "'buildtrail store push -d FILE' names the trace it pushes"
                                 : "give a query after it, as 'buildtrail -d FILE info'");
             return 2;
         }

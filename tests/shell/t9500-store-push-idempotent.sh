@@ -48,3 +48,5 @@ assert_contains "$e" "holds a password; put it in ~/.pgpass" "a password in --st
 one_line_error bt store list --store "not a conninfo"
 one_line_error bt store frobnicate
 one_line_error bt store push --label novalue
+one_line_error bt -d buildtrail.db store push
+assert_contains "$e" "'buildtrail store push -d FILE' names the trace it pushes" "-d before store"

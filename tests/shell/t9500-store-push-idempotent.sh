@@ -45,6 +45,11 @@ one_line_error bt store list --store "host=$T/nowhere dbname=x user=bt"
 assert_contains "$e" "cannot connect to the store named by --store" "a bad --store"
 one_line_error bt store list --store "host=$pg dbname=postgres user=bt password=hunter2"
 assert_contains "$e" "holds a password; put it in ~/.pgpass" "a password in --store"
+(
+    BUILDTRAIL_STORE="postgresql://bt:hunter2@localhost/postgres"
+    one_line_error bt store list
+    assert_contains "$e" "\$BUILDTRAIL_STORE holds a password" "a password in a URI in the variable"
+)
 one_line_error bt store list --store "not a conninfo"
 one_line_error bt store frobnicate
 one_line_error bt store push --label novalue

@@ -361,10 +361,12 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
         PQclear(q);
     }
     bid = g_strdup_printf("%" G_GINT64_FORMAT, *build_id);
-    for (int i = 0; i < nlabels; i++) {
+    /* The last of a key's labels wins: from the last, the others do nothing (no UPDATE: a
+     * pushing role may only insert). */
+    for (int i = nlabels - 1; i >= 0; i--) {
         const char *p[] = {bid, labels[i].key, labels[i].value};
         q = query(s, "INSERT INTO build_label VALUES ($1, $2, $3) ON CONFLICT (build_id, key)"
-                     " DO UPDATE SET value = excluded.value", 3, p, "storing a label", err);
+                     " DO NOTHING", 3, p, "storing a label", err);
         if (!q)
             goto rollback;
         PQclear(q);

@@ -581,7 +581,12 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
     }
     for (int i = 0; i < rows; i++) {
         bool code = tval(r, i, US_CODE), headers = tval(r, i, US_HEADERS);
-        const char *how = code ? "code" : headers ? "headers only" : "tools or libraries only";
+        const char *roles = val(r, i, US_ROLES);
+        const char *how = code      ? "code"
+                          : headers ? "headers only"
+                          : roles && strstr(roles, "unlinked-archive")
+                              ? "a static archive nothing was linked from"
+                              : "tools or libraries only";
         if (o->json) {
             jsonw_object_begin(&w);
             jsonw_kv_int(&w, "build", ival(r, i, US_BUILD));

@@ -4,6 +4,7 @@
 #include "dpkgdb.h"
 #include "filekind.h"
 #include "licroll.h"
+#include "objsyms.h"
 #include "prov.h"
 #include "qdb.h"
 #include "tracedb.h"
@@ -109,7 +110,80 @@ struct collector {
     GHashTable *packages; /* struct dpkg_pkg* already sent */
     struct dpkgdb *db;
     const char *cwd;
+    GHashTable *archive_syms; /* vid -> symbol set of a static archive, or NULL: unknown */
 };
+
+/* The content of version v while it is still the traced one, a regular file only (a FIFO or
+ * device now at its path is never opened); NULL otherwise. */
+static char *read_traced(const struct prov_version *v, gsize *len)
+{
+    struct stat st;
+    const char *problem = NULL;
+    if (!v->path || stat(v->path, &st) < 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    return prov_read_version(v, len, &problem);
+}
+
+static GHashTable *name_set_new(void)
+{
+    return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* The global symbols static archive `a` defines (empty: an empty archive), cached; NULL when
+ * it cannot be read as it was traced. */
+static GHashTable *archive_symbols(struct collector *c, const struct prov_version *a)
+{
+    gpointer found;
+    if (g_hash_table_lookup_extended(c->archive_syms, &a->id, NULL, &found))
+        return found;
+    gsize len = 0;
+    g_autofree char *data = read_traced(a, &len);
+    GHashTable *set = data ? name_set_new() : NULL;
+    if (set && objsyms_archive(data, len, set) < 0) {
+        g_hash_table_destroy(set);
+        set = NULL;
+    }
+    g_hash_table_insert(c->archive_syms, (gpointer)&a->id, set);
+    return set;
+}
+
+/* Did the link that made `product` pull a member of archive `a` into it?  1: a symbol the
+ * archive defines is defined in the product (or the product is itself an archive: it went
+ * in), 0: the product's full symbol table has none of them (or the archive is empty), -1:
+ * not checked (either file changed or gone since the build, or the product is stripped or
+ * not ELF) — which keeps the archive counted as code, as `packages` does. */
+static int archive_linked(struct collector *c, const struct prov_version *a,
+                          const struct prov_version *product, GHashTable **product_syms,
+                          int *product_kind)
+{
+    GHashTable *defs = archive_symbols(c, a);
+    if (!defs)
+        return -1;
+    if (!g_hash_table_size(defs))
+        return 0;
+    if (!*product_syms) {
+        *product_syms = name_set_new();
+        gsize len = 0;
+        g_autofree char *data = read_traced(product, &len);
+        *product_kind = !data ? -1 : objsyms_is_archive(data, len) ? 3
+                                                               : objsyms_elf(data, len, *product_syms);
+    }
+    if (*product_kind == 3)
+        return 1;
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, *product_syms);
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        if (g_hash_table_contains(defs, k))
+            return 1;
+    return *product_kind == OBJSYMS_SYMTAB ? 0 : -1;
+}
+
+static void archive_set_free(gpointer p)
+{
+    if (p)
+        g_hash_table_destroy(p);
+}
 
 static void add_path(struct collector *c, const char *path)
 {
@@ -274,6 +348,8 @@ static void add_products(struct collector *c, struct qdb *q)
         g_array_append_val(kept, pv->id);
         add_version(c, pv);
         GPtrArray *files = licroll_closure(p, pv->id, lic_cache);
+        GHashTable *product_syms = NULL;
+        int product_kind = -1;
         g_autofree char *rollup = licroll_rollup(files);
         g_string_append_printf(t->rows[ST_PRODUCT], "%" G_GINT64_FORMAT "\t", pv->id);
         store_copy_text(t->rows[ST_PRODUCT], rollup);
@@ -287,7 +363,13 @@ static void add_products(struct collector *c, struct qdb *q)
             GString *o = t->rows[ST_CLOSURE];
             g_string_append_printf(o, "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t", pv->id,
                                    f->v->id);
-            store_copy_text(o, f->cat == CAT_RUNTIME ? "runtime" : prov_role_name(f->role));
+            const char *role = f->cat == CAT_RUNTIME ? "runtime" : prov_role_name(f->role);
+            /* a static archive nothing was linked from holds none of the product's code */
+            if (f->role == PROV_ROLE_OBJECT && f->cat != CAT_RUNTIME &&
+                g_str_has_suffix(f->v->path, ".a") &&
+                archive_linked(c, f->v, pv, &product_syms, &product_kind) == 0)
+                role = "unlinked-archive";
+            store_copy_text(o, role);
             g_string_append_printf(o, "\t%s\t", f->guess ? "t" : "f");
             store_copy_text(o, pkg ? pkg->name : NULL);
             col(o);
@@ -297,6 +379,8 @@ static void add_products(struct collector *c, struct qdb *q)
             endrow(t, ST_CLOSURE);
         }
         g_ptr_array_free(files, TRUE);
+        if (product_syms)
+            g_hash_table_destroy(product_syms);
     }
     /* The edges: from every version the products are made of in code (and the products). */
     GArray *nodes = qdb_failed(q) ? g_array_new(FALSE, FALSE, sizeof(struct prov_node))
@@ -404,6 +488,8 @@ int store_collect(const char *trace_path, bool allow_incomplete, const char *adm
         .versions = g_hash_table_new(g_int64_hash, g_int64_equal),
         .owners = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         .packages = g_hash_table_new(g_direct_hash, g_direct_equal),
+        .archive_syms = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL,
+                                              archive_set_free),
         .cwd = t->cwd ? t->cwd : "/",
     };
     if (admindir && dpkgdb_load(admindir, &c.db) < 0)
@@ -420,6 +506,7 @@ int store_collect(const char *trace_path, bool allow_incomplete, const char *adm
     g_hash_table_destroy(c.versions);
     g_hash_table_destroy(c.owners);
     g_hash_table_destroy(c.packages);
+    g_hash_table_destroy(c.archive_syms);
     if (qdb_failed(q)) {
         *err = g_strdup(qdb_error(q));
         r = -EINVAL;

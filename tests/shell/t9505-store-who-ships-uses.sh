@@ -3,7 +3,8 @@
 # traced).  Two builds of one source at two paths, a third project, a program linking libz.a
 # and one linking -lz: who-ships of a source names exactly the builds whose products
 # incorporate it (with the chain), and `uses zlib1g-dev` lists the static program as
-# incorporating code and the dynamic one as headers only.  copies finds the third project's
+# incorporating code, the dynamic one as headers only, and one given libz.a but using none of
+# it as a static archive nothing was linked from (its symbols against the program's).  copies finds the third project's
 # vendored file.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -30,29 +31,33 @@ C
 (cd "$T/third" && bt run -q --system -o "$T/third.db" -- cc -o third t.c vendored_util.c) || fail "build three"
 (cd "$T/z" && bt run -q --system -o "$T/static.db" -- cc -o zstatic z.c "$zlib_a") || fail "the static build"
 (cd "$T/z" && bt run -q --system -o "$T/dynamic.db" -- cc -o zdynamic z.c -lz) || fail "the dynamic build"
-for b in one two third static dynamic; do
+# libz.a on the command line, none of it used: the link pulls no member in
+printf 'int main(void) { return 0; }\n' > "$T/z/n.c"
+(cd "$T/z" && bt run -q --system -o "$T/nolink.db" -- cc -o znolink n.c "$zlib_a") || fail "the unused-archive build"
+for b in one two third static dynamic nolink; do
     bt store push -d "$T/$b.db" --name "$b" >/dev/null || fail "push $b"
 done
 
 out=$(bt store who-ships "$T/one/src/util.c")
 say "$out"
-assert_contains "$out" "in 3 of 5 builds" "who-ships util.c"
+assert_contains "$out" "in 3 of 6 builds" "who-ships util.c"
 for b in one two third; do
     assert_contains "$out" "build $(psql -c "SELECT id FROM build WHERE name = '$b'") $b:" "who-ships names $b"
 done
 assert_contains "$out" "$T/one/src/prog ← (source) $T/one/src/util.c" "build one's program from util.c"
 assert_contains "$out" "via $T/one/src/util.o" "the chain through util.o"
 assert_contains "$out" "$T/third/third ← (source) $T/third/vendored_util.c" "the third project's copy"
-case $out in *"build 4 "*|*"build 5 "*) fail "who-ships names a build without util.c: $out" ;; esac
+case $out in *"build 4 "*|*"build 5 "*|*"build 6 "*) fail "who-ships names a build without util.c: $out" ;; esac
 bt store who-ships --json "sha256:$(sha256sum "$T/one/src/util.c" | cut -c1-64)" |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["builds_covered"] == 5 and sorted({s["name"] for s in d["ships"]}) == ["one", "third", "two"], d' ||
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["builds_covered"] == 6 and sorted({s["name"] for s in d["ships"]}) == ["one", "third", "two"], d' ||
     fail "who-ships --json"
 
 out=$(bt store uses zlib1g-dev)
 say "$out"
-assert_contains "$out" "its code is in 1 of 5 builds" "uses zlib1g-dev"
+assert_contains "$out" "its code is in 1 of 6 builds" "uses zlib1g-dev"
 assert_contains "$out" "static: $T/z/zstatic: code" "the static program"
 assert_contains "$out" "dynamic: $T/z/zdynamic: headers only" "the dynamic program"
+assert_contains "$out" "nolink: $T/z/znolink: a static archive nothing was linked from" "the program that linked nothing of libz.a"
 case $out in *"build 1 "*|*"build 2 "*|*"build 3 "*) fail "uses names a build without zlib: $out" ;; esac
 ver=$(dpkg-query -W -f '${Version}' zlib1g-dev)
 bt store uses --json "zlib1g-dev=$ver" |

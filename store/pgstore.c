@@ -105,9 +105,11 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
     }
     if (PQstatus(c) != CONNECTION_OK) {
         g_autofree char *m = first_line(PQerrorMessage(c));
-        *err = g_strdup_printf("cannot connect to the store named by %s: %s; check %s "
-                               "(--store, $BUILDTRAIL_STORE, or libpq's PG* variables)",
-                               from, m, from);
+        *err = g_strdup_printf("cannot connect to the store named by %s: %s; %s", from, m,
+                               !strcmp(from, "--store") ? "check --store"
+                               : !strcmp(from, "$BUILDTRAIL_STORE") ? "check $BUILDTRAIL_STORE"
+                               : "name the store with --store or $BUILDTRAIL_STORE (or the "
+                                 "PG* variables)");
         PQfinish(c);
         return -ECONNREFUSED;
     }

@@ -68,3 +68,9 @@ one_line_error bt store uses "zlib1g-dev="
 out=$(bt store copies)
 say "$out"
 assert_contains "$out" "$T/third/vendored_util.c (source)" "copies: the vendored file"
+assert_contains "$out" "1 shared content across 6 builds" "copies: one group"
+# a known-copies index (copies --index's sha256sum lines) names it
+printf '%s  upstream/util.c\n' "$(sha256sum "$T/one/src/util.c" | cut -c1-64)" > "$T/known.idx"
+out=$(bt store copies --known "$T/known.idx")
+assert_contains "$out" "known as upstream/util.c" "copies --known"
+one_line_error bt store copies --known "$T/none.idx"

@@ -619,24 +619,14 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
     return ret ? ret : rows ? 0 : 1;
 }
 
-/* The sha256sum lines of a known-copies index (`copies --index`): hashes and names. */
+/* A known-copies index, read (a regular file only) and parsed (store_parse_known). */
 static bool read_known(const char *path, GPtrArray *hashes, GHashTable *names)
 {
     gsize len = 0;
     g_autofree char *text = prov_read_regular_file(path, &len);
     if (!text)
         return false;
-    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-    for (char **l = lines; *l; l++) {
-        if (strlen(*l) < 66 || strspn(*l, "0123456789abcdef") != 64 || (*l)[64] != ' ')
-            continue;
-        char *h = g_strndup(*l, 64);
-        g_ptr_array_add(hashes, h);
-        const char *nm = *l + 65;
-        while (*nm == ' ' || *nm == '*')
-            nm++;
-        g_hash_table_insert(names, g_strdup(h), g_strdup(nm));
-    }
+    store_parse_known(text, len, hashes, names);
     return true;
 }
 

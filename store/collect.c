@@ -22,6 +22,28 @@ const char *const store_table_names[ST_COUNT] = {
     "t_version", "t_product", "t_closure", "t_edge",
 };
 
+void store_parse_known(const char *text, size_t len, GPtrArray *hashes, GHashTable *names)
+{
+    const char *end = text + len;
+    for (const char *l = text; l < end;) {
+        const char *nl = memchr(l, '\n', (size_t)(end - l));
+        const char *le = nl ? nl : end;
+        size_t n = (size_t)(le - l);
+        size_t hex = 0;
+        while (hex < n && hex < 64 && g_ascii_isxdigit(l[hex]) && !g_ascii_isupper(l[hex]))
+            hex++;
+        if (hex == 64 && n > 65 && l[64] == ' ') {
+            const char *nm = l + 65;
+            while (nm < le && (*nm == ' ' || *nm == '*'))
+                nm++;
+            char *h = g_strndup(l, 64);
+            g_ptr_array_add(hashes, h);
+            g_hash_table_insert(names, g_strdup(h), g_strndup(nm, (size_t)(le - nm)));
+        }
+        l = nl ? nl + 1 : end;
+    }
+}
+
 void store_copy_text(GString *out, const char *s)
 {
     if (!s) {

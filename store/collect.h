@@ -60,6 +60,13 @@ void store_trace_free(struct store_trace *t);
  * already has; a negative errno when the file cannot be read. */
 int store_identity(const char *trace_path, char **hex);
 
+/* The sha256sum lines of a known-copies index (`copies --index`: "HEX  NAME", a '*' before
+ * NAME for binary mode; "~ NAME" fingerprint lines and anything else skipped) in `len` bytes
+ * of any content: each hash (64 lower-case hex digits, g_strdup'd) appended to `hashes` and
+ * mapped to its NAME (g_strdup'd; the last line wins) in `names`.  Fuzzed
+ * (tests/fuzz/fuzz-storeknown.c). */
+void store_parse_known(const char *text, size_t len, GPtrArray *hashes, GHashTable *names);
+
 /* COPY text format helpers (exposed for the unit test). */
 void store_copy_text(GString *out, const char *s);          /* NULL: \N */
 void store_copy_bytea(GString *out, const void *s, size_t len);

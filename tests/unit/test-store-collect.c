@@ -112,6 +112,26 @@ static void test_incomplete_refused(void)
     g_free(err);
 }
 
+static void test_parse_known(void)
+{
+    GPtrArray *hashes = g_ptr_array_new_with_free_func(g_free);
+    GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    static const char idx[] =
+        "0000000000000000000000000000000000000000000000000000000000000000  up/a.c\n"
+        "~ up/a.c 1 2 3\n"
+        "ABCDEF0000000000000000000000000000000000000000000000000000000000  upper.c\n"
+        "1111111111111111111111111111111111111111111111111111111111111111 *bin.c\0tail\n"
+        "22222222222222222222222222222222222222222222222222222222222222  short.c\n"
+        "3333333333333333333333333333333333333333333333333333333333333333";
+    store_parse_known(idx, sizeof idx - 1, hashes, names);
+    g_assert_cmpuint(hashes->len, ==, 2);
+    g_assert_cmpstr(g_hash_table_lookup(names, hashes->pdata[0]), ==, "up/a.c");
+    /* a NUL inside a name ends it as a C string (its bytes are kept up to it) */
+    g_assert_cmpstr(g_hash_table_lookup(names, hashes->pdata[1]), ==, "bin.c");
+    g_ptr_array_free(hashes, TRUE);
+    g_hash_table_destroy(names);
+}
+
 static void test_migrations(void)
 {
     g_assert_null(store_migration(0));
@@ -126,6 +146,7 @@ int main(int argc, char **argv)
     g_test_add_func("/store/copy-format", test_copy_format);
     g_test_add_func("/store/collect", test_collect);
     g_test_add_func("/store/incomplete-refused", test_incomplete_refused);
+    g_test_add_func("/store/parse-known", test_parse_known);
     g_test_add_func("/store/migrations", test_migrations);
     return unit_run();
 }

@@ -214,6 +214,12 @@ static int do_push(struct pgstore *s, struct sopts *o)
         fprintf(stderr, "buildtrail store push: no trace %s; name one with -d TRACE\n", db);
         return 1;
     }
+    if (r == -EBUSY) {
+        g_free(err);
+        fprintf(stderr, "buildtrail store push: the trace %s is still being recorded; nothing "
+                        "stored; push it once its run has ended\n", db);
+        return 1;
+    }
     if (r < 0) {
         fprintf(stderr, "buildtrail store push: %s; nothing stored\n", err);
         g_free(err);

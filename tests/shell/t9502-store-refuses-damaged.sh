@@ -1,6 +1,6 @@
 #!/bin/sh
-# store push: a damaged trace (cut short) and a file that is no trace are refused with nothing
-# stored; an incomplete one (its run killed) is refused unless --allow-incomplete, which
+# store push: a damaged trace (cut short), a file that is no trace and a trace still being
+# recorded are refused with nothing stored; an incomplete one (its run killed) is refused unless --allow-incomplete, which
 # stores it marked incomplete.
 . "$(dirname "$0")/lib.sh"
 require_postgres
@@ -23,6 +23,13 @@ sqlite3 "$T/killed.db" "UPDATE runs SET state = 'running', end_ns = NULL"
 one_line_error bt store push -d "$T/killed.db"
 assert_contains "$e" "is incomplete" "a killed run's trace"
 assert_contains "$e" "--allow-incomplete" "the fix for an incomplete trace"
+# a trace still being recorded
+"$BUILDTRAIL" run -q -o "$T/live.db" -- sh -c "touch '$T/started'; sleep 4 # $TEST_MARK" &
+runner=$!
+wait_until 30 test -e "$T/started"
+one_line_error bt store push -d "$T/live.db"
+assert_contains "$e" "the trace $T/live.db is still being recorded; nothing stored; push it once its run has ended" "a trace being recorded"
+wait $runner || fail "the recorded run failed"
 assert_eq "$(psql -c 'SELECT count(*) FROM build') $(psql -c 'SELECT count(*) FROM content')" "0 0" "the store after the refusals"
 bt store push -d "$T/killed.db" --allow-incomplete | grep -q 'marked incomplete' ||
     fail "--allow-incomplete did not store it marked"

@@ -257,7 +257,28 @@ static const char *const build_sql[] = {
     "INSERT INTO edge SELECT $1, vid, from_vid, min(role) FROM t_edge GROUP BY vid, from_vid",
 };
 
-static int copy_in(struct pgstore *s, enum store_table k, const GString *rows, char **err)
+/* BUILDTRAIL_STORE_TEST_PAUSE (tests only): "SECONDS" pauses before COMMIT, "copy:SECONDS"
+ * in the middle of the COPY of the closure rows (half sent); "pausing" goes to pause_fd
+ * first.  The seconds, or 0 when this is not the place. */
+static unsigned test_pause(bool mid_copy)
+{
+    const char *v = getenv("BUILDTRAIL_STORE_TEST_PAUSE");
+    if (!v || !*v)
+        return 0;
+    bool copy = !strncmp(v, "copy:", 5);
+    return copy == mid_copy ? (unsigned)atoi(v + (copy ? 5 : 0)) : 0;
+}
+
+static void do_pause(unsigned secs, int pause_fd)
+{
+    if (pause_fd >= 0 && write(pause_fd, "pausing\n", 8) < 0) {
+        /* a test's pipe gone: nothing to tell */
+    }
+    sleep(secs);
+}
+
+static int copy_in(struct pgstore *s, enum store_table k, const GString *rows, int pause_fd,
+                   char **err)
 {
     g_autofree char *sql = g_strdup_printf("COPY %s FROM STDIN", store_table_names[k]);
     PGresult *r = PQexec(s->conn, sql);
@@ -265,10 +286,20 @@ static int copy_in(struct pgstore *s, enum store_table k, const GString *rows, c
         return fail_res(r, "starting a COPY", err);
     PQclear(r);
     const size_t chunk = 1 << 20;
-    for (size_t off = 0; off < rows->len; off += chunk) {
+    unsigned pause = k == ST_CLOSURE ? test_pause(true) : 0;
+    size_t half = rows->len / 2;
+    for (size_t off = 0; off < rows->len;) {
         size_t n = MIN(chunk, rows->len - off);
+        if (pause && off < half)
+            n = MIN(n, half - off);
         if (PQputCopyData(s->conn, rows->str + off, (int)n) != 1)
             return fail_conn(s, "sending rows", err);
+        off += n;
+        if (pause && off == half) {
+            if (PQflush(s->conn) != 0)
+                return fail_conn(s, "sending rows", err);
+            do_pause(pause, pause_fd);
+        }
     }
     if (PQputCopyEnd(s->conn, NULL) != 1)
         return fail_conn(s, "ending a COPY", err);
@@ -334,7 +365,7 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
         g_autofree char *sql = g_strdup_printf("CREATE TEMP TABLE %s ON COMMIT DROP",
                                                temp_tables[k]);
         if ((r = exec(s, sql, "making a temporary table", err)) < 0 ||
-            (r = copy_in(s, (enum store_table)k, t->rows[k], err)) < 0)
+            (r = copy_in(s, (enum store_table)k, t->rows[k], pause_fd, err)) < 0)
             goto rollback_r;
     }
     for (size_t i = 0; i < G_N_ELEMENTS(intern_sql); i++)
@@ -380,13 +411,9 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
             goto rollback;
         PQclear(q);
     }
-    const char *pause = getenv("BUILDTRAIL_STORE_TEST_PAUSE");
-    if (pause && *pause) {
-        if (pause_fd >= 0 && write(pause_fd, "pausing\n", 8) < 0) {
-            /* a test's pipe gone: nothing to tell */
-        }
-        sleep((unsigned)atoi(pause));
-    }
+    unsigned pause = test_pause(false);
+    if (pause)
+        do_pause(pause, pause_fd);
     if ((r = exec(s, "COMMIT", "committing the build", err)) < 0) {
         *build_id = 0;
         return r;

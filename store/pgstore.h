@@ -19,8 +19,9 @@
  *     tables, interned content (content, path, argv, package: INSERT ... ON CONFLICT DO
  *     NOTHING, in key order so that concurrent pushers never deadlock), then the build's rows,
  *     then COMMIT.  A push killed at any moment leaves nothing: the server rolls back.
- *     $BUILDTRAIL_STORE_TEST_PAUSE=SECONDS (tests only) sleeps before COMMIT, after
- *     writing "pausing" to pause_fd, so that a test can kill a push inside its transaction.
+ *     $BUILDTRAIL_STORE_TEST_PAUSE (tests only) = SECONDS sleeps before COMMIT, = copy:SECONDS
+ *     in the middle of the closure rows' COPY, after writing "pausing" to pause_fd, so that a
+ *     test can kill a push inside its transaction.
  *   - Queries return a PGresult (PQclear it) whose columns are named by the enums below.
  *   - Single-threaded; one connection per struct pgstore.
  */

@@ -76,6 +76,14 @@ static int fail(const char *sub, char *err)
     return 1;
 }
 
+/* A text value from the store (a build's name, a label: what a pusher chose) as one line,
+ * escaped as paths are: no terminal escape or newline reaches the screen. */
+static void text_str(GString *o, const char *s)
+{
+    if (s)
+        text_escape(o, s, strlen(s));
+}
+
 static void text_bytes(GString *o, const char *s, size_t len)
 {
     text_escape(o, s ? s : "", s ? len : 0);
@@ -318,15 +326,20 @@ static int do_list(struct pgstore *s, struct sopts *o, int64_t only, const char 
             jsonw_kv_string(&w, "labels", val(r, i, LIST_LABELS));
         } else {
             g_string_append_printf(out, "build %s", val(r, i, LIST_ID));
-            if (val(r, i, LIST_NAME))
-                g_string_append_printf(out, " %s", val(r, i, LIST_NAME));
+            if (val(r, i, LIST_NAME)) {
+                g_string_append_c(out, ' ');
+                text_str(out, val(r, i, LIST_NAME));
+            }
             g_string_append_printf(out, "  %s  %s products  %s%s  ",
                                    val(r, i, LIST_STARTED) ? val(r, i, LIST_STARTED) : "-",
                                    val(r, i, LIST_PRODUCTS), val(r, i, LIST_STATE),
                                    tval(r, i, LIST_COMPLETE) ? "" : " (incomplete)");
             text_col(out, r, i, LIST_TRACE);
-            if (val(r, i, LIST_LABELS))
-                g_string_append_printf(out, "  [%s]", val(r, i, LIST_LABELS));
+            if (val(r, i, LIST_LABELS)) {
+                g_string_append(out, "  [");
+                text_str(out, val(r, i, LIST_LABELS));
+                g_string_append_c(out, ']');
+            }
             g_string_append_printf(out, "\n%s  trace sha256 %s\n", only ? "" : "",
                                    val(r, i, LIST_SHA256));
         }
@@ -510,9 +523,10 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
             jsonw_array_end(&w);
             jsonw_object_end(&w);
         } else {
-            g_string_append_printf(out, "build %" G_GINT64_FORMAT "%s%s: ", b,
-                                   val(r, i, SH_NAME) ? " " : "",
-                                   val(r, i, SH_NAME) ? val(r, i, SH_NAME) : "");
+            g_string_append_printf(out, "build %" G_GINT64_FORMAT "%s", b,
+                                   val(r, i, SH_NAME) ? " " : "");
+            text_str(out, val(r, i, SH_NAME));
+            g_string_append(out, ": ");
             text_col(out, r, i, SH_PRODUCT);
             if (strcmp(val(r, i, SH_ROLE), "product")) {
                 g_string_append_printf(out, " ← (%s) ", val(r, i, SH_ROLE));
@@ -607,9 +621,10 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
             jsonw_kv_int(&w, "files", ival(r, i, US_FILES));
             jsonw_object_end(&w);
         } else {
-            g_string_append_printf(out, "build %s%s%s: ", val(r, i, US_BUILD),
-                                   val(r, i, US_NAME) ? " " : "",
-                                   val(r, i, US_NAME) ? val(r, i, US_NAME) : "");
+            g_string_append_printf(out, "build %s%s", val(r, i, US_BUILD),
+                                   val(r, i, US_NAME) ? " " : "");
+            text_str(out, val(r, i, US_NAME));
+            g_string_append(out, ": ");
             text_col(out, r, i, US_PRODUCT);
             g_string_append_printf(out, ": %s (%s %s; %s)\n", how, name,
                                    val(r, i, US_VERSION), val(r, i, US_ROLES));

@@ -55,3 +55,9 @@ one_line_error bt store frobnicate
 one_line_error bt store push --label novalue
 one_line_error bt -d buildtrail.db store push
 assert_contains "$e" "'buildtrail store push -d FILE' names the trace it pushes" "-d before store"
+# a build's name is the pusher's: printed escaped, never a raw escape sequence or newline
+bt run -q -o "$T/esc.db" -- true
+bt store push -d "$T/esc.db" --name "$(printf 'x\033[31my\nz')" --label "$(printf 'k=\033]0;t\007')" >/dev/null
+out=$(bt store list)
+printf '%s' "$out" | grep -q "$(printf '\033')" && fail "a raw escape in list: $out"
+[ "$(printf '%s\n' "$out" | wc -l)" = 5 ] || fail "a raw newline in list: $out"

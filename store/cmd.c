@@ -362,10 +362,9 @@ static int do_list(struct pgstore *s, struct sopts *o, int64_t only, const char 
                 } else {
                     g_string_append(out, "  ");
                     text_col(out, pr, k, SP_PATH);
-                    g_string_append_printf(out, "  %s leaves  license %s\n",
-                                           val(pr, k, SP_LEAVES),
-                                           val(pr, k, SP_LICENSE) ? val(pr, k, SP_LICENSE)
-                                                                  : "unknown");
+                    g_string_append_printf(out, "  %s leaves  license ", val(pr, k, SP_LEAVES));
+                    text_str(out, val(pr, k, SP_LICENSE) ? val(pr, k, SP_LICENSE) : "unknown");
+                    g_string_append_c(out, '\n');
                 }
             }
             if (o->json) {
@@ -387,8 +386,11 @@ static int do_list(struct pgstore *s, struct sopts *o, int64_t only, const char 
                         jsonw_kv_bool(&w, uses[c], tval(pk, k, c));
                     jsonw_object_end(&w);
                 } else {
-                    g_string_append_printf(out, "  %s %s:", val(pk, k, SK_NAME),
-                                           val(pk, k, SK_VERSION));
+                    g_string_append(out, "  ");
+                    text_str(out, val(pk, k, SK_NAME));
+                    g_string_append_c(out, ' ');
+                    text_str(out, val(pk, k, SK_VERSION));
+                    g_string_append_c(out, ':');
                     for (int c = SK_CODE; c <= SK_TOOL; c++)
                         if (tval(pk, k, c))
                             g_string_append_printf(out, " %s", uses[c]);
@@ -529,7 +531,9 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
             g_string_append(out, ": ");
             text_col(out, r, i, SH_PRODUCT);
             if (strcmp(val(r, i, SH_ROLE), "product")) {
-                g_string_append_printf(out, " ← (%s) ", val(r, i, SH_ROLE));
+                g_string_append(out, " ← (");
+                text_str(out, val(r, i, SH_ROLE));
+                g_string_append(out, ") ");
                 text_col(out, r, i, SH_LEAF);
             } else {
                 g_string_append(out, " (is that content)");
@@ -626,8 +630,13 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
             text_str(out, val(r, i, US_NAME));
             g_string_append(out, ": ");
             text_col(out, r, i, US_PRODUCT);
-            g_string_append_printf(out, ": %s (%s %s; %s)\n", how, name,
-                                   val(r, i, US_VERSION), val(r, i, US_ROLES));
+            g_string_append_printf(out, ": %s (", how);
+            text_str(out, name);
+            g_string_append_c(out, ' ');
+            text_str(out, val(r, i, US_VERSION));
+            g_string_append(out, "; ");
+            text_str(out, val(r, i, US_ROLES));
+            g_string_append(out, ")\n");
         }
     }
     if (o->json) {
@@ -710,8 +719,10 @@ static int do_copies(struct pgstore *s, struct sopts *o)
                 jsonw_key(&w, "files");
                 jsonw_array_begin(&w);
             } else {
-                g_string_append_printf(out, "sha256 %.16s…%s%s\n", val(r, i, CP_SHA256),
-                                       kn ? " known as " : "", kn ? kn : "");
+                g_string_append_printf(out, "sha256 %.16s…%s", val(r, i, CP_SHA256),
+                                       kn ? " known as " : "");
+                text_str(out, kn);
+                g_string_append_c(out, '\n');
             }
             for (int k = i; k < end; k++) {
                 if (o->json) {
@@ -725,7 +736,9 @@ static int do_copies(struct pgstore *s, struct sopts *o)
                 } else {
                     g_string_append_printf(out, "  build %s: ", val(r, k, CP_BUILD));
                     text_col(out, r, k, CP_PATH);
-                    g_string_append_printf(out, " (%s)\n", val(r, k, CP_ROLE));
+                    g_string_append(out, " (");
+                    text_str(out, val(r, k, CP_ROLE));
+                    g_string_append(out, ")\n");
                 }
             }
             if (o->json) {

@@ -59,5 +59,5 @@ assert_contains "$e" "'buildtrail store push -d FILE' names the trace it pushes"
 bt run -q -o "$T/esc.db" -- true
 bt store push -d "$T/esc.db" --name "$(printf 'x\033[31my\nz')" --label "$(printf 'k=\033]0;t\007')" >/dev/null
 out=$(bt store list)
-printf '%s' "$out" | grep -q "$(printf '\033')" && fail "a raw escape in list: $out"
+if printf '%s' "$out" | grep -q "$(printf '\033')"; then fail "a raw escape in list: $out"; fi
 [ "$(printf '%s\n' "$out" | wc -l)" = 5 ] || fail "a raw newline in list: $out"

@@ -74,3 +74,10 @@ printf '%s  upstream/util.c\n' "$(sha256sum "$T/one/src/util.c" | cut -c1-64)" >
 out=$(bt store copies --known "$T/known.idx")
 assert_contains "$out" "known as upstream/util.c" "copies --known"
 one_line_error bt store copies --known "$T/none.idx"
+# whatever a row holds (a pushing role may insert any package row) is printed escaped
+psql -c "UPDATE package SET version = E'9\\033[31mred\\nx' WHERE name = 'zlib1g-dev'"
+out=$(bt store uses zlib1g-dev)
+if printf '%s' "$out" | grep -q "$(printf '\033')"; then fail "a raw escape in uses: $out"; fi
+if printf '%s\n' "$out" | grep -q '^x'; then fail "a raw newline in uses: $out"; fi
+out=$(bt store show "$(psql -c "SELECT id FROM build WHERE name = 'static'")")
+if printf '%s' "$out" | grep -q "$(printf '\033')"; then fail "a raw escape in show: $out"; fi

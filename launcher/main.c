@@ -2,6 +2,9 @@
 #include "doctor.h"
 #include "query.h"
 #include "run.h"
+#ifdef BT_HAVE_STORE
+#include "store.h"
+#endif
 
 #include <glib.h>
 #include <stdbool.h>
@@ -33,6 +36,9 @@ static const struct command commands[] = {
     {"critical-path", query_critpath_main, "what set the build's wall time, and how parallel it was"},
     {"report", query_report_main, "the build as one HTML page: timeline, critical path, log, products"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX..."},
+#ifdef BT_HAVE_STORE
+    {"store", store_main, "many traces in PostgreSQL: push, and ask across builds"},
+#endif
     {"doctor", doctor_main, "check what tracing needs on this machine"},
 };
 
@@ -78,6 +84,7 @@ static int not_a_command(const char *word)
 static bool is_query(const char *name)
 {
     return strcmp(name, "run") && strcmp(name, "doctor") && strcmp(name, "help") &&
+           strcmp(name, "store") &&
            *name != '-';
 }
 
@@ -111,6 +118,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "buildtrail: -d names the trace a query reads, not one for '%s'; "
                             "%s\n", argv[first], !strcmp(argv[first], "run")
                                 ? "'buildtrail run -o FILE' names the trace it writes"
+                            : !strcmp(argv[first], "store")
+                                ? "'buildtrail store push -d FILE' names the trace it pushes"
                                 : "give a query after it, as 'buildtrail -d FILE info'");
             return 2;
         }

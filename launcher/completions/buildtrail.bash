@@ -13,6 +13,10 @@ _buildtrail_formats() {
     buildtrail export --help 2>/dev/null | awk '/^Formats:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'
 }
 
+_buildtrail_store_subcommands() {
+    buildtrail store --help 2>/dev/null | awk '/^Subcommands:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'
+}
+
 _buildtrail() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[1]-} i
     COMPREPLY=()
@@ -22,6 +26,10 @@ _buildtrail() {
     fi
     if [ "$cmd" = help ]; then
         [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$(_buildtrail_commands)" -- "$cur"))
+        return
+    fi
+    if [ "$cmd" = store ] && [ "$COMP_CWORD" -eq 2 ]; then
+        COMPREPLY=($(compgen -W "$(_buildtrail_store_subcommands) --help" -- "$cur"))
         return
     fi
     if [ "$cmd" = run ]; then # after the command to run: that command's own words

@@ -8,6 +8,10 @@ function __buildtrail_formats
     buildtrail export --help 2>/dev/null | awk '/^Formats:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'
 end
 
+function __buildtrail_store_subcommands
+    buildtrail store --help 2>/dev/null | awk '/^Subcommands:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'
+end
+
 function __buildtrail_options
     set -l cmd (commandline -opc)[2]
     buildtrail $cmd --help 2>/dev/null | grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z-]*' | tr -d ' ,' | sort -u
@@ -19,5 +23,6 @@ complete -c buildtrail -n __fish_use_subcommand -a help -d 'the help of a comman
 complete -c buildtrail -n '__fish_seen_subcommand_from help' -a '(__buildtrail_commands)'
 complete -c buildtrail -n 'not __fish_use_subcommand; and string match -q -- "-*" (commandline -ct)' -a '(__buildtrail_options)'
 complete -c buildtrail -n 'not __fish_use_subcommand' -s d -l db -r -F -d 'the trace'
+complete -c buildtrail -n '__fish_seen_subcommand_from store; and test (count (commandline -opc)) -eq 2' -a '(__buildtrail_store_subcommands)'
 complete -c buildtrail -n '__fish_seen_subcommand_from export' -s f -l format -x -a '(__buildtrail_formats)'
 complete -c buildtrail -n 'not __fish_use_subcommand; and not string match -q -- "-*" (commandline -ct)' -F

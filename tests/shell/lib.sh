@@ -128,6 +128,13 @@ start_postgres() {
 }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 psql() { as_pg "$pg_bin/psql" -h "$pg" -U bt -d postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+# start_store: for the store tests (t95xx): FUSE, a private PostgreSQL (start_postgres) and
+# BUILDTRAIL_STORE naming its database.
+start_store() {
+    require_fuse
+    start_postgres
+    export BUILDTRAIL_STORE="host=$pg dbname=postgres user=bt"
+}
 # require_postgres: skip (missing) early when there is no PostgreSQL.
 require_postgres() {
     ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1 || missing "PostgreSQL (apt-get install postgresql)"

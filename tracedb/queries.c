@@ -202,9 +202,6 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT process_id, version_id, kind, first_ns, last_ns FROM accesses NOT INDEXED "
         "WHERE version_id IS NOT NULL AND process_id IS NOT NULL AND result = 0 AND kind IN "
         TRACEDB_KINDS_USED,
-    [TQ_VERSIONS_MADE] =
-        "SELECT DISTINCT version_id FROM accesses WHERE kind IN " TRACEDB_KINDS_MADE
-        " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1",
     [TQ_VERSIONS_READ_BY_PROCESS] =
         "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
         TRACEDB_KINDS_READ " AND result = 0 AND version_id IS NOT NULL",
@@ -222,9 +219,6 @@ static const char *const sql[TQ_COUNT] = {
         "ON f.id = a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN "
         TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path, a.kind, "
         "a.version_id",
-    [TQ_DIRS_LISTED] =
-        "SELECT DISTINCT a.process_id, f.path FROM accesses a JOIN files f ON f.id = a.file_id "
-        "WHERE a.kind = 13 /* TRACEDB_READDIR */ AND a.result = 0 AND ?1 = ?1",
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",

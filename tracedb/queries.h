@@ -107,7 +107,6 @@ enum tracedb_query {
     TQ_MAKERS_OF_VERSION, /* the images that made version ?1 */
     TQ_USERS_OF_VERSION, /* (process, kind) of every image that read or made version ?1 */
     TQ_USES, /* prov: (process, version, kind, first, last) of every successful use (a scan) */
-    TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
     TQ_VERSIONS_OPENED_BY_PROCESS, /* the versions image ?1 opened for reading */
@@ -115,7 +114,6 @@ enum tracedb_query {
     /* packages: (path, kind, version, image) of every found file read or executed, by path,
      * kind, version */
     TQ_FOUND_READS_WITH_PATHS,
-    TQ_DIRS_LISTED, /* packages: (image, path) of every directory listed (?1 unused) */
     TQ_SYMLINKS_FOLLOWED, /* packages: the paths of symlinks the build read (?1 unused) */
     TQ_ENVIRONMENTS,
     TQ_BINDINGS_BY_FILE, /* prov_products: (file, kind, version) of every binding of the

@@ -2,6 +2,7 @@
 #include "driver.h"
 
 #include "query.h"
+#include "jsonw.h"
 
 #include "terminal.h"
 #include "textout.h"
@@ -558,6 +559,19 @@ void query_json_begin(GString *out, struct qdb *q, const char *key)
     query_json_trace(out, q);
     if (key)
         g_string_append_printf(out, ",\"%s\":", key);
+}
+
+void query_jsonw_begin(struct jsonw *w, GString *out, struct qdb *q)
+{
+    jsonw_init(w, out);
+    jsonw_object_begin(w);
+    jsonw_kv_int(w, "json_version", QUERY_JSON_VERSION);
+    g_autoptr(GString) trace = g_string_new(NULL);
+    query_json_trace(trace, q);
+    static const char member[] = "\"trace\":";
+    g_assert(g_str_has_prefix(trace->str, member));
+    jsonw_key(w, "trace");
+    jsonw_raw(w, trace->str + strlen(member));
 }
 
 void query_text_process(GString *out, const struct qdb_process *p)

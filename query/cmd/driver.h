@@ -95,6 +95,10 @@ void query_json_trace(GString *out, struct qdb *q);
 /* Open a --json document: `{"json_version":N,"trace":{…}` then, if key is given, `,"KEY":`
  * (the caller appends the value and the closing brace). */
 void query_json_begin(GString *out, struct qdb *q, const char *key);
+/* The same with a jsonw: `{"json_version":N,"trace":{…}` opened in w (jsonw_init'ed on out);
+ * the caller adds its members and jsonw_object_end()s it. */
+struct jsonw;
+void query_jsonw_begin(struct jsonw *w, GString *out, struct qdb *q);
 /* `,"KEY":"RFC 3339 wall-clock time"` (or null) for a time on the trace's clock. */
 void query_json_time(GString *out, const char *key, int64_t boot_ns);
 

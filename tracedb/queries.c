@@ -136,22 +136,11 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_ACCESS_MARKS] =
         "SELECT file_id, kind, result, bytes, first_ns FROM accesses NOT INDEXED "
         "WHERE ?1 = 0 OR process_id = ?1",
-    [TQ_PATH_CHANGES_OF_PROCESS] =
-        "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
-        "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
-        " ORDER BY a.first_ns",
     [TQ_BINDINGS] = "SELECT file_id, version_id, kind, first_ns, id FROM accesses NOT INDEXED "
                     "WHERE result = 0",
-    [TQ_ACTIVITY] =
-        "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses NOT INDEXED",
-    [TQ_LAST_OUTPUT] = "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id",
-    [TQ_ACCESS_LOG] = /* (in storage order: the caller sorts by first_ns, id) */
-        "SELECT process_id, kind, file_id, version_id, result, first_ns, id FROM accesses",
     [TQ_LAST_BINDING_KIND] =
         "SELECT kind FROM accesses WHERE file_id = ?1 AND result = 0 AND kind IN "
         TRACEDB_KINDS_BOUND " ORDER BY first_ns DESC, id DESC LIMIT 1",
-    [TQ_DIR_REMOVED] = "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
-        " AND result = 0 LIMIT 1",
     /* Versions and provenance (query/lib/prov.c and the exports) */
     [TQ_VERSION_BY_ID] = "SELECT v.id, v.file_id, v.origin, v.base_id, v.size, hex(v.sha256), "
         "hex(v.git_sha1),  v.hash_error, hex(v.sha1), (SELECT a.file_id FROM accesses a "

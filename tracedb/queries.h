@@ -77,16 +77,8 @@ enum tracedb_query {
     TQ_FILE_USES_OF_PROCESS, /* show: what image ?1 did to each file, with versions */
     TQ_FILE_USES_OF_PROCESS_V1, /* the same before schema 3 */
     TQ_ACCESS_MARKS, /* files: (file, kind, result, bytes, first) of every access, or ?1's */
-    /* compile-commands: (path, kind) of what image ?1 changed, in order */
-    TQ_PATH_CHANGES_OF_PROCESS,
     TQ_BINDINGS, /* every successful access: file, version, kind, time, id (a scan) */
-    TQ_ACTIVITY, /* every access: who, what kind, which file, bytes, when, result (a scan) */
-    TQ_LAST_OUTPUT, /* each process's last output time (a scan) */
-    TQ_ACCESS_LOG, /* intoto: every access (process, kind, file id, version, result, first_ns,
-                    * id), unsorted: the caller sorts them in memory (SQLite's sorter and a
-                    * join per row were most of the export's time) */
     TQ_LAST_BINDING_KIND, /* the kind of the last access that bound a version at file ?1 */
-    TQ_DIR_REMOVED,       /* a row if the build removed directory ?1 (a file id) */
 
     /* Versions and provenance (query/lib/prov.c and the exports) */
     TQ_VERSION_BY_ID, /* version ?1 with its hashes and where it was last moved to */

@@ -5,6 +5,7 @@
 #include "jsonw.h"
 #include "filekind.h"
 #include "progkind.h"
+#include "stmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -32,21 +33,33 @@ static bool has_object_ext(const char *w)
     return dot && (!strcmp(dot, ".o") || !strcmp(dot, ".obj") || !strcmp(dot, ".lo"));
 }
 
+/* (path, kind) of what image ?1 changed, in order */
+TRACEDB_STATEMENT(sql_path_changes_of_process, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
+                  "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
+                  " ORDER BY a.first_ns");
+enum { CHANGE_PATH, CHANGE_KIND };
+
+/* a row if the build removed directory ?1 (a file id) */
+TRACEDB_STATEMENT(sql_dir_removed, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
+                  " AND result = 0 LIMIT 1");
+
 /* Files written (and not removed again) by a process subtree: absolute paths. */
 static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
 {
     GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *order = g_ptr_array_new();
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(x->q, tracedb_sql(TQ_PATH_CHANGES_OF_PROCESS), &st)) {
+    if (!qdb_prepare(x->q, sql_path_changes_of_process, &st)) {
         g_hash_table_destroy(state);
         return g_ptr_array_new_with_free_func(g_free);
     }
     for (guint i = 0; i < procs->len; i++) {
         qdb_bind_int64(x->q, st, 1, g_array_index(procs, int64_t, i));
         while (qdb_row(x->q, st)) {
-            const char *path = (const char *)sqlite3_column_text(st, 0);
-            int kind = sqlite3_column_int(st, 1);
+            const char *path = (const char *)sqlite3_column_text(st, CHANGE_PATH);
+            int kind = sqlite3_column_int(st, CHANGE_KIND);
             bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
             if (!g_hash_table_contains(state, path)) {
                 char *k = g_strdup(path);
@@ -128,7 +141,7 @@ static bool dir_removed(struct export_ctx *x, const char *dir)
     int64_t fid = qdb_file_id(x->q, dir);
     if (!fid)
         return false;
-    GArray *rows = qdb_ids(x->q, tracedb_sql(TQ_DIR_REMOVED), fid);
+    GArray *rows = qdb_ids(x->q, sql_dir_removed, fid);
     bool removed = rows->len > 0;
     g_array_unref(rows);
     return removed;

@@ -4,6 +4,7 @@
 
 #include "filekind.h"
 #include "progkind.h"
+#include "stmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,18 +25,27 @@ static gint access_time_cmp(gconstpointer a, gconstpointer b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* every access, in storage order: the caller sorts them in memory (SQLite's sorter and a join
+ * per row were most of the export's time) */
+TRACEDB_STATEMENT(sql_access_log, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, kind, file_id, version_id, result, first_ns, id "
+                  "FROM accesses");
+enum { LOG_PROCESS, LOG_KIND, LOG_FILE, LOG_VERSION, LOG_RESULT, LOG_FIRST_NS, LOG_ID };
+
 /* Every access, sorted by time (then id): read in one plain scan and sorted here. */
 static GArray *access_log(struct export_ctx *x)
 {
     GArray *log = g_array_new(FALSE, FALSE, sizeof(struct access_row));
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, tracedb_sql(TQ_ACCESS_LOG), &st)) {
+    if (qdb_prepare(x->q, sql_access_log, &st)) {
         while (qdb_row(x->q, st)) {
-            struct access_row r = {
-                .pid = sqlite3_column_int64(st, 0), .kind = sqlite3_column_int(st, 1),
-                .file_id = sqlite3_column_int64(st, 2), .vid = sqlite3_column_int64(st, 3),
-                .result = sqlite3_column_int(st, 4), .first_ns = sqlite3_column_int64(st, 5),
-                .id = sqlite3_column_int64(st, 6)};
+            struct access_row r = {.pid = sqlite3_column_int64(st, LOG_PROCESS),
+                                   .kind = sqlite3_column_int(st, LOG_KIND),
+                                   .file_id = sqlite3_column_int64(st, LOG_FILE),
+                                   .vid = sqlite3_column_int64(st, LOG_VERSION),
+                                   .result = sqlite3_column_int(st, LOG_RESULT),
+                                   .first_ns = sqlite3_column_int64(st, LOG_FIRST_NS),
+                                   .id = sqlite3_column_int64(st, LOG_ID)};
             g_array_append_val(log, r);
         }
     }

@@ -232,27 +232,6 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT seq, COALESCE(process_id, 0), stream, time_ns, data FROM output WHERE (?1 = "
         "0 OR process_id = ?1) AND (?2 = 0 OR stream = ?2) ORDER BY seq",
     [TQ_OUTPUT_OF_PROCESS] = "SELECT stream, data FROM output WHERE process_id = ? ORDER BY seq",
-    /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
-    [TQ_DUMP_PROCESSES] =
-        "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
-        "first_seen_ns, comm, exe, cwd, argv, env_id FROM processes ORDER BY id",
-    [TQ_DUMP_PROCESSES_V4] =
-        "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
-        "first_seen_ns, comm, exe, cwd, argv, NULL FROM processes ORDER BY id",
-    [TQ_DUMP_ENVIRONMENTS] = "SELECT id, env FROM environments ORDER BY id",
-    [TQ_DUMP_EXITS] =
-        "SELECT process_id, end_ns, exit_code, exit_signal, killed_at_end FROM exits ORDER BY 1",
-    [TQ_DUMP_EXITS_V2] =
-        "SELECT process_id, end_ns, exit_code, exit_signal, NULL FROM exits ORDER BY 1",
-    [TQ_DUMP_FILES] = "SELECT id, path FROM files ORDER BY id",
-    [TQ_DUMP_VERSIONS] =
-        "SELECT id, file_id, origin, base_id, begin_ns, end_ns, size, sha256, sha1, "
-        "git_sha1, hash_error FROM versions ORDER BY id",
-    [TQ_DUMP_ACCESSES] =
-        "SELECT a.id, a.process_id, a.file_id, k.name, a.open_flags, a.bytes, a.first_ns, "
-        "a.last_ns, a.result, a.version_id FROM accesses a LEFT JOIN access_kinds k ON "
-        "k.code = a.kind ORDER BY a.id",
-    [TQ_DUMP_OUTPUT] = "SELECT seq, process_id, stream, time_ns, data FROM output ORDER BY seq",
 };
 
 const char *tracedb_sql(enum tracedb_query q)

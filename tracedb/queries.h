@@ -119,16 +119,6 @@ enum tracedb_query {
     TQ_OUTPUT_CHUNKS,
     TQ_OUTPUT_OF_PROCESS, /* show: (stream, data) image ?1 wrote */
 
-    /* The PostgreSQL dump (query/export/sql.c): every row of a table, in key order */
-    TQ_DUMP_PROCESSES, /* processes, with env_id (schema 5 on) */
-    TQ_DUMP_PROCESSES_V4, /* the same before schema 5: env_id NULL */
-    TQ_DUMP_ENVIRONMENTS, /* environments (schema 5 on) */
-    TQ_DUMP_EXITS, /* exits */
-    TQ_DUMP_EXITS_V2, /* TQ_DUMP_EXITS for schemas 2-6: killed_at_end unknown (NULL) */
-    TQ_DUMP_FILES, /* files */
-    TQ_DUMP_VERSIONS, /* versions */
-    TQ_DUMP_ACCESSES, /* accesses, with each kind's name */
-    TQ_DUMP_OUTPUT, /* output */
     TQ_COUNT
 };
 

@@ -833,6 +833,11 @@ static sqlite3 *reference_schema(int version)
     return ref;
 }
 
+sqlite3 *tracedb_schema_reference(int version)
+{
+    return reference_schema(version);
+}
+
 /* The statements check_table runs, prepared once for all the tables of a schema. */
 struct schema_check {
     sqlite3 *db, *ref;

@@ -258,6 +258,12 @@ bool tracedb_rc_is_damage(int rc);
  * reader's connection refuses a longer one (SQLITE_TOOBIG) instead of loading it. */
 #define TRACEDB_VALUE_MAX (16 << 20)
 
+/* The schema of a trace of `version` (TRACEDB_SCHEMA_VERSION: the current one) in a new
+ * in-memory database, to read its tables' columns (pragma_table_info): the one description
+ * of them that others derive theirs from (the SQL dump).  sqlite3_close() it; NULL when it
+ * cannot be made (out of memory). */
+sqlite3 *tracedb_schema_reference(int version);
+
 /* Open an existing trace read-only (a symlink is followed; nothing blocks on a FIFO or device).
  * -ENOENT: no such file; -EINVAL: not a buildtrail trace (not a regular file, empty, not
  * SQLite, or SQLite without buildtrail's meta); -EBADMSG: a trace whose content is damaged

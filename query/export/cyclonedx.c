@@ -1,5 +1,6 @@
 /* cyclonedx: CycloneDX 1.6 JSON with the build as a formulation (docs/exports.md). */
 #include "export.h"
+#include "jsonw.h"
 
 #include "filekind.h"
 #include "progkind.h"
@@ -101,47 +102,52 @@ static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, 
                                   "\"%u\"},{\"name\":\"buildtrail:debian:executed\",\"value\":"
                                   "\"%s\"}]", e->files, e->executed ? "true" : "false");
         if (e->versions->len) {
-            g_string_append(o, ",\"evidence\":{\"occurrences\":[");
+            g_string_append(o, ",\"evidence\":{\"occurrences\":");
+            struct jsonw w;
+            jsonw_init(&w, o);
+            jsonw_array_begin(&w);
             for (guint k = 0; k < e->versions->len; k++) {
                 const struct prov_version *v = prov_version(x->p, g_array_index(e->versions,
                                                                                  int64_t, k));
-                g_string_append(o, k ? ",{\"location\":" : "{\"location\":");
-                json_string(o, v ? v->path : "?", v ? strlen(v->path) : 1);
-                g_string_append_c(o, '}');
+                jsonw_object_begin(&w);
+                jsonw_kv_string(&w, "location", v ? v->path : "?");
+                jsonw_object_end(&w);
             }
-            g_string_append(o, "]}");
+            jsonw_array_end(&w);
+            g_string_append_c(o, '}');
         }
         g_string_append_c(o, '}');
         ex_flush(x);
     }
 }
 
+/* The purls of `debs` (struct ex_deb *) as a JSON array. */
+static void cdx_purls(GString *o, const GPtrArray *debs)
+{
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
+    for (guint i = 0; i < debs->len; i++)
+        jsonw_string(&w, ((const struct ex_deb *)debs->pdata[i])->purl);
+    jsonw_array_end(&w);
+}
+
 /* dependencies: the build on every package it read from; each product on the packages whose
  * files it was made from (its leaf inputs: sources, headers, objects, copies). */
 static void cdx_write_dependencies(struct export_ctx *x, struct cdx *c, GArray *prods, GString *o)
 {
-    g_string_append(o, "\n  \"dependencies\":[{\"ref\":\"build\",\"dependsOn\":[");
-    for (guint i = 0; i < c->debs->list->len; i++) {
-        const struct ex_deb *e = c->debs->list->pdata[i];
-        if (i)
-            g_string_append_c(o, ',');
-        json_string(o, e->purl, strlen(e->purl));
-    }
-    g_string_append(o, "]}");
+    g_string_append(o, "\n  \"dependencies\":[{\"ref\":\"build\",\"dependsOn\":");
+    cdx_purls(o, c->debs->list);
+    g_string_append(o, "}");
     for (guint i = 0; i < prods->len; i++) {
         GPtrArray *deps = c->deps->pdata[i];
         if (!deps || !deps->len)
             continue;
         g_string_append(o, ",\n    {\"ref\":");
         cdx_component_ref(o, g_array_index(prods, const struct prov_version *, i));
-        g_string_append(o, ",\"dependsOn\":[");
-        for (guint k = 0; k < deps->len; k++) {
-            const struct ex_deb *e = deps->pdata[k];
-            if (k)
-                g_string_append_c(o, ',');
-            json_string(o, e->purl, strlen(e->purl));
-        }
-        g_string_append(o, "]}");
+        g_string_append(o, ",\"dependsOn\":");
+        cdx_purls(o, deps);
+        g_string_append(o, "}");
         ex_flush(x);
     }
     g_string_append(o, "],");
@@ -154,18 +160,23 @@ static void cdx_resources(struct export_ctx *x, struct cdx *c, GString *tasks, i
 {
     GPtrArray *versions = ex_versions_of(x, pid, inputs ? TQ_VERSIONS_READ_BY_PROCESS
                                                              : TQ_VERSIONS_MADE_BY_PROCESS);
-    bool first = true;
+    struct jsonw w;
+    if (tasks) {
+        jsonw_init(&w, tasks);
+        jsonw_array_begin(&w);
+    }
     for (guint m = 0; m < versions->len; m++) {
         const struct prov_version *v = versions->pdata[m];
         if (c) {
             cdx_add_component(c, v);
             continue;
         }
-        g_string_append(tasks, first ? "{\"resource\":{\"ref\":" : ",{\"resource\":{\"ref\":");
+        jsonw_raw(&w, "{\"resource\":{\"ref\":"); /* (the reference follows) */
         cdx_component_ref(tasks, v);
         g_string_append(tasks, "}}");
-        first = false;
     }
+    if (tasks)
+        jsonw_array_end(&w);
     g_ptr_array_free(versions, TRUE);
 }
 
@@ -279,11 +290,11 @@ int fmt_cyclonedx(struct export_ctx *x)
             g_string_append(nm, "?");
         json_string(o, nm->str, nm->len);
         g_string_free(nm, TRUE);
-        g_string_append(o, ",\"taskTypes\":[\"build\"],\"inputs\":[");
+        g_string_append(o, ",\"taskTypes\":[\"build\"],\"inputs\":");
         cdx_resources(x, NULL, o, pid, true);
-        g_string_append(o, "],\"outputs\":[");
+        g_string_append(o, ",\"outputs\":");
         cdx_resources(x, NULL, o, pid, false);
-        g_string_append(o, "]}");
+        g_string_append(o, "}");
         ex_flush(x);
     }
     g_string_append(o, "\n    ]}]}]\n}\n");

@@ -7,6 +7,7 @@
  *   - Nothing is written to stdout before query_emit (or an exporter's stream) has checked
  *     that the trace read without error: a damaged trace gives no answer, only its line.
  *   - Formatting helpers append to a caller-owned GString.
+ *   - driver.c holds all of it but the path operands (query_path_*), which are pathop.c's.
  */
 #pragma once
 

@@ -1,5 +1,6 @@
 /* chrome-trace: the build timeline as Trace Event JSON (docs/exports.md). */
 #include "export.h"
+#include "jsonw.h"
 
 #include "filekind.h"
 #include "progkind.h"
@@ -283,8 +284,10 @@ int fmt_chrome_trace(struct export_ctx *x)
          * images wrote (the last image's first; each path once per image). */
         g_string_append_printf(o, ",\"files_read\":%" PRId64,
                                p->id >= 1 && p->id <= act.max_process ? act.reads[p->id] : 0);
-        g_string_append(o, ",\"files_written\":[");
-        bool f1 = true;
+        g_string_append(o, ",\"files_written\":");
+        struct jsonw w;
+        jsonw_init(&w, o);
+        jsonw_array_begin(&w);
         for (const struct qdb_process *img = t->last; img;
              img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)
                                                          : NULL) {
@@ -295,13 +298,11 @@ int fmt_chrome_trace(struct export_ctx *x)
                 const char *path = prov_file_path(x->p, act.wfile[k]);
                 if (!path || !g_hash_table_add(seen, &act.wfile[k]))
                     continue;
-                if (!f1)
-                    g_string_append_c(o, ',');
-                f1 = false;
-                json_string(o, path, strlen(path));
+                jsonw_string(&w, path);
             }
         }
-        g_string_append(o, "]}}");
+        jsonw_array_end(&w);
+        g_string_append(o, "}}");
         ex_flush(x);
     }
     g_hash_table_destroy(seen);

@@ -1,6 +1,5 @@
 /* unit-trace — a crafted trace for unit tests: a run started in /w, the rows of `sql`, and
- * a finished, complete end.  Header-only; include after unit-sql.h.  (test-prov.c has its own
- * copy of this, from before this header.) */
+ * a finished, complete end.  Header-only. */
 #pragma once
 
 #include "tracedb.h"

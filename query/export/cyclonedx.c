@@ -50,12 +50,14 @@ static void cdx_licenses(GString *co, const char *expr, const char *ack)
     g_ptr_array_free(items, TRUE);
 }
 
-static void cdx_write_component(struct export_ctx *x, struct cdx *c, GString *co, bool first,
+/* v as a component, an element of w's array. */
+static void cdx_write_component(struct export_ctx *x, struct cdx *c, struct jsonw *w,
                                 const struct prov_version *v)
 {
+    GString *co = w->out;
     char buf[4096];
-    g_string_append(co, first ? "\n    {\"type\":\"file\",\"bom-ref\":"
-                              : ",\n    {\"type\":\"file\",\"bom-ref\":");
+    jsonw_space(w, "\n    ");
+    jsonw_raw(w, "{\"type\":\"file\",\"bom-ref\":"); /* (the component follows) */
     cdx_component_ref(co, v);
     g_string_append(co, ",\"name\":");
     const char *name = ex_rel_or_abs(x, v->path, buf, sizeof buf);
@@ -86,12 +88,13 @@ static void cdx_write_component(struct export_ctx *x, struct cdx *c, GString *co
 
 /* The Debian packages as library components, each with the files of it the build read as
  * occurrences. */
-static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, bool first)
+static void cdx_write_packages(struct export_ctx *x, struct cdx *c, struct jsonw *w)
 {
+    GString *o = w->out;
     for (guint i = 0; i < c->debs->list->len; i++) {
         const struct ex_deb *e = c->debs->list->pdata[i];
-        g_string_append(o, first && !i ? "\n    {\"type\":\"library\","
-                                       : ",\n    {\"type\":\"library\",");
+        jsonw_space(w, "\n    ");
+        jsonw_raw(w, "{\"type\":\"library\","); /* (the package follows) */
         ex_json_key_string(o, "bom-ref", e->purl);
         ex_json_members(o, "name", e->pkg->name, "version", e->pkg->version, "purl", e->purl,
                         NULL);
@@ -103,17 +106,17 @@ static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, 
                                   "\"%s\"}]", e->files, e->executed ? "true" : "false");
         if (e->versions->len) {
             g_string_append(o, ",\"evidence\":{\"occurrences\":");
-            struct jsonw w;
-            jsonw_init(&w, o);
-            jsonw_array_begin(&w);
+            struct jsonw occ;
+            jsonw_init(&occ, o);
+            jsonw_array_begin(&occ);
             for (guint k = 0; k < e->versions->len; k++) {
                 const struct prov_version *v = prov_version(x->p, g_array_index(e->versions,
                                                                                  int64_t, k));
-                jsonw_object_begin(&w);
-                jsonw_kv_string(&w, "location", v ? v->path : "?");
-                jsonw_object_end(&w);
+                jsonw_object_begin(&occ);
+                jsonw_kv_string(&occ, "location", v ? v->path : "?");
+                jsonw_object_end(&occ);
             }
-            jsonw_array_end(&w);
+            jsonw_array_end(&occ);
             g_string_append_c(o, '}');
         }
         g_string_append_c(o, '}');
@@ -263,24 +266,32 @@ int fmt_cyclonedx(struct export_ctx *x)
         json_string(o, run->incomplete, strlen(run->incomplete));
         g_string_append_c(o, '}');
     }
-    g_string_append(o, "]},\n  \"components\":[");
+    g_string_append(o, "]},\n  \"components\":");
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < c.components->len; i++) {
-        cdx_write_component(x, &c, o, i == 0,
+        cdx_write_component(x, &c, &w,
                             prov_version(x->p, g_array_index(c.components, int64_t, i)));
         ex_flush(x);
     }
-    cdx_write_packages(x, &c, o, c.components->len == 0);
-    g_string_append(o, "\n  ],");
+    cdx_write_packages(x, &c, &w);
+    jsonw_space(&w, "\n  ");
+    jsonw_array_end(&w);
+    g_string_append_c(o, ',');
     cdx_write_dependencies(x, &c, prods, o);
     g_string_append_printf(o, "\n  \"formulation\":[{\"bom-ref\":"
                               "\"formula-1\",\"workflows\":[{\"bom-ref\":\"workflow-1\","
                               "\"uid\":\"%s\",\"name\":", uid);
     json_string(o, name, strlen(name));
-    g_string_append(o, ",\"taskTypes\":[\"build\"],\"tasks\":[");
+    g_string_append(o, ",\"taskTypes\":[\"build\"],\"tasks\":");
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < c.tasks->len; i++) {
         int64_t pid = g_array_index(c.tasks, int64_t, i);
         const struct qdb_process *p = qdb_process(x->q, pid);
-        g_string_append(o, i ? ",\n      {" : "\n      {");
+        jsonw_space(&w, "\n      ");
+        jsonw_raw(&w, "{"); /* (the task follows) */
         g_string_append_printf(o, "\"bom-ref\":\"task-p%" PRId64 "\",\"uid\":\"p%" PRId64 "\","
                                   "\"name\":", pid, pid);
         GString *nm = g_string_new(NULL);
@@ -297,7 +308,9 @@ int fmt_cyclonedx(struct export_ctx *x)
         g_string_append(o, "}");
         ex_flush(x);
     }
-    g_string_append(o, "\n    ]}]}]\n}\n");
+    jsonw_space(&w, "\n    ");
+    jsonw_array_end(&w);
+    g_string_append(o, "}]}]\n}\n");
     g_hash_table_destroy(c.seen);
     g_hash_table_destroy(c.cache);
     g_hash_table_destroy(c.rollups);

@@ -59,21 +59,7 @@ static const char *const sql[TQ_COUNT] = {
         "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
         "accesses WHERE file_id=? AND result=0 AND kind IN " TRACEDB_KINDS_WROTE_PATH
         " AND (kind != 2 OR bytes > 0) GROUP BY process_id, kind ORDER BY t, process_id, kind",
-    [TQ_PATH_CHANGES_OF_PROCESS] =
-        "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
-        "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
-        " ORDER BY a.first_ns",
-    [TQ_ACTIVITY] =
-        "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses NOT INDEXED",
-    [TQ_LAST_OUTPUT] = "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id",
-    [TQ_ACCESS_LOG] = /* (in storage order: the caller sorts by first_ns, id) */
-        "SELECT process_id, kind, file_id, version_id, result, first_ns, id FROM accesses",
-    [TQ_DIR_REMOVED] = "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
-        " AND result = 0 LIMIT 1",
     /* Versions and provenance */
-    [TQ_VERSIONS_MADE] =
-        "SELECT DISTINCT version_id FROM accesses WHERE kind IN " TRACEDB_KINDS_MADE
-        " AND result = 0 AND version_id IS NOT NULL AND ?1 = ?1",
     [TQ_VERSIONS_READ_BY_PROCESS] =
         "SELECT DISTINCT version_id FROM accesses WHERE process_id = ?1 AND kind IN "
         TRACEDB_KINDS_READ " AND result = 0 AND version_id IS NOT NULL",
@@ -91,34 +77,9 @@ static const char *const sql[TQ_COUNT] = {
         "ON f.id = a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN "
         TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path, a.kind, "
         "a.version_id",
-    [TQ_DIRS_LISTED] =
-        "SELECT DISTINCT a.process_id, f.path FROM accesses a JOIN files f ON f.id = a.file_id "
-        "WHERE a.kind = 13 /* TRACEDB_READDIR */ AND a.result = 0 AND ?1 = ?1",
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
-    /* Output */
-    /* Every row of a table, in key order (a dump) */
-    [TQ_DUMP_PROCESSES] =
-        "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
-        "first_seen_ns, comm, exe, cwd, argv, env_id FROM processes ORDER BY id",
-    [TQ_DUMP_PROCESSES_V4] =
-        "SELECT id, pid, start_ticks, exec_seq, parent_id, prev_image_id, orphan, start_ns, "
-        "first_seen_ns, comm, exe, cwd, argv, NULL FROM processes ORDER BY id",
-    [TQ_DUMP_ENVIRONMENTS] = "SELECT id, env FROM environments ORDER BY id",
-    [TQ_DUMP_EXITS] =
-        "SELECT process_id, end_ns, exit_code, exit_signal, killed_at_end FROM exits ORDER BY 1",
-    [TQ_DUMP_EXITS_V2] =
-        "SELECT process_id, end_ns, exit_code, exit_signal, NULL FROM exits ORDER BY 1",
-    [TQ_DUMP_FILES] = "SELECT id, path FROM files ORDER BY id",
-    [TQ_DUMP_VERSIONS] =
-        "SELECT id, file_id, origin, base_id, begin_ns, end_ns, size, sha256, sha1, "
-        "git_sha1, hash_error FROM versions ORDER BY id",
-    [TQ_DUMP_ACCESSES] =
-        "SELECT a.id, a.process_id, a.file_id, k.name, a.open_flags, a.bytes, a.first_ns, "
-        "a.last_ns, a.result, a.version_id FROM accesses a LEFT JOIN access_kinds k ON "
-        "k.code = a.kind ORDER BY a.id",
-    [TQ_DUMP_OUTPUT] = "SELECT seq, process_id, stream, time_ns, data FROM output ORDER BY seq",
 };
 
 const char *tracedb_sql(enum tracedb_query q)
@@ -143,20 +104,11 @@ static const struct {
     [TQ_COUNTS] = {3, NOW},
     [TQ_COUNTS_V2] = {1, 2},
     [TQ_KILLED_AT_END] = {7, NOW},
-    [TQ_ACCESS_LOG] = {3, NOW},
-    [TQ_VERSIONS_MADE] = {3, NOW},
     [TQ_VERSIONS_READ_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_MADE_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_OPENED_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_EXECUTED_BY_PROCESS] = {3, NOW},
     [TQ_FOUND_READS_WITH_PATHS] = {3, NOW},
-    [TQ_DUMP_PROCESSES] = {5, NOW},
-    [TQ_DUMP_PROCESSES_V4] = {1, 4},
-    [TQ_DUMP_ENVIRONMENTS] = {5, NOW},
-    [TQ_DUMP_EXITS] = {7, NOW},
-    [TQ_DUMP_EXITS_V2] = {2, 6},
-    [TQ_DUMP_VERSIONS] = {3, NOW},
-    [TQ_DUMP_ACCESSES] = {3, NOW},
 };
 
 bool tracedb_sql_schemas(enum tracedb_query q, int *min, int *max)

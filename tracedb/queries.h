@@ -51,16 +51,8 @@ enum tracedb_query {
     /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
      * TRACEDB_KINDS_WROTE_PATH; a write only with bytes), by time */
     TQ_WRITERS_OF_FILE,
-    TQ_PATH_CHANGES_OF_PROCESS, /* (path, kind) of what image ?1 changed, in order */
-    TQ_ACTIVITY, /* every access: who, what kind, which file, bytes, when, result (a scan) */
-    TQ_LAST_OUTPUT, /* each process's last output time (a scan) */
-    /* every access (process, kind, file id, version, result, first_ns, id), in storage order,
-     * unsorted: a caller sorts them in memory (SQLite's sorter and a join per row cost more) */
-    TQ_ACCESS_LOG,
-    TQ_DIR_REMOVED, /* a row if the build removed directory ?1 (a file id) */
 
     /* Versions and provenance */
-    TQ_VERSIONS_MADE, /* every version the build made (?1 unused) */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
     TQ_VERSIONS_MADE_BY_PROCESS, /* the versions image ?1 made */
     TQ_VERSIONS_OPENED_BY_PROCESS, /* the versions image ?1 opened for reading */
@@ -68,22 +60,7 @@ enum tracedb_query {
     /* (path, kind, version, image) of every found file read or executed, by path, kind,
      * version */
     TQ_FOUND_READS_WITH_PATHS,
-    TQ_DIRS_LISTED, /* (image, path) of every directory listed (?1 unused) */
     TQ_SYMLINKS_FOLLOWED, /* the paths of symlinks the build read (?1 unused) */
-
-    /* Output */
-    /* (seq, process, stream, time, data), filtered by ?1 process and ?2 stream (0: all) */
-
-    /* Every row of a table, in key order (a dump) */
-    TQ_DUMP_PROCESSES, /* processes, with env_id (schema 5 on) */
-    TQ_DUMP_PROCESSES_V4, /* the same before schema 5: env_id NULL */
-    TQ_DUMP_ENVIRONMENTS, /* environments (schema 5 on) */
-    TQ_DUMP_EXITS, /* exits */
-    TQ_DUMP_EXITS_V2, /* TQ_DUMP_EXITS for schemas 2-6: killed_at_end unknown (NULL) */
-    TQ_DUMP_FILES, /* files */
-    TQ_DUMP_VERSIONS, /* versions */
-    TQ_DUMP_ACCESSES, /* accesses, with each kind's name */
-    TQ_DUMP_OUTPUT, /* output */
     TQ_COUNT
 };
 

@@ -272,8 +272,9 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 
 /* The schema of a trace of `version` (0: meta alone; 1 .. TRACEDB_SCHEMA_VERSION: as the
  * migrations make it), with no rows, in a new in-memory database: NULL when it cannot be made
- * (out of memory).  Close it with sqlite3_close().  (tracedb_open_readonly compares a trace
- * with it; tests prepare statements against it.) */
+ * (out of memory).  Close it with sqlite3_close().  The one description of the tables that
+ * others derive theirs from: tracedb_open_readonly compares a trace with it, tests prepare
+ * statements against it, the SQL dump reads its columns (pragma_table_info). */
 sqlite3 *tracedb_reference_schema(int version);
 
 /* Is the file at `path` a buildtrail trace (or an empty regular file)?  1 yes, 0 no (anything

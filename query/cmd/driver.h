@@ -7,6 +7,7 @@
  *   - Nothing is written to stdout before query_emit (or an exporter's stream) has checked
  *     that the trace read without error: a damaged trace gives no answer, only its line.
  *   - Formatting helpers append to a caller-owned GString.
+ *   - driver.c holds all of it but the path operands (query_path_*), which are pathop.c's.
  */
 #pragma once
 
@@ -95,6 +96,10 @@ void query_json_trace(GString *out, struct qdb *q);
 /* Open a --json document: `{"json_version":N,"trace":{…}` then, if key is given, `,"KEY":`
  * (the caller appends the value and the closing brace). */
 void query_json_begin(GString *out, struct qdb *q, const char *key);
+/* The same with a jsonw: `{"json_version":N,"trace":{…}` opened in w (jsonw_init'ed on out);
+ * the caller adds its members and jsonw_object_end()s it. */
+struct jsonw;
+void query_jsonw_begin(struct jsonw *w, GString *out, struct qdb *q);
 /* `,"KEY":"RFC 3339 wall-clock time"` (or null) for a time on the trace's clock. */
 void query_json_time(GString *out, const char *key, int64_t boot_ns);
 

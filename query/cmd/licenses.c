@@ -1,6 +1,7 @@
 /* licenses: the licenses of what a built file incorporates, from its traced closure. */
 #include "dep5.h"
 #include "driver.h"
+#include "jsonw.h"
 #include "licdetect.h"
 #include "licroll.h"
 #include "outfile.h"
@@ -288,6 +289,175 @@ static const struct query_command licenses_command = {
     .option = licenses_option,
 };
 
+/* The answer, as both renderers see it. */
+struct licenses_answer {
+    const char *path;                 /* the operand as the trace knows it */
+    const struct prov_version *target;
+    const char *roll;                 /* the roll-up, or NULL */
+    GPtrArray *files;                 /* struct lic_file *, licroll_closure() */
+    const struct copyright *cr;       /* with --copyright, else cr->dep5 is NULL */
+    unsigned disagree;                /* incorporated files debian/copyright disagrees on */
+    unsigned unknown, denied, guess;  /* incorporated files of unknown license, denied,
+                                       * over-approximated */
+    GString *denials;                 /* one line each, for stderr */
+};
+
+/* Counts the incorporated files of unknown license, over-approximated and denied by
+ * `patterns` (each denial a line in a->denials), in the order the answer lists them. */
+static void count_files(struct licenses_answer *a, char **patterns)
+{
+    for (int cat = 0; cat < CAT_COUNT; cat++)
+        for (guint i = 0; i < a->files->len; i++) {
+            const struct lic_file *f = a->files->pdata[i];
+            if ((int)f->cat != cat || cat != CAT_INCORPORATED)
+                continue;
+            a->unknown += !f->license;
+            a->guess += f->guess;
+            const char *hit = f->license && patterns ? denied_by(f->license, patterns) : NULL;
+            if (hit) {
+                a->denied++;
+                g_string_append_printf(a->denials, "buildtrail licenses: denied: %s is %s "
+                                                   "(matches '%s')\n", f->v->path, f->license,
+                                       hit);
+            }
+        }
+}
+
+static void json_file(struct jsonw *w, const struct lic_file *f)
+{
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "path", f->v->path);
+    jsonw_kv_string(w, "category", lic_cat_names[f->cat]);
+    jsonw_kv_string(w, "role", prov_role_name(f->role));
+    jsonw_kv_string(w, "license", f->license);
+    if (f->via)
+        jsonw_kv_string(w, "via", f->via);
+    if (f->problem)
+        jsonw_kv_string(w, "problem", f->problem);
+    if (f->guess)
+        jsonw_kv_bool(w, "guess", true);
+    if (f->in_tree) {
+        jsonw_kv_string(w, "declared", f->declared);
+        jsonw_key(w, "agrees");
+        if (f->agrees < 0)
+            jsonw_null(w);
+        else
+            jsonw_bool(w, f->agrees);
+    }
+    jsonw_kv_string(w, "sha256", f->v->sha256);
+    jsonw_object_end(w);
+}
+
+static void render_json(GString *out, struct qdb *q, const struct licenses_answer *a)
+{
+    struct jsonw w;
+    query_jsonw_begin(&w, out, q);
+    g_autoptr(GString) target = g_string_new(NULL);
+    query_json_version(target, a->target);
+    g_string_append_c(target, '}');
+    jsonw_key(&w, "target");
+    jsonw_raw(&w, target->str);
+    jsonw_kv_string(&w, "rollup", a->roll);
+    jsonw_key(&w, "files");
+    jsonw_array_begin(&w);
+    for (int cat = 0; cat < CAT_COUNT; cat++)
+        for (guint i = 0; i < a->files->len; i++) {
+            const struct lic_file *f = a->files->pdata[i];
+            if ((int)f->cat == cat)
+                json_file(&w, f);
+        }
+    jsonw_array_end(&w);
+    jsonw_kv_int(&w, "unknown", a->unknown);
+    jsonw_kv_int(&w, "denied", a->denied);
+    if (a->cr->dep5) {
+        jsonw_key(&w, "copyright");
+        jsonw_object_begin(&w);
+        jsonw_kv_string(&w, "path", a->cr->path);
+        jsonw_kv_string(&w, "root", a->cr->root);
+        jsonw_kv_int(&w, "disagree", a->disagree);
+        jsonw_object_end(&w);
+    }
+    jsonw_object_end(&w);
+    g_string_append_c(out, '\n');
+}
+
+static void text_file(GString *out, const struct lic_file *f)
+{
+    int cat = f->cat;
+    g_string_append_printf(out, "    %-28s ", f->license ? f->license
+                                              : cat == CAT_DYNAMIC || cat == CAT_TOOL ? "-"
+                                                                                     : "unknown");
+    text_escape(out, f->v->path, strlen(f->v->path));
+    if (f->via) {
+        g_string_append(out, "  (notice in ");
+        text_escape(out, f->via, strlen(f->via));
+        g_string_append_c(out, ')');
+    }
+    if (f->problem)
+        g_string_append_printf(out, "  (%s)", f->problem);
+    if (f->guess)
+        g_string_append(out, "  (over-approximated)");
+    if (f->in_tree && !f->declared)
+        g_string_append(out, "  [debian/copyright: no Files paragraph matches]");
+    else if (f->in_tree && f->agrees < 0)
+        g_string_append_printf(out, "  [debian/copyright: %s; no notice to compare]",
+                               f->declared);
+    else if (f->in_tree)
+        g_string_append_printf(out, "  [debian/copyright: %s%s]", f->declared,
+                               f->agrees ? "" : " -- DISAGREES");
+    g_string_append_c(out, '\n');
+}
+
+/* The roll-up and what it does not cover. */
+static void text_summary(GString *out, struct qdb *q, const struct licenses_answer *a)
+{
+    g_string_append_printf(out, "  roll-up: %s", a->roll ? a->roll : "NOASSERTION");
+    if (a->unknown)
+        g_string_append_printf(out, " (and %u incorporated file%s of unknown license)",
+                               a->unknown, a->unknown == 1 ? "" : "s");
+    g_string_append_c(out, '\n');
+    if (a->guess)
+        g_string_append_printf(out, "  %u incorporated file%s over-approximated: reached "
+                                    "only through a process that wrote several files and "
+                                    "read between them (counted, to be safe)\n",
+                               a->guess, a->guess == 1 ? " is" : "s are");
+    if (a->cr->dep5) {
+        unsigned n = a->disagree;
+        g_string_append(out, "  against ");
+        text_escape(out, a->cr->path, strlen(a->cr->path));
+        g_string_append(out, " (patterns relative to ");
+        text_escape(out, a->cr->root, strlen(a->cr->root));
+        g_string_append_printf(out, "): %u incorporated file%s disagree%s with what %s "
+                                    "notice%s say%s\n", n, n == 1 ? "" : "s",
+                               n == 1 ? "s" : "", n == 1 ? "its" : "their",
+                               n == 1 ? "" : "s", n == 1 ? "s" : "");
+    }
+    if (!qdb_run(q)->complete)
+        g_string_append_printf(out, "  INCOMPLETE TRACE: %s; these licenses cover only what "
+                                    "was recorded\n", qdb_run(q)->incomplete);
+}
+
+static void render_text(GString *out, struct qdb *q, const struct licenses_answer *a)
+{
+    text_escape(out, a->path, strlen(a->path));
+    g_string_append(out, ": ");
+    query_text_version(out, a->target);
+    g_string_append_c(out, '\n');
+    for (int cat = 0; cat < CAT_COUNT; cat++) {
+        bool heading = false;
+        for (guint i = 0; i < a->files->len; i++) {
+            const struct lic_file *f = a->files->pdata[i];
+            if ((int)f->cat != cat)
+                continue;
+            if (!heading)
+                g_string_append_printf(out, "  %s:\n", lic_cat_titles[cat]);
+            heading = true;
+            text_file(out, f);
+        }
+    }
+    text_summary(out, q, a);
+}
+
 int query_licenses_main(int argc, char **argv)
 {
     struct query_opts o = {0};
@@ -321,149 +491,31 @@ int query_licenses_main(int argc, char **argv)
         qdb_close(q);
         return 2;
     }
-    GPtrArray *files = licroll_closure(p, vid, NULL);
-    unsigned n_disagree = cr.dep5 ? copyright_compare(&cr, files) : 0;
-    g_autofree char *roll = licroll_rollup(files);
+    struct licenses_answer a = {.path = path, .target = target, .cr = &cr,
+                                .files = licroll_closure(p, vid, NULL),
+                                .denials = g_string_new(NULL)};
+    a.disagree = cr.dep5 ? copyright_compare(&cr, a.files) : 0;
+    g_autofree char *roll = licroll_rollup(a.files);
+    a.roll = roll;
     g_auto(GStrv) patterns = deny ? deny_patterns(deny) : NULL;
-    unsigned n_unknown = 0, n_denied = 0, n_guess = 0;
-    GString *out = g_string_new(NULL), *denials = g_string_new(NULL);
-    if (o.json) {
-        query_json_begin(out, q, "target");
-        query_json_version(out, target);
-        g_string_append(out, "},\"rollup\":");
-        if (roll)
-            json_string(out, roll, strlen(roll));
-        else
-            g_string_append(out, "null");
-        g_string_append(out, ",\"files\":[");
-    } else {
-        text_escape(out, path, strlen(path));
-        g_string_append(out, ": ");
-        query_text_version(out, target);
-        g_string_append_c(out, '\n');
-    }
-    bool first = true;
-    for (int cat = 0; cat < CAT_COUNT; cat++) {
-        bool heading = false;
-        for (guint i = 0; i < files->len; i++) {
-            const struct lic_file *f = files->pdata[i];
-            if ((int)f->cat != cat)
-                continue;
-            if (cat == CAT_INCORPORATED && !f->license)
-                n_unknown++;
-            const char *hit = cat == CAT_INCORPORATED && f->license && patterns
-                                  ? denied_by(f->license, patterns) : NULL;
-            if (hit) {
-                n_denied++;
-                g_string_append_printf(denials, "buildtrail licenses: denied: %s is %s (matches "
-                                                "'%s')\n", f->v->path, f->license, hit);
-            }
-            if (o.json) {
-                g_string_append(out, first ? "{\"path\":" : ",{\"path\":");
-                json_string(out, f->v->path, strlen(f->v->path));
-                g_string_append_printf(out, ",\"category\":\"%s\",\"role\":\"%s\",\"license\":",
-                                       lic_cat_names[cat], prov_role_name(f->role));
-                if (f->license)
-                    json_string(out, f->license, strlen(f->license));
-                else
-                    g_string_append(out, "null");
-                if (f->via) {
-                    g_string_append(out, ",\"via\":");
-                    json_string(out, f->via, strlen(f->via));
-                }
-                if (f->problem)
-                    g_string_append_printf(out, ",\"problem\":\"%s\"", f->problem);
-                if (f->guess)
-                    g_string_append(out, ",\"guess\":true");
-                if (f->in_tree) {
-                    g_string_append(out, ",\"declared\":");
-                    if (f->declared)
-                        json_string(out, f->declared, strlen(f->declared));
-                    else
-                        g_string_append(out, "null");
-                    g_string_append_printf(out, ",\"agrees\":%s",
-                                           f->agrees < 0 ? "null" : f->agrees ? "true" : "false");
-                }
-                g_string_append_printf(out, ",\"sha256\":\"%s\"}", f->v->sha256);
-                first = false;
-                continue;
-            }
-            if (!heading)
-                g_string_append_printf(out, "  %s:\n", lic_cat_titles[cat]);
-            heading = true;
-            g_string_append_printf(out, "    %-28s ", f->license ? f->license
-                                                      : cat == CAT_DYNAMIC || cat == CAT_TOOL ? "-"
-                                                                                             : "unknown");
-            text_escape(out, f->v->path, strlen(f->v->path));
-            if (f->via) {
-                g_string_append(out, "  (notice in ");
-                text_escape(out, f->via, strlen(f->via));
-                g_string_append_c(out, ')');
-            }
-            if (f->problem)
-                g_string_append_printf(out, "  (%s)", f->problem);
-            if (f->guess) {
-                g_string_append(out, "  (over-approximated)");
-                n_guess += cat == CAT_INCORPORATED;
-            }
-            if (f->in_tree && !f->declared)
-                g_string_append(out, "  [debian/copyright: no Files paragraph matches]");
-            else if (f->in_tree && f->agrees < 0)
-                g_string_append_printf(out, "  [debian/copyright: %s; no notice to compare]",
-                                       f->declared);
-            else if (f->in_tree)
-                g_string_append_printf(out, "  [debian/copyright: %s%s]", f->declared,
-                                       f->agrees ? "" : " -- DISAGREES");
-            g_string_append_c(out, '\n');
-        }
-    }
-    if (o.json) {
-        g_string_append_printf(out, "],\"unknown\":%u,\"denied\":%u", n_unknown, n_denied);
-        if (cr.dep5) {
-            g_string_append(out, ",\"copyright\":{\"path\":");
-            json_string(out, cr.path, strlen(cr.path));
-            g_string_append(out, ",\"root\":");
-            json_string(out, cr.root, strlen(cr.root));
-            g_string_append_printf(out, ",\"disagree\":%u}", n_disagree);
-        }
-        g_string_append(out, "}\n");
-    } else {
-        g_string_append_printf(out, "  roll-up: %s", roll ? roll : "NOASSERTION");
-        if (n_unknown)
-            g_string_append_printf(out, " (and %u incorporated file%s of unknown license)",
-                                   n_unknown, n_unknown == 1 ? "" : "s");
-        g_string_append_c(out, '\n');
-        if (n_guess)
-            g_string_append_printf(out, "  %u incorporated file%s over-approximated: reached "
-                                        "only through a process that wrote several files and "
-                                        "read between them (counted, to be safe)\n",
-                                   n_guess, n_guess == 1 ? " is" : "s are");
-        if (cr.dep5) {
-            g_string_append(out, "  against ");
-            text_escape(out, cr.path, strlen(cr.path));
-            g_string_append(out, " (patterns relative to ");
-            text_escape(out, cr.root, strlen(cr.root));
-            g_string_append_printf(out, "): %u incorporated file%s disagree%s with what %s "
-                                        "notice%s say%s\n", n_disagree, n_disagree == 1 ? "" : "s",
-                                   n_disagree == 1 ? "s" : "", n_disagree == 1 ? "its" : "their",
-                                   n_disagree == 1 ? "" : "s", n_disagree == 1 ? "s" : "");
-        }
-        if (!qdb_run(q)->complete)
-            g_string_append_printf(out, "  INCOMPLETE TRACE: %s; these licenses cover only what "
-                                        "was recorded\n", qdb_run(q)->incomplete);
-    }
+    count_files(&a, patterns);
+    GString *out = g_string_new(NULL);
+    if (o.json)
+        render_json(out, q, &a);
+    else
+        render_text(out, q, &a);
     int status = query_emit(q, out) ? error_status : 0;
     if (qdb_failed(q)) {
         /* a damaged trace: no verdict and no source bundle */
-    } else if (n_denied) {
-        fputs(denials->str, stderr);
+    } else if (a.denied) {
+        fputs(a.denials->str, stderr);
         status = 1;
     }
-    if (source_dest && !qdb_failed(q) && write_source(files, cwd, source_dest))
+    if (source_dest && !qdb_failed(q) && write_source(a.files, cwd, source_dest))
         status = 1;
     g_string_free(out, TRUE);
-    g_string_free(denials, TRUE);
-    g_ptr_array_free(files, TRUE);
+    g_string_free(a.denials, TRUE);
+    g_ptr_array_free(a.files, TRUE);
     dep5_free(cr.dep5);
     g_free(cr.root);
     g_free(cr.real_root);

@@ -1,9 +1,11 @@
 /* chrome-trace: the build timeline as Trace Event JSON (docs/exports.md). */
 #include "export.h"
+#include "jsonw.h"
 
 #include "buildtime.h"
 #include "filekind.h"
 #include "progkind.h"
+#include "stmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,11 +39,23 @@ struct activity {
 
 /* Whether an access made or changed what is at the path (written bytes, created, truncated,
  * renamed to; as TRACEDB_KINDS_CHANGED less TRACEDB_KINDS_GONE): the paths a task wrote. */
+/* every access: who, what kind, which file, bytes, when, result (a scan) */
+TRACEDB_STATEMENT(sql_activity, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses "
+                  "NOT INDEXED");
+enum { ACT_PROCESS, ACT_KIND, ACT_FILE, ACT_BYTES, ACT_LAST_NS, ACT_RESULT };
+
+/* each process's last output time (a scan) */
+TRACEDB_STATEMENT(sql_last_output, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id");
+enum { LAST_OUTPUT_PROCESS, LAST_OUTPUT_TIME };
+
 static bool wrote_path(int kind, sqlite3_stmt *st)
 {
     switch (kind) {
     case TRACEDB_WRITE:
-        return sqlite3_column_type(st, 3) != SQLITE_NULL && sqlite3_column_int64(st, 3) > 0;
+        return sqlite3_column_type(st, ACT_BYTES) != SQLITE_NULL &&
+               sqlite3_column_int64(st, ACT_BYTES) > 0;
     case TRACEDB_CREATE: case TRACEDB_TRUNCATE: case TRACEDB_RENAME_TO:
         return true;
     default:
@@ -106,31 +120,32 @@ static void activity_load(struct export_ctx *x, struct activity *a)
     a->wstart = g_new0(uint32_t, (size_t)max + 2);
     GArray *w = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2); /* {process, file} */
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, tracedb_sql(TQ_ACTIVITY), &st)) {
+    if (qdb_prepare(x->q, sql_activity, &st)) {
         while (qdb_row(x->q, st)) {
-            int64_t pid = sqlite3_column_int64(st, 0);
+            int64_t pid = sqlite3_column_int64(st, ACT_PROCESS);
             if (pid < 1 || pid > max)
                 continue;
-            int kind = sqlite3_column_int(st, 1);
-            int64_t last = sqlite3_column_int64(st, 4);
+            int kind = sqlite3_column_int(st, ACT_KIND);
+            int64_t last = sqlite3_column_int64(st, ACT_LAST_NS);
             a->last_ns[pid] = MAX(a->last_ns[pid], last);
-            if (sqlite3_column_int64(st, 5) != 0)
+            if (sqlite3_column_int64(st, ACT_RESULT) != 0)
                 continue; /* failed: not a read or a write */
             if (kind == TRACEDB_READ || kind == TRACEDB_EXEC)
                 a->reads[pid]++;
             if (wrote_path(kind, st)) {
-                int64_t pair[2] = {pid, sqlite3_column_int64(st, 2)};
+                int64_t pair[2] = {pid, sqlite3_column_int64(st, ACT_FILE)};
                 g_array_append_val(w, pair);
                 a->wstart[pid + 1]++;
             }
         }
     }
     sqlite3_finalize(st);
-    if (qdb_prepare(x->q, tracedb_sql(TQ_LAST_OUTPUT), &st)) {
+    if (qdb_prepare(x->q, sql_last_output, &st)) {
         while (qdb_row(x->q, st)) {
-            int64_t pid = sqlite3_column_int64(st, 0);
+            int64_t pid = sqlite3_column_int64(st, LAST_OUTPUT_PROCESS);
             if (pid >= 1 && pid <= max)
-                a->last_ns[pid] = MAX(a->last_ns[pid], sqlite3_column_int64(st, 1));
+                a->last_ns[pid] = MAX(a->last_ns[pid],
+                                      sqlite3_column_int64(st, LAST_OUTPUT_TIME));
         }
     }
     sqlite3_finalize(st);
@@ -325,8 +340,10 @@ int fmt_chrome_trace(struct export_ctx *x)
          * images wrote (the last image's first; each path once per image). */
         g_string_append_printf(o, ",\"files_read\":%" PRId64,
                                p->id >= 1 && p->id <= act.max_process ? act.reads[p->id] : 0);
-        g_string_append(o, ",\"files_written\":[");
-        bool f1 = true;
+        g_string_append(o, ",\"files_written\":");
+        struct jsonw w;
+        jsonw_init(&w, o);
+        jsonw_array_begin(&w);
         for (const struct qdb_process *img = t->last; img;
              img = img != t->first && img->prev_image_id ? qdb_process(x->q, img->prev_image_id)
                                                          : NULL) {
@@ -337,13 +354,11 @@ int fmt_chrome_trace(struct export_ctx *x)
                 const char *path = prov_file_path(x->p, act.wfile[k]);
                 if (!path || !g_hash_table_add(seen, &act.wfile[k]))
                     continue;
-                if (!f1)
-                    g_string_append_c(o, ',');
-                f1 = false;
-                json_string(o, path, strlen(path));
+                jsonw_string(&w, path);
             }
         }
-        g_string_append(o, "]}}");
+        jsonw_array_end(&w);
+        g_string_append(o, "}}");
         ex_flush(x);
     }
     g_hash_table_destroy(seen);

@@ -2,8 +2,10 @@
 #include "export.h"
 
 #include "ccdb.h"
+#include "jsonw.h"
 #include "filekind.h"
 #include "progkind.h"
+#include "stmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,21 +33,33 @@ static bool has_object_ext(const char *w)
     return dot && (!strcmp(dot, ".o") || !strcmp(dot, ".obj") || !strcmp(dot, ".lo"));
 }
 
+/* (path, kind) of what image ?1 changed, in order */
+TRACEDB_STATEMENT(sql_path_changes_of_process, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
+                  "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
+                  " ORDER BY a.first_ns");
+enum { CHANGE_PATH, CHANGE_KIND };
+
+/* a row if the build removed directory ?1 (a file id) */
+TRACEDB_STATEMENT(sql_dir_removed, 1, TRACEDB_SCHEMA_VERSION,
+                  "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
+                  " AND result = 0 LIMIT 1");
+
 /* Files written (and not removed again) by a process subtree: absolute paths. */
 static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
 {
     GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *order = g_ptr_array_new();
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(x->q, tracedb_sql(TQ_PATH_CHANGES_OF_PROCESS), &st)) {
+    if (!qdb_prepare(x->q, sql_path_changes_of_process, &st)) {
         g_hash_table_destroy(state);
         return g_ptr_array_new_with_free_func(g_free);
     }
     for (guint i = 0; i < procs->len; i++) {
         qdb_bind_int64(x->q, st, 1, g_array_index(procs, int64_t, i));
         while (qdb_row(x->q, st)) {
-            const char *path = (const char *)sqlite3_column_text(st, 0);
-            int kind = sqlite3_column_int(st, 1);
+            const char *path = (const char *)sqlite3_column_text(st, CHANGE_PATH);
+            int kind = sqlite3_column_int(st, CHANGE_KIND);
             bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
             if (!g_hash_table_contains(state, path)) {
                 char *k = g_strdup(path);
@@ -127,7 +141,7 @@ static bool dir_removed(struct export_ctx *x, const char *dir)
     int64_t fid = qdb_file_id(x->q, dir);
     if (!fid)
         return false;
-    GArray *rows = qdb_ids(x->q, tracedb_sql(TQ_DIR_REMOVED), fid);
+    GArray *rows = qdb_ids(x->q, sql_dir_removed, fid);
     bool removed = rows->len > 0;
     g_array_unref(rows);
     return removed;
@@ -206,10 +220,185 @@ static char *invoked_as(struct export_ctx *x, const struct qdb_process *p, GHash
     return found;
 }
 
+/* A wrapper that poses as the compiler (ccache's gcc symlink) starts the real one with the
+ * same arguments: the entry is the real compiler's, the innermost.  `tree`: p's subtree. */
+static bool wraps_compiler(struct export_ctx *x, const struct qdb_process *p, GArray *tree)
+{
+    size_t tail = strlen(p->argv) + 1;
+    for (guint k = 1; k < tree->len; k++) {
+        const struct qdb_process *d = qdb_process(x->q, g_array_index(tree, int64_t, k));
+        if (!d || !d->argv || !d->argv_len || is_fork_copy(x, d))
+            continue;
+        size_t dtail = strlen(d->argv) + 1;
+        if (is_compiler(x, d) && d->argv_len - dtail == p->argv_len - tail &&
+            !memcmp(d->argv + dtail, p->argv + tail, p->argv_len - tail))
+            return true;
+    }
+    return false;
+}
+
+/* A compiler's command line, as the driver reads it. */
+struct cc_step {
+    GPtrArray *words;   /* argv, pointing into the process's */
+    GPtrArray *sources; /* absolute paths of the sources it names */
+    bool compile, assemble_only, preprocess_only;
+    /* Without -c or -S, sources are compiled and linked in one step (`cc -o prog prog.c`,
+     * rsync's rounding.c): one entry per source, as Bear lists them, its output the
+     * program; without sources it is a link step. */
+    bool link, and_link;
+};
+
+static void cc_step_parse(const struct qdb_process *p, struct cc_step *c)
+{
+    *c = (struct cc_step){.words = split_argv(p),
+                          .sources = g_ptr_array_new_with_free_func(g_free)};
+    for (guint k = 1; k < c->words->len; k++) {
+        const char *w = c->words->pdata[k];
+        if (!strcmp(w, "-c") || !strcmp(w, "-S")) {
+            c->compile = true;
+            c->assemble_only |= w[1] == 'S';
+        }
+        else if (!strcmp(w, "-E") || !strcmp(w, "-M") || !strcmp(w, "-MM"))
+            c->preprocess_only = true;
+        else if (!strcmp(w, "-o") || !strcmp(w, "-x") || !strcmp(w, "-MF") ||
+                 !strcmp(w, "-MT") || !strcmp(w, "-MQ") || !strcmp(w, "-include") ||
+                 !strcmp(w, "-I") || !strcmp(w, "-D") || !strcmp(w, "-U"))
+            k++; /* its argument is not a source */
+        else if (has_source_ext(w))
+            g_ptr_array_add(c->sources, qdb_absolute_path_in(p->cwd ? p->cwd : "/", w));
+    }
+    c->link = !c->compile && !c->preprocess_only && !c->sources->len;
+    c->and_link = !c->compile && !c->preprocess_only && c->sources->len;
+}
+
+static void cc_step_clear(struct cc_step *c)
+{
+    g_ptr_array_free(c->sources, TRUE);
+    g_ptr_array_free(c->words, TRUE);
+}
+
+/* What the compile actually wrote for `src` (NULL: a link's) among `written`; for several
+ * sources, the object with the source's stem. */
+static const char *written_output(const struct cc_step *c, GPtrArray *written, const char *src)
+{
+    bool linking = c->link || c->and_link;
+    for (guint k = 0; k < written->len; k++) {
+        const char *w = written->pdata[k];
+        if (!(linking ? !has_object_ext(w) && !has_source_ext(w) && !g_str_has_suffix(w, ".d")
+                      : has_object_ext(w) || (!has_source_ext(w) && !g_str_has_suffix(w, ".d"))))
+            continue;
+        if (!linking && c->sources->len > 1) {
+            g_autofree char *sb = g_path_get_basename(src);
+            g_autofree char *wb = g_path_get_basename(w);
+            char *d1 = strrchr(sb, '.'), *d2 = strrchr(wb, '.');
+            if (d1)
+                *d1 = '\0';
+            if (d2)
+                *d2 = '\0';
+            if (strcmp(sb, wb))
+                continue;
+        }
+        return w;
+    }
+    return NULL;
+}
+
+/* What the entries of one compiler process share. */
+struct cc_entries {
+    struct export_ctx *x;
+    struct jsonw *w;
+    GHashTable *made;    /* ccdb_key of every entry written */
+    GHashTable *invoked; /* invoked_as's cache */
+    unsigned entries;    /* written so far */
+};
+
+/* One entry: the compile of `src` (NULL: a link) to `output`. */
+static void write_entry(struct cc_entries *e, const struct qdb_process *p,
+                        const struct cc_step *c, const char *src, const char *output)
+{
+    struct export_ctx *x = e->x;
+    struct jsonw *w = e->w;
+    const char *dir = p->cwd ? p->cwd : x->run.cwd;
+    jsonw_space(w, "\n  ");
+    jsonw_object_begin(w);
+    jsonw_key(w, "arguments");
+    jsonw_array_begin(w);
+    g_autofree char *program = invoked_as(x, p, e->invoked);
+    for (guint k = 0; k < c->words->len; k++)
+        jsonw_string(w, k == 0 ? program : c->words->pdata[k]);
+    jsonw_array_end(w);
+    jsonw_kv_string(w, "directory", dir ? dir : "");
+    jsonw_kv_string(w, "file", c->link ? output : src);
+    if (output)
+        jsonw_kv_string(w, "output", output);
+    jsonw_object_end(w);
+    char *key = ccdb_key(dir, c->link ? output : src, output);
+    if (key)
+        g_hash_table_add(e->made, key);
+    e->entries++;
+    ex_flush(x);
+}
+
+/* The entries of compiler process p: one per translation unit (a link: one, for its
+ * output). */
+static void process_entries(struct cc_entries *e, const struct qdb_process *p)
+{
+    struct export_ctx *x = e->x;
+    if (is_fork_copy(x, p))
+        return;
+    GArray *tree = subtree(x, p->id);
+    struct cc_step c;
+    cc_step_parse(p, &c);
+    GPtrArray *written = NULL;
+    if (wraps_compiler(x, p, tree) || c.preprocess_only || (c.link && !x->with_links) ||
+        (c.compile && !c.sources->len))
+        goto out;
+    written = subtree_outputs(x, tree);
+    /* A compile in a directory the build removed afterwards is a configure probe (CMake's
+     * TryCompile-*, autoconf's conftest directories): not part of what was built. */
+    if (p->cwd && dir_removed(x, p->cwd))
+        goto out;
+    /* The output argv names, as the compiler reads it (Bear's "output"): -o, else the
+     * compiler's own default; what the compile wrote only when argv cannot say (-o -, or
+     * -o with several sources: the compiler refuses that). */
+    const char *cwd = p->cwd ? p->cwd : x->run.cwd;
+    const char *named = argv_output(c.words);
+    bool by_argv = !(named && c.compile && c.sources->len > 1) &&
+                   (named || c.compile || c.link || c.and_link);
+    guint n_entries = c.link ? 1 : c.sources->len;
+    for (guint s = 0; s < n_entries; s++) {
+        const char *src = c.link ? NULL : c.sources->pdata[s];
+        if (src) {
+            int64_t fid = qdb_file_id(x->q, src);
+            if (fid && !prov_exists_at_end(x->p, fid))
+                continue; /* a configure test's source, deleted since (as Bear does) */
+            if (is_probe_source(src))
+                continue;
+        }
+        const char *output = written_output(&c, written, src);
+        if (c.link && !output)
+            continue; /* a link step that wrote nothing (it failed, or printed only) */
+        g_autofree char *from_argv = NULL;
+        if (by_argv)
+            from_argv = named       ? qdb_absolute_path_in(cwd, named)
+                        : c.compile ? default_output(cwd, src, c.assemble_only ? ".s" : ".o")
+                                    : qdb_absolute_path_in(cwd, "a.out");
+        write_entry(e, p, &c, src, from_argv ? from_argv : output);
+    }
+out:
+    if (written)
+        g_ptr_array_free(written, TRUE);
+    g_array_unref(tree);
+    cc_step_clear(&c);
+}
+
 int fmt_compile_commands(struct export_ctx *x)
 {
-    GHashTable *made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GHashTable *invoked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    struct jsonw w;
+    jsonw_init(&w, x->out);
+    struct cc_entries e = {
+        .x = x, .w = &w, .made = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .invoked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)};
     qdb_load_all(x->q);
     GPtrArray *procs = g_ptr_array_new();
     GHashTableIter it;
@@ -221,159 +410,28 @@ int fmt_compile_commands(struct export_ctx *x)
             g_ptr_array_add(procs, v);
     }
     g_ptr_array_sort(procs, ex_proc_id_cmp);
-    g_string_append(x->out, "[");
-    bool first = true;
-    for (guint i = 0; i < procs->len; i++) {
-        const struct qdb_process *p = procs->pdata[i];
-        if (is_fork_copy(x, p))
-            continue;
-        /* A wrapper that poses as the compiler (ccache's gcc symlink) starts the real one with
-         * the same arguments: the entry is the real compiler's, the innermost. */
-        GArray *tree = subtree(x, p->id);
-        bool wrapped = false;
-        size_t tail = strlen(p->argv) + 1;
-        for (guint k = 1; k < tree->len && !wrapped; k++) {
-            const struct qdb_process *d = qdb_process(x->q, g_array_index(tree, int64_t, k));
-            if (!d || !d->argv || !d->argv_len || is_fork_copy(x, d))
-                continue;
-            size_t dtail = strlen(d->argv) + 1;
-            wrapped = is_compiler(x, d) && d->argv_len - dtail == p->argv_len - tail &&
-                      !memcmp(d->argv + dtail, p->argv + tail, p->argv_len - tail);
-        }
-        if (wrapped) {
-            g_array_unref(tree);
-            continue;
-        }
-        GPtrArray *words = split_argv(p);
-        bool compile = false, assemble_only = false, preprocess_only = false;
-        GPtrArray *sources = g_ptr_array_new_with_free_func(g_free);
-        for (guint k = 1; k < words->len; k++) {
-            const char *w = words->pdata[k];
-            if (!strcmp(w, "-c") || !strcmp(w, "-S")) {
-                compile = true;
-                assemble_only |= w[1] == 'S';
-            }
-            else if (!strcmp(w, "-E") || !strcmp(w, "-M") || !strcmp(w, "-MM"))
-                preprocess_only = true;
-            else if (!strcmp(w, "-o") || !strcmp(w, "-x") || !strcmp(w, "-MF") ||
-                     !strcmp(w, "-MT") || !strcmp(w, "-MQ") || !strcmp(w, "-include") ||
-                     !strcmp(w, "-I") || !strcmp(w, "-D") || !strcmp(w, "-U"))
-                k++; /* its argument is not a source */
-            else if (has_source_ext(w))
-                g_ptr_array_add(sources, qdb_absolute_path_in(p->cwd ? p->cwd : "/", w));
-        }
-        /* Without -c or -S, sources are compiled and linked in one step (`cc -o prog prog.c`,
-         * rsync's rounding.c): one entry per source, as Bear lists them, its output the
-         * program; without sources it is a link step. */
-        bool link = !compile && !preprocess_only && !sources->len;
-        bool and_link = !compile && !preprocess_only && sources->len;
-        if (preprocess_only || (link && !x->with_links) || (compile && !sources->len)) {
-            g_ptr_array_free(sources, TRUE);
-            g_ptr_array_free(words, TRUE);
-            g_array_unref(tree);
-            continue;
-        }
-        GPtrArray *written = subtree_outputs(x, tree);
-        g_array_unref(tree);
-        /* A compile in a directory the build removed afterwards is a configure probe (CMake's
-         * TryCompile-*, autoconf's conftest directories): not part of what was built. */
-        if (p->cwd && dir_removed(x, p->cwd)) {
-            g_ptr_array_free(written, TRUE);
-            g_ptr_array_free(sources, TRUE);
-            g_ptr_array_free(words, TRUE);
-            continue;
-        }
-        /* The output argv names, as the compiler reads it (Bear's "output"): -o, else the
-         * compiler's own default; what the compile wrote only when argv cannot say (-o -, or
-         * -o with several sources: the compiler refuses that). */
-        const char *cwd = p->cwd ? p->cwd : x->run.cwd;
-        const char *named = argv_output(words);
-        bool by_argv = !(named && compile && sources->len > 1) &&
-                       (named || compile || link || and_link);
-        /* One entry per translation unit (a link: one entry, for its output). */
-        guint n_entries = link ? 1 : sources->len;
-        for (guint s = 0; s < n_entries; s++) {
-            const char *src = link ? NULL : sources->pdata[s];
-            if (src) {
-                int64_t fid = qdb_file_id(x->q, src);
-                if (fid && !prov_exists_at_end(x->p, fid))
-                    continue; /* a configure test's source, deleted since (as Bear does) */
-                if (is_probe_source(src))
-                    continue;
-            }
-            /* The output: what the compile actually wrote; for several sources, the object
-             * with the source's stem. */
-            const char *output = NULL;
-            for (guint k = 0; k < written->len && !output; k++) {
-                const char *w = written->pdata[k];
-                if (link || and_link
-                        ? !has_object_ext(w) && !has_source_ext(w) && !g_str_has_suffix(w, ".d")
-                        : has_object_ext(w) || (!has_source_ext(w) && !g_str_has_suffix(w, ".d"))) {
-                    if (!link && !and_link && sources->len > 1) {
-                        g_autofree char *sb = g_path_get_basename(src);
-                        g_autofree char *wb = g_path_get_basename(w);
-                        char *d1 = strrchr(sb, '.'), *d2 = strrchr(wb, '.');
-                        if (d1)
-                            *d1 = '\0';
-                        if (d2)
-                            *d2 = '\0';
-                        if (strcmp(sb, wb))
-                            continue;
-                    }
-                    output = w;
-                }
-            }
-            if (link && !output)
-                continue; /* a link step that wrote nothing (it failed, or printed only) */
-            g_autofree char *from_argv = NULL;
-            if (by_argv)
-                from_argv = named        ? qdb_absolute_path_in(cwd, named)
-                            : compile    ? default_output(cwd, src, assemble_only ? ".s" : ".o")
-                                         : qdb_absolute_path_in(cwd, "a.out");
-            if (from_argv)
-                output = from_argv;
-            g_string_append(x->out, first ? "\n  {" : ",\n  {");
-            first = false;
-            g_string_append(x->out, "\"arguments\":[");
-            g_autofree char *program = invoked_as(x, p, invoked);
-            for (guint k = 0; k < words->len; k++) {
-                const char *w = k == 0 ? program : words->pdata[k];
-                if (k)
-                    g_string_append_c(x->out, ',');
-                json_string(x->out, w, strlen(w));
-            }
-            g_string_append(x->out, "],");
-            ex_json_key_string(x->out, "directory", p->cwd ? p->cwd : x->run.cwd);
-            g_string_append_c(x->out, ',');
-            ex_json_key_string(x->out, "file", link ? output : src);
-            if (output) {
-                g_string_append_c(x->out, ',');
-                ex_json_key_string(x->out, "output", output);
-            }
-            g_string_append(x->out, "}");
-            char *key = ccdb_key(p->cwd ? p->cwd : x->run.cwd, link ? output : src, output);
-            if (key)
-                g_hash_table_add(made, key);
-            ex_flush(x);
-        }
-        g_ptr_array_free(written, TRUE);
-        g_ptr_array_free(sources, TRUE);
-        g_ptr_array_free(words, TRUE);
-    }
+    jsonw_array_begin(&w);
+    for (guint i = 0; i < procs->len; i++)
+        process_entries(&e, procs->pdata[i]);
+    bool any = e.entries > 0;
     /* --append: the old database's entries the build did not make again, as they were */
     for (guint i = 0; x->append_entries && i < x->append_entries->len; i++) {
-        const struct ccdb_entry *e = &g_array_index(x->append_entries, struct ccdb_entry, i);
-        g_autofree char *key = ccdb_key(e->directory, e->file, e->output);
-        if (key && g_hash_table_contains(made, key))
+        const struct ccdb_entry *a = &g_array_index(x->append_entries, struct ccdb_entry, i);
+        g_autofree char *key = ccdb_key(a->directory, a->file, a->output);
+        if (key && g_hash_table_contains(e.made, key))
             continue;
-        g_string_append(x->out, first ? "\n  " : ",\n  ");
-        first = false;
-        g_string_append_len(x->out, x->append_text + e->begin, (gssize)(e->end - e->begin));
+        g_autofree char *text = g_strndup(x->append_text + a->begin, a->end - a->begin);
+        jsonw_space(&w, "\n  ");
+        jsonw_raw(&w, text);
+        any = true;
         ex_flush(x);
     }
-    g_string_append(x->out, first ? "]\n" : "\n]\n");
+    if (any)
+        jsonw_space(&w, "\n");
+    jsonw_array_end(&w);
+    g_string_append_c(x->out, '\n');
     g_ptr_array_free(procs, TRUE);
-    g_hash_table_destroy(made);
-    g_hash_table_destroy(invoked);
+    g_hash_table_destroy(e.made);
+    g_hash_table_destroy(e.invoked);
     return 0;
 }

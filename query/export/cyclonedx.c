@@ -1,5 +1,6 @@
 /* cyclonedx: CycloneDX 1.6 JSON with the build as a formulation (docs/exports.md). */
 #include "export.h"
+#include "jsonw.h"
 
 #include "filekind.h"
 #include "progkind.h"
@@ -49,12 +50,14 @@ static void cdx_licenses(GString *co, const char *expr, const char *ack)
     g_ptr_array_free(items, TRUE);
 }
 
-static void cdx_write_component(struct export_ctx *x, struct cdx *c, GString *co, bool first,
+/* v as a component, an element of w's array. */
+static void cdx_write_component(struct export_ctx *x, struct cdx *c, struct jsonw *w,
                                 const struct prov_version *v)
 {
+    GString *co = w->out;
     char buf[4096];
-    g_string_append(co, first ? "\n    {\"type\":\"file\",\"bom-ref\":"
-                              : ",\n    {\"type\":\"file\",\"bom-ref\":");
+    jsonw_space(w, "\n    ");
+    jsonw_raw(w, "{\"type\":\"file\",\"bom-ref\":"); /* (the component follows) */
     cdx_component_ref(co, v);
     g_string_append(co, ",\"name\":");
     const char *name = ex_rel_or_abs(x, v->path, buf, sizeof buf);
@@ -85,12 +88,13 @@ static void cdx_write_component(struct export_ctx *x, struct cdx *c, GString *co
 
 /* The Debian packages as library components, each with the files of it the build read as
  * occurrences. */
-static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, bool first)
+static void cdx_write_packages(struct export_ctx *x, struct cdx *c, struct jsonw *w)
 {
+    GString *o = w->out;
     for (guint i = 0; i < c->debs->list->len; i++) {
         const struct ex_deb *e = c->debs->list->pdata[i];
-        g_string_append(o, first && !i ? "\n    {\"type\":\"library\","
-                                       : ",\n    {\"type\":\"library\",");
+        jsonw_space(w, "\n    ");
+        jsonw_raw(w, "{\"type\":\"library\","); /* (the package follows) */
         ex_json_key_string(o, "bom-ref", e->purl);
         ex_json_members(o, "name", e->pkg->name, "version", e->pkg->version, "purl", e->purl,
                         NULL);
@@ -101,47 +105,52 @@ static void cdx_write_packages(struct export_ctx *x, struct cdx *c, GString *o, 
                                   "\"%u\"},{\"name\":\"buildtrail:debian:executed\",\"value\":"
                                   "\"%s\"}]", e->files, e->executed ? "true" : "false");
         if (e->versions->len) {
-            g_string_append(o, ",\"evidence\":{\"occurrences\":[");
+            g_string_append(o, ",\"evidence\":{\"occurrences\":");
+            struct jsonw occ;
+            jsonw_init(&occ, o);
+            jsonw_array_begin(&occ);
             for (guint k = 0; k < e->versions->len; k++) {
                 const struct prov_version *v = prov_version(x->p, g_array_index(e->versions,
                                                                                  int64_t, k));
-                g_string_append(o, k ? ",{\"location\":" : "{\"location\":");
-                json_string(o, v ? v->path : "?", v ? strlen(v->path) : 1);
-                g_string_append_c(o, '}');
+                jsonw_object_begin(&occ);
+                jsonw_kv_string(&occ, "location", v ? v->path : "?");
+                jsonw_object_end(&occ);
             }
-            g_string_append(o, "]}");
+            jsonw_array_end(&occ);
+            g_string_append_c(o, '}');
         }
         g_string_append_c(o, '}');
         ex_flush(x);
     }
 }
 
+/* The purls of `debs` (struct ex_deb *) as a JSON array. */
+static void cdx_purls(GString *o, const GPtrArray *debs)
+{
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
+    for (guint i = 0; i < debs->len; i++)
+        jsonw_string(&w, ((const struct ex_deb *)debs->pdata[i])->purl);
+    jsonw_array_end(&w);
+}
+
 /* dependencies: the build on every package it read from; each product on the packages whose
  * files it was made from (its leaf inputs: sources, headers, objects, copies). */
 static void cdx_write_dependencies(struct export_ctx *x, struct cdx *c, GArray *prods, GString *o)
 {
-    g_string_append(o, "\n  \"dependencies\":[{\"ref\":\"build\",\"dependsOn\":[");
-    for (guint i = 0; i < c->debs->list->len; i++) {
-        const struct ex_deb *e = c->debs->list->pdata[i];
-        if (i)
-            g_string_append_c(o, ',');
-        json_string(o, e->purl, strlen(e->purl));
-    }
-    g_string_append(o, "]}");
+    g_string_append(o, "\n  \"dependencies\":[{\"ref\":\"build\",\"dependsOn\":");
+    cdx_purls(o, c->debs->list);
+    g_string_append(o, "}");
     for (guint i = 0; i < prods->len; i++) {
         GPtrArray *deps = c->deps->pdata[i];
         if (!deps || !deps->len)
             continue;
         g_string_append(o, ",\n    {\"ref\":");
         cdx_component_ref(o, g_array_index(prods, const struct prov_version *, i));
-        g_string_append(o, ",\"dependsOn\":[");
-        for (guint k = 0; k < deps->len; k++) {
-            const struct ex_deb *e = deps->pdata[k];
-            if (k)
-                g_string_append_c(o, ',');
-            json_string(o, e->purl, strlen(e->purl));
-        }
-        g_string_append(o, "]}");
+        g_string_append(o, ",\"dependsOn\":");
+        cdx_purls(o, deps);
+        g_string_append(o, "}");
         ex_flush(x);
     }
     g_string_append(o, "],");
@@ -154,18 +163,23 @@ static void cdx_resources(struct export_ctx *x, struct cdx *c, GString *tasks, i
 {
     GPtrArray *versions = ex_versions_of(x, pid, inputs ? TQ_VERSIONS_READ_BY_PROCESS
                                                              : TQ_VERSIONS_MADE_BY_PROCESS);
-    bool first = true;
+    struct jsonw w;
+    if (tasks) {
+        jsonw_init(&w, tasks);
+        jsonw_array_begin(&w);
+    }
     for (guint m = 0; m < versions->len; m++) {
         const struct prov_version *v = versions->pdata[m];
         if (c) {
             cdx_add_component(c, v);
             continue;
         }
-        g_string_append(tasks, first ? "{\"resource\":{\"ref\":" : ",{\"resource\":{\"ref\":");
+        jsonw_raw(&w, "{\"resource\":{\"ref\":"); /* (the reference follows) */
         cdx_component_ref(tasks, v);
         g_string_append(tasks, "}}");
-        first = false;
     }
+    if (tasks)
+        jsonw_array_end(&w);
     g_ptr_array_free(versions, TRUE);
 }
 
@@ -252,24 +266,32 @@ int fmt_cyclonedx(struct export_ctx *x)
         json_string(o, run->incomplete, strlen(run->incomplete));
         g_string_append_c(o, '}');
     }
-    g_string_append(o, "]},\n  \"components\":[");
+    g_string_append(o, "]},\n  \"components\":");
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < c.components->len; i++) {
-        cdx_write_component(x, &c, o, i == 0,
+        cdx_write_component(x, &c, &w,
                             prov_version(x->p, g_array_index(c.components, int64_t, i)));
         ex_flush(x);
     }
-    cdx_write_packages(x, &c, o, c.components->len == 0);
-    g_string_append(o, "\n  ],");
+    cdx_write_packages(x, &c, &w);
+    jsonw_space(&w, "\n  ");
+    jsonw_array_end(&w);
+    g_string_append_c(o, ',');
     cdx_write_dependencies(x, &c, prods, o);
     g_string_append_printf(o, "\n  \"formulation\":[{\"bom-ref\":"
                               "\"formula-1\",\"workflows\":[{\"bom-ref\":\"workflow-1\","
                               "\"uid\":\"%s\",\"name\":", uid);
     json_string(o, name, strlen(name));
-    g_string_append(o, ",\"taskTypes\":[\"build\"],\"tasks\":[");
+    g_string_append(o, ",\"taskTypes\":[\"build\"],\"tasks\":");
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < c.tasks->len; i++) {
         int64_t pid = g_array_index(c.tasks, int64_t, i);
         const struct qdb_process *p = qdb_process(x->q, pid);
-        g_string_append(o, i ? ",\n      {" : "\n      {");
+        jsonw_space(&w, "\n      ");
+        jsonw_raw(&w, "{"); /* (the task follows) */
         g_string_append_printf(o, "\"bom-ref\":\"task-p%" PRId64 "\",\"uid\":\"p%" PRId64 "\","
                                   "\"name\":", pid, pid);
         GString *nm = g_string_new(NULL);
@@ -279,14 +301,16 @@ int fmt_cyclonedx(struct export_ctx *x)
             g_string_append(nm, "?");
         json_string(o, nm->str, nm->len);
         g_string_free(nm, TRUE);
-        g_string_append(o, ",\"taskTypes\":[\"build\"],\"inputs\":[");
+        g_string_append(o, ",\"taskTypes\":[\"build\"],\"inputs\":");
         cdx_resources(x, NULL, o, pid, true);
-        g_string_append(o, "],\"outputs\":[");
+        g_string_append(o, ",\"outputs\":");
         cdx_resources(x, NULL, o, pid, false);
-        g_string_append(o, "]}");
+        g_string_append(o, "}");
         ex_flush(x);
     }
-    g_string_append(o, "\n    ]}]}]\n}\n");
+    jsonw_space(&w, "\n    ");
+    jsonw_array_end(&w);
+    g_string_append(o, "}]}]\n}\n");
     g_hash_table_destroy(c.seen);
     g_hash_table_destroy(c.cache);
     g_hash_table_destroy(c.rollups);

@@ -1,5 +1,6 @@
 /* spdx: SPDX 2.3 JSON, built files GENERATED_FROM their sources (docs/exports.md). */
 #include "export.h"
+#include "jsonw.h"
 
 #include "filekind.h"
 #include "progkind.h"
@@ -33,17 +34,18 @@ static void spdx_license_info(GString *o, struct spdx_lic *l, const char *expr)
         g_ptr_array_free(items, TRUE);
         return;
     }
-    g_string_append(o, ",\"licenseInfoInFiles\":[");
+    g_string_append(o, ",\"licenseInfoInFiles\":");
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < items->len; i++) {
         const char *it = items->pdata[i];
-        if (i)
-            g_string_append_c(o, ',');
-        json_string(o, it, strlen(it));
+        jsonw_string(&w, it);
         g_auto(GStrv) ids = g_strsplit(it, " WITH ", 2);
         if (g_str_has_prefix(ids[0], "LicenseRef-"))
             g_hash_table_add(l->refs, g_strdup(ids[0]));
     }
-    g_string_append_c(o, ']');
+    jsonw_array_end(&w);
     g_ptr_array_free(items, TRUE);
 }
 
@@ -66,7 +68,7 @@ static void spdx_concluded(GString *o, struct spdx_lic *l, const char *expr)
 }
 
 /* Append v's file entry to x->out unless it was written already (or has no SHA-1). */
-static void spdx_add_file(struct export_ctx *x, GHashTable *files, bool *first,
+static void spdx_add_file(struct export_ctx *x, GHashTable *files, struct jsonw *w,
                           const struct prov_version *v, struct spdx_lic *l)
 {
     if (g_hash_table_contains(files, &v->id) || !v->sha1[0])
@@ -74,8 +76,8 @@ static void spdx_add_file(struct export_ctx *x, GHashTable *files, bool *first,
     g_hash_table_add(files, (gpointer)&v->id);
     GString *fo = x->out;
     char buf[4096];
-    g_string_append(fo, *first ? "\n    {\"SPDXID\":" : ",\n    {\"SPDXID\":");
-    *first = false;
+    jsonw_space(w, "\n    ");
+    jsonw_raw(w, "{\"SPDXID\":"); /* (the entry, written here, follows) */
     spdx_file_id(fo, v);
     g_string_append(fo, ",\"fileName\":");
     const char *name = ex_rel_or_abs(x, v->path, buf, sizeof buf);
@@ -105,14 +107,14 @@ static void spdx_add_file(struct export_ctx *x, GHashTable *files, bool *first,
     ex_flush(x);
 }
 
-/* Append one relationship to x->out: from version a (NULL: the document, or the package
+/* Append one relationship to x->out (an element of w's array): from version a (NULL: the document, or the package
  * `pkg` when given) to version b. */
-static void spdx_rel(struct export_ctx *x, bool *first, const struct prov_version *a,
+static void spdx_rel(struct export_ctx *x, struct jsonw *w, const struct prov_version *a,
                      const char *type, const struct prov_version *b, const char *pkg)
 {
     GString *ro = x->out;
-    g_string_append(ro, *first ? "\n    {\"spdxElementId\":" : ",\n    {\"spdxElementId\":");
-    *first = false;
+    jsonw_space(w, "\n    ");
+    jsonw_raw(w, "{\"spdxElementId\":"); /* (the relationship, written here, follows) */
     if (a)
         spdx_file_id(ro, a);
     else if (pkg)
@@ -144,13 +146,14 @@ static char *spdx_pkg_id(const struct ex_deb *e, guint i)
 
 /* Every Debian package the build read files of, as an SPDX package (not analysed here: its
  * files are those the document lists, related by CONTAINS). */
-static void spdx_packages(struct export_ctx *x, struct ex_debs *debs)
+static void spdx_packages(struct export_ctx *x, struct jsonw *w, struct ex_debs *debs)
 {
     GString *o = x->out;
     for (guint i = 0; i < debs->list->len; i++) {
         const struct ex_deb *e = debs->list->pdata[i];
         g_autofree char *id = spdx_pkg_id(e, i);
-        g_string_append(o, i ? ",\n    {\"SPDXID\":" : "\n    {\"SPDXID\":");
+        jsonw_space(w, "\n    ");
+        jsonw_raw(w, "{\"SPDXID\":"); /* (the package, written here, follows) */
         json_string(o, id, strlen(id));
         ex_json_members(o, "name", e->pkg->name, "versionInfo", e->pkg->version, NULL);
         g_string_append(o, ",\"downloadLocation\":\"NOASSERTION\",\"filesAnalyzed\":false,"
@@ -195,7 +198,10 @@ int fmt_spdx(struct export_ctx *x)
                               "[\"Tool: buildtrail-%s\"]",
                            uid, created, x->run.version ? x->run.version : BT_VERSION);
     ex_incomplete_member(x, o, "comment");
-    g_string_append(o, "},\n  \"files\":[");
+    g_string_append(o, "},\n  \"files\":");
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     GHashTable *files = g_hash_table_new(g_int64_hash, g_int64_equal);
     GPtrArray *leaves_of = g_ptr_array_new_with_free_func(unref_array_or_null);
     GPtrArray *tools_of = g_ptr_array_new_with_free_func(unref_array_or_null);
@@ -203,7 +209,6 @@ int fmt_spdx(struct export_ctx *x)
                            g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free),
                            g_hash_table_new(g_int64_hash, g_int64_equal),
                            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
-    bool first = true;
     for (guint i = 0; i < prods->len; i++) {
         const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
         GArray *leaves = NULL, *tools = NULL;
@@ -217,33 +222,40 @@ int fmt_spdx(struct export_ctx *x)
         char *roll = ex_product_license(x, v, lic.cache, &unknown);
         g_hash_table_insert(lic.rollups, (gpointer)&v->id, roll ? roll : g_strdup(""));
         g_hash_table_insert(lic.unknown, (gpointer)&v->id, GUINT_TO_POINTER(unknown));
-        spdx_add_file(x, files, &first, v, &lic);
+        spdx_add_file(x, files, &w, v, &lic);
         for (guint k = 0; k < leaves->len; k++)
-            spdx_add_file(x, files, &first, g_array_index(leaves, const struct prov_version *, k),
+            spdx_add_file(x, files, &w, g_array_index(leaves, const struct prov_version *, k),
                           &lic);
         for (guint k = 0; k < tools->len; k++)
-            spdx_add_file(x, files, &first, g_array_index(tools, const struct prov_version *, k),
+            spdx_add_file(x, files, &w, g_array_index(tools, const struct prov_version *, k),
                           &lic);
     }
-    g_string_append(o, "\n  ],\n  \"packages\":[");
-    spdx_packages(x, debs);
-    g_string_append(o, "\n  ],\n  \"relationships\":[");
-    first = true;
+    jsonw_space(&w, "\n  ");
+    jsonw_array_end(&w);
+    g_string_append(o, ",\n  \"packages\":");
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
+    spdx_packages(x, &w, debs);
+    jsonw_space(&w, "\n  ");
+    jsonw_array_end(&w);
+    g_string_append(o, ",\n  \"relationships\":");
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < prods->len; i++) {
         const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
         if (!v->sha1[0])
             continue;
-        spdx_rel(x, &first, NULL, "DESCRIBES", v, NULL);
+        spdx_rel(x, &w, NULL, "DESCRIBES", v, NULL);
         GArray *leaves = leaves_of->pdata[i], *tools = tools_of->pdata[i];
         for (guint k = 0; k < leaves->len; k++) {
             const struct prov_version *in = g_array_index(leaves, const struct prov_version *, k);
             if (in->sha1[0])
-                spdx_rel(x, &first, v, "GENERATED_FROM", in, NULL);
+                spdx_rel(x, &w, v, "GENERATED_FROM", in, NULL);
         }
         for (guint k = 0; k < tools->len; k++) {
             const struct prov_version *t = g_array_index(tools, const struct prov_version *, k);
             if (t->sha1[0])
-                spdx_rel(x, &first, t, "BUILD_TOOL_OF", v, NULL);
+                spdx_rel(x, &w, t, "BUILD_TOOL_OF", v, NULL);
         }
     }
     /* Each package CONTAINS the files of it that the document lists. */
@@ -253,22 +265,28 @@ int fmt_spdx(struct export_ctx *x)
         for (guint k = 0; k < e->versions->len; k++) {
             int64_t vid = g_array_index(e->versions, int64_t, k);
             if (g_hash_table_contains(files, &vid))
-                spdx_rel(x, &first, NULL, "CONTAINS", prov_version(x->p, vid), id);
+                spdx_rel(x, &w, NULL, "CONTAINS", prov_version(x->p, vid), id);
         }
     }
-    g_string_append(o, "\n  ]");
+    jsonw_space(&w, "\n  ");
+    jsonw_array_end(&w);
     if (g_hash_table_size(lic.refs)) {
-        g_string_append(o, ",\n  \"hasExtractedLicensingInfos\":[");
+        g_string_append(o, ",\n  \"hasExtractedLicensingInfos\":");
+        jsonw_init(&w, o);
+        jsonw_array_begin(&w);
         GList *refs = g_list_sort(g_hash_table_get_keys(lic.refs), (GCompareFunc)strcmp);
         for (GList *r = refs; r; r = r->next) {
-            g_string_append(o, r == refs ? "\n    {" : ",\n    {");
-            ex_json_key_string(o, "licenseId", r->data);
-            g_string_append(o, ",\"extractedText\":\"NOASSERTION\",\"comment\":\"named by an "
-                               "SPDX-License-Identifier tag in a file of the build; buildtrail "
-                               "does not extract its text\"}");
+            jsonw_space(&w, "\n    ");
+            jsonw_object_begin(&w);
+            jsonw_kv_string(&w, "licenseId", r->data);
+            jsonw_kv_string(&w, "extractedText", "NOASSERTION");
+            jsonw_kv_string(&w, "comment", "named by an SPDX-License-Identifier tag in a file of "
+                                           "the build; buildtrail does not extract its text");
+            jsonw_object_end(&w);
         }
         g_list_free(refs);
-        g_string_append(o, "\n  ]");
+        jsonw_space(&w, "\n  ");
+        jsonw_array_end(&w);
     }
     g_string_append(o, "\n}\n");
     g_hash_table_destroy(lic.cache);

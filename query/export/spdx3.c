@@ -2,6 +2,7 @@
 #include "export.h"
 
 #include "filekind.h"
+#include "jsonw.h"
 #include "progkind.h"
 
 #include <inttypes.h>
@@ -78,13 +79,14 @@ static void s3_rel(struct spdx3 *d, const char *from, const char *type, GPtrArra
     s3_begin(d, "Relationship", iri);
     g_string_append(d->graph, ",\"from\":");
     json_string(d->graph, from, strlen(from));
-    g_string_append_printf(d->graph, ",\"relationshipType\":\"%s\",\"to\":[", type);
-    for (guint i = 0; i < to->len; i++) {
-        if (i)
-            g_string_append_c(d->graph, ',');
-        json_string(d->graph, to->pdata[i], strlen(to->pdata[i]));
-    }
-    g_string_append(d->graph, "]}");
+    g_string_append_printf(d->graph, ",\"relationshipType\":\"%s\",\"to\":", type);
+    struct jsonw w;
+    jsonw_init(&w, d->graph);
+    jsonw_array_begin(&w);
+    for (guint i = 0; i < to->len; i++)
+        jsonw_string(&w, to->pdata[i]);
+    jsonw_array_end(&w);
+    g_string_append_c(d->graph, '}');
 }
 
 /* The versions a process read (kinds 1) or wrote (2,3,4) or executed (5), as file IRIs. */
@@ -101,32 +103,16 @@ static GPtrArray *s3_files_of(struct spdx3 *d, int64_t pid, enum tracedb_query w
 }
 
 /* A process's environment as build_environment DictionaryEntry items (a redacted value:
- * the key alone). */
-struct s3_env {
-    GString *o;
-    bool first;
-};
-
+ * the key alone), in an array of w. */
 static void s3_env_entry(const char *name, const char *value, void *data)
 {
-    struct s3_env *e = data;
-    g_string_append(e->o, e->first ? "{\"type\":\"DictionaryEntry\",\"key\":"
-                                   : ",{\"type\":\"DictionaryEntry\",\"key\":");
-    e->first = false;
-    json_string(e->o, name, strlen(name));
-    if (value) {
-        g_string_append(e->o, ",\"value\":");
-        json_string(e->o, value, strlen(value));
-    }
-    g_string_append_c(e->o, '}');
-}
-
-static void s3_id(GString *o, bool *first, const char *iri)
-{
-    if (!*first)
-        g_string_append_c(o, ',');
-    *first = false;
-    json_string(o, iri, strlen(iri));
+    struct jsonw *w = data;
+    jsonw_object_begin(w);
+    jsonw_kv_string(w, "type", "DictionaryEntry");
+    jsonw_kv_string(w, "key", name);
+    if (value)
+        jsonw_kv_string(w, "value", value);
+    jsonw_object_end(w);
 }
 
 /* The IRI of the LicenseExpression element for `expr` (written the first time), or NULL
@@ -175,20 +161,12 @@ static void s3_file_license(struct spdx3 *d, const struct prov_version *v, const
     g_ptr_array_free(to, TRUE);
 }
 
-int fmt_spdx3(struct export_ctx *x)
+/* CreationInfo, then the agent (who ran buildtrail) and the tool. */
+static void s3_creation(struct spdx3 *d, const char *agent, const char *tool)
 {
-    g_autofree char *uid = ex_trace_uid(x);
-    g_autofree char *base = g_strdup_printf("https://buildtrail.invalid/spdx3/%s/", uid);
-    struct spdx3 d = {x, base, x->out, g_hash_table_new(g_int64_hash, g_int64_equal),
-                      g_array_new(FALSE, FALSE, sizeof(int64_t)),
-                      g_array_new(FALSE, FALSE, sizeof(int64_t)), 0,
-                      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-                      g_ptr_array_new()};
-    prov_load(x->p); /* a licenses walk per product: in memory */
+    struct export_ctx *x = d->x;
     char created[32];
     ex_iso_time(x, x->run.start_ns, created);
-    g_autofree char *agent = g_strdup_printf("%sagent", base);
-    g_autofree char *tool = g_strdup_printf("%stool/buildtrail", base);
     GString *o = x->out;
     g_string_append(o, "{\"@context\":\"https://spdx.org/rdf/3.0.1/spdx-context.jsonld\",\n"
                        "\"@graph\":[\n  {\"type\":\"CreationInfo\",\"@id\":\"_:creation\","
@@ -200,18 +178,21 @@ int fmt_spdx3(struct export_ctx *x)
     g_string_append(o, "]");
     ex_incomplete_member(x, o, "comment");
     g_string_append(o, "}");
-    s3_begin(&d, "SoftwareAgent", agent);
-    g_string_append(d.graph, ",\"name\":");
+    s3_begin(d, "SoftwareAgent", agent);
+    g_string_append(d->graph, ",\"name\":");
     g_autofree char *who = g_strdup_printf("the user who ran buildtrail on %s",
                                            x->run.hostname ? x->run.hostname : "unknown");
-    json_string(d.graph, who, strlen(who));
-    g_string_append(d.graph, "}");
-    s3_begin(&d, "Tool", tool);
-    g_string_append_printf(d.graph, ",\"name\":\"buildtrail %s\"}",
+    json_string(d->graph, who, strlen(who));
+    g_string_append(d->graph, "}");
+    s3_begin(d, "Tool", tool);
+    g_string_append_printf(d->graph, ",\"name\":\"buildtrail %s\"}",
                            x->run.version ? x->run.version : BT_VERSION);
-    /* The builds: every process that made a product or a version in a product's closure —
-     * the union of the products' closures, in one walk. */
-    GArray *prods = ex_products(x);
+}
+
+/* The processes that made a product or a version in a product's closure — the union of
+ * the products' closures, in one walk — sorted, each once. */
+static GArray *s3_builders(struct export_ctx *x, GArray *prods)
+{
     GArray *starts = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), prods->len);
     for (guint i = 0; i < prods->len; i++)
         g_array_append_val(starts, g_array_index(prods, const struct prov_version *, i)->id);
@@ -222,81 +203,98 @@ int fmt_spdx3(struct export_ctx *x)
     for (guint k = 0; k < nodes->len; k++) {
         g_array_set_size(one, 0);
         prov_makers(x->p, g_array_index(nodes, struct prov_node, k).v->id, one);
-        g_array_append_vals(pids, one->data, one->len); /* sorted and made unique below */
+        g_array_append_vals(pids, one->data, one->len);
     }
     g_array_unref(one);
     g_array_unref(nodes);
     g_array_unref(starts);
     g_array_sort(pids, ex_proc_id_cmp_int64);
+    GArray *unique = g_array_new(FALSE, FALSE, sizeof(int64_t));
     for (guint i = 0; i < pids->len; i++) {
         int64_t pid = g_array_index(pids, int64_t, i);
-        if (i && pid == g_array_index(pids, int64_t, i - 1))
-            continue;
-        const struct qdb_process *p = qdb_process(x->q, pid);
-        if (!p)
-            continue;
-        g_array_append_val(d.build_ids, pid);
-        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base, pid);
-        s3_begin(&d, "build_Build", iri);
-        g_string_append(d.graph, ",\"name\":");
-        GString *nm = g_string_new(NULL);
-        if (p->argv)
-            text_argv(nm, p->argv, p->argv_len);
-        json_string(d.graph, nm->str, nm->len);
-        g_string_free(nm, TRUE);
-        char start[32];
-        ex_iso_time(x, p->start_ns, start);
-        g_string_append_printf(d.graph, ",\"build_buildType\":\"https://buildtrail.invalid/"
-                                        "buildtypes/process/v1\",\"build_buildId\":\"p%" PRId64 "\","
-                                        "\"build_buildStartTime\":\"%s\"", pid, start);
-        if (p->exited) {
-            char end[32];
-            ex_iso_time(x, p->end_ns, end);
-            g_string_append_printf(d.graph, ",\"build_buildEndTime\":\"%s\"", end);
-        }
-        size_t mark = d.graph->len;
-        g_string_append(d.graph, ",\"build_environment\":[");
-        struct s3_env e = {d.graph, true};
-        if (!query_each_env(x->q, pid, s3_env_entry, &e) || e.first)
-            g_string_truncate(d.graph, mark);
-        else
-            g_string_append_c(d.graph, ']');
-        g_string_append(d.graph, "}");
-        GPtrArray *in = s3_files_of(&d, pid, TQ_VERSIONS_OPENED_BY_PROCESS),
-                  *out = s3_files_of(&d, pid, TQ_VERSIONS_MADE_BY_PROCESS),
-                  *tools = s3_files_of(&d, pid, TQ_VERSIONS_EXECUTED_BY_PROCESS);
-        s3_rel(&d, iri, "hasInput", in);
-        s3_rel(&d, iri, "hasOutput", out);
-        s3_rel(&d, iri, "usesTool", tools);
-        GPtrArray *by = g_ptr_array_new();
-        g_ptr_array_add(by, agent);
-        s3_rel(&d, iri, "invokedBy", by);
-        g_ptr_array_free(by, TRUE);
-        g_ptr_array_free(in, TRUE);
-        g_ptr_array_free(out, TRUE);
-        g_ptr_array_free(tools, TRUE);
+        if (!i || pid != g_array_index(pids, int64_t, i - 1))
+            g_array_append_val(unique, pid);
     }
     g_array_unref(pids);
-    /* Licenses: each product's roll-up, each found file's detection. */
+    return unique;
+}
+
+/* One process as a build_Build, with its inputs, outputs, tools and who invoked it. */
+static void s3_build(struct spdx3 *d, const struct qdb_process *p, const char *agent)
+{
+    struct export_ctx *x = d->x;
+    int64_t pid = p->id;
+    g_array_append_val(d->build_ids, pid);
+    g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, d->base, pid);
+    s3_begin(d, "build_Build", iri);
+    g_string_append(d->graph, ",\"name\":");
+    GString *nm = g_string_new(NULL);
+    if (p->argv)
+        text_argv(nm, p->argv, p->argv_len);
+    json_string(d->graph, nm->str, nm->len);
+    g_string_free(nm, TRUE);
+    char start[32];
+    ex_iso_time(x, p->start_ns, start);
+    g_string_append_printf(d->graph, ",\"build_buildType\":\"https://buildtrail.invalid/"
+                                     "buildtypes/process/v1\",\"build_buildId\":\"p%" PRId64 "\","
+                                     "\"build_buildStartTime\":\"%s\"", pid, start);
+    if (p->exited) {
+        char end[32];
+        ex_iso_time(x, p->end_ns, end);
+        g_string_append_printf(d->graph, ",\"build_buildEndTime\":\"%s\"", end);
+    }
+    size_t mark = d->graph->len;
+    g_string_append(d->graph, ",\"build_environment\":");
+    struct jsonw w;
+    jsonw_init(&w, d->graph);
+    jsonw_array_begin(&w);
+    if (!query_each_env(x->q, pid, s3_env_entry, &w) || !w.has_items[0])
+        g_string_truncate(d->graph, mark);
+    else
+        jsonw_array_end(&w);
+    g_string_append(d->graph, "}");
+    GPtrArray *in = s3_files_of(d, pid, TQ_VERSIONS_OPENED_BY_PROCESS),
+              *out = s3_files_of(d, pid, TQ_VERSIONS_MADE_BY_PROCESS),
+              *tools = s3_files_of(d, pid, TQ_VERSIONS_EXECUTED_BY_PROCESS);
+    s3_rel(d, iri, "hasInput", in);
+    s3_rel(d, iri, "hasOutput", out);
+    s3_rel(d, iri, "usesTool", tools);
+    GPtrArray *by = g_ptr_array_new();
+    g_ptr_array_add(by, (gpointer)agent);
+    s3_rel(d, iri, "invokedBy", by);
+    g_ptr_array_free(by, TRUE);
+    g_ptr_array_free(in, TRUE);
+    g_ptr_array_free(out, TRUE);
+    g_ptr_array_free(tools, TRUE);
+}
+
+/* Licenses: each product's roll-up, each found file's detection. */
+static void s3_licenses(struct spdx3 *d, GArray *prods)
+{
+    struct export_ctx *x = d->x;
     GHashTable *cache = licroll_cache_new();
     for (guint i = 0; i < prods->len; i++) {
         const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
         g_autofree char *roll = ex_product_license(x, v, cache, NULL);
-        s3_file(&d, v);
-        s3_file_license(&d, v, roll, true);
+        s3_file(d, v);
+        s3_file_license(d, v, roll, true);
     }
-    for (guint i = 0; i < d.file_ids->len; i++) {
-        const struct prov_version *v = prov_version(x->p, g_array_index(d.file_ids, int64_t, i));
+    for (guint i = 0; i < d->file_ids->len; i++) {
+        const struct prov_version *v = prov_version(x->p, g_array_index(d->file_ids, int64_t, i));
         if (v && v->origin == TRACEDB_VERSION_FOUND)
-            s3_file_license(&d, v, ex_file_license(cache, v), false);
+            s3_file_license(d, v, ex_file_license(cache, v), false);
     }
     g_hash_table_destroy(cache);
-    /* The Debian packages the build read from, each containing its files listed above. */
-    struct ex_debs *debs = ex_debs_load(x);
+}
+
+/* The Debian packages the build read from, each containing its files listed above. */
+static void s3_packages(struct spdx3 *d, const struct ex_debs *debs)
+{
+    GString *o = d->graph;
     for (guint i = 0; i < debs->list->len; i++) {
         const struct ex_deb *e = debs->list->pdata[i];
-        g_autofree char *iri = g_strdup_printf("%spackage/%u", base, i + 1);
-        s3_begin(&d, "software_Package", iri);
+        g_autofree char *iri = g_strdup_printf("%spackage/%u", d->base, i + 1);
+        s3_begin(d, "software_Package", iri);
         g_autofree char *src = ex_deb_source_info(e->pkg);
         ex_json_members(o, "name", e->pkg->name, "software_packageVersion", e->pkg->version,
                         "software_packageUrl", e->purl, "software_sourceInfo", src, NULL);
@@ -304,59 +302,92 @@ int fmt_spdx3(struct export_ctx *x)
         GPtrArray *in = g_ptr_array_new_with_free_func(g_free);
         for (guint k = 0; k < e->versions->len; k++) {
             int64_t vid = g_array_index(e->versions, int64_t, k);
-            if (g_hash_table_contains(d.files, &vid))
-                g_ptr_array_add(in, g_strdup_printf("%sfile/v%" PRId64, base, vid));
+            if (g_hash_table_contains(d->files, &vid))
+                g_ptr_array_add(in, g_strdup_printf("%sfile/v%" PRId64, d->base, vid));
         }
-        s3_rel(&d, iri, "contains", in);
+        s3_rel(d, iri, "contains", in);
         g_ptr_array_free(in, TRUE);
     }
-    /* The document last: its elements are every one above. */
-    g_autofree char *doc = g_strdup_printf("%sdocument", base);
-    g_autofree char *name = ex_doc_name(x);
-    s3_begin(&d, "SpdxDocument", doc);
+}
+
+/* The IRIs "BASE" KIND N for each of `ids` (int64_t) into array w. */
+static void s3_ids(struct spdx3 *d, struct jsonw *w, const char *kind, GArray *ids)
+{
+    for (guint i = 0; i < ids->len; i++) {
+        g_autofree char *iri = g_strdup_printf("%s%s%" PRId64, d->base, kind,
+                                               g_array_index(ids, int64_t, i));
+        jsonw_string(w, iri);
+        ex_flush(d->x);
+    }
+}
+
+/* The IRIs "BASE" KIND N for N from 1 to n into array w. */
+static void s3_numbered(struct spdx3 *d, struct jsonw *w, const char *kind, guint n, bool flush)
+{
+    for (guint i = 1; i <= n; i++) {
+        g_autofree char *iri = g_strdup_printf("%s%s%u", d->base, kind, i);
+        jsonw_string(w, iri);
+        if (flush)
+            ex_flush(d->x);
+    }
+}
+
+/* The document last: its elements are every one above. */
+static void s3_document(struct spdx3 *d, const char *agent, const char *tool, guint n_debs)
+{
+    GString *o = d->graph;
+    g_autofree char *doc = g_strdup_printf("%sdocument", d->base);
+    g_autofree char *name = ex_doc_name(d->x);
+    s3_begin(d, "SpdxDocument", doc);
     g_string_append(o, ",\"name\":");
     json_string(o, name, strlen(name));
     g_string_append(o, ",\"profileConformance\":[\"core\",\"software\",\"build\","
                        "\"simpleLicensing\"],"
-                       "\"rootElement\":[");
-    bool first = true;
-    for (guint i = 0; i < d.build_ids->len; i++) {
-        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base,
-                                               g_array_index(d.build_ids, int64_t, i));
-        s3_id(o, &first, iri);
-        ex_flush(x);
+                       "\"rootElement\":");
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
+    s3_ids(d, &w, "build/p", d->build_ids);
+    jsonw_array_end(&w);
+    g_string_append(o, ",\"element\":");
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
+    jsonw_string(&w, agent);
+    jsonw_string(&w, tool);
+    s3_ids(d, &w, "build/p", d->build_ids);
+    s3_ids(d, &w, "file/v", d->file_ids);
+    s3_numbered(d, &w, "license/", d->license_list->len, false);
+    s3_numbered(d, &w, "package/", n_debs, true);
+    s3_numbered(d, &w, "relationship/", (guint)d->n_rel, true);
+    jsonw_array_end(&w);
+    g_string_append(o, "}\n]}\n");
+}
+
+int fmt_spdx3(struct export_ctx *x)
+{
+    g_autofree char *uid = ex_trace_uid(x);
+    g_autofree char *base = g_strdup_printf("https://buildtrail.invalid/spdx3/%s/", uid);
+    struct spdx3 d = {x, base, x->out, g_hash_table_new(g_int64_hash, g_int64_equal),
+                      g_array_new(FALSE, FALSE, sizeof(int64_t)),
+                      g_array_new(FALSE, FALSE, sizeof(int64_t)), 0,
+                      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                      g_ptr_array_new()};
+    prov_load(x->p); /* a licenses walk per product: in memory */
+    g_autofree char *agent = g_strdup_printf("%sagent", base);
+    g_autofree char *tool = g_strdup_printf("%stool/buildtrail", base);
+    s3_creation(&d, agent, tool);
+    GArray *prods = ex_products(x);
+    GArray *pids = s3_builders(x, prods);
+    for (guint i = 0; i < pids->len; i++) {
+        const struct qdb_process *p = qdb_process(x->q, g_array_index(pids, int64_t, i));
+        if (p)
+            s3_build(&d, p, agent);
     }
-    g_string_append(o, "],\"element\":[");
-    first = true;
-    s3_id(o, &first, agent);
-    s3_id(o, &first, tool);
-    for (guint i = 0; i < d.build_ids->len; i++) {
-        g_autofree char *iri = g_strdup_printf("%sbuild/p%" PRId64, base,
-                                               g_array_index(d.build_ids, int64_t, i));
-        s3_id(o, &first, iri);
-        ex_flush(x);
-    }
-    for (guint i = 0; i < d.file_ids->len; i++) {
-        g_autofree char *iri = g_strdup_printf("%sfile/v%" PRId64, base,
-                                               g_array_index(d.file_ids, int64_t, i));
-        s3_id(o, &first, iri);
-        ex_flush(x);
-    }
-    for (guint i = 1; i <= d.license_list->len; i++) {
-        g_autofree char *iri = g_strdup_printf("%slicense/%u", base, i);
-        s3_id(o, &first, iri);
-    }
-    for (guint i = 1; i <= debs->list->len; i++) {
-        g_autofree char *iri = g_strdup_printf("%spackage/%u", base, i);
-        s3_id(o, &first, iri);
-        ex_flush(x);
-    }
-    for (int i = 1; i <= d.n_rel; i++) {
-        g_autofree char *iri = g_strdup_printf("%srelationship/%d", base, i);
-        s3_id(o, &first, iri);
-        ex_flush(x);
-    }
-    g_string_append(o, "]}\n]}\n");
+    g_array_unref(pids);
+    s3_licenses(&d, prods);
+    struct ex_debs *debs = ex_debs_load(x);
+    s3_packages(&d, debs);
+    s3_document(&d, agent, tool, debs->list->len);
     g_array_unref(prods);
     g_hash_table_destroy(d.files);
     g_array_unref(d.file_ids);

@@ -4,6 +4,8 @@
 
 #include "filekind.h"
 #include "progkind.h"
+#include "jsonw.h"
+#include "stmt.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,18 +26,27 @@ static gint access_time_cmp(gconstpointer a, gconstpointer b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* every access, in storage order: the caller sorts them in memory (SQLite's sorter and a join
+ * per row were most of the export's time) */
+TRACEDB_STATEMENT(sql_access_log, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT process_id, kind, file_id, version_id, result, first_ns, id "
+                  "FROM accesses");
+enum { LOG_PROCESS, LOG_KIND, LOG_FILE, LOG_VERSION, LOG_RESULT, LOG_FIRST_NS, LOG_ID };
+
 /* Every access, sorted by time (then id): read in one plain scan and sorted here. */
 static GArray *access_log(struct export_ctx *x)
 {
     GArray *log = g_array_new(FALSE, FALSE, sizeof(struct access_row));
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, tracedb_sql(TQ_ACCESS_LOG), &st)) {
+    if (qdb_prepare(x->q, sql_access_log, &st)) {
         while (qdb_row(x->q, st)) {
-            struct access_row r = {
-                .pid = sqlite3_column_int64(st, 0), .kind = sqlite3_column_int(st, 1),
-                .file_id = sqlite3_column_int64(st, 2), .vid = sqlite3_column_int64(st, 3),
-                .result = sqlite3_column_int(st, 4), .first_ns = sqlite3_column_int64(st, 5),
-                .id = sqlite3_column_int64(st, 6)};
+            struct access_row r = {.pid = sqlite3_column_int64(st, LOG_PROCESS),
+                                   .kind = sqlite3_column_int(st, LOG_KIND),
+                                   .file_id = sqlite3_column_int64(st, LOG_FILE),
+                                   .vid = sqlite3_column_int64(st, LOG_VERSION),
+                                   .result = sqlite3_column_int(st, LOG_RESULT),
+                                   .first_ns = sqlite3_column_int64(st, LOG_FIRST_NS),
+                                   .id = sqlite3_column_int64(st, LOG_ID)};
             g_array_append_val(log, r);
         }
     }
@@ -44,8 +55,11 @@ static GArray *access_log(struct export_ctx *x)
     return log;
 }
 
-static void intoto_descriptor(struct export_ctx *x, GString *o, const struct prov_version *v)
+/* A version as a ResourceDescriptor, one element of w's array. */
+static void intoto_descriptor(struct export_ctx *x, struct jsonw *w, const struct prov_version *v)
 {
+    jsonw_raw(w, ""); /* (the separator; the descriptor follows) */
+    GString *o = w->out;
     char buf[4096];
     const char *name = ex_rel_or_abs(x, v->path, buf, sizeof buf);
     g_string_append(o, "{\"name\":");
@@ -66,17 +80,20 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
     GArray *mats = ex_materials(x);
     g_array_sort(mats, ex_version_path_cmp);
     GString *o = x->out;
-    g_string_append(o, "{\n  \"_type\":\"https://in-toto.io/Statement/v1\",\n  \"subject\":[");
-    bool first = true;
+    g_string_append(o, "{\n  \"_type\":\"https://in-toto.io/Statement/v1\",\n  \"subject\":");
+    struct jsonw w;
+    jsonw_init(&w, o);
+    jsonw_array_begin(&w);
     for (guint i = 0; i < prods->len; i++) {
         const struct prov_version *v = g_array_index(prods, const struct prov_version *, i);
         if (!v->sha256[0])
             continue;
-        g_string_append(o, first ? "\n    " : ",\n    ");
-        intoto_descriptor(x, o, v);
-        first = false;
+        jsonw_space(&w, "\n    ");
+        intoto_descriptor(x, &w, v);
         ex_flush(x);
     }
+    jsonw_space(&w, "\n  ");
+    jsonw_array_end(&w);
     /* No end is invented: a run that has none (killed, still recording) gets no finish time. */
     char started[32], finished[32] = "";
     ex_iso_time(x, x->run.start_ns, started);
@@ -84,7 +101,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         ex_iso_time(x, x->run.end_ns, finished);
     g_autofree char *uid = ex_trace_uid(x);
     if (slsa) {
-        g_string_append(o, "\n  ],\n  \"predicateType\":\"https://slsa.dev/provenance/v1\",\n"
+        g_string_append(o, ",\n  \"predicateType\":\"https://slsa.dev/provenance/v1\",\n"
                            "  \"predicate\":{\n    \"buildDefinition\":{\"buildType\":"
                            "\"https://buildtrail.invalid/buildtypes/traced-command/v1\","
                            "\"externalParameters\":{\"command\":");
@@ -95,13 +112,16 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         query_json_env(o, x->q, qdb_run(x->q)->root_id);
         g_string_append(o, "},\"internalParameters\":{");
         ex_trace_state_members(x, o);
-        g_string_append(o, "},\"resolvedDependencies\":[");
+        g_string_append(o, "},\"resolvedDependencies\":");
+        jsonw_init(&w, o);
+        jsonw_array_begin(&w);
         for (guint i = 0; i < mats->len; i++) {
-            g_string_append(o, i ? ",\n      " : "\n      ");
-            intoto_descriptor(x, o, g_array_index(mats, const struct prov_version *, i));
+            jsonw_space(&w, "\n      ");
+            intoto_descriptor(x, &w, g_array_index(mats, const struct prov_version *, i));
             ex_flush(x);
         }
-        g_string_append_printf(o, "]},\n    \"runDetails\":{\"builder\":{\"id\":"
+        jsonw_array_end(&w);
+        g_string_append_printf(o, "},\n    \"runDetails\":{\"builder\":{\"id\":"
                                   "\"https://buildtrail.invalid/builder/%s\"},\"metadata\":"
                                   "{\"invocationId\":\"%s\",\"startedOn\":\"%s\"",
                                x->run.hostname ? x->run.hostname : "unknown", uid, started);
@@ -111,7 +131,7 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
                            "\"text/plain\"},{\"name\":\"buildtrail trace\",\"mediaType\":"
                            "\"application/vnd.sqlite3\"}]}\n  }\n}\n");
     } else {
-        g_string_append(o, "\n  ],\n  \"predicateType\":\"https://in-toto.io/attestation/"
+        g_string_append(o, ",\n  \"predicateType\":\"https://in-toto.io/attestation/"
                            "runtime-trace/v0.1\",\n  \"predicate\":{\n    \"monitor\":{\"type\":"
                            "\"https://buildtrail.invalid/monitor/fuse/v1\",");
         ex_trace_state_members(x, o);
@@ -121,7 +141,9 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
         json_argv(o, x->run.argv ? x->run.argv : "", x->run.argv_len);
         g_string_append(o, ",\"environment\":");
         query_json_env(o, x->q, qdb_run(x->q)->root_id);
-        g_string_append(o, "},\n    \"monitorLog\":{\"process\":[");
+        g_string_append(o, "},\n    \"monitorLog\":{\"process\":");
+        jsonw_init(&w, o);
+        jsonw_array_begin(&w);
         qdb_load_all(x->q);
         GPtrArray *all = g_ptr_array_new();
         GHashTableIter it;
@@ -131,35 +153,43 @@ static int fmt_statement(struct export_ctx *x, bool slsa)
             g_ptr_array_add(all, v);
         g_ptr_array_sort(all, ex_proc_id_cmp);
         for (guint i = 0; i < all->len; i++) {
-            g_string_append(o, i ? ",\n      " : "\n      ");
+            jsonw_space(&w, "\n      ");
+            jsonw_raw(&w, ""); /* (the separator; the process follows) */
             query_json_process(o, all->pdata[i]);
             ex_flush(x);
         }
         g_ptr_array_free(all, TRUE);
-        g_string_append(o, "],\n      \"fileAccess\":[");
+        jsonw_array_end(&w);
+        g_string_append(o, ",\n      \"fileAccess\":");
+        jsonw_init(&w, o);
+        jsonw_array_begin(&w);
         GArray *log = access_log(x);
-        bool first_access = true;
         for (guint i = 0; i < log->len; i++) {
             const struct access_row *a = &g_array_index(log, struct access_row, i);
             const char *path = prov_file_path(x->p, a->file_id); /* (all loaded above) */
             if (!path)
                 continue; /* (a foreign key the trace cannot have broken unless damaged) */
-            g_string_append(o, first_access ? "\n      {" : ",\n      {");
-            first_access = false;
-            g_string_append_printf(o, "\"process\":%" PRId64 ",\"access\":\"%s\",\"path\":",
-                                   a->pid, tracedb_access_kind_name(a->kind));
-            json_string(o, path, strlen(path));
+            jsonw_space(&w, "\n      ");
+            jsonw_object_begin(&w);
+            jsonw_kv_int(&w, "process", a->pid);
+            jsonw_kv_string(&w, "access", tracedb_access_kind_name(a->kind));
+            jsonw_kv_string(&w, "path", path);
             const struct prov_version *ver = a->vid ? prov_version(x->p, a->vid) : NULL;
-            if (ver && ver->sha256[0])
-                g_string_append_printf(o, ",\"digest\":{\"sha256\":\"%s\",\"gitBlob\":\"%s\"}",
-                                       ver->sha256, ver->git_sha1);
+            if (ver && ver->sha256[0]) {
+                jsonw_key(&w, "digest");
+                jsonw_object_begin(&w);
+                jsonw_kv_string(&w, "sha256", ver->sha256);
+                jsonw_kv_string(&w, "gitBlob", ver->git_sha1);
+                jsonw_object_end(&w);
+            }
             if (a->result)
-                g_string_append_printf(o, ",\"errno\":%d", a->result);
-            g_string_append_c(o, '}');
+                jsonw_kv_int(&w, "errno", a->result);
+            jsonw_object_end(&w);
             ex_flush(x);
         }
         g_array_unref(log);
-        g_string_append_printf(o, "]\n    },\n    \"monitorStartTime\":\"%s\"", started);
+        jsonw_array_end(&w);
+        g_string_append_printf(o, "\n    },\n    \"monitorStartTime\":\"%s\"", started);
         if (*finished)
             g_string_append_printf(o, ",\"monitorEndTime\":\"%s\"", finished);
         g_string_append(o, "\n  }\n}\n");

@@ -5,33 +5,13 @@
 #include "qdb.h"
 #include "tracedb.h"
 #include "unit-sql.h"
+#include "unit-trace.h"
 
 #include <glib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
-
-/* A trace made of `sql` alone (after the run's start), sealed: a crafted build for one rule. */
-static char *crafted_trace(const char *name, const char *sql, int64_t end_ns)
-{
-    char *p = unit_path(name);
-    sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
-    static const char args[] = "make";
-    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
-                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
-                                  .hostname = "h", .version = "t"};
-    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
-    g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
-    struct tracedb_run_end e = {.end_ns = end_ns, .exit_status = 0,
-                                .state = TRACEDB_RUN_FINISHED, .root_process_id = 1, .notes = "",
-                                .process_tree = "complete"};
-    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
-    g_assert_cmpint(tracedb_seal(db), ==, 0);
-    sqlite3_close(db);
-    return p;
-}
 
 /*   cc  [2]: a.c, h.h           -> a.o    (v4)
  *   cc  [3]: b.c, h.h           -> b.o    (v5)
@@ -43,7 +23,7 @@ static char *crafted_trace(const char *name, const char *sql, int64_t end_ns)
  * write. */
 static char *make_trace(void)
 {
-    return crafted_trace(
+    return unit_crafted_trace(
         "prov.db",
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
         "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
@@ -262,7 +242,7 @@ static void test_bindings_scan(void)
 
 static struct prov *open_crafted(const char *name, const char *sql, struct qdb **q)
 {
-    return open_path(crafted_trace(name, sql, INT64_MAX / 2), q);
+    return open_path(unit_crafted_trace(name, sql, INT64_MAX / 2), q);
 }
 
 /* The CPU seconds a walk of a crafted big trace may take: an optimized build's bound (the

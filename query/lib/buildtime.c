@@ -69,16 +69,10 @@ int buildtime_jobs_in_argv(const char *argv, size_t len)
     return jobs;
 }
 
-void buildtime_load(struct qdb *q, struct buildtime *bt)
+/* Tasks: images that are not an exec of another, followed along their exec chain, by start;
+ * task_of maps every image of a task to its index + 1. */
+static void load_tasks(struct qdb *q, struct buildtime *bt)
 {
-    memset(bt, 0, sizeof *bt);
-    bt->tasks = g_array_new(FALSE, FALSE, sizeof(struct cp_task));
-    bt->info = g_array_new(FALSE, FALSE, sizeof(struct bt_task));
-    bt->deps = g_array_new(FALSE, FALSE, sizeof(struct cp_dep));
-    bt->wfile = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    bt->task_of = g_hash_table_new(g_int64_hash, g_int64_equal);
-    qdb_load_all(q);
-    /* Tasks: images that are not an exec of another, followed along their exec chain. */
     GHashTable *next_image = g_hash_table_new(g_int64_hash, g_int64_equal);
     GHashTableIter it;
     gpointer v;
@@ -109,9 +103,12 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
                                                          : NULL)
             g_hash_table_insert(bt->task_of, (gpointer)&img->id, GSIZE_TO_POINTER(i + 1));
     }
-    /* When each task was last seen doing something, what it read and wrote. */
-    guint n = bt->info->len;
-    int64_t *seen = g_new0(int64_t, n ? n : 1);
+}
+
+/* When each task was last seen doing something (seen[k]), how many files it read, and the
+ * files it wrote as {task, file} pairs. */
+static GArray *load_activity(struct qdb *q, struct buildtime *bt, int64_t *seen)
+{
     GArray *writes = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2); /* {task, file} */
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(q, sql_task_activity, &st))
@@ -143,7 +140,14 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
                 seen[k] = MAX(seen[k], sqlite3_column_int64(st, LASTOUT_TIME));
         }
     sqlite3_finalize(st);
-    /* Written files, each once per task, grouped by task (a counting sort). */
+    return writes;
+}
+
+/* The written files, each once per task, grouped by task (a counting sort): bt->wfile and
+ * each task's [wstart, wend); `writes` is freed. */
+static void group_writes(struct buildtime *bt, GArray *writes)
+{
+    guint n = bt->info->len;
     guint *count = g_new0(guint, n + 1);
     GHashTable *once = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                              (GDestroyNotify)g_bytes_unref, NULL);
@@ -176,7 +180,13 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
     g_free(count);
     g_array_free(uniq, TRUE);
     g_array_free(writes, TRUE);
-    /* The tasks for critpath; ends from exits, else what was seen, children after. */
+}
+
+/* The tasks for critpath: ends from exits, else what was seen, children after; the -j the
+ * build's drivers allowed. */
+static void make_cp_tasks(struct qdb *q, struct buildtime *bt, const int64_t *seen)
+{
+    guint n = bt->info->len;
     bt->jobs_allowed = 0;
     for (guint i = 0; i < n; i++) {
         struct bt_task *t = &g_array_index(bt->info, struct bt_task, i);
@@ -215,7 +225,12 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
         if (!g_array_index(bt->info, struct bt_task, pk).end_known)
             p->end_ns = MAX(p->end_ns, c->end_ns);
     }
-    g_free(seen);
+}
+
+/* Which task read a file another wrote, and when it was ready (schema 3 on). */
+static void load_file_deps(struct qdb *q, struct buildtime *bt)
+{
+    sqlite3_stmt *st = NULL;
     if (q->schema_version >= 3 && qdb_prepare(q, sql_file_deps, &st)) {
         while (qdb_row(q, st)) {
             gssize r = buildtime_task_index(bt, sqlite3_column_int64(st, DEPS_READER));
@@ -230,6 +245,25 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
         }
         sqlite3_finalize(st);
     }
+}
+
+void buildtime_load(struct qdb *q, struct buildtime *bt)
+{
+    memset(bt, 0, sizeof *bt);
+    bt->tasks = g_array_new(FALSE, FALSE, sizeof(struct cp_task));
+    bt->info = g_array_new(FALSE, FALSE, sizeof(struct bt_task));
+    bt->deps = g_array_new(FALSE, FALSE, sizeof(struct cp_dep));
+    bt->wfile = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    bt->task_of = g_hash_table_new(g_int64_hash, g_int64_equal);
+    qdb_load_all(q);
+    load_tasks(q, bt);
+    guint n = bt->info->len;
+    int64_t *seen = g_new0(int64_t, n ? n : 1);
+    GArray *writes = load_activity(q, bt, seen);
+    group_writes(bt, writes);
+    make_cp_tasks(q, bt, seen);
+    g_free(seen);
+    load_file_deps(q, bt);
     critpath_compute((const struct cp_task *)(void *)bt->tasks->data, bt->tasks->len,
                      (const struct cp_dep *)(void *)bt->deps->data, bt->deps->len, &bt->cp);
     bt->run_start_ns = bt->cp.start_ns;

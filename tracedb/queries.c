@@ -77,6 +77,9 @@ static const char *const sql[TQ_COUNT] = {
         "ON f.id = a.file_id JOIN versions v ON v.id = a.version_id WHERE a.kind IN "
         TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path, a.kind, "
         "a.version_id",
+    [TQ_ACTIVITY] = "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses "
+                    "NOT INDEXED",
+    [TQ_LAST_OUTPUT] = "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id",
     [TQ_SYMLINKS_FOLLOWED] =
         "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id WHERE a.kind IN "
         TRACEDB_KINDS_FOLLOWED " AND a.result = 0 AND ?1 = ?1",
@@ -109,6 +112,8 @@ static const struct {
     [TQ_VERSIONS_OPENED_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_EXECUTED_BY_PROCESS] = {3, NOW},
     [TQ_FOUND_READS_WITH_PATHS] = {3, NOW},
+    [TQ_ACTIVITY] = {1, NOW},
+    [TQ_LAST_OUTPUT] = {1, NOW},
 };
 
 bool tracedb_sql_schemas(enum tracedb_query q, int *min, int *max)

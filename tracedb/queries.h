@@ -51,6 +51,8 @@ enum tracedb_query {
     /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
      * TRACEDB_KINDS_WROTE_PATH; a write only with bytes), by time */
     TQ_WRITERS_OF_FILE,
+    TQ_ACTIVITY,    /* every access, a scan: columns enum tq_activity */
+    TQ_LAST_OUTPUT, /* each process's last output time, a scan: columns enum tq_last_output */
 
     /* Versions and provenance */
     TQ_VERSIONS_READ_BY_PROCESS, /* the versions image ?1 read or executed */
@@ -63,6 +65,13 @@ enum tracedb_query {
     TQ_SYMLINKS_FOLLOWED, /* the paths of symlinks the build read (?1 unused) */
     TQ_COUNT
 };
+
+/* The columns of TQ_ACTIVITY and TQ_LAST_OUTPUT, in order. */
+enum tq_activity {
+    TQ_ACTIVITY_PROCESS, TQ_ACTIVITY_KIND, TQ_ACTIVITY_FILE, TQ_ACTIVITY_BYTES,
+    TQ_ACTIVITY_LAST, TQ_ACTIVITY_RESULT
+};
+enum tq_last_output { TQ_LAST_OUTPUT_PROCESS, TQ_LAST_OUTPUT_TIME };
 
 const char *tracedb_sql(enum tracedb_query q);
 

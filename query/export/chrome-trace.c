@@ -39,23 +39,12 @@ struct activity {
 
 /* Whether an access made or changed what is at the path (written bytes, created, truncated,
  * renamed to; as TRACEDB_KINDS_CHANGED less TRACEDB_KINDS_GONE): the paths a task wrote. */
-/* every access: who, what kind, which file, bytes, when, result (a scan) */
-TRACEDB_STATEMENT(sql_activity, 1, TRACEDB_SCHEMA_VERSION,
-                  "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses "
-                  "NOT INDEXED");
-enum { ACT_PROCESS, ACT_KIND, ACT_FILE, ACT_BYTES, ACT_LAST_NS, ACT_RESULT };
-
-/* each process's last output time (a scan) */
-TRACEDB_STATEMENT(sql_last_output, 1, TRACEDB_SCHEMA_VERSION,
-                  "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id");
-enum { LAST_OUTPUT_PROCESS, LAST_OUTPUT_TIME };
-
 static bool wrote_path(int kind, sqlite3_stmt *st)
 {
     switch (kind) {
     case TRACEDB_WRITE:
-        return sqlite3_column_type(st, ACT_BYTES) != SQLITE_NULL &&
-               sqlite3_column_int64(st, ACT_BYTES) > 0;
+        return sqlite3_column_type(st, TQ_ACTIVITY_BYTES) != SQLITE_NULL &&
+               sqlite3_column_int64(st, TQ_ACTIVITY_BYTES) > 0;
     case TRACEDB_CREATE: case TRACEDB_TRUNCATE: case TRACEDB_RENAME_TO:
         return true;
     default:
@@ -120,32 +109,32 @@ static void activity_load(struct export_ctx *x, struct activity *a)
     a->wstart = g_new0(uint32_t, (size_t)max + 2);
     GArray *w = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2); /* {process, file} */
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(x->q, sql_activity, &st)) {
+    if (qdb_prepare(x->q, tracedb_sql(TQ_ACTIVITY), &st)) {
         while (qdb_row(x->q, st)) {
-            int64_t pid = sqlite3_column_int64(st, ACT_PROCESS);
+            int64_t pid = sqlite3_column_int64(st, TQ_ACTIVITY_PROCESS);
             if (pid < 1 || pid > max)
                 continue;
-            int kind = sqlite3_column_int(st, ACT_KIND);
-            int64_t last = sqlite3_column_int64(st, ACT_LAST_NS);
+            int kind = sqlite3_column_int(st, TQ_ACTIVITY_KIND);
+            int64_t last = sqlite3_column_int64(st, TQ_ACTIVITY_LAST);
             a->last_ns[pid] = MAX(a->last_ns[pid], last);
-            if (sqlite3_column_int64(st, ACT_RESULT) != 0)
+            if (sqlite3_column_int64(st, TQ_ACTIVITY_RESULT) != 0)
                 continue; /* failed: not a read or a write */
             if (kind == TRACEDB_READ || kind == TRACEDB_EXEC)
                 a->reads[pid]++;
             if (wrote_path(kind, st)) {
-                int64_t pair[2] = {pid, sqlite3_column_int64(st, ACT_FILE)};
+                int64_t pair[2] = {pid, sqlite3_column_int64(st, TQ_ACTIVITY_FILE)};
                 g_array_append_val(w, pair);
                 a->wstart[pid + 1]++;
             }
         }
     }
     sqlite3_finalize(st);
-    if (qdb_prepare(x->q, sql_last_output, &st)) {
+    if (qdb_prepare(x->q, tracedb_sql(TQ_LAST_OUTPUT), &st)) {
         while (qdb_row(x->q, st)) {
-            int64_t pid = sqlite3_column_int64(st, LAST_OUTPUT_PROCESS);
+            int64_t pid = sqlite3_column_int64(st, TQ_LAST_OUTPUT_PROCESS);
             if (pid >= 1 && pid <= max)
                 a->last_ns[pid] = MAX(a->last_ns[pid],
-                                      sqlite3_column_int64(st, LAST_OUTPUT_TIME));
+                                      sqlite3_column_int64(st, TQ_LAST_OUTPUT_TIME));
         }
     }
     sqlite3_finalize(st);

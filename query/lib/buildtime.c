@@ -19,15 +19,6 @@ TRACEDB_STATEMENT(sql_file_deps, 3, TRACEDB_SCHEMA_VERSION,
                   " GROUP BY r.process_id, r.file_id, w.process_id");
 enum { DEPS_READER, DEPS_FILE, DEPS_WRITER, DEPS_READY };
 
-/* Every access, for when each process was last seen, what it read and wrote. */
-TRACEDB_STATEMENT(sql_task_activity, 1, TRACEDB_SCHEMA_VERSION,
-                  "SELECT process_id, kind, file_id, bytes, last_ns, result FROM accesses"
-                  " NOT INDEXED");
-enum { ACT_PROCESS, ACT_KIND, ACT_FILE, ACT_BYTES, ACT_LAST, ACT_RESULT };
-
-TRACEDB_STATEMENT(sql_task_last_output, 1, TRACEDB_SCHEMA_VERSION,
-                  "SELECT process_id, MAX(time_ns) FROM output GROUP BY process_id");
-enum { LASTOUT_PROCESS, LASTOUT_TIME };
 
 static gint by_start(gconstpointer a, gconstpointer b)
 {
@@ -111,33 +102,33 @@ static GArray *load_activity(struct qdb *q, struct buildtime *bt, int64_t *seen)
 {
     GArray *writes = g_array_new(FALSE, FALSE, sizeof(int64_t) * 2); /* {task, file} */
     sqlite3_stmt *st = NULL;
-    if (qdb_prepare(q, sql_task_activity, &st))
+    if (qdb_prepare(q, tracedb_sql(TQ_ACTIVITY), &st))
         while (qdb_row(q, st)) {
-            gssize k = buildtime_task_index(bt, sqlite3_column_int64(st, ACT_PROCESS));
+            gssize k = buildtime_task_index(bt, sqlite3_column_int64(st, TQ_ACTIVITY_PROCESS));
             if (k < 0)
                 continue;
-            seen[k] = MAX(seen[k], sqlite3_column_int64(st, ACT_LAST));
-            if (sqlite3_column_int64(st, ACT_RESULT) != 0)
+            seen[k] = MAX(seen[k], sqlite3_column_int64(st, TQ_ACTIVITY_LAST));
+            if (sqlite3_column_int64(st, TQ_ACTIVITY_RESULT) != 0)
                 continue;
-            int kind = sqlite3_column_int(st, ACT_KIND);
+            int kind = sqlite3_column_int(st, TQ_ACTIVITY_KIND);
             struct bt_task *t = &g_array_index(bt->info, struct bt_task, k);
             if (kind == TRACEDB_READ || kind == TRACEDB_EXEC)
                 t->reads++;
             bool wrote = kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE ||
                          kind == TRACEDB_RENAME_TO ||
-                         (kind == TRACEDB_WRITE && sqlite3_column_int64(st, ACT_BYTES) > 0);
+                         (kind == TRACEDB_WRITE && sqlite3_column_int64(st, TQ_ACTIVITY_BYTES) > 0);
             if (wrote) {
-                int64_t pair[2] = {k, sqlite3_column_int64(st, ACT_FILE)};
+                int64_t pair[2] = {k, sqlite3_column_int64(st, TQ_ACTIVITY_FILE)};
                 g_array_append_val(writes, pair);
             }
         }
     sqlite3_finalize(st);
     st = NULL;
-    if (qdb_prepare(q, sql_task_last_output, &st))
+    if (qdb_prepare(q, tracedb_sql(TQ_LAST_OUTPUT), &st))
         while (qdb_row(q, st)) {
-            gssize k = buildtime_task_index(bt, sqlite3_column_int64(st, LASTOUT_PROCESS));
+            gssize k = buildtime_task_index(bt, sqlite3_column_int64(st, TQ_LAST_OUTPUT_PROCESS));
             if (k >= 0)
-                seen[k] = MAX(seen[k], sqlite3_column_int64(st, LASTOUT_TIME));
+                seen[k] = MAX(seen[k], sqlite3_column_int64(st, TQ_LAST_OUTPUT_TIME));
         }
     sqlite3_finalize(st);
     return writes;

@@ -12,7 +12,7 @@
 #include "prov.h"
 #include "qdb.h"
 #include "tracedb.h"
-#include "unit-sql.h"
+#include "unit-trace.h"
 
 #include <glib.h>
 #include <string.h>
@@ -47,14 +47,8 @@ static char *sha(const char *b)
 
 static char *make_build(const char *name, const struct build *b)
 {
-    char *p = unit_path(name);
-    sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
-    static const char args[] = "make";
-    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = b->root,
-                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
-                                  .hostname = "h", .version = "t"};
-    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    char *p = NULL;
+    sqlite3 *db = unit_trace_begin(name, b->root, &p);
     const char *cc[] = {"cc", b->cc_opt, "-c", "a.c", NULL}, *ld[] = {"ld", "a.o", NULL},
                *mk[] = {"make", NULL};
     g_autofree char *acc = argv_blob(cc), *ald = argv_blob(ld), *amk = argv_blob(mk);
@@ -94,12 +88,7 @@ static char *make_build(const char *name, const struct build *b)
             "open_flags) VALUES (2, 5, 1, 113, 113, 5, 0);", b->root, b->extra, sc);
         g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
     }
-    struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0,
-                                .state = TRACEDB_RUN_FINISHED, .root_process_id = 1, .notes = "",
-                                .process_tree = "complete"};
-    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
-    g_assert_cmpint(tracedb_seal(db), ==, 0);
-    sqlite3_close(db);
+    unit_trace_end(db, 400, TRACEDB_RUN_FINISHED);
     return p;
 }
 

@@ -6,7 +6,7 @@
 #include "pgstore.h"
 #include "schema.h"
 #include "tracedb.h"
-#include "unit-sql.h"
+#include "unit-trace.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -34,14 +34,8 @@ static void test_copy_format(void)
 /* cc [2] reads a.c (v1) and writes a.o (v2); ld [3] reads a.o and writes app (v3). */
 static char *make_trace(const char *name, const char *state)
 {
-    char *p = unit_path(name);
-    sqlite3 *db = NULL;
-    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
-    static const char args[] = "make";
-    struct tracedb_run_start s = {.argv = args, .argv_len = sizeof args, .cwd = "/w",
-                                  .start_realtime_ns = 1700000000000000000, .start_ns = 100,
-                                  .hostname = "h", .version = "t"};
-    g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
+    char *p = NULL;
+    sqlite3 *db = unit_trace_begin(name, "/w", &p);
     g_assert_cmpint(
         tracedb_exec(db,
                      "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns,"
@@ -60,11 +54,7 @@ static char *make_trace(const char *name, const char *state)
                      " (3, 2, 1, 201, 201, 2, 0), (3, 3, 3, 240, 250, 3, 1);",
                      NULL),
         ==, 0);
-    struct tracedb_run_end e = {.end_ns = 400, .exit_status = 0, .state = state,
-                                .root_process_id = 1, .notes = "", .process_tree = "complete"};
-    g_assert_cmpint(tracedb_write_run_end(db, &e, NULL), ==, 0);
-    g_assert_cmpint(tracedb_seal(db), ==, 0);
-    sqlite3_close(db);
+    unit_trace_end(db, 400, state);
     return p;
 }
 

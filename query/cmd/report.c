@@ -793,15 +793,6 @@ static void render(struct model *m, GString *page)
 
 /* ---- where it goes ---- */
 
-/* `path` as one line of text (text_escape: a line break or an escape byte in it never
- * reaches the terminal raw); g_free it. */
-static char *shown_name(const char *path)
-{
-    GString *s = g_string_new(NULL);
-    text_escape(s, path, strlen(path));
-    return g_string_free(s, FALSE);
-}
-
 /* Whether `path` may be written: "-", a new name, or a regular file an earlier report made
  * (or an empty one).  Otherwise one line saying why (naming it as `shown`), false. */
 static bool may_write(const char *path, const char *shown)
@@ -859,7 +850,7 @@ int query_report_main(int argc, char **argv)
     g_autofree char *dir = g_path_get_dirname(q->path);
     g_autofree char *path = ctx.out_path ? g_strdup(ctx.out_path)
                                          : g_build_filename(dir, REPORT_DEFAULT, NULL);
-    g_autofree char *shown = shown_name(path);
+    g_autofree char *shown = text_escaped(path); /* a line break never printed raw */
     if (!may_write(path, shown)) {
         qdb_close(q);
         return 1;

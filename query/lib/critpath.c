@@ -298,15 +298,16 @@ static void par_add(int64_t from, int64_t to, unsigned w, void *data)
     p->max = MAX(p->max, w);
     if (to <= p->start || from >= p->end || p->end <= p->start)
         return;
-    from = MAX(from, p->start);
-    to = MIN(to, p->end);
+    /* in nanoseconds from the start: a clock's absolute value as a double (hours after boot,
+     * 2^44 ns and more) has steps large enough to push a slice's mean above its peak */
+    double f = (double)(MAX(from, p->start) - p->start), t = (double)(MIN(to, p->end) - p->start);
     double span = (double)(p->end - p->start) / p->buckets;
-    unsigned b0 = (unsigned)((double)(from - p->start) / span);
+    unsigned b0 = (unsigned)(f / span);
     for (unsigned b = MIN(b0, p->buckets - 1); b < p->buckets; b++) {
-        double lo = p->start + b * span, hi = lo + span;
-        if (lo >= to)
+        double lo = b * span, hi = lo + span;
+        if (lo >= t)
             break;
-        double overlap = MIN(hi, (double)to) - MAX(lo, (double)from);
+        double overlap = MIN(hi, t) - MAX(lo, f);
         if (overlap > 0) {
             p->avg[b] += w * overlap / span;
             p->peak[b] = MAX(p->peak[b], w);

@@ -181,6 +181,28 @@ static void test_jobs_in_argv(void)
     g_assert_cmpint(jobs((const char *[]){"make", "-ol.json", "-sj7", NULL}), ==, 7);
 }
 
+/* A build of 1 µs, 48 jobs at once, on a clock 7 hours after boot (as a real trace's): each
+ * slice's mean is 48, never more than its peak.  The slices were placed in absolute
+ * nanoseconds as doubles (near 2.6e13 a double's step is 1/256 ns, against slices of 17 ns),
+ * so means came out 48.004, above the peak of 48. */
+static void test_parallelism_late_clock(void)
+{
+    const int64_t at = INT64_C(25589501413796);
+    struct cp_task t[49];
+    t[0] = (struct cp_task){1, 0, at, at + 1000};
+    for (int i = 1; i < 49; i++)
+        t[i] = (struct cp_task){i + 1, 1, at, at + 1000};
+    double avg[60];
+    unsigned peak[60], max;
+    critpath_parallelism(t, 49, at, at + 1000, 60, avg, peak, &max);
+    g_assert_cmpuint(max, ==, 48);
+    for (int b = 0; b < 60; b++) {
+        g_assert_cmpuint(peak[b], ==, 48);
+        g_assert_cmpfloat(avg[b], <=, 48.0 + 1e-9);
+        g_assert_cmpfloat(avg[b], >=, 48.0 - 1e-9);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -191,5 +213,6 @@ int main(int argc, char **argv)
     g_test_add_func("/critpath/make-started-after-generator", test_make_started_after_generator);
     g_test_add_func("/critpath/degenerate", test_degenerate);
     g_test_add_func("/critpath/jobs-in-argv", test_jobs_in_argv);
+    g_test_add_func("/critpath/parallelism-late-clock", test_parallelism_late_clock);
     return g_test_run();
 }

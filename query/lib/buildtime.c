@@ -277,8 +277,12 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
     make_cp_tasks(q, bt, seen);
     g_free(seen);
     load_file_deps(q, bt);
-    critpath_compute((const struct cp_task *)(void *)bt->tasks->data, bt->tasks->len,
-                     (const struct cp_dep *)(void *)bt->deps->data, bt->deps->len, &bt->cp);
+    /* from the build's command, not an orphan that outlived it */
+    gssize root = buildtime_task_index(bt, qdb_run(q)->root_id);
+    critpath_compute_from((const struct cp_task *)(void *)bt->tasks->data, bt->tasks->len,
+                          (const struct cp_dep *)(void *)bt->deps->data, bt->deps->len,
+                          root >= 0 ? g_array_index(bt->tasks, struct cp_task, root).id : 0,
+                          &bt->cp);
     bt->run_start_ns = bt->cp.start_ns;
     bt->run_end_ns = bt->cp.end_ns;
 }

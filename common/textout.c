@@ -89,6 +89,13 @@ void text_escape(GString *out, const char *s, size_t len)
     escape_with(out, s, len, &text_style);
 }
 
+char *text_escaped(const char *s)
+{
+    GString *out = g_string_new(NULL);
+    text_escape(out, s, strlen(s));
+    return g_string_free(out, FALSE);
+}
+
 /* Whether the valid UTF-8 sequence s[0..n) must not stand as itself in a pasted command line:
  * a control character (C0, DEL, C1: a terminal acts on U+009B as on ESC [), a line or
  * paragraph separator, or a bidirectional override that shows the words in another order. */

@@ -17,7 +17,8 @@
  *   - json_string(): a JSON string literal.  Valid UTF-8 is kept; control characters, quote
  *     and backslash are escaped; each byte B that is not valid UTF-8 becomes \udcBB (a lone
  *     low surrogate, as Python's "surrogateescape" does), so exact bytes survive a round trip.
- *   - All append to a GString the caller owns.  No errors, no logging.
+ *   - All append to a GString the caller owns (text_escaped returns a string of its own).
+ *     No errors, no logging.
  */
 #pragma once
 
@@ -25,6 +26,9 @@
 #include <stddef.h>
 
 void text_escape(GString *out, const char *s, size_t len);
+/* A NUL-terminated name as text_escape writes it, in a string of its own (g_free it): for a
+ * file name in a one-line message. */
+char *text_escaped(const char *s);
 void text_quote_arg(GString *out, const char *s, size_t len);
 /* argv stored NUL-separated (as /proc/PID/cmdline): words joined by spaces, each quoted;
  * a final word without its NUL is a word all the same. */

@@ -794,8 +794,8 @@ static void render(struct model *m, GString *page)
 /* ---- where it goes ---- */
 
 /* Whether `path` may be written: "-", a new name, or a regular file an earlier report made
- * (or an empty one).  Otherwise one line saying why, false. */
-static bool may_write(const char *path)
+ * (or an empty one).  Otherwise one line saying why (naming it as `shown`), false. */
+static bool may_write(const char *path, const char *shown)
 {
     if (!strcmp(path, "-"))
         return true;
@@ -803,17 +803,17 @@ static bool may_write(const char *path)
     if (stat(path, &sb) != 0) {
         if (errno == ENOENT)
             return true; /* a new name, or a dangling link: outfile decides */
-        fprintf(stderr, "buildtrail report: %s: %s; choose another -o\n", path, g_strerror(errno));
+        fprintf(stderr, "buildtrail report: %s: %s; choose another -o\n", shown, g_strerror(errno));
         return false;
     }
     if (S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "buildtrail report: %s is a directory; give a file name, e.g. -o %s/"
-                REPORT_DEFAULT "\n", path, path);
+                REPORT_DEFAULT "\n", shown, shown);
         return false;
     }
     if (!S_ISREG(sb.st_mode)) {
         fprintf(stderr, "buildtrail report: %s is not a regular file (a FIFO, a device or a "
-                "socket); give a file name, or '-' for standard output\n", path);
+                "socket); give a file name, or '-' for standard output\n", shown);
         return false;
     }
     if (sb.st_size == 0)
@@ -825,13 +825,13 @@ static bool may_write(const char *path)
         close(fd);
     if (got < 0) {
         fprintf(stderr, "buildtrail report: %s cannot be read (%s) to see whether a report made "
-                "it; remove it or choose another -o\n", path, g_strerror(errno));
+                "it; remove it or choose another -o\n", shown, g_strerror(errno));
         return false;
     }
     head[got] = '\0';
     if (!strstr(head, REPORT_MARK)) {
         fprintf(stderr, "buildtrail report: %s exists and is not a buildtrail report; remove "
-                "it or choose another -o\n", path);
+                "it or choose another -o\n", shown);
         return false;
     }
     return true;
@@ -850,7 +850,8 @@ int query_report_main(int argc, char **argv)
     g_autofree char *dir = g_path_get_dirname(q->path);
     g_autofree char *path = ctx.out_path ? g_strdup(ctx.out_path)
                                          : g_build_filename(dir, REPORT_DEFAULT, NULL);
-    if (!may_write(path)) {
+    g_autofree char *shown = text_escaped(path); /* a line break never printed raw */
+    if (!may_write(path, shown)) {
         qdb_close(q);
         return 1;
     }
@@ -864,14 +865,14 @@ int query_report_main(int argc, char **argv)
         int err = outfile_write(path, ctx.mode_set ? ctx.mode : query_trace_mode(q), page->str,
                                 page->len);
         if (err < 0)
-            fprintf(stderr, "buildtrail report: cannot write %s: %s; choose another -o\n", path,
+            fprintf(stderr, "buildtrail report: cannot write %s: %s; choose another -o\n", shown,
                     outfile_strerror(err));
         else {
             status = 0;
             if (strcmp(path, "-")) {
                 GString *said = g_string_new(NULL);
                 text_size(said, (gint64)page->len);
-                fprintf(stderr, "buildtrail report: wrote %s (%s)\n", path, said->str);
+                fprintf(stderr, "buildtrail report: wrote %s (%s)\n", shown, said->str);
                 g_string_free(said, TRUE);
             }
         }

@@ -142,18 +142,19 @@ static const struct query_command export_command = {
  * status after one line saying why it cannot be merged into. */
 static int load_append(const char *path, char **text, GArray **entries)
 {
+    g_autofree char *shown = text_escaped(path); /* a line break never printed raw */
     struct stat st;
     if (stat(path, &st) < 0) {
         if (errno == ENOENT)
             return 0;
-        fprintf(stderr, "buildtrail export: cannot read %s: %s\n", path, g_strerror(errno));
+        fprintf(stderr, "buildtrail export: cannot read %s: %s\n", shown, g_strerror(errno));
         return 1;
     }
     g_autoptr(GError) gerr = NULL;
     gsize len = 0;
     if (!S_ISREG(st.st_mode) || !g_file_get_contents(path, text, &len, &gerr)) {
         fprintf(stderr, "buildtrail export: --append: cannot read %s: %s; give a "
-                        "compile_commands.json with -o, or drop --append\n", path,
+                        "compile_commands.json with -o, or drop --append\n", shown,
                 gerr ? gerr->message : "not a regular file");
         return 1;
     }
@@ -162,7 +163,7 @@ static int load_append(const char *path, char **text, GArray **entries)
     g_autofree char *err = NULL;
     if (ccdb_parse(*text, len, *entries, &err) < 0) {
         fprintf(stderr, "buildtrail export: --append: %s is not a compilation database (%s); "
-                        "it is left as it is: give another -o, or drop --append\n", path, err);
+                        "it is left as it is: give another -o, or drop --append\n", shown, err);
         return 1;
     }
     return 0;
@@ -269,8 +270,9 @@ int query_export_main(int argc, char **argv)
     int e = outfile_open(output ? output : "-",
                          cli.mode_given ? cli.mode : query_trace_mode(x.q), &sink);
     if (e < 0) {
+        g_autofree char *shown = text_escaped(output ? output : "-");
         fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to -o\n",
-                output, outfile_strerror(e));
+                shown, outfile_strerror(e));
         qdb_run_info_clear(&x.run);
         prov_free(x.p);
         qdb_close(x.q);
@@ -287,8 +289,9 @@ int query_export_main(int argc, char **argv)
         outfile_append(&sink, x.out->str, x.out->len);
         e = outfile_commit(&sink);
         if (e < 0) {
+            g_autofree char *shown = text_escaped(output ? output : "standard output");
             fprintf(stderr, "buildtrail export: cannot write %s: %s; give a writable path to "
-                            "-o\n", output ? output : "standard output", g_strerror(-e));
+                            "-o\n", shown, g_strerror(-e));
             status = 1;
         }
     }

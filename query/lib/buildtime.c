@@ -34,6 +34,19 @@ gssize buildtime_task_index(const struct buildtime *bt, int64_t image_id)
     return v ? (gssize)GPOINTER_TO_SIZE(v) - 1 : -1;
 }
 
+/* The 'j' of a cluster of short options ("-kj4"), or NULL: the cluster ends at an option that
+ * takes an argument, the rest being that (the 'j' of "-Cjson-c" is the directory's). */
+static const char *short_option_j(const char *a)
+{
+    for (const char *c = a + 1; *c; c++) {
+        if (*c == 'j')
+            return c;
+        if (strchr("CfIoWlOE", *c))
+            return NULL;
+    }
+    return NULL;
+}
+
 int buildtime_jobs_in_argv(const char *argv, size_t len)
 {
     int jobs = 0;
@@ -46,8 +59,8 @@ int buildtime_jobs_in_argv(const char *argv, size_t len)
         else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
             const char *next = a + strlen(a) + 1;
             n = next < end && *next >= '0' && *next <= '9' ? next : "";
-        } else if (a[0] == '-' && a[1] != '-' && strchr(a, 'j'))
-            n = strchr(a, 'j') + 1; /* -j4, -kj4 */
+        } else if (a[0] == '-' && a[1] != '-' && short_option_j(a))
+            n = short_option_j(a) + 1; /* -j4, -kj4 */
         else if (mf && strstr(mf, "-j"))
             n = strstr(mf, "-j") + 2;
         if (!n)
@@ -255,8 +268,12 @@ void buildtime_load(struct qdb *q, struct buildtime *bt)
     make_cp_tasks(q, bt, seen);
     g_free(seen);
     load_file_deps(q, bt);
-    critpath_compute((const struct cp_task *)(void *)bt->tasks->data, bt->tasks->len,
-                     (const struct cp_dep *)(void *)bt->deps->data, bt->deps->len, &bt->cp);
+    /* from the build's command, not an orphan that outlived it */
+    gssize root = buildtime_task_index(bt, qdb_run(q)->root_id);
+    critpath_compute_from((const struct cp_task *)(void *)bt->tasks->data, bt->tasks->len,
+                          (const struct cp_dep *)(void *)bt->deps->data, bt->deps->len,
+                          root >= 0 ? g_array_index(bt->tasks, struct cp_task, root).id : 0,
+                          &bt->cp);
     bt->run_start_ns = bt->cp.start_ns;
     bt->run_end_ns = bt->cp.end_ns;
 }

@@ -51,5 +51,6 @@ void buildtime_clear(struct buildtime *bt);
 /* The index of the task image `id` belongs to, or -1. */
 gssize buildtime_task_index(const struct buildtime *bt, int64_t image_id);
 
-/* The -j a driver's argv allows: N, -1 for no limit, 0 if it does not say. */
+/* The -j a driver's argv allows: N, -1 for no limit, 0 if it does not say (make's short
+ * options that take an argument, -C -f -I -o -W -l -O -E, end a cluster: -Cjson is no -j). */
 int buildtime_jobs_in_argv(const char *argv, size_t len);

@@ -133,16 +133,25 @@ static bool wrote_before(const struct cp *c, int64_t writer, int64_t step)
 void critpath_compute(const struct cp_task *tasks, size_t n, const struct cp_dep *deps,
                       size_t ndeps, struct critpath *out)
 {
+    critpath_compute_from(tasks, n, deps, ndeps, 0, out);
+}
+
+void critpath_compute_from(const struct cp_task *tasks, size_t n, const struct cp_dep *deps,
+                           size_t ndeps, int64_t root, struct critpath *out)
+{
     memset(out, 0, sizeof *out);
     out->steps = g_array_new(FALSE, FALSE, sizeof(struct cp_step));
     if (!n)
         return;
     struct cp c;
     cp_build(&c, tasks, n, deps, ndeps);
-    gssize cur = -1;
-    for (size_t i = 0; i < n; i++)
-        if (c.parent[i] < 0 && (cur < 0 || c.end[i] > c.end[cur]))
-            cur = (gssize)i;
+    gssize cur = root ? index_of(&c, root) : -1;
+    if (cur >= 0 && c.parent[cur] >= 0)
+        cur = -1; /* a root with a parent (crafted): as without one */
+    if (cur < 0) /* the task with no parent that ends last */
+        for (size_t i = 0; i < n; i++)
+            if (c.parent[i] < 0 && (cur < 0 || c.end[i] > c.end[cur]))
+                cur = (gssize)i;
     if (cur < 0) { /* no root: every task has a parent (a cycle a crafted trace made) */
         cp_free(&c);
         return;
@@ -298,15 +307,16 @@ static void par_add(int64_t from, int64_t to, unsigned w, void *data)
     p->max = MAX(p->max, w);
     if (to <= p->start || from >= p->end || p->end <= p->start)
         return;
-    from = MAX(from, p->start);
-    to = MIN(to, p->end);
+    /* in nanoseconds from the start: a clock's absolute value as a double (hours after boot,
+     * 2^44 ns and more) has steps large enough to push a slice's mean above its peak */
+    double f = (double)(MAX(from, p->start) - p->start), t = (double)(MIN(to, p->end) - p->start);
     double span = (double)(p->end - p->start) / p->buckets;
-    unsigned b0 = (unsigned)((double)(from - p->start) / span);
+    unsigned b0 = (unsigned)(f / span);
     for (unsigned b = MIN(b0, p->buckets - 1); b < p->buckets; b++) {
-        double lo = p->start + b * span, hi = lo + span;
-        if (lo >= to)
+        double lo = b * span, hi = lo + span;
+        if (lo >= t)
             break;
-        double overlap = MIN(hi, (double)to) - MAX(lo, (double)from);
+        double overlap = MIN(hi, t) - MAX(lo, f);
         if (overlap > 0) {
             p->avg[b] += w * overlap / span;
             p->peak[b] = MAX(p->peak[b], w);

@@ -67,6 +67,11 @@ struct critpath {
 
 void critpath_compute(const struct cp_task *tasks, size_t n, const struct cp_dep *deps,
                       size_t ndeps, struct critpath *out);
+/* The same from the task `root` (the run's root process) when it is one of the tasks, else
+ * as critpath_compute: an orphan the trace saw without its parent (a daemon the build left,
+ * /proc-only mode) that ended after the build is not the build. */
+void critpath_compute_from(const struct cp_task *tasks, size_t n, const struct cp_dep *deps,
+                           size_t ndeps, int64_t root, struct critpath *out);
 void critpath_clear(struct critpath *cp);
 
 /* Parallelism over [start_ns, end_ns) in `buckets` equal slices: avg[i] the time-weighted

@@ -226,6 +226,10 @@ static void load_run(struct qdb *q, bool recording)
         r->state = QDB_RUN_FAILED;
     else
         r->state = QDB_RUN_FINISHED;
+    if (start_ns < 0 || start_ns > QDB_TIME_MAX || end_ns < 0 || end_ns > QDB_TIME_MAX) {
+        qdb_damaged(q, "its run row holds a time no clock gives");
+        return;
+    }
     r->start_ns = start_ns;
     if (end_ns && r->state != QDB_RUN_RECORDING && r->state != QDB_RUN_KILLED)
         r->end_realtime_ns = r->start_realtime_ns + (end_ns - start_ns);
@@ -536,6 +540,9 @@ static struct qdb_process *row_to_process(struct qdb *q, sqlite3_stmt *st)
         p->exit_signal = sqlite3_column_int(st, PROC_EXIT_SIGNAL);
         p->killed_at_end = sqlite3_column_int(st, PROC_KILLED_AT_END) != 0;
     }
+    if (p->start_ns < 0 || p->start_ns > QDB_TIME_MAX ||
+        (p->exited && (p->end_ns < 0 || p->end_ns > QDB_TIME_MAX)))
+        qdb_damaged(q, "process %" G_GINT64_FORMAT " holds a time no clock gives", p->id);
     return p;
 }
 

@@ -72,6 +72,12 @@ struct qdb_run {
     int exit_status;        /* the build's, like $?; -1 unknown */
 };
 
+/* The latest time a trace may hold: the recorder writes CLOCK_MONOTONIC nanoseconds, never
+ * below 0, and no machine runs 146 years (2^62 ns).  A time outside [0, QDB_TIME_MAX] in a
+ * process, an exit or the run row is damage; so the difference of two such times, the
+ * sums of a few, never overflow (critical-path, report, chrome-trace, show subtract them). */
+#define QDB_TIME_MAX (INT64_C(1) << 62)
+
 /* The most memory SQLite may take (sqlite3_hard_heap_limit64; the page cache is 64 MiB). */
 #define QDB_HEAP_MAX (1 << 30)
 

@@ -1,4 +1,5 @@
 /* Unit tests: the critical path and parallelism on scripted process trees (critpath.h). */
+#include "buildtime.h"
 #include "critpath.h"
 
 #include <string.h>
@@ -152,6 +153,56 @@ static void test_degenerate(void)
     critpath_clear(&cp);
 }
 
+/* The -j a build driver's command line allows: the number, none (0), or without a limit
+ * (-1).  A cluster of short options ends where one that takes an argument starts: the 'j'
+ * in `make -Cjson-c` is the directory's (it said "-j without a limit"). */
+static int jobs(const char *const *words)
+{
+    GString *s = g_string_new(NULL);
+    for (int i = 0; words[i]; i++)
+        g_string_append_len(s, words[i], (gssize)strlen(words[i]) + 1);
+    int j = buildtime_jobs_in_argv(s->str, s->len);
+    g_string_free(s, TRUE);
+    return j;
+}
+
+static void test_jobs_in_argv(void)
+{
+    g_assert_cmpint(jobs((const char *[]){"make", "-j4", NULL}), ==, 4);
+    g_assert_cmpint(jobs((const char *[]){"make", "-kj3", NULL}), ==, 3);
+    g_assert_cmpint(jobs((const char *[]){"make", "-j", "5", NULL}), ==, 5);
+    g_assert_cmpint(jobs((const char *[]){"make", "--jobs=6", NULL}), ==, 6);
+    g_assert_cmpint(jobs((const char *[]){"make", "-j", NULL}), ==, -1);
+    g_assert_cmpint(jobs((const char *[]){"make", NULL}), ==, 0);
+    g_assert_cmpint(jobs((const char *[]){"make", "-Cjson-c", NULL}), ==, 0);
+    g_assert_cmpint(jobs((const char *[]){"make", "-fMakefile.json", "-j2", NULL}), ==, 2);
+    g_assert_cmpint(jobs((const char *[]){"make", "-sIinclude/json", NULL}), ==, 0);
+    g_assert_cmpint(jobs((const char *[]){"make", "-Wjunk.c", NULL}), ==, 0);
+    g_assert_cmpint(jobs((const char *[]){"make", "-ol.json", "-sj7", NULL}), ==, 7);
+}
+
+/* A build of 1 µs, 48 jobs at once, on a clock 7 hours after boot (as a real trace's): each
+ * slice's mean is 48, never more than its peak.  The slices were placed in absolute
+ * nanoseconds as doubles (near 2.6e13 a double's step is 1/256 ns, against slices of 17 ns),
+ * so means came out 48.004, above the peak of 48. */
+static void test_parallelism_late_clock(void)
+{
+    const int64_t at = INT64_C(25589501413796);
+    struct cp_task t[49];
+    t[0] = (struct cp_task){1, 0, at, at + 1000};
+    for (int i = 1; i < 49; i++)
+        t[i] = (struct cp_task){i + 1, 1, at, at + 1000};
+    double avg[60];
+    unsigned peak[60], max;
+    critpath_parallelism(t, 49, at, at + 1000, 60, avg, peak, &max);
+    g_assert_cmpuint(max, ==, 48);
+    for (int b = 0; b < 60; b++) {
+        g_assert_cmpuint(peak[b], ==, 48);
+        g_assert_cmpfloat(avg[b], <=, 48.0 + 1e-9);
+        g_assert_cmpfloat(avg[b], >=, 48.0 - 1e-9);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -161,5 +212,7 @@ int main(int argc, char **argv)
     g_test_add_func("/critpath/file-from-sibling", test_file_from_sibling);
     g_test_add_func("/critpath/make-started-after-generator", test_make_started_after_generator);
     g_test_add_func("/critpath/degenerate", test_degenerate);
+    g_test_add_func("/critpath/jobs-in-argv", test_jobs_in_argv);
+    g_test_add_func("/critpath/parallelism-late-clock", test_parallelism_late_clock);
     return g_test_run();
 }

@@ -177,6 +177,8 @@ struct proc_facts {
     bool system_program;  /* its executable is in /usr, /bin, /sbin or /lib */
     struct read_index *index; /* its reads by what pv_add_selected's rules match on, or NULL */
     guint n_writes;       /* how many writes it made (of versions) */
+    GHashTable *modules;  /* an interpreter's: file id -> what its name and argv make a read
+                           * of it (loaded_to_run's memo), or NULL */
 };
 
 /* One walk at one level, for pv_merge_levels: the inputs walk (pv_walk_level) or the

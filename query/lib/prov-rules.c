@@ -105,6 +105,8 @@ void pv_free_facts(gpointer data)
     struct proc_facts *f = data;
     if (f->rewrites)
         g_hash_table_destroy(f->rewrites);
+    if (f->modules)
+        g_hash_table_destroy(f->modules);
     free_read_index(f->index);
     g_free(f);
 }
@@ -206,8 +208,20 @@ static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const stru
     if (e->kind == TRACEDB_EXEC)
         return false;
     /* (a module its command line names is its data: pod2man lib/Foo.pm, a zip of *.py) */
-    if (f->interpreter && progkind_loads_module(f->prog, path))
-        return !steps_is_script_of(f->pr, path) && !steps_argv_names(f->pr, path);
+    if (f->interpreter) {
+        /* What the name and the command line say, once per file: an interpreter reads
+         * hundreds of modules, each asked of once per walk (and the exports walk per
+         * product).  0 not known yet, 1 not a module, 2 a module loaded, 3 one named. */
+        guint known = GPOINTER_TO_UINT(g_hash_table_lookup(f->modules, &e->file_id));
+        if (!known) {
+            known = !progkind_loads_module(f->prog, path)                                 ? 1
+                    : steps_is_script_of(f->pr, path) || steps_argv_names(f->pr, path) ? 3
+                                                                                     : 2;
+            g_hash_table_insert(f->modules, pv_id_key(e->file_id), GUINT_TO_POINTER(known));
+        }
+        if (known != 1)
+            return known == 2;
+    }
     return shlib_name(p, e->file_id, path) && loader_read(f, e, path);
 }
 
@@ -242,6 +256,8 @@ const struct proc_facts *pv_facts_of(struct prov *p, int64_t pid)
     f->prog = qdb_process_program(pr);
     f->step = progkind_step(f->prog);
     f->interpreter = progkind_is_interpreter(f->prog);
+    if (f->interpreter)
+        f->modules = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     f->configure = under_configure(p, pr);
     static char usr[] = "/usr", bin[] = "/bin", sbin[] = "/sbin", lib[] = "/lib";
     char *const sys[] = {usr, bin, sbin, lib, NULL};

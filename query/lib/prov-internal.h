@@ -68,7 +68,14 @@ struct graph {
     struct csr readers; /* version -> {process, first_ns} */
     struct csr writes;  /* process -> {version, last_ns} */
     struct csr based;   /* version -> {version based on it} */
+    /* What pv_read_role said of each read edge (reads.e[i]), made on first use: per edge
+     * PV_ROLE_SLOTS bytes (0 not asked yet, else the role + 1), one per level and way it was
+     * read (as the writer's data, as an ancestor's; the influence level's data reads once
+     * more with stop_at_shlibs).  Every walk of a command that walks per product asks the
+     * same reads again (gnulib's objects are in every coreutils program): judged once. */
+    guint8 *role_memo;
 };
+#define PV_ROLE_SLOTS 8
 
 /* A walk that reaches more versions than this is redone on the in-memory graph.  One lookup
  * per node costs ~40 us; loading the graph ~0.7 s per million accesses; so a walk that has

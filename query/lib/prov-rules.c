@@ -372,7 +372,7 @@ static enum prov_role influence_role(const struct proc_facts *f, enum filekind n
 }
 
 /* How one read of `f` enters a walk at its level (PROV_ROLE_COUNT: it does not). */
-enum prov_role pv_read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
+static enum prov_role read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
                                 bool ancestor)
 {
     struct prov *p = w->p;
@@ -401,6 +401,39 @@ enum prov_role pv_read_role(struct walk *w, const struct proc_facts *f, const st
     if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
         return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
     return code_role(f, name, path, e->kind);
+}
+
+/* Where the graph's memo keeps what read_role says of edge `e` at w's level, or NULL: no
+ * graph loaded, the every-read level (diff: one walk), or an edge that is not the graph's. */
+static guint8 *role_slot(struct walk *w, const struct edge *e, bool ancestor)
+{
+    struct graph *g = w->p->graph;
+    if (!g || w->level > LEVEL_INFLUENCE)
+        return NULL;
+    size_t n = g->reads.start[g->reads.max_key + 1];
+    uintptr_t at = (uintptr_t)e, first = (uintptr_t)g->reads.e;
+    if (at < first || at >= first + n * sizeof *e)
+        return NULL;
+    if (!g->role_memo)
+        g->role_memo = g_malloc0(n * PV_ROLE_SLOTS);
+    /* (read_role's answer depends on the level, the way, and for the influence level's data
+     * reads on stop_at_shlibs; the process is the edge's own) */
+    unsigned slot = (unsigned)w->level * 2 + ancestor;
+    if (w->level == LEVEL_INFLUENCE && !ancestor && w->o->stop_at_shlibs)
+        slot = 6;
+    return &g->role_memo[(size_t)(e - g->reads.e) * PV_ROLE_SLOTS + slot];
+}
+
+enum prov_role pv_read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
+                            bool ancestor)
+{
+    guint8 *memo = role_slot(w, e, ancestor);
+    if (memo && *memo)
+        return (enum prov_role)(*memo - 1);
+    enum prov_role r = read_role(w, f, e, ancestor);
+    if (memo)
+        *memo = (guint8)(r + 1);
+    return r;
 }
 
 static gint guint_cmp(gconstpointer a, gconstpointer b)

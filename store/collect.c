@@ -1,6 +1,7 @@
 /* collect — one trace as the rows `store push` sends (contract in collect.h). */
 #include "collect.h"
 
+#include "closures.h"
 #include "dpkgdb.h"
 #include "filekind.h"
 #include "licroll.h"
@@ -348,15 +349,16 @@ static void add_processes(struct collector *c, struct qdb *q)
 }
 
 /* Each product: its leaves (what the build did not make) with roles, the package owning each,
- * its licenses — one walk per product, the licenses' own (licroll_closure walks as `inputs
- * --leaves --roles` does: with scripts, stopping at shared libraries) —; and the one-step code
+ * its licenses — one walk per product (closures_of: `inputs --leaves --roles`, with scripts,
+ * stopping at shared libraries, the walk the licenses sort and the SBOM exports list) —; and
+ * the one-step code
  * edges of every version the products' code closures pass through (their union in one walk),
  * so that a chain from a product to a leaf can be drawn. */
 static void add_products(struct collector *c, struct qdb *q)
 {
     struct prov *p = c->p;
     struct store_trace *t = c->t;
-    prov_load(p);
+    struct closures *closures = closures_new(p); /* (loads the graph) */
     GPtrArray *products = prov_products(p);
     static const struct prov_walk_opts code = {.code_only = true, .stop_at_shlibs = true};
     static const struct prov_walk_opts step = {.code_only = true, .stop_at_shlibs = true,
@@ -369,7 +371,7 @@ static void add_products(struct collector *c, struct qdb *q)
             continue; /* config.log, conftest: the configure step's, not the build's */
         g_array_append_val(kept, pv->id);
         add_version(c, pv);
-        GPtrArray *files = licroll_closure(p, pv->id, lic_cache);
+        GPtrArray *files = licroll_of_nodes(closures_of(closures, pv->id), lic_cache);
         GHashTable *product_syms = NULL;
         int product_kind = -1;
         g_autofree char *rollup = licroll_rollup(files);
@@ -436,6 +438,7 @@ static void add_products(struct collector *c, struct qdb *q)
     g_array_unref(todo);
     g_array_unref(kept);
     g_hash_table_destroy(lic_cache);
+    closures_free(closures);
     g_ptr_array_free(products, TRUE);
 }
 

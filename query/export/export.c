@@ -297,6 +297,7 @@ int query_export_main(int argc, char **argv)
     }
     g_string_free(x.out, TRUE);
     qdb_run_info_clear(&x.run);
+    closures_free(x.closures);
     prov_free(x.p);
     qdb_close(x.q);
     g_ptr_array_free(collapse, TRUE);

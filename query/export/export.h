@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include "closures.h"
 #include "dpkgdb.h"
 #include "driver.h"
 #include "licroll.h"
@@ -41,6 +42,7 @@ struct export_ctx {
     const char *append_text;      /* compile-commands --append: the old database's text ... */
     const GArray *append_entries; /* ... and its entries (struct ccdb_entry), or NULL */
     const char *admindir;         /* dpkg's database for the SBOMs' packages, or NULL */
+    struct closures *closures;    /* each product's closure, walked once (ex_closure) */
 };
 
 /* ---- helpers (shared.c) ---- */
@@ -77,6 +79,9 @@ gint ex_proc_id_cmp_int64(gconstpointer a, gconstpointer b);
 /* The nearest ancestor of process `id` (exec predecessors, then parents) that is in `set`
  * (int64 ids), or 0. */
 int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set);
+
+/* The closure of product v (closures_of: walked on the first ask, for every use after). */
+const GArray *ex_closure(struct export_ctx *x, const struct prov_version *v);
 
 /* The leaf inputs (found files whose code it carries: prov.h's code roles, not shared
  * libraries) and the tools of one product. */

@@ -144,21 +144,26 @@ int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set
 /* The leaf inputs and the tools of one product: the found files whose code it carries
  * (compiled, included, linked, copied, generated from; not the shared libraries it links,
  * nor what only decided how it was made: build scripts, probes), and the programs run. */
+const GArray *ex_closure(struct export_ctx *x, const struct prov_version *v)
+{
+    if (!x->closures)
+        x->closures = closures_new(x->p);
+    return closures_of(x->closures, v->id);
+}
+
 void ex_product_inputs(struct export_ctx *x, const struct prov_version *v, GArray **leaves,
                        GArray **tools)
 {
-    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
-    GArray *nodes = prov_inputs(x->p, v->id, &walk);
+    const GArray *nodes = ex_closure(x, v);
     *leaves = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     *tools = g_array_new(FALSE, FALSE, sizeof(const struct prov_version *));
     for (guint i = 0; i < nodes->len; i++) {
-        struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
         if (n->role == PROV_ROLE_TOOL)
             g_array_append_val(*tools, n->v);
         else if (n->v->origin == TRACEDB_VERSION_FOUND && n->role < PROV_ROLE_SHLIB)
             g_array_append_val(*leaves, n->v);
     }
-    g_array_unref(nodes);
 }
 
 char *ex_doc_name(struct export_ctx *x)
@@ -305,7 +310,7 @@ const char *ex_spdx_file_types(enum ex_file_type t)
 char *ex_product_license(struct export_ctx *x, const struct prov_version *v, GHashTable *cache,
                          unsigned *n_unknown)
 {
-    GPtrArray *files = licroll_closure(x->p, v->id, cache);
+    GPtrArray *files = licroll_of_nodes(ex_closure(x, v), cache);
     char *roll = licroll_rollup(files);
     unsigned unknown = 0;
     for (guint i = 0; i < files->len; i++) {

@@ -1,6 +1,8 @@
 /* licroll — the licenses of what one built file incorporates (contract in licroll.h). */
 #include "licroll.h"
 
+#include "closures.h"
+
 #include "filekind.h"
 #include "licdetect.h"
 #include "tracedb.h"
@@ -169,8 +171,14 @@ static void detect_cached(struct lic_file *f, GPtrArray *all, GHashTable *cache)
 
 GPtrArray *licroll_closure(struct prov *p, int64_t vid, GHashTable *cache)
 {
-    static const struct prov_walk_opts walk = {.scripts = true, .stop_at_shlibs = true};
-    GArray *nodes = prov_inputs(p, vid, &walk);
+    GArray *nodes = prov_inputs(p, vid, &closures_walk);
+    GPtrArray *files = licroll_of_nodes(nodes, cache);
+    g_array_unref(nodes);
+    return files;
+}
+
+GPtrArray *licroll_of_nodes(const GArray *nodes, GHashTable *cache)
+{
     GPtrArray *files = g_ptr_array_new_with_free_func(free_file);
     for (guint i = 0; i < nodes->len; i++) {
         const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
@@ -187,7 +195,6 @@ GPtrArray *licroll_closure(struct prov *p, int64_t vid, GHashTable *cache)
             f->license = g_strdup(filekind_toolchain_runtime(n->v->path));
         g_ptr_array_add(files, f);
     }
-    g_array_unref(nodes);
     for (guint i = 0; i < files->len; i++) {
         struct lic_file *f = files->pdata[i];
         if (f->cat == CAT_INCORPORATED || f->cat == CAT_SYSTEM_HEADER || f->cat == CAT_SCRIPT)

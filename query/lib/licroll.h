@@ -59,6 +59,9 @@ struct lic_file {
 
 GHashTable *licroll_cache_new(void);
 GPtrArray *licroll_closure(struct prov *p, int64_t vid, GHashTable *cache);
+/* The same from a closure already walked (`nodes`: prov_inputs' result with licroll_closure's
+ * options, as closures_of keeps it for a command that asks every product's). */
+GPtrArray *licroll_of_nodes(const GArray *nodes, GHashTable *cache);
 char *licroll_rollup(GPtrArray *files);
 /* The detection a cache holds for version `vid`: its expression, or NULL (none found);
  * *looked says whether it was looked at. */

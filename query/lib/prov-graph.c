@@ -180,6 +180,7 @@ void pv_graph_free(struct graph *g)
     csr_free(&g->readers);
     csr_free(&g->writes);
     csr_free(&g->based);
+    g_free(g->role_memo);
     g_free(g);
 }
 

@@ -68,7 +68,14 @@ struct graph {
     struct csr readers; /* version -> {process, first_ns} */
     struct csr writes;  /* process -> {version, last_ns} */
     struct csr based;   /* version -> {version based on it} */
+    /* What pv_read_role said of each read edge (reads.e[i]), made on first use: per edge
+     * PV_ROLE_SLOTS bytes (0 not asked yet, else the role + 1), one per level and way it was
+     * read (as the writer's data, as an ancestor's; the influence level's data reads once
+     * more with stop_at_shlibs).  Every walk of a command that walks per product asks the
+     * same reads again (gnulib's objects are in every coreutils program): judged once. */
+    guint8 *role_memo;
 };
+#define PV_ROLE_SLOTS 8
 
 /* A walk that reaches more versions than this is redone on the in-memory graph.  One lookup
  * per node costs ~40 us; loading the graph ~0.7 s per million accesses; so a walk that has
@@ -177,6 +184,8 @@ struct proc_facts {
     bool system_program;  /* its executable is in /usr, /bin, /sbin or /lib */
     struct read_index *index; /* its reads by what pv_add_selected's rules match on, or NULL */
     guint n_writes;       /* how many writes it made (of versions) */
+    GHashTable *modules;  /* an interpreter's: file id -> what its name and argv make a read
+                           * of it (loaded_to_run's memo), or NULL */
 };
 
 /* One walk at one level, for pv_merge_levels: the inputs walk (pv_walk_level) or the

@@ -105,6 +105,8 @@ void pv_free_facts(gpointer data)
     struct proc_facts *f = data;
     if (f->rewrites)
         g_hash_table_destroy(f->rewrites);
+    if (f->modules)
+        g_hash_table_destroy(f->modules);
     free_read_index(f->index);
     g_free(f);
 }
@@ -206,8 +208,20 @@ static bool loaded_to_run(struct prov *p, const struct proc_facts *f, const stru
     if (e->kind == TRACEDB_EXEC)
         return false;
     /* (a module its command line names is its data: pod2man lib/Foo.pm, a zip of *.py) */
-    if (f->interpreter && progkind_loads_module(f->prog, path))
-        return !steps_is_script_of(f->pr, path) && !steps_argv_names(f->pr, path);
+    if (f->interpreter) {
+        /* What the name and the command line say, once per file: an interpreter reads
+         * hundreds of modules, each asked of once per walk (and the exports walk per
+         * product).  0 not known yet, 1 not a module, 2 a module loaded, 3 one named. */
+        guint known = GPOINTER_TO_UINT(g_hash_table_lookup(f->modules, &e->file_id));
+        if (!known) {
+            known = !progkind_loads_module(f->prog, path)                                 ? 1
+                    : steps_is_script_of(f->pr, path) || steps_argv_names(f->pr, path) ? 3
+                                                                                     : 2;
+            g_hash_table_insert(f->modules, pv_id_key(e->file_id), GUINT_TO_POINTER(known));
+        }
+        if (known != 1)
+            return known == 2;
+    }
     return shlib_name(p, e->file_id, path) && loader_read(f, e, path);
 }
 
@@ -242,6 +256,8 @@ const struct proc_facts *pv_facts_of(struct prov *p, int64_t pid)
     f->prog = qdb_process_program(pr);
     f->step = progkind_step(f->prog);
     f->interpreter = progkind_is_interpreter(f->prog);
+    if (f->interpreter)
+        f->modules = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     f->configure = under_configure(p, pr);
     static char usr[] = "/usr", bin[] = "/bin", sbin[] = "/sbin", lib[] = "/lib";
     char *const sys[] = {usr, bin, sbin, lib, NULL};
@@ -356,7 +372,7 @@ static enum prov_role influence_role(const struct proc_facts *f, enum filekind n
 }
 
 /* How one read of `f` enters a walk at its level (PROV_ROLE_COUNT: it does not). */
-enum prov_role pv_read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
+static enum prov_role read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
                                 bool ancestor)
 {
     struct prov *p = w->p;
@@ -385,6 +401,39 @@ enum prov_role pv_read_role(struct walk *w, const struct proc_facts *f, const st
     if (f->step == PROGKIND_GENERIC && is_binary(p, e->id, e->file_id, path))
         return PROV_ROLE_COUNT; /* inspected (dpkg-shlibdeps, file, objdump), not carried */
     return code_role(f, name, path, e->kind);
+}
+
+/* Where the graph's memo keeps what read_role says of edge `e` at w's level, or NULL: no
+ * graph loaded, the every-read level (diff: one walk), or an edge that is not the graph's. */
+static guint8 *role_slot(struct walk *w, const struct edge *e, bool ancestor)
+{
+    struct graph *g = w->p->graph;
+    if (!g || w->level > LEVEL_INFLUENCE)
+        return NULL;
+    size_t n = g->reads.start[g->reads.max_key + 1];
+    uintptr_t at = (uintptr_t)e, first = (uintptr_t)g->reads.e;
+    if (at < first || at >= first + n * sizeof *e)
+        return NULL;
+    if (!g->role_memo)
+        g->role_memo = g_malloc0(n * PV_ROLE_SLOTS);
+    /* (read_role's answer depends on the level, the way, and for the influence level's data
+     * reads on stop_at_shlibs; the process is the edge's own) */
+    unsigned slot = (unsigned)w->level * 2 + ancestor;
+    if (w->level == LEVEL_INFLUENCE && !ancestor && w->o->stop_at_shlibs)
+        slot = 6;
+    return &g->role_memo[(size_t)(e - g->reads.e) * PV_ROLE_SLOTS + slot];
+}
+
+enum prov_role pv_read_role(struct walk *w, const struct proc_facts *f, const struct edge *e,
+                            bool ancestor)
+{
+    guint8 *memo = role_slot(w, e, ancestor);
+    if (memo && *memo)
+        return (enum prov_role)(*memo - 1);
+    enum prov_role r = read_role(w, f, e, ancestor);
+    if (memo)
+        *memo = (guint8)(r + 1);
+    return r;
 }
 
 static gint guint_cmp(gconstpointer a, gconstpointer b)

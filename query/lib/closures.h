@@ -1,0 +1,36 @@
+/* closures — each product's closure, walked once, for the commands that ask it of every
+ * product: the SBOM exports (spdx, cyclonedx: leaves, tools, the licenses' roll-up) and the
+ * store's push (closure rows, licenses).
+ *
+ * The closure is the walk of `inputs --leaves --roles` (prov_inputs with scripts, stopping at
+ * shared libraries: closures_walk), the very walk licroll_closure sorts into license
+ * categories.  Before this engine spdx and cyclonedx walked it twice per product (once for
+ * the leaves and tools, once more inside the licenses); now the first ask walks and every
+ * later ask of that version is answered from memory.  The walks themselves share the rules'
+ * work across products (prov: each read's role and each interpreter module judged once), so
+ * the closure of what products have in common (gnulib's objects in every coreutils program)
+ * costs a walk over nodes already judged (docs/performance.md, "Closures").
+ *
+ * Contract: over one struct prov (single-threaded, as prov.h says); prints nothing; errors
+ * are the qdb's (qdb_failed).  The arrays are the engine's, valid until closures_free; each
+ * is exactly what prov_inputs(p, vid, &closures_walk) returns (tests/unit/test-closures.c).
+ */
+#pragma once
+
+#include "prov.h"
+
+#include <glib.h>
+#include <stdint.h>
+
+/* The walk every closure here is: with scripts, stopping at shared libraries. */
+extern const struct prov_walk_opts closures_walk;
+
+struct closures;
+
+/* Loads the whole graph (prov_load): these commands walk many times. */
+struct closures *closures_new(struct prov *p);
+void closures_free(struct closures *c);
+
+/* The closure of version `vid` (struct prov_node, sorted by path, `vid` itself not in it),
+ * walked on the first ask and kept. */
+const GArray *closures_of(struct closures *c, int64_t vid);

@@ -1,0 +1,181 @@
+/* Unit tests of closures (query/lib/closures.h): every product's closure, walked once on the
+ * loaded graph with the rules' answers shared between walks, equals the walk of that product
+ * alone on a fresh prov (one SQL lookup per step, nothing shared), in whatever order the
+ * products are asked; and a second ask is the same array. */
+#include "closures.h"
+#include "prov.h"
+#include "qdb.h"
+#include "unit-trace.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define BLOB(a) "CAST(" a " AS BLOB)"
+#define NUL " || char(0) || "
+
+/*   make [1] reads Makefile (101) and, later, b.c (166: a script of progB only: its bound)
+ *   cc   [2] u.c u.h -> u.o;   cc [3] v.c u.h -> v.o;   ar [4] u.o v.o -> libu.a
+ *   perl [5] gen.pl data.def -> gen.c (Foo.pm a module it loads, gen.pl its script)
+ *   cc   [6] a.c gen.c u.h -> a.o;   ld [7] a.o libu.a -> progA
+ *   cc   [8] b.c u.h -> b.o;         ld [9] b.o libu.a libz.so -> progB
+ *   cc  [10] x.c -> x.o, started by perl [5]: its reads are x.o's scripts (the same reads
+ *            that are gen.c's data);   ld [11] x.o -> progC
+ *   cc  [12] y.c -> y.o, started by ld [9]: libz.so, which ld linked (a shared library, not
+ *            followed), is y.o's script
+ * libu.a, u.h and the Makefile are in both programs' closures. */
+static char *make_trace(void)
+{
+    return unit_crafted_trace(
+        "closures.db",
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', " BLOB("'make'") "),"
+        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', " BLOB("'cc'" NUL "'-c'" NUL "'u.c'") "),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', " BLOB("'cc'" NUL "'-c'" NUL "'v.c'") "),"
+        "(4, 13, 4, 0, 1, 130, 130, 'ar', '/usr/bin/ar', '/w', " BLOB("'ar'" NUL "'rcs'" NUL "'libu.a'" NUL "'u.o'" NUL "'v.o'") "),"
+        "(5, 14, 5, 0, 1, 140, 140, 'perl', '/usr/bin/perl', '/w', " BLOB("'perl'" NUL "'gen.pl'" NUL "'data.def'") "),"
+        "(6, 15, 6, 0, 1, 150, 150, 'cc', '/usr/bin/cc', '/w', " BLOB("'cc'" NUL "'-c'" NUL "'a.c'" NUL "'gen.c'") "),"
+        "(7, 16, 7, 0, 1, 160, 160, 'ld', '/usr/bin/ld', '/w', " BLOB("'ld'" NUL "'-o'" NUL "'progA'") "),"
+        "(8, 17, 8, 0, 1, 170, 170, 'cc', '/usr/bin/cc', '/w', " BLOB("'cc'" NUL "'-c'" NUL "'b.c'") "),"
+        "(9, 18, 9, 0, 1, 180, 180, 'ld', '/usr/bin/ld', '/w', " BLOB("'ld'" NUL "'-o'" NUL "'progB'") "),"
+        "(10, 19, 10, 0, 5, 146, 146, 'cc', '/usr/bin/cc', '/w', " BLOB("'cc'" NUL "'-c'" NUL "'x.c'") "),"
+        "(11, 20, 11, 0, 1, 190, 190, 'ld', '/usr/bin/ld', '/w', " BLOB("'ld'" NUL "'-o'" NUL "'progC'") "),"
+        "(12, 21, 12, 0, 9, 186, 186, 'cc', '/usr/bin/cc', '/w', " BLOB("'cc'" NUL "'-c'" NUL "'y.c'") ");"
+        "INSERT INTO files (id, path) VALUES (1, '/w/Makefile'), (2, '/w/u.c'), (3, '/w/u.h'),"
+        "(4, '/w/u.o'), (5, '/w/v.c'), (6, '/w/v.o'), (7, '/w/libu.a'), (8, '/w/data.def'),"
+        "(9, '/usr/share/perl5/Foo.pm'), (10, '/w/gen.c'), (11, '/w/a.c'), (12, '/w/a.o'),"
+        "(13, '/w/progA'), (14, '/w/b.c'), (15, '/w/b.o'), (16, '/usr/lib/libz.so'),"
+        "(17, '/w/progB'), (18, '/usr/bin/cc'), (19, '/w/gen.pl'),"
+        "(20, '/w/x.c'), (21, '/w/x.o'), (22, '/w/progC'),"
+        "(23, '/w/y.c'), (24, '/w/y.o');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, size, sha256) VALUES "
+        "(1, 1, 1, 101, 101, 9, X'01'), (2, 2, 1, 112, 112, 9, X'02'), (3, 3, 1, 113, 113, 9, X'03'),"
+        "(4, 4, 2, 115, 115, 9, X'04'), (5, 5, 1, 122, 122, 9, X'05'), (6, 6, 2, 125, 125, 9, X'06'),"
+        "(7, 7, 2, 134, 134, 9, X'07'), (8, 8, 1, 143, 143, 9, X'08'), (9, 9, 1, 142, 142, 9, X'09'),"
+        "(10, 10, 2, 145, 145, 9, X'0A'), (11, 11, 1, 152, 152, 9, X'0B'),"
+        "(12, 12, 2, 156, 156, 9, X'0C'), (13, 13, 2, 164, 164, 9, X'0D'),"
+        "(14, 14, 1, 166, 166, 9, X'0E'), (15, 15, 2, 175, 175, 9, X'0F'),"
+        "(16, 16, 1, 183, 183, 9, X'10'), (17, 17, 2, 185, 185, 9, X'11'),"
+        "(18, 18, 1, 111, 111, 9, X'12'), (19, 19, 1, 141, 141, 9, X'13'),"
+        "(20, 20, 1, 147, 147, 9, X'14'), (21, 21, 2, 149, 149, 9, X'15'),"
+        "(22, 22, 2, 193, 193, 9, X'16'),"
+        "(23, 23, 1, 187, 187, 9, X'17'), (24, 24, 2, 189, 189, 9, X'18');"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES "
+        "(1, 1, 1, 101, 101, 1, 0), (1, 14, 1, 166, 166, 14, 0),"
+        "(2, 18, 5, 111, 111, 18, 0), (2, 2, 1, 112, 112, 2, 0), (2, 3, 1, 113, 113, 3, 0),"
+        "(2, 4, 3, 114, 115, 4, 577),"
+        "(3, 18, 5, 121, 121, 18, 0), (3, 5, 1, 122, 122, 5, 0), (3, 3, 1, 123, 123, 3, 0),"
+        "(3, 6, 3, 124, 125, 6, 577),"
+        "(4, 4, 1, 131, 131, 4, 0), (4, 6, 1, 132, 132, 6, 0), (4, 7, 3, 133, 134, 7, 577),"
+        "(5, 19, 1, 141, 141, 19, 0), (5, 9, 1, 142, 142, 9, 0), (5, 8, 1, 143, 143, 8, 0),"
+        "(5, 10, 3, 144, 145, 10, 577),"
+        "(6, 18, 5, 151, 151, 18, 0), (6, 11, 1, 152, 152, 11, 0), (6, 10, 1, 153, 153, 10, 0),"
+        "(6, 3, 1, 154, 154, 3, 0), (6, 12, 3, 155, 156, 12, 577),"
+        "(7, 12, 1, 161, 161, 12, 0), (7, 7, 1, 162, 162, 7, 0), (7, 13, 3, 163, 164, 13, 577),"
+        "(8, 18, 5, 171, 171, 18, 0), (8, 14, 1, 172, 172, 14, 0), (8, 3, 1, 173, 173, 3, 0),"
+        "(8, 15, 3, 174, 175, 15, 577),"
+        "(9, 15, 1, 181, 181, 15, 0), (9, 7, 1, 182, 182, 7, 0), (9, 16, 1, 183, 183, 16, 0),"
+        "(9, 17, 3, 184, 185, 17, 577),"
+        "(10, 18, 5, 146, 146, 18, 0), (10, 20, 1, 147, 147, 20, 0),"
+        "(10, 21, 3, 148, 149, 21, 577),"
+        "(11, 21, 1, 191, 191, 21, 0), (11, 22, 3, 192, 193, 22, 577),"
+        "(12, 23, 1, 187, 187, 23, 0), (12, 24, 3, 188, 189, 24, 577);",
+        200);
+}
+
+static struct prov *open_trace(const char *path, struct qdb **q)
+{
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
+    struct prov *p = prov_new(*q);
+    g_assert_nonnull(p);
+    return p;
+}
+
+/* "path:role[?]@depth" of every node, in the array's order. */
+static char *describe(const GArray *nodes)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < nodes->len; i++) {
+        const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
+        g_string_append_printf(s, "%s%s:%s%s@%d", s->len ? "," : "", n->v->path,
+                               prov_role_name(n->role), n->guess ? "?" : "", n->depth);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Every product's closure from the engine (in `order`: forward, or backward) against the
+ * walk of that product alone on a fresh prov. */
+static void check_all(const char *path, bool backward)
+{
+    struct qdb *q = NULL, *q1 = NULL;
+    struct prov *p = open_trace(path, &q);
+    struct closures *c = closures_new(p);
+    GPtrArray *prods = prov_products(p);
+    g_assert_cmpuint(prods->len, ==, 11);
+    for (guint k = 0; k < prods->len; k++) {
+        const struct prov_version *v = prods->pdata[backward ? prods->len - 1 - k : k];
+        const GArray *shared = closures_of(c, v->id);
+        g_assert_true(closures_of(c, v->id) == shared); /* walked once, kept */
+        struct prov *alone = open_trace(path, &q1); /* nothing loaded, nothing shared */
+        GArray *want = prov_inputs(alone, v->id, &closures_walk);
+        g_autofree char *got_text = describe(shared), *want_text = describe(want);
+        g_assert_cmpstr(got_text, ==, want_text);
+        g_array_unref(want);
+        prov_free(alone);
+        qdb_close(q1);
+    }
+    g_ptr_array_free(prods, TRUE);
+    closures_free(c);
+    prov_free(p);
+    qdb_close(q);
+}
+
+static void test_shared_equals_alone(void)
+{
+    g_autofree char *path = make_trace();
+    check_all(path, false);
+    check_all(path, true);
+}
+
+/* What the shared walks say of the two programs: what they have in common and what not. */
+static void test_programs(void)
+{
+    g_autofree char *path = make_trace();
+    struct qdb *q = NULL;
+    struct prov *p = open_trace(path, &q);
+    struct closures *c = closures_new(p);
+    g_autofree char *a = describe(closures_of(c, 13)), *b = describe(closures_of(c, 17));
+    /* progA: libu.a's sources and header, the generator's data (not its script nor the module
+     * it loads), the Makefile as a script; not b.c, read by make only after progA was made */
+    g_assert_nonnull(strstr(a, "/w/u.c:source"));
+    g_assert_nonnull(strstr(a, "/w/v.c:source"));
+    g_assert_nonnull(strstr(a, "/w/data.def:header"));
+    g_assert_nonnull(strstr(a, "/w/Makefile:script"));
+    g_assert_null(strstr(a, "Foo.pm"));
+    g_assert_null(strstr(a, "/w/b.c"));
+    /* progB: the same library's code, its own source, libz.so as a shared library */
+    g_assert_nonnull(strstr(b, "/w/u.c:source"));
+    g_assert_nonnull(strstr(b, "/w/b.c:source"));
+    g_assert_nonnull(strstr(b, "/usr/lib/libz.so:shlib"));
+    g_assert_null(strstr(b, "data.def"));
+    /* progC: the generator's reads as its compiler's ancestor's: scripts, not code */
+    g_autofree char *x = describe(closures_of(c, 22));
+    g_assert_nonnull(strstr(x, "/w/x.c:source"));
+    g_assert_nonnull(strstr(x, "/w/data.def:script"));
+    /* y.o: what the linker that started its compiler read, libz.so too, as scripts */
+    g_autofree char *y = describe(closures_of(c, 24));
+    g_assert_nonnull(strstr(y, "/usr/lib/libz.so:script"));
+    closures_free(c);
+    prov_free(p);
+    qdb_close(q);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/closures/shared-equals-alone", test_shared_equals_alone);
+    g_test_add_func("/closures/programs", test_programs);
+    return unit_run();
+}

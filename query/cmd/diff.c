@@ -1,8 +1,8 @@
 /* diff: why two builds of the same source differ — which products differ, and the root
  * causes behind them, followed down the provenance graph of each trace.
  *
- * Products are matched by path, the first build's paths mapped onto the second's (its
- * directory onto the other's, then each --map OLD=NEW), and compared by SHA-256.  For a
+ * Products are matched by path, the first build's paths mapped onto the second's (each
+ * --map OLD=NEW, then the layout: where the two directories part), and compared by SHA-256.  For a
  * product that differs, the process that made it in each build is the one that wrote it
  * (matched by what it wrote, never by pid or order); its direct inputs are paired by path
  * (temporaries, whose names are random, by directory and extension in reading order), and
@@ -19,8 +19,14 @@
  *   nondeterminism  ... the same in every way it can be told apart, yet its output differs
  *              (the clock, randomness, the order of a directory listing, the build path; or,
  *              when the program was not traced, the program's content — said so).
+ *   build path  the files differ by the build's layout paths alone (still on disk), or a
+ *              compile with debug information recorded its directory: one cause for all.
  * Each root cause lists the products it reaches; a product is listed under every cause that
- * reaches it.  Exit: 0 identical, 1 the products differ, 2 an error or a usage error.
+ * reaches it.  When the build delivers artifacts (the packages beside its directory, the files
+ * installed into debian/PKG/), they lead: their counts and the packages by name, then the
+ * causes that reach them (the artifacts alone, intermediate files as their chains), then the
+ * causes that reach intermediate files only.
+ * Exit: 0 identical, 1 the products differ, 2 an error or a usage error.
  *
  * The engine is query/lib/diffeng (the model); this file parses the command line, runs it
  * and renders the model as text or JSON. */
@@ -260,6 +266,10 @@ static void json_cause(struct jsonw *w, struct diffeng *d, struct qdb *const q[2
     jsonw_key(w, "more_processes");
     jsonw_uint(w, c->more_processes);
     json_strings(w, "products", c->products);
+    if (diffeng_run(d)->artifacts->len) {
+        jsonw_key(w, "artifacts");
+        jsonw_uint(w, c->artifacts);
+    }
     jsonw_key(w, "chains");
     jsonw_array_begin(w);
     for (guint k = 0; k < c->products->len; k++) {
@@ -294,6 +304,8 @@ static void render_json(GString *out, struct diffeng *d, struct qdb *const q[2])
     json_strings(&w, "only_a", m->only_a);
     json_strings(&w, "only_b", m->only_b);
     json_strings(&w, "not_compared", m->not_compared);
+    if (m->artifacts->len)
+        json_strings(&w, "artifacts", m->artifacts);
     jsonw_key(&w, "root_causes");
     jsonw_array_begin(&w);
     for (guint i = 0; i < m->causes->len; i++)

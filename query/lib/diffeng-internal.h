@@ -67,6 +67,10 @@ gint de_by_str(gconstpointer a, gconstpointer b);
 void de_map_layout(struct diffeng *d);
 void de_name_build_path(struct diffeng *d);
 void de_find_artifacts(struct diffeng *d);
+/* Whether A's process pa is a compile with debug information (cc1 -g...: gcc records the
+ * directory it ran in, DW_AT_comp_dir) run inside the mapped layout, its directory not
+ * remapped (-fdebug-prefix-map, -ffile-prefix-map): its output embeds the build path. */
+bool de_compile_records_dir(struct diffeng *d, const struct qdb_process *pa);
 
 bool dl_layout_prefix(const char *a, const char *b, char **pa, char **pb);
 char *dl_products_dir(struct prov *p, const char *root);

@@ -1,5 +1,6 @@
 /* diffeng-layout — see diffeng-layout.h. */
 #include "diffeng-internal.h"
+#include "progkind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -193,3 +194,23 @@ void de_name_build_path(struct diffeng *d)
     }
 }
 
+
+bool de_compile_records_dir(struct diffeng *d, const struct qdb_process *pa)
+{
+    const char *top = d->layout[0];
+    size_t lt = top ? strlen(top) : 0;
+    if (!top || !pa->cwd || strncmp(pa->cwd, top, lt) || (pa->cwd[lt] && pa->cwd[lt] != '/') ||
+        !progkind_is_compiler_proper(qdb_process_program(pa)))
+        return false;
+    bool debug = false;
+    for (size_t i = 0; pa->argv && i < pa->argv_len;) {
+        const char *w = pa->argv + i;
+        size_t l = strnlen(w, pa->argv_len - i);
+        if (g_str_has_prefix(w, "-fdebug-prefix-map=") || g_str_has_prefix(w, "-ffile-prefix-map="))
+            return false;
+        if (w[0] == '-' && w[1] == 'g' && strcmp(w, "-g0") && strncmp(w, "-gno-", 5))
+            debug = true;
+        i += l + 1;
+    }
+    return debug;
+}

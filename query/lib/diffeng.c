@@ -662,10 +662,14 @@ static size_t process_cause(struct diffeng *d, const char *path, const struct qd
                                          "%s in A and %s in B", exe ? "as" : "in",
                                          exe ? pa->exe : pa->cwd, exe ? pb->exe : pb->cwd));
     }
+    if (de_compile_records_dir(d, pa)) {
+        g_hash_table_add(d->embedders, GINT_TO_POINTER(wa));
+        return add_cause(d, DIFFENG_BUILD_PATH, path, wa, wb, g_strdup(""));
+    }
     GArray *listed = qdb_ids(d->s[0].q, sql_dirs_listed_by_process, wa);
     bool lists = listed->len && g_array_index(listed, int64_t, 0) > 0;
     g_array_unref(listed);
-    bool moved = strcmp(d->s[0].root, d->s[1].root) != 0;
+    bool moved = d->layout[0] != NULL; /* (the builds' directories, or their trees) */
     bool untraced = !exe_compared && pa->exe;
     return add_cause(d, DIFFENG_NONDET, path, wa, wb,
                      g_strdup_printf("the same inputs, arguments and environment, another "

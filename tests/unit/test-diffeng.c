@@ -24,6 +24,7 @@ struct build {
     const char *env, *extra;                  /* NULL: none */
     const char *files;                        /* where a.c, h.h, a.o are (NULL: root) */
     const char *o_sha;                        /* a.o's whole sha256 (hex), else from `o` */
+    const char *cc;                           /* the compile's program (NULL: cc) */
 };
 
 static const struct build base = {"/w", "/w", "-O2", "app", "02", "10", "20"};
@@ -59,7 +60,8 @@ static char *make_build(const char *name, const struct build *b)
                                   .start_realtime_ns = 1700000000000000000, .start_ns = 100,
                                   .hostname = "h", .version = "t"};
     g_assert_cmpint(tracedb_write_run_start(db, &s, NULL), ==, 0);
-    const char *cc[] = {"cc", b->cc_opt, "-c", "a.c", NULL}, *ld[] = {"ld", "a.o", NULL},
+    const char *prog = b->cc ? b->cc : "cc";
+    const char *cc[] = {prog, b->cc_opt, "-c", "a.c", NULL}, *ld[] = {"ld", "a.o", NULL},
                *mk[] = {"make", NULL};
     g_autofree char *acc = argv_blob(cc), *ald = argv_blob(ld), *amk = argv_blob(mk);
     g_autofree char *sc = sha("01"), *sh = sha(b->h), *sa = sha(b->exe);
@@ -68,7 +70,7 @@ static char *make_build(const char *name, const struct build *b)
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
         "first_seen_ns, comm, exe, cwd, argv) VALUES "
         "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '%s', %s),"
-        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '%s', %s),"
+        "(2, 11, 2, 0, 1, 110, 110, '%s', '/usr/bin/%s', '%s', %s),"
         "(3, 12, 3, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '%s', %s);"
         "INSERT INTO files (id, path) VALUES (1, '%s/a.c'), (2, '%s/h.h'), (3, '%s/a.o'), "
         "(4, '%s%s%s');"
@@ -79,7 +81,7 @@ static char *make_build(const char *name, const struct build *b)
         "VALUES (2, 1, 1, 111, 111, 1), (2, 2, 1, 112, 112, 2), (2, 3, 3, 140, 150, 3),"
         "(3, 3, 1, 201, 201, 3), (3, 4, 3, 240, 250, 4);"
         "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
-        b->root, amk, b->cc_cwd, acc, b->root, ald, dir, dir, dir,
+        b->root, amk, prog, prog, b->cc_cwd, acc, b->root, ald, dir, dir, dir,
         b->app[0] == '/' ? "" : b->root, b->app[0] == '/' ? "" : "/", b->app,
         sc, sh, so, sa);
     g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
@@ -474,6 +476,26 @@ static void test_build_path(void)
     done(&x);
 }
 
+/* A compile with debug information (cc1 -g) in each build's directory, its output not on
+ * disk to compare: it records its directory, the build path; without -g, or with the
+ * directory remapped (-ffile-prefix-map), it is non-determinism as before. */
+static void test_compile_records_dir(void)
+{
+    struct build a = base, b = base;
+    a.root = a.cc_cwd = "/x/p1/w", b.root = b.cc_cwd = "/x/p2x/w";
+    a.cc = b.cc = "cc1", a.cc_opt = b.cc_opt = "-g", b.o = "11", b.exe = "21";
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &a, &b, DIFFENG_BUILD_PATH);
+    g_assert_cmpstr(c->detail, ==, "/x/p1 \u2192 /x/p2x, embedded by 1 step");
+    done(&x);
+    a.cc_opt = b.cc_opt = "-O2";
+    one_cause(&x, &a, &b, DIFFENG_NONDET);
+    done(&x);
+    a.cc_opt = "-ffile-prefix-map=/x/p1/w=.", b.cc_opt = "-ffile-prefix-map=/x/p2x/w=.";
+    one_cause(&x, &a, &b, DIFFENG_NONDET);
+    done(&x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -490,5 +512,6 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/layout-from-parent", test_layout_from_parent);
     g_test_add_func("/diffeng/repeated-temporaries", test_repeated_temporaries);
     g_test_add_func("/diffeng/build-path", test_build_path);
+    g_test_add_func("/diffeng/compile-records-dir", test_compile_records_dir);
     return unit_run();
 }

@@ -632,7 +632,16 @@ static size_t argv_cause(struct diffeng *d, const char *path, const struct qdb_p
         wa = ua->id;
         wb = ub->id;
     }
-    if (pa != ia0) {
+    if (pa != ia0 && strlen(argv) > 400) { /* a whole command line given as one argument
+                                              * (sh -c '...'): what differs inside it */
+        GString *det = g_string_new(NULL);
+        const char *arg0 = pa->argv && pa->argv_len ? pa->argv : "?";
+        const char *base = strrchr(arg0, '/');
+        g_string_append_printf(det, "in the command line %s runs: %s", base ? base + 1 : arg0,
+                               inner);
+        g_free(argv);
+        argv = g_string_free(det, FALSE);
+    } else if (pa != ia0) {
         GString *det = g_string_new(argv);
         g_string_append_printf(det, "; so the programs that made its products differ "
                                     "too: %s", inner);

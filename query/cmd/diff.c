@@ -1,8 +1,8 @@
 /* diff: why two builds of the same source differ — which products differ, and the root
  * causes behind them, followed down the provenance graph of each trace.
  *
- * Products are matched by path, the first build's paths mapped onto the second's (its
- * directory onto the other's, then each --map OLD=NEW), and compared by SHA-256.  For a
+ * Products are matched by path, the first build's paths mapped onto the second's (each
+ * --map OLD=NEW, then the layout: where the two directories part), and compared by SHA-256.  For a
  * product that differs, the process that made it in each build is the one that wrote it
  * (matched by what it wrote, never by pid or order); its direct inputs are paired by path
  * (temporaries, whose names are random, by directory and extension in reading order), and
@@ -19,8 +19,14 @@
  *   nondeterminism  ... the same in every way it can be told apart, yet its output differs
  *              (the clock, randomness, the order of a directory listing, the build path; or,
  *              when the program was not traced, the program's content — said so).
+ *   build path  the files differ by the build's layout paths alone (still on disk), or a
+ *              compile with debug information recorded its directory: one cause for all.
  * Each root cause lists the products it reaches; a product is listed under every cause that
- * reaches it.  Exit: 0 identical, 1 the products differ, 2 an error or a usage error.
+ * reaches it.  When the build delivers artifacts (the packages beside its directory, the files
+ * installed into debian/PKG/), they lead: their counts and the packages by name, then the
+ * causes that reach them (the artifacts alone, intermediate files as their chains), then the
+ * causes that reach intermediate files only.
+ * Exit: 0 identical, 1 the products differ, 2 an error or a usage error.
  *
  * The engine is query/lib/diffeng (the model); this file parses the command line, runs it
  * and renders the model as text or JSON. */
@@ -111,15 +117,24 @@ static void text_path(GString *out, const struct diffeng_model *m, const char *p
     text_escape(out, path, strlen(path));
 }
 
-/* Root cause number i+1: what, where, the processes, and the products it reaches. */
-static void text_cause(GString *out, struct diffeng *d, struct qdb *const q[2], size_t i)
+/* Root cause number `n`, index i: what, where, the processes, and the products it reaches
+ * (when the build delivers artifacts and it reaches some, those alone: the intermediate
+ * files are the chains to them). */
+static void text_cause(GString *out, struct diffeng *d, struct qdb *const q[2], size_t i,
+                       size_t n)
 {
     const struct diffeng_model *m = diffeng_run(d);
     const struct diffeng_cause *c = m->causes->pdata[i];
-    g_string_append_printf(out, "\nroot cause %zu: %s: ", i + 1, diffeng_kind_name(c->kind));
-    text_path(out, m, c->path);
-    g_string_append(out, "\n    ");
-    text_escape(out, c->detail, strlen(c->detail));
+    g_string_append_printf(out, "\nroot cause %zu: %s: ", n, diffeng_kind_name(c->kind));
+    if (c->kind == DIFFENG_BUILD_PATH) { /* the paths are the headline, the file an example */
+        text_escape(out, c->detail, strlen(c->detail));
+        g_string_append(out, "\n    first in ");
+        text_path(out, m, c->path);
+    } else {
+        text_path(out, m, c->path);
+        g_string_append(out, "\n    ");
+        text_escape(out, c->detail, strlen(c->detail));
+    }
     g_string_append_c(out, '\n');
     if (c->proc[0] || c->proc[1]) {
         text_process(out, "A", q[0], c->proc[0]);
@@ -128,9 +143,18 @@ static void text_cause(GString *out, struct diffeng *d, struct qdb *const q[2], 
             g_string_append_printf(out, "    (and %u other process%s the same way)\n",
                                    c->more_processes, c->more_processes == 1 ? "" : "es");
     }
-    g_string_append_printf(out, "    reaches %u product%s:\n", c->products->len,
-                           c->products->len == 1 ? "" : "s");
+    bool only_artifacts = c->artifacts > 0;
+    if (only_artifacts)
+        g_string_append_printf(out, "    reaches %u artifact%s (and %u intermediate file%s):\n",
+                               c->artifacts, c->artifacts == 1 ? "" : "s",
+                               c->products->len - c->artifacts,
+                               c->products->len - c->artifacts == 1 ? "" : "s");
+    else
+        g_string_append_printf(out, "    reaches %u product%s:\n", c->products->len,
+                               c->products->len == 1 ? "" : "s");
     for (guint k = 0; k < c->products->len; k++) {
+        if (only_artifacts && !diffeng_is_artifact(d, c->products->pdata[k]))
+            continue;
         g_string_append(out, "      ");
         text_path(out, m, c->products->pdata[k]);
         GPtrArray *hops = diffeng_chain(d, c->products->pdata[k], i);
@@ -143,6 +167,34 @@ static void text_cause(GString *out, struct diffeng *d, struct qdb *const q[2], 
     }
 }
 
+/* The artifacts first: how many of each kind, and each one the build left beside its
+ * directory (the packages) or that differs, by name. */
+static void text_artifacts(GString *out, struct diffeng *d)
+{
+    const struct diffeng_model *m = diffeng_run(d);
+    const GPtrArray *lists[] = {m->identical, m->differ, m->only_a, m->only_b};
+    const char *const says[] = {"identical", "differs", "only in A", "only in B"};
+    unsigned count[4] = {0};
+    GString *named = g_string_new(NULL);
+    size_t lr = strlen(m->root[1]);
+    for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            const char *p = lists[l]->pdata[i];
+            if (!diffeng_is_artifact(d, p))
+                continue;
+            count[l]++;
+            bool beside = strncmp(p, m->root[1], lr) || p[lr] != '/';
+            if (!beside && l == 0)
+                continue; /* (an identical installed file: counted) */
+            g_string_append_printf(named, "  %s: ", says[l]);
+            text_path(named, m, p);
+            g_string_append_c(named, '\n');
+        }
+    g_string_append_printf(out, "artifacts: %u identical, %u differ, %u only in A, %u only in "
+                                "B\n%s", count[0], count[1], count[2], count[3], named->str);
+    g_string_free(named, TRUE);
+}
+
 static void render_text(GString *out, struct diffeng *d, struct qdb *const q[2])
 {
     const struct diffeng_model *m = diffeng_run(d);
@@ -150,11 +202,26 @@ static void render_text(GString *out, struct diffeng *d, struct qdb *const q[2])
     text_escape(out, m->root[0], strlen(m->root[0]));
     g_string_append(out, "\nB: ");
     text_escape(out, m->root[1], strlen(m->root[1]));
-    g_string_append_printf(out, "\nproducts: %u identical, %u differ, %u only in A, %u only "
+    g_string_append_c(out, '\n');
+    if (m->artifacts->len)
+        text_artifacts(out, d);
+    g_string_append_printf(out, "products: %u identical, %u differ, %u only in A, %u only "
                                 "in B\n", m->identical->len, m->differ->len, m->only_a->len,
                            m->only_b->len);
-    for (guint i = 0; i < m->causes->len; i++)
-        text_cause(out, d, q, i);
+    /* the causes that reach artifacts first (none delivered apart: one list, as found) */
+    size_t n = 0;
+    bool heading = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (guint i = 0; i < m->causes->len; i++) {
+            const struct diffeng_cause *c = m->causes->pdata[i];
+            if ((m->artifacts->len && c->artifacts > 0) != (pass == 0))
+                continue;
+            if (pass && m->artifacts->len && !heading) {
+                g_string_append(out, "\nintermediate files only (reaching no artifact):\n");
+                heading = true;
+            }
+            text_cause(out, d, q, i, ++n);
+        }
     const char *titles[] = {"only in A", "only in B"};
     GPtrArray *lists[] = {m->only_a, m->only_b};
     for (int l = 0; l < 2; l++) {
@@ -199,6 +266,10 @@ static void json_cause(struct jsonw *w, struct diffeng *d, struct qdb *const q[2
     jsonw_key(w, "more_processes");
     jsonw_uint(w, c->more_processes);
     json_strings(w, "products", c->products);
+    if (diffeng_run(d)->artifacts->len) {
+        jsonw_key(w, "artifacts");
+        jsonw_uint(w, c->artifacts);
+    }
     jsonw_key(w, "chains");
     jsonw_array_begin(w);
     for (guint k = 0; k < c->products->len; k++) {
@@ -233,6 +304,8 @@ static void render_json(GString *out, struct diffeng *d, struct qdb *const q[2])
     json_strings(&w, "only_a", m->only_a);
     json_strings(&w, "only_b", m->only_b);
     json_strings(&w, "not_compared", m->not_compared);
+    if (m->artifacts->len)
+        json_strings(&w, "artifacts", m->artifacts);
     jsonw_key(&w, "root_causes");
     jsonw_array_begin(&w);
     for (guint i = 0; i < m->causes->len; i++)

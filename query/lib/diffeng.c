@@ -1,5 +1,6 @@
 /* diffeng — see diffeng.h. */
 #include "diffeng.h"
+#include "diffeng-internal.h"
 
 #include "stmt.h"
 #include "textout.h"
@@ -24,43 +25,16 @@ enum { DIRS_LISTED_COUNT };
 G_STATIC_ASSERT(DIRS_LISTED_COUNT == 0); /* (qdb_ids) */
 
 static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
-                                          "executable", "cwd", "nondeterminism", "unexplained"};
+                                          "executable", "cwd", "nondeterminism", "unexplained",
+                                          "build path"};
 
 const char *diffeng_kind_name(enum diffeng_kind kind)
 {
     return (unsigned)kind < G_N_ELEMENTS(cause_names) ? cause_names[kind] : "unexplained";
 }
 
-/* A cause as the engine holds it: the public part, and what it owns. */
-struct cause {
-    struct diffeng_cause pub;
-    char *path, *detail;
-};
-
-struct side {
-    struct qdb *q;
-    struct prov *p;
-    const char *root; /* the directory the build ran in */
-};
-
-struct diffeng {
-    struct side s[2];
-    GPtrArray *maps;      /* char*: "OLD\0NEW" pairs, longest OLD first: A's paths as B's */
-    GPtrArray *excludes;  /* char*: globs */
-    GHashTable *tmp_pair; /* A's temporary path -> B's (owned strings) */
-    GHashTable *memo;     /* "vA:vB" -> GArray of cause indices */
-    GHashTable *via;      /* "vA:vB|cause" -> the pair "vA:vB" it came through (the chain) */
-    GHashTable *pair_path; /* "vA:vB" -> B's path of the pair (not owned: the prov's) */
-    GPtrArray *causes;    /* struct cause* (model.causes holds their public parts) */
-    GHashTable *cause_of; /* "kind\npath\nprocA" -> index+1 */
-    GHashTable *product_pair; /* a differing product (model.differ's string) -> "vA:vB" */
-    bool skip_system;     /* only one trace saw the system trees: their files are not paired */
-    bool ran;
-    struct diffeng_model m;
-};
-
 /* Under a system tree (what `run --system` adds to a trace). */
-static bool is_system_path(const char *path)
+bool de_is_system_path(const char *path)
 {
     static const char *const tops[] = {"/usr/", "/etc/", "/opt/", "/bin/", "/sbin/", "/lib",
                                        "/boot/", NULL};
@@ -74,7 +48,7 @@ static bool is_system_path(const char *path)
 static void drop_system(struct diffeng *d, GPtrArray *inputs)
 {
     for (guint i = inputs->len; d->skip_system && i-- > 0;)
-        if (is_system_path(((const struct prov_version *)inputs->pdata[i])->path))
+        if (de_is_system_path(((const struct prov_version *)inputs->pdata[i])->path))
             g_ptr_array_remove_index(inputs, i);
 }
 
@@ -160,7 +134,7 @@ static GHashTable *products(struct side *s)
     return out;
 }
 
-static int64_t writer_of(struct side *s, int64_t vid)
+int64_t de_writer_of(struct side *s, int64_t vid)
 {
     GArray *ids = qdb_ids(s->q, sql_writer_of_version, vid);
     int64_t w = ids->len ? g_array_index(ids, int64_t, 0) : 0;
@@ -192,6 +166,7 @@ static size_t add_cause(struct diffeng *d, enum diffeng_kind kind, const char *p
     g_autofree char *key =
         kind == DIFFENG_ARGV || kind == DIFFENG_ENV || kind == DIFFENG_EXE || kind == DIFFENG_CWD
             ? g_strdup_printf("%d\n%s", kind, detail)
+        : kind == DIFFENG_BUILD_PATH ? g_strdup_printf("%d", kind)
         : kind == DIFFENG_NONDET ? g_strdup_printf("%d\n%" G_GINT64_FORMAT, kind, pa)
                                  : g_strdup_printf("%d\n%s\n%" G_GINT64_FORMAT, kind, path, pa);
     gpointer at = g_hash_table_lookup(d->cause_of, key);
@@ -396,7 +371,8 @@ static gint by_path(gconstpointer x, gconstpointer y)
 {
     const struct prov_version *a = *(const struct prov_version *const *)x;
     const struct prov_version *b = *(const struct prov_version *const *)y;
-    return strcmp(a->path, b->path);
+    int c = strcmp(a->path, b->path);
+    return c ? c : a->id < b->id ? -1 : a->id > b->id; /* (a path's versions as made) */
 }
 
 /* The directory and extension of a path: how temporaries are paired. */
@@ -446,6 +422,67 @@ static void take_causes(struct diffeng *d, const char *parent, GArray *causes,
     }
 }
 
+/* Whether the processes that wrote A's version a and B's version b ran the same command
+ * (after mapping); unknown writers are not the same. */
+static bool same_writer(struct diffeng *d, const struct prov_version *a,
+                        const struct prov_version *b)
+{
+    int64_t wa = de_writer_of(&d->s[0], a->id), wb = de_writer_of(&d->s[1], b->id);
+    const struct qdb_process *pa = wa ? qdb_process(d->s[0].q, wa) : NULL;
+    const struct qdb_process *pb = wb ? qdb_process(d->s[1].q, wb) : NULL;
+    if (!pa || !pb)
+        return false;
+    char *diff = argv_difference(d, pa, pb);
+    g_free(diff);
+    return diff == NULL;
+}
+
+/* B's partner for A's input a among B's versions of the same path (`same`, NULL: none), not
+ * yet used: one made by the same command (configure's conftest.err is written by `gcc -v`,
+ * then by `gcc -V`...: each pairs with the other build's own), else the first left, in the
+ * order they were made. */
+static const struct prov_version *same_path_partner(struct diffeng *d,
+                                                    const struct prov_version *a,
+                                                    GPtrArray *same, GHashTable *used_b)
+{
+    const struct prov_version *first = NULL;
+    for (guint k = 0; same && k < same->len; k++) {
+        const struct prov_version *b = same->pdata[k];
+        if (g_hash_table_contains(used_b, b))
+            continue;
+        if (!first)
+            first = b;
+        if (same->len == 1 || a->origin != TRACEDB_VERSION_WRITTEN)
+            break;
+        if (b->origin == TRACEDB_VERSION_WRITTEN && same_writer(d, a, b))
+            return b;
+    }
+    return first;
+}
+
+/* A temporary in a directory named at random (autom4te's /tmp/arXXXX/am4tXXXX/warnings,
+ * config.status's ./confXXXX/subs.awk): B's unused temporary of the same name, made by
+ * the same command if one was, else the first. */
+static const struct prov_version *temporary_by_name(struct diffeng *d,
+                                                    const struct prov_version *a,
+                                                    GPtrArray *ib, GHashTable *used_b)
+{
+    const char *name = strrchr(a->path, '/');
+    const struct prov_version *first = NULL;
+    for (guint k = 0; name && k < ib->len; k++) {
+        const struct prov_version *c = ib->pdata[k];
+        const char *cn = strrchr(c->path, '/');
+        if (!cn || strcmp(cn, name) || g_hash_table_contains(used_b, c) ||
+            !prov_is_temporary(d->s[1].p, c))
+            continue;
+        if (same_writer(d, a, c))
+            return c;
+        if (!first)
+            first = c;
+    }
+    return first;
+}
+
 /* Pair the direct inputs of the two writers and explain each pair that differs. */
 static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes,
                            GPtrArray *ia, GPtrArray *ib, int64_t wa, int64_t wb,
@@ -453,17 +490,25 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
 {
     g_ptr_array_sort(ia, by_path);
     g_ptr_array_sort(ib, by_path);
-    GHashTable *bpath = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint i = 0; i < ib->len; i++)
-        g_hash_table_insert(bpath, (gpointer)((struct prov_version *)ib->pdata[i])->path,
-                            ib->pdata[i]);
+    /* B's inputs by path: each path's versions in the order they were made (a file
+     * configure rewrites for every probe, conftest.err, was read in many versions) */
+    GHashTable *bpath = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+                                              (GDestroyNotify)g_ptr_array_unref);
+    for (guint i = 0; i < ib->len; i++) {
+        const struct prov_version *v = ib->pdata[i];
+        GPtrArray *same = g_hash_table_lookup(bpath, v->path);
+        if (!same)
+            g_hash_table_insert(bpath, (gpointer)v->path, same = g_ptr_array_new());
+        g_ptr_array_add(same, (gpointer)v);
+    }
     GHashTable *used_b = g_hash_table_new(g_direct_hash, g_direct_equal);
     GPtrArray *left_a = g_ptr_array_new();
     for (guint i = 0; i < ia->len; i++) {
         const struct prov_version *a = ia->pdata[i];
         g_autofree char *key = map_path(d, a->path);
-        const struct prov_version *b = g_hash_table_lookup(bpath, key);
-        if (b && !g_hash_table_contains(used_b, b)) {
+        const struct prov_version *b = same_path_partner(d, a, g_hash_table_lookup(bpath, key),
+                                                         used_b);
+        if (b) {
             g_hash_table_add(used_b, (gpointer)b);
             if (strcmp(a->sha256, b->sha256)) {
                 *inputs_differ = true;
@@ -505,6 +550,8 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
                 prov_is_temporary(d->s[0].p, a) == prov_is_temporary(d->s[1].p, c))
                 b = c;
         }
+        if (!b && prov_is_temporary(d->s[0].p, a))
+            b = temporary_by_name(d, a, ib, used_b);
         if (b) {
             g_hash_table_add(used_b, (gpointer)b);
             g_hash_table_insert(d->tmp_pair, g_strdup(a->path), g_strdup(b->path));
@@ -585,7 +632,16 @@ static size_t argv_cause(struct diffeng *d, const char *path, const struct qdb_p
         wa = ua->id;
         wb = ub->id;
     }
-    if (pa != ia0) {
+    if (pa != ia0 && strlen(argv) > 400) { /* a whole command line given as one argument
+                                              * (sh -c '...'): what differs inside it */
+        GString *det = g_string_new(NULL);
+        const char *arg0 = pa->argv && pa->argv_len ? pa->argv : "?";
+        const char *base = strrchr(arg0, '/');
+        g_string_append_printf(det, "in the command line %s runs: %s", base ? base + 1 : arg0,
+                               inner);
+        g_free(argv);
+        argv = g_string_free(det, FALSE);
+    } else if (pa != ia0) {
         GString *det = g_string_new(argv);
         g_string_append_printf(det, "; so the programs that made its products differ "
                                     "too: %s", inner);
@@ -615,10 +671,14 @@ static size_t process_cause(struct diffeng *d, const char *path, const struct qd
                                          "%s in A and %s in B", exe ? "as" : "in",
                                          exe ? pa->exe : pa->cwd, exe ? pb->exe : pb->cwd));
     }
+    if (de_compile_records_dir(d, pa)) {
+        g_hash_table_add(d->embedders, GINT_TO_POINTER(wa));
+        return add_cause(d, DIFFENG_BUILD_PATH, path, wa, wb, g_strdup(""));
+    }
     GArray *listed = qdb_ids(d->s[0].q, sql_dirs_listed_by_process, wa);
     bool lists = listed->len && g_array_index(listed, int64_t, 0) > 0;
     g_array_unref(listed);
-    bool moved = strcmp(d->s[0].root, d->s[1].root) != 0;
+    bool moved = d->layout[0] != NULL; /* (the builds' directories, or their trees) */
     bool untraced = !exe_compared && pa->exe;
     return add_cause(d, DIFFENG_NONDET, path, wa, wb,
                      g_strdup_printf("the same inputs, arguments and environment, another "
@@ -636,7 +696,7 @@ static void explain_writers(struct diffeng *d, const char *memo_key, GArray *cau
                             const struct prov_version *va, const struct prov_version *vb,
                             const char *path, const char *product, int depth)
 {
-    int64_t wa = writer_of(&d->s[0], va->id), wb = writer_of(&d->s[1], vb->id);
+    int64_t wa = de_writer_of(&d->s[0], va->id), wb = de_writer_of(&d->s[1], vb->id);
     const struct qdb_process *pa = wa ? qdb_process(d->s[0].q, wa) : NULL;
     const struct qdb_process *pb = wb ? qdb_process(d->s[1].q, wb) : NULL;
     if (!pa || !pb || depth > 64) {
@@ -700,6 +760,13 @@ static GArray *explain(struct diffeng *d, const struct prov_version *va,
         g_array_append_val(causes, at);
         return causes;
     }
+    if (d->layout[0] && dl_only_build_path(va, vb, d->layout[0], d->layout[1])) {
+        int64_t wa = de_writer_of(&d->s[0], va->id), wb = de_writer_of(&d->s[1], vb->id);
+        g_hash_table_add(d->embedders, GINT_TO_POINTER(wa));
+        size_t at = add_cause(d, DIFFENG_BUILD_PATH, path, wa, wb, g_strdup(""));
+        g_array_append_val(causes, at);
+        return causes;
+    }
     if ((va->base_id || vb->base_id) &&
         explain_steps(d, memo_key, causes, va, vb, path, product, depth))
         return causes;
@@ -707,7 +774,7 @@ static GArray *explain(struct diffeng *d, const struct prov_version *va,
     return causes;
 }
 
-static gint by_str(gconstpointer a, gconstpointer b)
+gint de_by_str(gconstpointer a, gconstpointer b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -731,6 +798,7 @@ struct diffeng *diffeng_new(struct qdb *qa, struct prov *pa, struct qdb *qb, str
     d->via = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d->pair_path = g_hash_table_new(g_str_hash, g_str_equal);
     d->causes = g_ptr_array_new();
+    d->embedders = g_hash_table_new(g_direct_hash, g_direct_equal);
     d->cause_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     d->product_pair = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
     d->m.identical = g_ptr_array_new_with_free_func(g_free);
@@ -739,6 +807,7 @@ struct diffeng *diffeng_new(struct qdb *qa, struct prov *pa, struct qdb *qb, str
     d->m.only_b = g_ptr_array_new_with_free_func(g_free);
     d->m.not_compared = g_ptr_array_new_with_free_func(g_free);
     d->m.causes = g_ptr_array_new();
+    d->m.artifacts = g_ptr_array_new_with_free_func(g_free);
     return d;
 }
 
@@ -753,6 +822,9 @@ void diffeng_free(struct diffeng *d)
         g_ptr_array_free(c->pub.products, TRUE);
         g_free(c);
     }
+    g_free(d->layout[0]);
+    g_free(d->layout[1]);
+    g_hash_table_destroy(d->embedders);
     g_ptr_array_free(d->maps, TRUE);
     g_ptr_array_free(d->excludes, TRUE);
     g_hash_table_destroy(d->tmp_pair);
@@ -768,6 +840,7 @@ void diffeng_free(struct diffeng *d)
     g_ptr_array_free(d->m.only_b, TRUE);
     g_ptr_array_free(d->m.not_compared, TRUE);
     g_ptr_array_free(d->m.causes, TRUE);
+    g_ptr_array_free(d->m.artifacts, TRUE);
     g_free(d);
 }
 
@@ -854,18 +927,19 @@ const struct diffeng_model *diffeng_run(struct diffeng *d)
     if (d->ran)
         return &d->m;
     d->ran = true;
-    if (strcmp(d->s[0].root, d->s[1].root))
-        diffeng_add_map(d, d->s[0].root, d->s[1].root);
+    de_map_layout(d);
     check_system_trees(d);
     GHashTable *pa = products_kept(d, 0), *pb = products_kept(d, 1);
     compare_products(d, pa, pb);
+    de_name_build_path(d);
     g_hash_table_destroy(pa);
     g_hash_table_destroy(pb);
     GPtrArray *lists[] = {d->m.identical, d->m.differ, d->m.only_a, d->m.only_b};
     for (size_t i = 0; i < G_N_ELEMENTS(lists); i++)
-        g_ptr_array_sort(lists[i], by_str);
+        g_ptr_array_sort(lists[i], de_by_str);
     for (guint i = 0; i < d->causes->len; i++)
-        g_ptr_array_sort(((struct cause *)d->causes->pdata[i])->pub.products, by_str);
+        g_ptr_array_sort(((struct cause *)d->causes->pdata[i])->pub.products, de_by_str);
+    de_find_artifacts(d);
     /* Builds of two different projects: each made products, none of them at a path of the
      * other's (after mapping) — nothing could be compared. */
     d->m.unrelated = !d->m.identical->len && !d->m.differ->len && d->m.only_a->len &&

@@ -4,14 +4,19 @@
  * it.  Prints nothing.
  *
  * Products (prov_is_product in each trace) are matched by path, the first build's (A's)
- * paths mapped onto the second's (B's): each diffeng_add_map OLD=NEW, then A's build
- * directory onto B's, then temporaries (cc's /tmp/cc*.s, named at random) onto the ones they
- * were paired with.  Matched products are compared by SHA-256.  For a pair that differs, the
+ * paths mapped onto the second's (B's): each diffeng_add_map OLD=NEW, then the build's
+ * layout (where A's build directory and B's part: /x/p1/pkg and /x/p2x/pkg map /x/p1 onto
+ * /x/p2x, so the packages left in `..` match too; two builds run in one directory, where
+ * their products lie: src/up and src/up2), then temporaries (cc's /tmp/cc*.s, named at
+ * random) onto the ones they were paired with.  Matched products are compared by SHA-256.  For a pair that differs, the
  * process that wrote each version (the image that wrote its bytes: matched by what it wrote,
  * never by pid or order) and its direct inputs (what it read before writing) are compared:
- * inputs pair by mapped path, then the programs run with each other, then what is left by
- * directory and extension in reading order; every pair that differs is explained the same
- * way (memoised per version pair) down to the root causes (enum diffeng_kind).
+ * inputs pair by mapped path (a path read in several versions, configure's conftest.err:
+ * each with the other build's made by the same command, else in the order made), then the
+ * programs run with each other, then what is left by directory and extension in reading
+ * order; every pair that differs is explained the same way (memoised per version pair) down
+ * to the root causes (enum diffeng_kind).  Two files still on disk whose contents differ
+ * by the layout's paths alone are one cause, the build path, however many.
  *
  * Contract
  *   - diffeng_new(qa, pa, qb, pb) borrows both traces and their provenance views (they must
@@ -47,10 +52,12 @@ enum diffeng_kind {
     DIFFENG_CWD,     /* ... run in another directory */
     DIFFENG_NONDET,  /* the same in every way told apart, another output */
     DIFFENG_UNKNOWN, /* not explained: no writer known, histories of other lengths, too deep */
+    DIFFENG_BUILD_PATH, /* the two differ by the build path they embed, nothing else (one
+                         * cause for every file so: its processes, its products) */
 };
 
 /* "input", "origin", "inputs", "argv", "environment", "executable", "cwd",
- * "nondeterminism", "unexplained". */
+ * "nondeterminism", "unexplained", "build path". */
 const char *diffeng_kind_name(enum diffeng_kind kind);
 
 struct diffeng_cause {
@@ -60,6 +67,7 @@ struct diffeng_cause {
     const char *detail;      /* what differs, for people */
     unsigned more_processes; /* other processes that differ the same way */
     GPtrArray *products;     /* const char*: the differing products it reaches, sorted */
+    unsigned artifacts;      /* how many of them are artifacts (diffeng_is_artifact) */
 };
 
 struct diffeng_model {
@@ -71,6 +79,9 @@ struct diffeng_model {
     GPtrArray *not_compared; /* char*: what could not be compared, for people, once each */
     GPtrArray *causes;       /* struct diffeng_cause*, in the order found */
     bool unrelated;          /* each built products, none matched: two different projects */
+    GPtrArray *artifacts;    /* char*: the products that are artifacts (identical, differing or
+                              * one-sided; B's terms, sorted); empty: the build delivers nothing
+                              * apart, every product counts as one */
 };
 
 struct diffeng;
@@ -86,5 +97,9 @@ const struct diffeng_model *diffeng_run(struct diffeng *d);
 /* The causes that reach `product` (one of model->differ): indices into model->causes, each
  * once, in the order found; g_array_unref it.  Empty for a product not in model->differ. */
 GArray *diffeng_causes_of(struct diffeng *d, const char *product);
+/* Whether a product (B's terms) is an artifact, what the build delivers: a file left beside
+ * the build directory (the .deb, .buildinfo, .changes dpkg-buildpackage leaves in `..`) or
+ * installed into a package's tree (ROOT/debian/PKG/...); the rest are intermediate files. */
+bool diffeng_is_artifact(struct diffeng *d, const char *product);
 /* The files between `product` (one of model->differ) and where cause index `cause` arose. */
 GPtrArray *diffeng_chain(struct diffeng *d, const char *product, size_t cause);

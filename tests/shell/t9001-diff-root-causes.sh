@@ -105,12 +105,17 @@ assert (c["kind"] == "input" and c["path"].endswith("/b2/gen")) or c["kind"] == 
 assert c["products"][0].endswith("/out.txt"), c
 ' || fail "another program on PATH: $(bt diff "$T/g1.db" "$T/g2.db")"
 
-# __FILE__ of an absolute path: the build path is in the object.
+# __FILE__ of an absolute path: the build path is in the object, and nothing else differs
+# (the objects on disk, A's path replaced by B's, are the same): one cause, the build path.
 mkdir "$T/fa" && cd "$T/fa"
 printf 'const char *f = __FILE__;\n' > f.c
 bt run -q -o "$T/fa.db" -- sh -c 'cc -c "$PWD/f.c" -o f.o'
 cp -r "$T/fa" "$T/fb" && rm "$T/fb/f.o" && cd "$T/fb"
 bt run -q -o "$T/fb.db" -- sh -c 'cc -c "$PWD/f.c" -o f.o'
+out=$(bt diff "$T/fa.db" "$T/fb.db") && fail "__FILE__: exit 0"
+assert_contains "$out" "root cause 1: build path: $T/fa → $T/fb, embedded by 1 step" "kind"
+# the object changed since (another length): no longer known to differ by the path alone
+printf 'more' >> "$T/fb/f.o"
 out=$(bt diff "$T/fa.db" "$T/fb.db") && fail "__FILE__: exit 0"
 assert_contains "$out" "nondeterminism" "kind"
 assert_contains "$out" "or embeds the build path" "the hint"

@@ -18,9 +18,12 @@
 #include <string.h>
 
 struct build {
-    const char *root, *cc_cwd, *cc_opt, *app; /* app: the linked product's name */
+    const char *root, *cc_cwd, *cc_opt, *app; /* app: the linked product's name (or path) */
     const char *h, *o, *exe;                  /* sha256 of h.h, a.o, APP: one byte, hex */
     const char *env, *extra;                  /* NULL: none */
+    const char *files;                        /* where a.c, h.h, a.o are (NULL: root) */
+    const char *o_sha;                        /* a.o's whole sha256 (hex), else from `o` */
+    const char *cc;                           /* the compile's program (NULL: cc) */
 };
 
 static const struct build base = {"/w", "/w", "-O2", "app", "02", "10", "20"};
@@ -48,19 +51,22 @@ static char *sha(const char *b)
 static char *make_build(const char *name, const struct build *b)
 {
     char *p = NULL;
+    const char *dir = b->files ? b->files : b->root;
     sqlite3 *db = unit_trace_begin(name, b->root, &p);
-    const char *cc[] = {"cc", b->cc_opt, "-c", "a.c", NULL}, *ld[] = {"ld", "a.o", NULL},
+    const char *prog = b->cc ? b->cc : "cc";
+    const char *cc[] = {prog, b->cc_opt, "-c", "a.c", NULL}, *ld[] = {"ld", "a.o", NULL},
                *mk[] = {"make", NULL};
     g_autofree char *acc = argv_blob(cc), *ald = argv_blob(ld), *amk = argv_blob(mk);
-    g_autofree char *sc = sha("01"), *sh = sha(b->h), *so = sha(b->o), *sa = sha(b->exe);
+    g_autofree char *sc = sha("01"), *sh = sha(b->h), *sa = sha(b->exe);
+    g_autofree char *so = b->o_sha ? g_strdup_printf("X'%s'", b->o_sha) : sha(b->o);
     g_autofree char *sql = g_strdup_printf(
         "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
         "first_seen_ns, comm, exe, cwd, argv) VALUES "
         "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '%s', %s),"
-        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '%s', %s),"
+        "(2, 11, 2, 0, 1, 110, 110, '%s', '/usr/bin/%s', '%s', %s),"
         "(3, 12, 3, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '%s', %s);"
         "INSERT INTO files (id, path) VALUES (1, '%s/a.c'), (2, '%s/h.h'), (3, '%s/a.o'), "
-        "(4, '%s/%s');"
+        "(4, '%s%s%s');"
         "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
         "(1, 1, 1, 111, 111, %s), (2, 2, 1, 112, 112, %s), (3, 3, 2, 140, 150, %s), "
         "(4, 4, 2, 240, 250, %s);"
@@ -68,7 +74,8 @@ static char *make_build(const char *name, const struct build *b)
         "VALUES (2, 1, 1, 111, 111, 1), (2, 2, 1, 112, 112, 2), (2, 3, 3, 140, 150, 3),"
         "(3, 3, 1, 201, 201, 3), (3, 4, 3, 240, 250, 4);"
         "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
-        b->root, amk, b->cc_cwd, acc, b->root, ald, b->root, b->root, b->root, b->root, b->app,
+        b->root, amk, prog, prog, b->cc_cwd, acc, b->root, ald, dir, dir, dir,
+        b->app[0] == '/' ? "" : b->root, b->app[0] == '/' ? "" : "/", b->app,
         sc, sh, so, sa);
     g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
     if (b->env) {
@@ -326,6 +333,157 @@ static void test_map_and_exclude(void)
     done(&x);
 }
 
+/* Built in /x/p1/w and /x/p2x/w, the linked product left beside the tree (dpkg-buildpackage's
+ * .deb in ..): the layout maps where the two paths part, /x/p1 onto /x/p2x, so it is
+ * compared, not "only in A/B".  Directories at the top of the filesystem are not mapped
+ * whole: built in /tmp/w and /home/w, a product in /tmp stays /tmp's. */
+static void test_layout(void)
+{
+    struct build a = base, b = base;
+    a.root = a.cc_cwd = "/x/p1/w", a.app = "/x/p1/app.deb";
+    b.root = b.cc_cwd = "/x/p2x/w", b.app = "/x/p2x/app.deb";
+    struct pair x;
+    compare(&x, &a, &b);
+    assert_list(x.m->identical, "/x/p2x/app.deb|/x/p2x/w/a.o");
+    g_assert_cmpuint(x.m->only_a->len + x.m->only_b->len + x.m->causes->len, ==, 0);
+    /* what the build delivers: beside its directory, or in a package's tree */
+    assert_list(x.m->artifacts, "/x/p2x/app.deb");
+    g_assert_true(diffeng_is_artifact(x.d, "/x/p2x/w/debian/pkg/usr/bin/app"));
+    g_assert_false(diffeng_is_artifact(x.d, "/x/p2x/w/debian/files"));
+    g_assert_false(diffeng_is_artifact(x.d, "/x/p2x/w/debian/.debhelper/x/y"));
+    g_assert_false(diffeng_is_artifact(x.d, "/x/p2x/w/a.o"));
+    g_assert_false(diffeng_is_artifact(x.d, "/x/elsewhere"));
+    done(&x);
+
+    a.root = a.cc_cwd = "/tmp/w", a.app = "/tmp/app.deb";
+    b.root = b.cc_cwd = "/home/w", b.app = "/home/app.deb";
+    compare(&x, &a, &b);
+    assert_list(x.m->identical, "/home/w/a.o");
+    assert_list(x.m->only_a, "/tmp/app.deb");
+    done(&x);
+}
+
+/* Both builds run from /s, the tree built in /s/up by one and /s/up2 by the other (the
+ * products' directory is the layout): the products match. */
+static void test_layout_from_parent(void)
+{
+    struct build a = base, b = base;
+    a.root = "/s", a.cc_cwd = a.files = "/s/up", a.app = "/s/up/app";
+    b.root = "/s", b.cc_cwd = b.files = "/s/up2", b.app = "/s/up2/app";
+    struct pair x;
+    compare(&x, &a, &b);
+    assert_list(x.m->identical, "/s/up2/a.o|/s/up2/app");
+    g_assert_cmpuint(x.m->only_a->len + x.m->only_b->len + x.m->causes->len, ==, 0);
+    done(&x);
+}
+
+/* configure's probes: conftest.err written by `gcc -v`, then by `gcc -V` (other content),
+ * both read by the configure shell, which writes config.log.  Each version pairs with the
+ * other build's made by the same command, in order: config.log differing is the shell's own
+ * doing (non-determinism), never "argv: -v → -V". */
+static char *make_probes(const char *log_sha)
+{
+    g_autofree char *name = g_strdup_printf("probes-%d.db", g_test_rand_int());
+    const char *sh[] = {"sh", "configure", NULL}, *v[] = {"gcc", "-v", NULL},
+               *V[] = {"gcc", "-V", NULL};
+    g_autofree char *ash = argv_blob(sh), *av = argv_blob(v), *aV = argv_blob(V);
+    g_autofree char *s1 = sha("31"), *s2 = sha("32"), *sl = sha(log_sha);
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'sh', '/bin/sh', '/w', %s),"
+        "(2, 11, 2, 0, 1, 110, 110, 'gcc', '/usr/bin/gcc', '/w', %s),"
+        "(3, 12, 3, 0, 1, 130, 130, 'gcc', '/usr/bin/gcc', '/w', %s);"
+        "INSERT INTO files (id, path) VALUES (1, '/w/conftest.err'), (2, '/w/config.log');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 2, 111, 112, %s), (2, 1, 2, 131, 132, %s), (3, 2, 2, 150, 160, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id) "
+        "VALUES (2, 1, 3, 111, 112, 1), (1, 1, 1, 120, 120, 1), (3, 1, 3, 131, 132, 2),"
+        "(1, 1, 1, 140, 140, 2), (1, 2, 3, 150, 160, 3);"
+        "UPDATE accesses SET open_flags = 0 WHERE kind = 1;",
+        ash, av, aV, s1, s2, sl);
+    return unit_crafted_trace(name, sql, 400);
+}
+
+static void test_repeated_temporaries(void)
+{
+    struct pair x;
+    for (int i = 0; i < 2; i++) {
+        g_autofree char *path = make_probes(i ? "42" : "41");
+        g_autofree char *err = NULL;
+        g_assert_cmpint(qdb_open(path, &x.q[i], &err), ==, 0);
+        x.p[i] = prov_new(x.q[i]);
+    }
+    x.d = diffeng_new(x.q[0], x.p[0], x.q[1], x.p[1]);
+    x.m = diffeng_run(x.d);
+    assert_list(x.m->differ, "/w/config.log");
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_NONDET);
+    g_assert_cmpint(cause(&x, 0)->proc[0], ==, 1);
+    done(&x);
+}
+
+/* a.o written at ROOT with `content`, "@" replaced by the build's layout directory; its
+ * sha256 into o_sha (g_free). */
+static char *write_object(const char *dir, const char *layout, const char *content)
+{
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+    g_auto(GStrv) parts = g_strsplit(content, "@", -1);
+    g_autofree char *text = g_strjoinv(layout, parts);
+    g_autofree char *path = g_build_filename(dir, "a.o", NULL);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    return g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+}
+
+/* Built in D/p1/w and D/p2x/w, a.o on disk embedding each build's path (as Makefile,
+ * config.status, debug info do): one cause, the build path, naming both; an a.o that
+ * differs in another way too is not put down to the build path. */
+static void test_build_path(void)
+{
+    g_autofree char *top = unit_path("layout");
+    g_autofree char *p1 = g_build_filename(top, "p1", NULL), *p2 = g_build_filename(top, "p2x", NULL);
+    g_autofree char *r1 = g_build_filename(p1, "w", NULL), *r2 = g_build_filename(p2, "w", NULL);
+    struct build a = base, b = base;
+    a.root = a.cc_cwd = r1, b.root = b.cc_cwd = r2;
+    g_autofree char *s1 = write_object(r1, p1, "srcdir = @/w\n");
+    g_autofree char *s2 = write_object(r2, p2, "srcdir = @/w\n");
+    a.o_sha = s1, b.o_sha = s2;
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &a, &b, DIFFENG_BUILD_PATH);
+    g_assert_cmpstr(diffeng_kind_name(c->kind), ==, "build path");
+    g_autofree char *want = g_strdup_printf("%s \u2192 %s, embedded by 1 step", p1, p2);
+    g_assert_cmpstr(c->detail, ==, want);
+    g_autofree char *ao = g_build_filename(r2, "a.o", NULL);
+    g_assert_cmpstr(c->path, ==, ao);
+    g_assert_cmpint(c->proc[0], ==, 2);
+    done(&x);
+
+    g_autofree char *s3 = write_object(r2, p2, "srcdir = @/w\nbuilt at 12:00\n");
+    b.o_sha = s3;
+    one_cause(&x, &a, &b, DIFFENG_NONDET);
+    done(&x);
+}
+
+/* A compile with debug information (cc1 -g) in each build's directory, its output not on
+ * disk to compare: it records its directory, the build path; without -g, or with the
+ * directory remapped (-ffile-prefix-map), it is non-determinism as before. */
+static void test_compile_records_dir(void)
+{
+    struct build a = base, b = base;
+    a.root = a.cc_cwd = "/x/p1/w", b.root = b.cc_cwd = "/x/p2x/w";
+    a.cc = b.cc = "cc1", a.cc_opt = b.cc_opt = "-g", b.o = "11", b.exe = "21";
+    struct pair x;
+    const struct diffeng_cause *c = one_cause(&x, &a, &b, DIFFENG_BUILD_PATH);
+    g_assert_cmpstr(c->detail, ==, "/x/p1 \u2192 /x/p2x, embedded by 1 step");
+    done(&x);
+    a.cc_opt = b.cc_opt = "-O2";
+    one_cause(&x, &a, &b, DIFFENG_NONDET);
+    done(&x);
+    a.cc_opt = "-ffile-prefix-map=/x/p1/w=.", b.cc_opt = "-ffile-prefix-map=/x/p2x/w=.";
+    one_cause(&x, &a, &b, DIFFENG_NONDET);
+    done(&x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -338,5 +496,10 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/environment", test_environment);
     g_test_add_func("/diffeng/read-in-one-build", test_read_in_one_build);
     g_test_add_func("/diffeng/map-and-exclude", test_map_and_exclude);
+    g_test_add_func("/diffeng/layout", test_layout);
+    g_test_add_func("/diffeng/layout-from-parent", test_layout_from_parent);
+    g_test_add_func("/diffeng/repeated-temporaries", test_repeated_temporaries);
+    g_test_add_func("/diffeng/build-path", test_build_path);
+    g_test_add_func("/diffeng/compile-records-dir", test_compile_records_dir);
     return unit_run();
 }

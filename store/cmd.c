@@ -845,7 +845,10 @@ int store_main(int argc, char **argv)
         ret = fail(sub, err);
         goto out;
     }
-    if (strcmp(sub, "init") && strcmp(sub, "push") && pgstore_check(s, &err) < 0) {
+    bool reads = strcmp(sub, "init") && strcmp(sub, "push") && strcmp(sub, "rm");
+    /* a question reads one snapshot: the builds it counts are the builds it looked at */
+    if (strcmp(sub, "init") && strcmp(sub, "push") &&
+        (pgstore_check(s, &err) < 0 || (reads && pgstore_read_snapshot(s, &err) < 0))) {
         ret = fail(sub, err);
     } else if (!strcmp(sub, "init")) {
         ret = do_init(s, &o);

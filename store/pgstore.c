@@ -214,6 +214,11 @@ int pgstore_check(struct pgstore *s, char **err)
     return 0;
 }
 
+int pgstore_read_snapshot(struct pgstore *s, char **err)
+{
+    return exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "starting a read", err);
+}
+
 /* The per-push temporary tables, in store_table order (collect.h says what each row holds). */
 static const char *const temp_tables[ST_COUNT] = {
     "t_content (sha256 bytea, size bigint)",

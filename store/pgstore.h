@@ -45,6 +45,10 @@ int pgstore_schema_version(struct pgstore *s, char **err);
 int pgstore_init(struct pgstore *s, int *from, int *to, char **err);
 /* 0: the schema is this binary's; else a negative errno and the fix. */
 int pgstore_check(struct pgstore *s, char **err);
+/* Every statement after it reads one snapshot (a REPEATABLE READ, READ ONLY transaction, ended
+ * by pgstore_close): a question's count of the builds it covered and its rows agree while
+ * others push and remove builds. */
+int pgstore_read_snapshot(struct pgstore *s, char **err);
 
 struct store_label { const char *key, *value; };
 /* 0: stored as *build_id; 1: already stored as *build_id; < 0: error. */

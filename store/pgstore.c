@@ -98,6 +98,13 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
                                "service file, never on a command line", from);
         return -EPERM;
     }
+    /* libpq would take $PGPASSWORD, which every build traced from this shell records */
+    const char *pw = getenv("PGPASSWORD");
+    if (pw && *pw) {
+        *err = g_strdup("$PGPASSWORD is set; unset it and put the password in ~/.pgpass, "
+                        "$PGPASSFILE or a service file, never a variable");
+        return -EPERM;
+    }
     PGconn *c = PQconnectdb(conninfo);
     if (!c) {
         *err = g_strdup("out of memory");

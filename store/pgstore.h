@@ -6,8 +6,9 @@
  *     sentence in *err (g_free it) naming the fix where there is one.
  *   - pgstore_connect(): the database as libpq names it: `conninfo` (--store), else
  *     $BUILDTRAIL_STORE, else "" (libpq's PG* variables and service file).  A conninfo that
- *     holds a password is refused (-EPERM): passwords come from libpq's own means (.pgpass,
- *     PGPASSFILE, a service file), never argv or a variable a trace records.
+ *     holds a password is refused (-EPERM), and so is a set $PGPASSWORD: passwords come from
+ *     libpq's own means (.pgpass, PGPASSFILE, a service file), never argv or a variable a
+ *     trace records.
  *   - The schema is versioned (table bt_schema); STORE_SCHEMA_VERSION is this binary's.
  *     pgstore_init() applies the migrations (an ordered array in schema.c) above the
  *     database's version, in one transaction under an advisory lock; a database whose version

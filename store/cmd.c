@@ -70,6 +70,17 @@ static int usage_error(const char *fmt, const char *arg)
 }
 #pragma GCC diagnostic pop
 
+/* An operand as one escaped line for a message (freed at the next call). */
+static GString *escaped(const char *arg)
+{
+    static GString *e;
+    if (!e)
+        e = g_string_new(NULL);
+    g_string_truncate(e, 0);
+    text_escape(e, arg, strlen(arg));
+    return e;
+}
+
 static int fail(const char *sub, char *err)
 {
     fprintf(stderr, "buildtrail store %s: %s\n", sub, err);
@@ -799,11 +810,23 @@ int store_main(int argc, char **argv)
     while ((c = getopt_long(argc - 1, argv + 1, "d:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': o.db = optarg; break;
-        case O_NAME: o.name = optarg; break;
+        case O_NAME:
+            o.name = optarg;
+            if (!g_utf8_validate(optarg, -1, NULL)) {
+                usage_error("--name '%s' is not UTF-8: a build's name is text in the store; "
+                            "give it in UTF-8", escaped(optarg)->str);
+                goto out;
+            }
+            break;
         case O_LABEL: {
             char *eq = strchr(optarg, '=');
             if (!eq || eq == optarg) {
                 usage_error("--label '%s' is not KEY=VALUE", optarg);
+                goto out;
+            }
+            if (!g_utf8_validate(optarg, -1, NULL)) {
+                usage_error("--label '%s' is not UTF-8: labels are text in the store; give "
+                            "it in UTF-8", escaped(optarg)->str);
                 goto out;
             }
             *eq = 0;

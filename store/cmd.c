@@ -453,12 +453,14 @@ static int do_rm(struct pgstore *s, struct sopts *o, int64_t id)
 }
 
 /* FILE or sha256:HEX as a lower-case hex SHA-256, or NULL after printing why not. */
-static char *content_of(const char *arg)
+static char *content_of(const char *arg, int *ret)
 {
+    *ret = 2;
     if (!strncmp(arg, "sha256:", 7)) {
         const char *h = arg + 7;
         if (strlen(h) != 64 || strspn(h, "0123456789abcdefABCDEF") != 64) {
-            usage_error("'%s' is not a SHA-256; give sha256: and 64 hex digits", arg);
+            usage_error("'%s' is not a SHA-256; give sha256: and 64 hex digits",
+                        escaped(arg)->str);
             return NULL;
         }
         return g_ascii_strdown(h, -1);
@@ -468,16 +470,15 @@ static char *content_of(const char *arg)
     if (!data) {
         fprintf(stderr, "buildtrail store who-ships: cannot read %s as a regular file; name "
                         "a file, or its content as sha256:HEX\n", arg);
+        *ret = 1;
         return NULL;
     }
     return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
 }
 
-static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
+/* hex: content_of()'s, found before connecting */
+static int do_who_ships(struct pgstore *s, struct sopts *o, const char *hex)
 {
-    g_autofree char *hex = content_of(arg);
-    if (!hex)
-        return 1;
     char *err = NULL;
     int64_t n = pgstore_count_builds(s, &err);
     PGresult *r = n < 0 ? NULL : pgstore_who_ships(s, hex, &err);
@@ -575,17 +576,24 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
     return ret ? ret : rows ? 0 : 1;
 }
 
+/* PACKAGE[=VERSION] split in place (version NULL when none); false when either is empty. */
+static bool uses_operand(char *name, const char **version)
+{
+    char *eq = strchr(name, '=');
+    *version = NULL;
+    if (eq) {
+        *eq = 0;
+        *version = eq + 1;
+    }
+    return *name && (!*version || **version);
+}
+
+/* arg: checked by uses_operand() before connecting */
 static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
 {
     g_autofree char *name = g_strdup(arg);
-    char *eq = strchr(name, '=');
-    const char *version = NULL;
-    if (eq) {
-        *eq = 0;
-        version = eq + 1;
-    }
-    if (!*name || (version && !*version))
-        return usage_error("'%s' is not PACKAGE or PACKAGE=VERSION", arg);
+    const char *version;
+    uses_operand(name, &version);
     char *err = NULL;
     int64_t n = pgstore_count_builds(s, &err);
     PGresult *r = n < 0 ? NULL : pgstore_uses(s, name, version, &err);
@@ -804,6 +812,7 @@ int store_main(int argc, char **argv)
         {0},
     };
     struct sopts o = {.labels = g_array_new(FALSE, FALSE, sizeof(struct store_label))};
+    char *hex = NULL; /* who-ships: the content asked for */
     int c, ret = 2;
     optind = 1;
     opterr = 0;
@@ -863,6 +872,18 @@ int store_main(int argc, char **argv)
         usage_error("'%s' is not a build id; 'buildtrail store list' lists them", args[0]);
         goto out;
     }
+    /* operands are checked before the store is reached: a usage error is one whether or
+     * not the store is up */
+    if (!strcmp(sub, "uses")) {
+        g_autofree char *name = g_strdup(args[0]);
+        const char *version;
+        if (!uses_operand(name, &version)) {
+            usage_error("'%s' is not PACKAGE or PACKAGE=VERSION", escaped(args[0])->str);
+            goto out;
+        }
+    }
+    if (!strcmp(sub, "who-ships") && !(hex = content_of(args[0], &ret)))
+        goto out;
     struct pgstore *s = NULL;
     char *err = NULL;
     if (pgstore_connect(o.store, &s, &err) < 0) {
@@ -885,7 +906,7 @@ int store_main(int argc, char **argv)
     } else if (!strcmp(sub, "rm")) {
         ret = do_rm(s, &o, id);
     } else if (!strcmp(sub, "who-ships")) {
-        ret = do_who_ships(s, &o, args[0]);
+        ret = do_who_ships(s, &o, hex);
     } else if (!strcmp(sub, "uses")) {
         ret = do_uses(s, &o, args[0]);
     } else {
@@ -893,6 +914,7 @@ int store_main(int argc, char **argv)
     }
     pgstore_close(s);
 out:
+    g_free(hex);
     g_array_unref(o.labels);
     return ret;
 }

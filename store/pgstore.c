@@ -105,7 +105,12 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
                         "$PGPASSFILE or a service file, never a variable");
         return -EPERM;
     }
-    PGconn *c = PQconnectdb(conninfo);
+    /* libpq waits forever for a server that accepts and never answers (hung, stopped): a
+     * bound, unless the connection string or $PGCONNECT_TIMEOUT gives one (the string's
+     * fields override the entries before it) */
+    const char *const keys[] = {"connect_timeout", "dbname", NULL};
+    const char *const vals[] = {getenv("PGCONNECT_TIMEOUT") ? NULL : "20", conninfo, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
         *err = g_strdup("out of memory");
         return -ENOMEM;

@@ -8,7 +8,8 @@
  *     $BUILDTRAIL_STORE, else "" (libpq's PG* variables and service file).  A conninfo that
  *     holds a password is refused (-EPERM), and so is a set $PGPASSWORD: passwords come from
  *     libpq's own means (.pgpass, PGPASSFILE, a service file), never argv or a variable a
- *     trace records.
+ *     trace records.  A connection is given up after 20 s unless the string's connect_timeout
+ *     or $PGCONNECT_TIMEOUT says otherwise.
  *   - The schema is versioned (table bt_schema); STORE_SCHEMA_VERSION is this binary's.
  *     pgstore_init() applies the migrations (an ordered array in schema.c) above the
  *     database's version, in one transaction under an advisory lock; a database whose version

@@ -168,6 +168,43 @@ static char *newer_message(int v)
                            v, STORE_SCHEMA_VERSION);
 }
 
+/* The tables and views the migrations up to this binary's make, read from their text. */
+static char *schema_relations(void)
+{
+    GString *arr = g_string_new("{");
+    static const char *const makes[] = {"CREATE TABLE ", "CREATE VIEW "};
+    for (int v = 1; v <= STORE_SCHEMA_VERSION; v++)
+        for (size_t k = 0; k < G_N_ELEMENTS(makes); k++)
+            for (const char *at = store_migration(v); (at = strstr(at, makes[k]));) {
+                at += strlen(makes[k]);
+                size_t n = strspn(at, "abcdefghijklmnopqrstuvwxyz_0123456789");
+                g_string_append_printf(arr, "%s%.*s", arr->len > 1 ? "," : "", (int)n, at);
+            }
+    g_string_append_c(arr, '}');
+    return g_string_free(arr, FALSE);
+}
+
+/* 0 when every table and view of the schema is there; else -EUCLEAN naming the first gone
+ * (dropped or renamed by hand). */
+static int check_relations(struct pgstore *s, char **err)
+{
+    g_autofree char *arr = schema_relations();
+    const char *p[] = {arr};
+    PGresult *r = query(s, "SELECT n FROM unnest($1::text[]) n WHERE to_regclass(n) IS NULL"
+                           " LIMIT 1", 1, p, "checking the store's tables", err);
+    if (!r)
+        return -EIO;
+    int ret = 0;
+    if (PQntuples(r)) {
+        *err = g_strdup_printf("the store is damaged: its table or view %s is gone; restore the "
+                               "database from a backup, or init another and push the traces "
+                               "again", PQgetvalue(r, 0, 0));
+        ret = -EUCLEAN;
+    }
+    PQclear(r);
+    return ret;
+}
+
 int pgstore_init(struct pgstore *s, int *from, int *to, char **err)
 {
     g_autofree char *set = NULL;
@@ -195,7 +232,8 @@ int pgstore_init(struct pgstore *s, int *from, int *to, char **err)
             goto rollback;
         *to = v;
     }
-    if ((r = exec(s, "DELETE FROM bt_schema", "writing the schema version", err)) < 0)
+    if ((r = check_relations(s, err)) < 0 ||
+        (r = exec(s, "DELETE FROM bt_schema", "writing the schema version", err)) < 0)
         goto rollback;
     set = g_strdup_printf("INSERT INTO bt_schema VALUES (%d)", *to);
     if ((r = exec(s, set, "writing the schema version", err)) < 0 ||
@@ -223,7 +261,7 @@ int pgstore_check(struct pgstore *s, char **err)
                  : g_strdup("the database holds no store; run 'buildtrail store init' first");
         return -ENOENT;
     }
-    return 0;
+    return check_relations(s, err);
 }
 
 int pgstore_read_snapshot(struct pgstore *s, char **err)

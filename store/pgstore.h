@@ -14,7 +14,9 @@
  *     pgstore_init() applies the migrations (an ordered array in schema.c) above the
  *     database's version, in one transaction under an advisory lock; a database whose version
  *     is newer is refused (-EPROTO) and left as it is.  Every other call checks the version
- *     first: older is "run store init", newer is refused.
+ *     first: older is "run store init", newer is refused; a table or view the migrations
+ *     make that is gone (dropped or renamed by hand) is -EUCLEAN, "the store is damaged",
+ *     from pgstore_init() too.
  *   - pgstore_push(): one transaction: a transaction-scoped advisory lock on the identity
  *     (two pushes of one trace wait for each other), nothing added when a build of that
  *     identity is there (returns 1, *build_id the existing one), else COPY into temporary

@@ -184,6 +184,15 @@ static int do_init(struct pgstore *s, struct sopts *o)
     return emit(out);
 }
 
+/* A push of a trace already there adds nothing: not the --name and --label given either. */
+static const char *not_applied(const struct sopts *o)
+{
+    return o->name || o->labels->len
+               ? "; its name and labels are its first push's (this --name and --label not "
+                 "applied)"
+               : "";
+}
+
 static int do_push(struct pgstore *s, struct sopts *o)
 {
     const char *db = o->db ? o->db : getenv("BUILDTRAIL_DB");
@@ -214,8 +223,8 @@ static int do_push(struct pgstore *s, struct sopts *o)
                 g_string_append_c(out, '\n');
             } else {
                 g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
-                                            " (the same trace, sha256 %.16s…): nothing added\n",
-                                       have, ident);
+                                            " (the same trace, sha256 %.16s…): nothing added%s\n",
+                                       have, ident, not_applied(o));
             }
             return emit(out);
         }
@@ -279,8 +288,8 @@ static int do_push(struct pgstore *s, struct sopts *o)
         g_string_append_c(out, '\n');
     } else if (r == 1) {
         g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
-                                    " (the same trace, sha256 %.16s…): nothing added\n",
-                               id, t->identity);
+                                    " (the same trace, sha256 %.16s…): nothing added%s\n",
+                               id, t->identity, not_applied(o));
     } else {
         g_string_append_printf(out, "stored as build %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT
                                     " products, %" G_GINT64_FORMAT " closure rows, %"

@@ -33,7 +33,8 @@ static const char store_help[] =
     "\n"
     "The database is --store CONNINFO, else $BUILDTRAIL_STORE, else libpq's PG*\n"
     "variables and service file ('host=/run/postgresql dbname=builds').  A password\n"
-    "is never taken from either: put it in ~/.pgpass, $PGPASSFILE or a service file.\n"
+    "is never taken from either nor from $PGPASSWORD: put it in ~/.pgpass,\n"
+    "$PGPASSFILE or a service file.\n"
     "A push is one transaction: pushing a trace again adds nothing; a push killed\n"
     "at any moment leaves nothing.  Each answer says how many builds it covered.\n"
     "\n"
@@ -68,6 +69,17 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 #pragma GCC diagnostic pop
+
+/* An operand as one escaped line for a message (freed at the next call). */
+static GString *escaped(const char *arg)
+{
+    static GString *e;
+    if (!e)
+        e = g_string_new(NULL);
+    g_string_truncate(e, 0);
+    text_escape(e, arg, strlen(arg));
+    return e;
+}
 
 static int fail(const char *sub, char *err)
 {
@@ -172,6 +184,15 @@ static int do_init(struct pgstore *s, struct sopts *o)
     return emit(out);
 }
 
+/* A push of a trace already there adds nothing: not the --name and --label given either. */
+static const char *not_applied(const struct sopts *o)
+{
+    return o->name || o->labels->len
+               ? "; its name and labels are its first push's (this --name and --label not "
+                 "applied)"
+               : "";
+}
+
 static int do_push(struct pgstore *s, struct sopts *o)
 {
     const char *db = o->db ? o->db : getenv("BUILDTRAIL_DB");
@@ -202,8 +223,8 @@ static int do_push(struct pgstore *s, struct sopts *o)
                 g_string_append_c(out, '\n');
             } else {
                 g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
-                                            " (the same trace, sha256 %.16s…): nothing added\n",
-                                       have, ident);
+                                            " (the same trace, sha256 %.16s…): nothing added%s\n",
+                                       have, ident, not_applied(o));
             }
             return emit(out);
         }
@@ -267,8 +288,8 @@ static int do_push(struct pgstore *s, struct sopts *o)
         g_string_append_c(out, '\n');
     } else if (r == 1) {
         g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
-                                    " (the same trace, sha256 %.16s…): nothing added\n",
-                               id, t->identity);
+                                    " (the same trace, sha256 %.16s…): nothing added%s\n",
+                               id, t->identity, not_applied(o));
     } else {
         g_string_append_printf(out, "stored as build %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT
                                     " products, %" G_GINT64_FORMAT " closure rows, %"
@@ -441,12 +462,14 @@ static int do_rm(struct pgstore *s, struct sopts *o, int64_t id)
 }
 
 /* FILE or sha256:HEX as a lower-case hex SHA-256, or NULL after printing why not. */
-static char *content_of(const char *arg)
+static char *content_of(const char *arg, int *ret)
 {
+    *ret = 2;
     if (!strncmp(arg, "sha256:", 7)) {
         const char *h = arg + 7;
         if (strlen(h) != 64 || strspn(h, "0123456789abcdefABCDEF") != 64) {
-            usage_error("'%s' is not a SHA-256; give sha256: and 64 hex digits", arg);
+            usage_error("'%s' is not a SHA-256; give sha256: and 64 hex digits",
+                        escaped(arg)->str);
             return NULL;
         }
         return g_ascii_strdown(h, -1);
@@ -456,16 +479,15 @@ static char *content_of(const char *arg)
     if (!data) {
         fprintf(stderr, "buildtrail store who-ships: cannot read %s as a regular file; name "
                         "a file, or its content as sha256:HEX\n", arg);
+        *ret = 1;
         return NULL;
     }
     return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
 }
 
-static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
+/* hex: content_of()'s, found before connecting */
+static int do_who_ships(struct pgstore *s, struct sopts *o, const char *hex)
 {
-    g_autofree char *hex = content_of(arg);
-    if (!hex)
-        return 1;
     char *err = NULL;
     int64_t n = pgstore_count_builds(s, &err);
     PGresult *r = n < 0 ? NULL : pgstore_who_ships(s, hex, &err);
@@ -563,17 +585,24 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *arg)
     return ret ? ret : rows ? 0 : 1;
 }
 
+/* PACKAGE[=VERSION] split in place (version NULL when none); false when either is empty. */
+static bool uses_operand(char *name, const char **version)
+{
+    char *eq = strchr(name, '=');
+    *version = NULL;
+    if (eq) {
+        *eq = 0;
+        *version = eq + 1;
+    }
+    return *name && (!*version || **version);
+}
+
+/* arg: checked by uses_operand() before connecting */
 static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
 {
     g_autofree char *name = g_strdup(arg);
-    char *eq = strchr(name, '=');
-    const char *version = NULL;
-    if (eq) {
-        *eq = 0;
-        version = eq + 1;
-    }
-    if (!*name || (version && !*version))
-        return usage_error("'%s' is not PACKAGE or PACKAGE=VERSION", arg);
+    const char *version;
+    uses_operand(name, &version);
     char *err = NULL;
     int64_t n = pgstore_count_builds(s, &err);
     PGresult *r = n < 0 ? NULL : pgstore_uses(s, name, version, &err);
@@ -792,17 +821,30 @@ int store_main(int argc, char **argv)
         {0},
     };
     struct sopts o = {.labels = g_array_new(FALSE, FALSE, sizeof(struct store_label))};
+    char *hex = NULL; /* who-ships: the content asked for */
     int c, ret = 2;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc - 1, argv + 1, "d:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd': o.db = optarg; break;
-        case O_NAME: o.name = optarg; break;
+        case O_NAME:
+            o.name = optarg;
+            if (!g_utf8_validate(optarg, -1, NULL)) {
+                usage_error("--name '%s' is not UTF-8: a build's name is text in the store; "
+                            "give it in UTF-8", escaped(optarg)->str);
+                goto out;
+            }
+            break;
         case O_LABEL: {
             char *eq = strchr(optarg, '=');
             if (!eq || eq == optarg) {
                 usage_error("--label '%s' is not KEY=VALUE", optarg);
+                goto out;
+            }
+            if (!g_utf8_validate(optarg, -1, NULL)) {
+                usage_error("--label '%s' is not UTF-8: labels are text in the store; give "
+                            "it in UTF-8", escaped(optarg)->str);
                 goto out;
             }
             *eq = 0;
@@ -839,13 +881,28 @@ int store_main(int argc, char **argv)
         usage_error("'%s' is not a build id; 'buildtrail store list' lists them", args[0]);
         goto out;
     }
+    /* operands are checked before the store is reached: a usage error is one whether or
+     * not the store is up */
+    if (!strcmp(sub, "uses")) {
+        g_autofree char *name = g_strdup(args[0]);
+        const char *version;
+        if (!uses_operand(name, &version)) {
+            usage_error("'%s' is not PACKAGE or PACKAGE=VERSION", escaped(args[0])->str);
+            goto out;
+        }
+    }
+    if (!strcmp(sub, "who-ships") && !(hex = content_of(args[0], &ret)))
+        goto out;
     struct pgstore *s = NULL;
     char *err = NULL;
     if (pgstore_connect(o.store, &s, &err) < 0) {
         ret = fail(sub, err);
         goto out;
     }
-    if (strcmp(sub, "init") && strcmp(sub, "push") && pgstore_check(s, &err) < 0) {
+    bool reads = strcmp(sub, "init") && strcmp(sub, "push") && strcmp(sub, "rm");
+    /* a question reads one snapshot: the builds it counts are the builds it looked at */
+    if (strcmp(sub, "init") && strcmp(sub, "push") &&
+        (pgstore_check(s, &err) < 0 || (reads && pgstore_read_snapshot(s, &err) < 0))) {
         ret = fail(sub, err);
     } else if (!strcmp(sub, "init")) {
         ret = do_init(s, &o);
@@ -858,7 +915,7 @@ int store_main(int argc, char **argv)
     } else if (!strcmp(sub, "rm")) {
         ret = do_rm(s, &o, id);
     } else if (!strcmp(sub, "who-ships")) {
-        ret = do_who_ships(s, &o, args[0]);
+        ret = do_who_ships(s, &o, hex);
     } else if (!strcmp(sub, "uses")) {
         ret = do_uses(s, &o, args[0]);
     } else {
@@ -866,6 +923,7 @@ int store_main(int argc, char **argv)
     }
     pgstore_close(s);
 out:
+    g_free(hex);
     g_array_unref(o.labels);
     return ret;
 }

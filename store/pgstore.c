@@ -98,7 +98,19 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
                                "service file, never on a command line", from);
         return -EPERM;
     }
-    PGconn *c = PQconnectdb(conninfo);
+    /* libpq would take $PGPASSWORD, which every build traced from this shell records */
+    const char *pw = getenv("PGPASSWORD");
+    if (pw && *pw) {
+        *err = g_strdup("$PGPASSWORD is set; unset it and put the password in ~/.pgpass, "
+                        "$PGPASSFILE or a service file, never a variable");
+        return -EPERM;
+    }
+    /* libpq waits forever for a server that accepts and never answers (hung, stopped): a
+     * bound, unless the connection string or $PGCONNECT_TIMEOUT gives one (the string's
+     * fields override the entries before it) */
+    const char *const keys[] = {"connect_timeout", "dbname", NULL};
+    const char *const vals[] = {getenv("PGCONNECT_TIMEOUT") ? NULL : "20", conninfo, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
         *err = g_strdup("out of memory");
         return -ENOMEM;
@@ -156,6 +168,43 @@ static char *newer_message(int v)
                            v, STORE_SCHEMA_VERSION);
 }
 
+/* The tables and views the migrations up to this binary's make, read from their text. */
+static char *schema_relations(void)
+{
+    GString *arr = g_string_new("{");
+    static const char *const makes[] = {"CREATE TABLE ", "CREATE VIEW "};
+    for (int v = 1; v <= STORE_SCHEMA_VERSION; v++)
+        for (size_t k = 0; k < G_N_ELEMENTS(makes); k++)
+            for (const char *at = store_migration(v); (at = strstr(at, makes[k]));) {
+                at += strlen(makes[k]);
+                size_t n = strspn(at, "abcdefghijklmnopqrstuvwxyz_0123456789");
+                g_string_append_printf(arr, "%s%.*s", arr->len > 1 ? "," : "", (int)n, at);
+            }
+    g_string_append_c(arr, '}');
+    return g_string_free(arr, FALSE);
+}
+
+/* 0 when every table and view of the schema is there; else -EUCLEAN naming the first gone
+ * (dropped or renamed by hand). */
+static int check_relations(struct pgstore *s, char **err)
+{
+    g_autofree char *arr = schema_relations();
+    const char *p[] = {arr};
+    PGresult *r = query(s, "SELECT n FROM unnest($1::text[]) n WHERE to_regclass(n) IS NULL"
+                           " LIMIT 1", 1, p, "checking the store's tables", err);
+    if (!r)
+        return -EIO;
+    int ret = 0;
+    if (PQntuples(r)) {
+        *err = g_strdup_printf("the store is damaged: its table or view %s is gone; restore the "
+                               "database from a backup, or init another and push the traces "
+                               "again", PQgetvalue(r, 0, 0));
+        ret = -EUCLEAN;
+    }
+    PQclear(r);
+    return ret;
+}
+
 int pgstore_init(struct pgstore *s, int *from, int *to, char **err)
 {
     g_autofree char *set = NULL;
@@ -183,7 +232,8 @@ int pgstore_init(struct pgstore *s, int *from, int *to, char **err)
             goto rollback;
         *to = v;
     }
-    if ((r = exec(s, "DELETE FROM bt_schema", "writing the schema version", err)) < 0)
+    if ((r = check_relations(s, err)) < 0 ||
+        (r = exec(s, "DELETE FROM bt_schema", "writing the schema version", err)) < 0)
         goto rollback;
     set = g_strdup_printf("INSERT INTO bt_schema VALUES (%d)", *to);
     if ((r = exec(s, set, "writing the schema version", err)) < 0 ||
@@ -211,7 +261,12 @@ int pgstore_check(struct pgstore *s, char **err)
                  : g_strdup("the database holds no store; run 'buildtrail store init' first");
         return -ENOENT;
     }
-    return 0;
+    return check_relations(s, err);
+}
+
+int pgstore_read_snapshot(struct pgstore *s, char **err)
+{
+    return exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "starting a read", err);
 }
 
 /* The per-push temporary tables, in store_table order (collect.h says what each row holds). */

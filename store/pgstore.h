@@ -6,13 +6,17 @@
  *     sentence in *err (g_free it) naming the fix where there is one.
  *   - pgstore_connect(): the database as libpq names it: `conninfo` (--store), else
  *     $BUILDTRAIL_STORE, else "" (libpq's PG* variables and service file).  A conninfo that
- *     holds a password is refused (-EPERM): passwords come from libpq's own means (.pgpass,
- *     PGPASSFILE, a service file), never argv or a variable a trace records.
+ *     holds a password is refused (-EPERM), and so is a set $PGPASSWORD: passwords come from
+ *     libpq's own means (.pgpass, PGPASSFILE, a service file), never argv or a variable a
+ *     trace records.  A connection is given up after 20 s unless the string's connect_timeout
+ *     or $PGCONNECT_TIMEOUT says otherwise.
  *   - The schema is versioned (table bt_schema); STORE_SCHEMA_VERSION is this binary's.
  *     pgstore_init() applies the migrations (an ordered array in schema.c) above the
  *     database's version, in one transaction under an advisory lock; a database whose version
  *     is newer is refused (-EPROTO) and left as it is.  Every other call checks the version
- *     first: older is "run store init", newer is refused.
+ *     first: older is "run store init", newer is refused; a table or view the migrations
+ *     make that is gone (dropped or renamed by hand) is -EUCLEAN, "the store is damaged",
+ *     from pgstore_init() too.
  *   - pgstore_push(): one transaction: a transaction-scoped advisory lock on the identity
  *     (two pushes of one trace wait for each other), nothing added when a build of that
  *     identity is there (returns 1, *build_id the existing one), else COPY into temporary
@@ -45,6 +49,10 @@ int pgstore_schema_version(struct pgstore *s, char **err);
 int pgstore_init(struct pgstore *s, int *from, int *to, char **err);
 /* 0: the schema is this binary's; else a negative errno and the fix. */
 int pgstore_check(struct pgstore *s, char **err);
+/* Every statement after it reads one snapshot (a REPEATABLE READ, READ ONLY transaction, ended
+ * by pgstore_close): a question's count of the builds it covered and its rows agree while
+ * others push and remove builds. */
+int pgstore_read_snapshot(struct pgstore *s, char **err);
 
 struct store_label { const char *key, *value; };
 /* 0: stored as *build_id; 1: already stored as *build_id; < 0: error. */

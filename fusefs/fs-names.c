@@ -12,11 +12,14 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         r = fs_vroot_lookup(fs, name, &e);
     } else {
         struct fs_inode *dir = fs_inode_get(req, parent);
-        r = fs_inode_lookup(fs, req, dir, name, &e, NULL);
+        bool denied = false;
+        r = fs_inode_lookup(fs, req, dir, name, &e, &denied);
         /* A failed lookup is what the build looked for and did not find (probe); a name the
-         * gate hides (run --only-inputs) is one too. */
+         * gate hides (run --only-inputs) is one too, and a denial. */
         if (r < 0 && r != -ENAMETOOLONG)
             fs_record_path(fs, fs_req_caller(fs, req), dir, name, TRACEDB_PROBE, -r, 0);
+        if (denied)
+            fs_record_denial(fs, fs_req_caller(fs, req), dir, name, TRACEDB_DENIED_LOOKUP);
     }
     FS_DEBUG(fs, "lookup(parent=%" PRIu64 ", name=%s) = %d\n", (uint64_t)parent, name, r);
     if (r < 0) {

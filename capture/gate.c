@@ -116,17 +116,23 @@ static char *literal_prefix(const char *pattern)
     return p;
 }
 
+bool gate_names_under(const struct gate *g, const char *dir)
+{
+    for (guint j = 0; j < g->entries->len; j++) {
+        const struct manifest_entry *e = g->entries->pdata[j];
+        g_autofree char *lit = e->glob ? literal_prefix(e->pattern) : g_strdup(e->pattern);
+        /* An entry in it, or a glob that may reach into it. */
+        if (is_under(lit, dir) || (e->glob && is_under(dir, lit)))
+            return true;
+    }
+    return false;
+}
+
 void gate_seal(struct gate *g)
 {
     for (guint i = 0; i < g->trees->len; i++) {
         struct gate_tree *t = &g_array_index(g->trees, struct gate_tree, i);
-        t->restricted = !t->system;
-        for (guint j = 0; j < g->entries->len && !t->restricted; j++) {
-            const struct manifest_entry *e = g->entries->pdata[j];
-            g_autofree char *lit = e->glob ? literal_prefix(e->pattern) : g_strdup(e->pattern);
-            /* An entry in the tree, or a glob that may reach into it. */
-            t->restricted = is_under(lit, t->path) || (e->glob && is_under(t->path, lit));
-        }
+        t->restricted = !t->system || gate_names_under(g, t->path);
     }
     g->sealed = true;
 }

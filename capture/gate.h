@@ -39,6 +39,9 @@ void gate_add_tree(struct gate *g, const char *path, bool system);
  * another): it and its ancestors stay visible (its contents are judged as the rest). */
 void gate_add_visible_dir(struct gate *g, const char *dir);
 
+/* Does an entry lie in `dir` (or a glob reach into it)? */
+bool gate_names_under(const struct gate *g, const char *dir);
+
 /* Done adding; from now on read-only. */
 void gate_seal(struct gate *g);
 

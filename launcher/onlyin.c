@@ -50,5 +50,17 @@ void onlyin_add_trees(struct gate *g, const struct plan *plan)
         gate_add_tree(g, path, plan_is_system_top(top));
         gate_add_visible_dir(g, path); /* setup mounts it there, through the trees above it */
     }
+    /* A system tree the manifests name but this run does not serve through FUSE (untraced, or
+     * watched by --system as root) cannot hide anything: say so. */
+    static const char *const tops[] = {"/usr", "/etc", "/opt"};
+    for (size_t i = 0; i < G_N_ELEMENTS(tops); i++) {
+        bool served = false;
+        for (int k = 0; k < plan_n_trees(plan) && !served; k++)
+            served = !strncmp(plan_tree(plan, k)->path, tops[i], strlen(tops[i]));
+        if (!served && gate_names_under(g, tops[i]))
+            fprintf(stderr, "buildtrail run: --only-inputs names files in %s, which this run does "
+                            "not serve through FUSE: nothing is hidden there; add --system=full "
+                            "to restrict it\n", tops[i]);
+    }
     gate_seal(g);
 }

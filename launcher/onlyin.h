@@ -5,7 +5,8 @@
  * or a directory: checked on the descriptor opened O_NONBLOCK, so a FIFO never blocks) and
  * every line must parse (common/manifest.h).  0 and a new gate (not sealed), or -1 after one
  * line on stderr naming the manifest and the fix.
- * onlyin_add_trees(): the traced trees of the plan, then seals the gate.
+ * onlyin_add_trees(): the traced trees of the plan, then seals the gate; a system tree the
+ * manifests name that is not served through FUSE is said on stderr (nothing hidden there).
  */
 #pragma once
 

@@ -65,8 +65,11 @@ static void test_system_named(void)
     VIS(g, "/usr/include", true);
     HID(g, "/usr/include/stdio.h", false); /* /usr is restricted once named */
     g_assert_true(gate_restricts(g, "/usr/lib"));
+    g_assert_true(gate_names_under(g, "/usr"));
+    g_assert_false(gate_names_under(g, "/etc"));
     gate_free(g);
     g = made("/usr/*/zlib.h\n");
+    g_assert_true(gate_names_under(g, "/usr/include"));
     HID(g, "/usr/lib/x", false);
     VIS(g, "/usr/include/zlib.h", false);
     gate_free(g);

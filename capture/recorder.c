@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT, EV_VERSION, EV_ENV };
+enum rec_event_type { EV_PROCESS, EV_FILE, EV_ACCESS, EV_OUTPUT, EV_EXIT, EV_VERSION, EV_ENV, EV_DENIAL };
 
 struct rec_event {
     struct rec_event *next;
@@ -36,6 +36,7 @@ struct rec_event {
         } env;
         struct rec_access access;
         struct rec_version version;
+        struct rec_denial denial; /* its package is owned */
         struct {
             int64_t process_id;
             int stream;
@@ -79,7 +80,7 @@ struct rec {
 
     /* Prepared statements: used only by the writer thread. */
     sqlite3_stmt *ins_process, *ins_file, *ins_access, *ins_output, *ins_exit, *ins_version,
-        *ins_env;
+        *ins_env, *ins_denial;
 };
 
 int64_t rec_now_ns(void)
@@ -199,6 +200,15 @@ void rec_add_version(struct rec *r, const struct rec_version *v)
     push(r, ev);
 }
 
+void rec_add_denial(struct rec *r, const struct rec_denial *d)
+{
+    struct rec_event *ev = g_new(struct rec_event, 1);
+    ev->type = EV_DENIAL;
+    ev->denial = *d;
+    ev->denial.package = g_strdup(d->package);
+    push(r, ev);
+}
+
 void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
                     const void *data, size_t len)
 {
@@ -236,6 +246,9 @@ static void free_event(struct rec_event *ev)
         break;
     case EV_OUTPUT:
         g_free(ev->output.data);
+        break;
+    case EV_DENIAL:
+        g_free((char *)ev->denial.package);
         break;
     case EV_ACCESS:
     case EV_EXIT:
@@ -347,6 +360,15 @@ static int write_event(struct rec *r, const struct rec_event *ev)
         sqlite3_bind_int(st, 2, ev->output.stream);
         sqlite3_bind_int64(st, 3, ev->output.time_ns);
         sqlite3_bind_blob(st, 4, ev->output.data, (int)ev->output.len, SQLITE_STATIC);
+        break;
+    case EV_DENIAL:
+        st = r->ins_denial;
+        bind_id_or_null(st, 1, ev->denial.process_id);
+        sqlite3_bind_int64(st, 2, ev->denial.file_id);
+        sqlite3_bind_int(st, 3, ev->denial.how);
+        sqlite3_bind_int(st, 4, ev->denial.reason);
+        bind_text_or_null(st, 5, ev->denial.package);
+        sqlite3_bind_int64(st, 6, ev->denial.time_ns);
         break;
     case EV_EXIT:
         st = r->ins_exit;
@@ -543,6 +565,7 @@ static int prepare_statements(struct rec *r, sqlite3 *db)
         {&r->ins_output, TQ_INSERT_OUTPUT},
         {&r->ins_exit, TQ_INSERT_EXIT},
         {&r->ins_env, TQ_INSERT_ENV},
+        {&r->ins_denial, TQ_INSERT_DENIAL},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(stmts); i++) {
         if (sqlite3_prepare_v3(db, tracedb_sql(stmts[i].sql), -1, SQLITE_PREPARE_PERSISTENT, stmts[i].st,
@@ -642,6 +665,7 @@ void rec_free(struct rec *r)
     sqlite3_finalize(r->ins_exit);
     sqlite3_finalize(r->ins_version);
     sqlite3_finalize(r->ins_env);
+    sqlite3_finalize(r->ins_denial);
     g_hash_table_destroy(r->file_ids);
     g_hash_table_destroy(r->env_ids);
     g_free(r->db_path);

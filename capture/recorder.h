@@ -66,6 +66,16 @@ struct rec_access {
     int64_t version_id; /* 0: none; else the version read, produced, moved or removed */
 };
 
+/* A file hidden from a process (denials table: enum tracedb_denial_how, _reason). */
+struct rec_denial {
+    int64_t process_id; /* 0: unknown caller */
+    int64_t file_id;
+    int how;
+    int reason;
+    const char *package; /* NULL: not known; copied */
+    int64_t time_ns;
+};
+
 /* A file version whose content is final and hashed (versions table). */
 struct rec_version {
     int64_t id;
@@ -101,6 +111,7 @@ int64_t rec_env_id(struct rec *r, const void *env, size_t len);
 void rec_add_process(struct rec *r, const struct rec_process *p);
 void rec_add_access(struct rec *r, const struct rec_access *a);
 void rec_add_version(struct rec *r, const struct rec_version *v);
+void rec_add_denial(struct rec *r, const struct rec_denial *d);
 void rec_add_output(struct rec *r, int64_t process_id, int stream, int64_t time_ns,
                     const void *data, size_t len);
 

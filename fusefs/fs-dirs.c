@@ -36,6 +36,20 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fs_handle_release(fs, h);
 }
 
+/* run --only-inputs: does the gate hide this entry?  (A mount point shows the covered
+ * directory's inode here: judged as a directory by its name, as lookup would.) */
+static bool dirent_gated(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+                         const struct dirent *d)
+{
+    if (!fs->gate || !strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+        return false;
+    bool is_dir = d->d_type == DT_DIR || d->d_type == DT_UNKNOWN;
+    if (!fs_inode_gated(fs, in, d->d_name, in->dev, d->d_ino, is_dir))
+        return false;
+    fs_record_denial(fs, fs_req_caller(fs, req), in, d->d_name, TRACEDB_DENIED_LISTING);
+    return true;
+}
+
 void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                    struct fuse_file_info *fi)
 {
@@ -65,7 +79,7 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
             }
         }
         struct dirent *d = h->dir_entry;
-        if (!fs_inode_hidden(fs, in, d->d_name)) {
+        if (!fs_inode_hidden(fs, in, d->d_name) && !dirent_gated(fs, req, in, d)) {
             struct stat st = {.st_ino = fs_present_ino(fs, in->dev, d->d_ino),
                               .st_mode = (mode_t)d->d_type << 12};
             size_t need = fuse_add_direntry(req, buf + used, size - used, d->d_name, &st,

@@ -186,8 +186,10 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mo
                    version_id);
     FS_DEBUG(fs, "create(%s, flags=%#x, mode=%#o) = %d\n", path, fi->flags, mode, r);
     struct fuse_entry_param e;
-    if (!r)
-        r = fs_inode_lookup(fs, req, dir, name, &e);
+    if (!r) {
+        fs_inode_mark_made(fs, st.st_dev, st.st_ino); /* created or written: the build's */
+        r = fs_inode_lookup(fs, req, dir, name, &e, NULL);
+    }
     if (r < 0) {
         if (fd >= 0) {
             vers_write_end(fs->vers, vw, vers_reopen_for_hash(fd));

@@ -213,7 +213,7 @@ void fs_inode_fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_in
 
 /* Look `name` up in `dir`; on success *e is filled and one lookup taken.  Returns 0/-errno. */
 int fs_inode_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
-                    struct fuse_entry_param *e)
+                    struct fuse_entry_param *e, bool *denied)
 {
     if (fs_inode_hidden(fs, dir, name))
         return -ENOENT;
@@ -227,6 +227,11 @@ int fs_inode_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const c
     fs_creds_leave(fs, &c);
     if (r < 0)
         return r;
+    if (fs_inode_gated(fs, dir, name, st.st_dev, st.st_ino, S_ISDIR(st.st_mode))) {
+        if (denied)
+            *denied = true;
+        return -ENOENT;
+    }
     int fd = -1;
     if (S_ISDIR(st.st_mode)) {
         /* Directories keep an fd: they are the parents every other inode is reached from.
@@ -301,4 +306,30 @@ bool fs_inode_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
             return true;
     }
     return false;
+}
+
+void fs_inode_mark_made(struct fs *fs, dev_t dev, ino_t ino)
+{
+    if (!fs->gate)
+        return;
+    struct ino_key *k = g_new(struct ino_key, 1);
+    *k = (struct ino_key){dev, ino};
+    pthread_mutex_lock(&fs->made_lock);
+    g_hash_table_add(fs->made, k); /* an equal key already there is freed */
+    pthread_mutex_unlock(&fs->made_lock);
+}
+
+bool fs_inode_gated(struct fs *fs, struct fs_inode *dir, const char *name, dev_t dev, ino_t ino,
+                    bool is_dir)
+{
+    if (!fs->gate || dir->type != NODE_REAL)
+        return false;
+    struct ino_key k = {dev, ino};
+    pthread_mutex_lock(&fs->made_lock);
+    bool made = g_hash_table_contains(fs->made, &k);
+    pthread_mutex_unlock(&fs->made_lock);
+    if (made)
+        return false;
+    g_autofree char *path = fs_inode_path(fs, dir, name);
+    return gate_judge(fs->gate, path, is_dir) == GATE_UNDECLARED;
 }

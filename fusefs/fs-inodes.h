@@ -3,7 +3,9 @@
  * Owns: struct fs_inode (nodeid = pointer, keyed by (st_dev, st_ino) in fs.inodes), each
  * inode's (parent, name) link and the paths computed from it, the *at() locations of real
  * objects (fs_loc), the inode numbers and attributes the build sees (present_*, getattr,
- * entries), lookup by name, which names are hidden, and pinning an fd before a name goes.
+ * entries), lookup by name, which names are hidden (fs_config.hide, and the gate of
+ * `run --only-inputs` with the inodes the build made), and pinning an fd before a name goes.
+ * fs.made_lock (a leaf) protects fs.made.
  * Locks: fs.lock protects fs.inodes and every inode's nlookup, child_refs, parent and name
  * (and the pinning of an fd); fs.devs_lock (a leaf) serialises appends to fs.devs.  Never
  * holds fs.lock while calling the real filesystem.
@@ -98,9 +100,20 @@ int fs_inode_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct 
 void fs_inode_fill_entry(struct fs *fs, struct fuse_entry_param *e, struct fs_inode *in,
                          const struct stat *st);
 
-/* Look `name` up in `dir`; on success *e is filled and one lookup taken.  Returns 0/-errno. */
+/* Look `name` up in `dir`; on success *e is filled and one lookup taken.  Returns 0/-errno:
+ * -ENOENT also for a name the gate hides (fs_inode_gated), and then *denied is set when
+ * `denied` is given. */
 int fs_inode_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
-                    struct fuse_entry_param *e);
+                    struct fuse_entry_param *e, bool *denied);
+
+/* run --only-inputs: the build made (dev, ino) — created it, or wrote, renamed or linked it
+ * into place — so the gate never hides it.  No-op without a gate. */
+void fs_inode_mark_made(struct fs *fs, dev_t dev, ino_t ino);
+
+/* run --only-inputs: does the gate hide `name` in `dir`, an object (dev, ino) that the build did
+ * not make?  `is_dir`: it is (or may be) a directory.  False without a gate. */
+bool fs_inode_gated(struct fs *fs, struct fs_inode *dir, const char *name, dev_t dev, ino_t ino,
+                    bool is_dir);
 
 /* `name` in `dir` is about to stop naming its inode (unlink, or replaced by a rename).  If the
  * kernel still holds that inode and knows it by exactly this name, give it an fd of its own

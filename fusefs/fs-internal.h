@@ -20,7 +20,7 @@
  * Locks, in the order they are taken (fs.h; docs/architecture.md, "Concurrency"): fs.lock
  * (inodes, links, the open handles); then fs.output_lock (stdout/stderr) or a handle's
  * acct_lock (never both); then the capture engine's own (proc, vers, the recorder's).
- * fs.devs_lock and fs.caller_creds_lock are leaves.
+ * fs.devs_lock, fs.caller_creds_lock and fs.made_lock are leaves.
  */
 #pragma once
 
@@ -33,6 +33,7 @@
 #include "fs-record.h"
 #include "fs-request.h"
 #include "fs-vroot.h"
+#include "gate.h"
 #include "inokey.h"
 #include "tracedb.h"
 #include "versions.h"
@@ -84,6 +85,11 @@ struct fs {
     bool is_root;
     bool present_ids_as_own;
     bool cache_lookups;
+    /* run --only-inputs (fs_config.gate): the gate, fixed; and the inodes the build made
+     * (struct ino_key set), which the gate never hides: made_lock, a leaf, protects `made`. */
+    const struct gate *gate;
+    pthread_mutex_t made_lock;
+    GHashTable *made;
     uid_t uid;
     gid_t gid;
     uint64_t op_count[OP_COUNT]; /* atomic */

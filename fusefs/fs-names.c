@@ -12,10 +12,14 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         r = fs_vroot_lookup(fs, name, &e);
     } else {
         struct fs_inode *dir = fs_inode_get(req, parent);
-        r = fs_inode_lookup(fs, req, dir, name, &e);
-        /* A failed lookup is what the build looked for and did not find (probe). */
+        bool denied = false;
+        r = fs_inode_lookup(fs, req, dir, name, &e, &denied);
+        /* A failed lookup is what the build looked for and did not find (probe); a name the
+         * gate hides (run --only-inputs) is one too, and a denial. */
         if (r < 0 && r != -ENAMETOOLONG)
             fs_record_path(fs, fs_req_caller(fs, req), dir, name, TRACEDB_PROBE, -r, 0);
+        if (denied)
+            fs_record_denial(fs, fs_req_caller(fs, req), dir, name, TRACEDB_DENIED_LOOKUP);
     }
     FS_DEBUG(fs, "lookup(parent=%" PRIu64 ", name=%s) = %d\n", (uint64_t)parent, name, r);
     if (r < 0) {
@@ -244,17 +248,33 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t ino)
     fuse_reply_readlink(req, buf);
 }
 
-/* Shared tail of mknod/mkdir/symlink/link: look the new entry up and reply. */
+/* Shared tail of mknod/mkdir/symlink/link: look the new entry up (the build made it: the
+ * gate never hides it) and reply. */
 static void reply_new_entry(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const char *name,
                             int r)
 {
     struct fuse_entry_param e;
+    struct stat st;
+    if (!r && fs->gate && fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        fs_inode_mark_made(fs, st.st_dev, st.st_ino);
     if (!r)
-        r = fs_inode_lookup(fs, req, dir, name, &e);
+        r = fs_inode_lookup(fs, req, dir, name, &e, NULL);
     if (r < 0)
         fuse_reply_err(req, -r);
     else
         fuse_reply_entry(req, &e);
+}
+
+/* run --only-inputs: mkdir of a directory the gate hides (left by an earlier build) makes it
+ * the build's, as if just made: `mkdir -p build` works; what it held stays hidden. */
+static bool mkdir_over_gated(struct fs *fs, struct fs_inode *dir, const char *name)
+{
+    struct stat st;
+    if (!fs->gate || fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !S_ISDIR(st.st_mode) || !fs_inode_gated(fs, dir, name, st.st_dev, st.st_ino, true))
+        return false;
+    fs_inode_mark_made(fs, st.st_dev, st.st_ino);
+    return true;
 }
 
 static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -286,6 +306,8 @@ static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
         if (!link_target)
             fs_umask_leave(fs);
         fs_creds_leave(fs, &c);
+        if (r == -EEXIST && S_ISDIR(mode) && !link_target && mkdir_over_gated(fs, dir, name))
+            r = 0;
     }
     fs_record_path(fs, fs_req_caller(fs, req), dir, name, kind, -r, 0);
     FS_DEBUG(fs, "%s(parent=%" PRIu64 ", name=%s) = %d\n", fs_op_names[op], (uint64_t)parent,
@@ -418,6 +440,7 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
             const char *n = i ? name : newname;
             if (fstatat(d->fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 continue;
+            fs_inode_mark_made(fs, st.st_dev, st.st_ino); /* the build put it there */
             struct ino_key k = {st.st_dev, st.st_ino};
             pthread_mutex_lock(&fs->lock);
             struct fs_inode *moved = g_hash_table_lookup(fs->inodes, &k);

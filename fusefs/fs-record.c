@@ -32,6 +32,22 @@ void fs_record_path(struct fs *fs, int64_t process_id, struct fs_inode *dir, con
                    version_id);
 }
 
+void fs_record_denial(struct fs *fs, int64_t process_id, struct fs_inode *dir, const char *name,
+                      int how)
+{
+    if (process_id < 0)
+        return;
+    g_autofree char *path = fs_inode_path(fs, dir, name);
+    struct rec_denial d = {
+        .process_id = process_id,
+        .file_id = rec_file_id(fs->rec, path),
+        .how = how,
+        .reason = TRACEDB_DENIED_UNDECLARED,
+        .time_ns = rec_now_ns(),
+    };
+    rec_add_denial(fs->rec, &d);
+}
+
 /* The current version of what `name` in `dir` is (0: none, or not a file). */
 int64_t fs_version_at(struct fs *fs, struct fs_inode *dir, const char *name)
 {

@@ -21,5 +21,10 @@ void fs_record_file(struct fs *fs, int64_t process_id, int64_t file_id, int kind
 void fs_record_path(struct fs *fs, int64_t process_id, struct fs_inode *dir, const char *name,
                     int kind, int result, int64_t version_id);
 
+/* `name` in `dir` was hidden from the caller by the gate (run --only-inputs): how is
+ * TRACEDB_DENIED_LOOKUP or _LISTING. */
+void fs_record_denial(struct fs *fs, int64_t process_id, struct fs_inode *dir, const char *name,
+                      int how);
+
 /* The current version of what `name` in `dir` is (0: none, or not a file). */
 int64_t fs_version_at(struct fs *fs, struct fs_inode *dir, const char *name);

@@ -123,6 +123,8 @@ struct fs *fs_new(const struct fs_config *cfg)
     pthread_mutex_init(&fs->lock, NULL);
     pthread_mutex_init(&fs->output_lock, NULL);
     pthread_mutex_init(&fs->devs_lock, NULL);
+    pthread_mutex_init(&fs->made_lock, NULL);
+    fs->made = g_hash_table_new_full(ino_key_hash, ino_key_equal, g_free, NULL);
     pthread_mutex_init(&fs->caller_creds_lock, NULL);
     fs->caller_creds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     int ng = getgroups(0, NULL);
@@ -152,6 +154,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->want_kernel_checks = cfg->kernel_checks;
     fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
     fs->cache_lookups = cfg->cache_lookups;
+    fs->gate = cfg->gate;
     fs->out_node.type = NODE_STDOUT;
     fs->out_node.ino = FS_VIRTUAL_INO(2);
     fs->err_node.type = NODE_STDERR;
@@ -208,6 +211,8 @@ void fs_free(struct fs *fs)
     pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->output_lock);
     pthread_mutex_destroy(&fs->devs_lock);
+    pthread_mutex_destroy(&fs->made_lock);
+    g_hash_table_destroy(fs->made);
     pthread_mutex_destroy(&fs->caller_creds_lock);
     g_hash_table_destroy(fs->caller_creds);
     g_free(fs->own_groups);

@@ -43,6 +43,7 @@
 #include <sys/types.h>
 
 struct fs;
+struct gate;
 struct vers;
 
 struct fs_tree {
@@ -93,6 +94,12 @@ struct fs_config {
     /* Let the kernel cache failed lookups (for `timeout`) and symlink targets: a name found
      * missing or a symlink followed is then recorded for the first process, not for every one. */
     bool cache_lookups;
+    /* `run --only-inputs` (capture/gate.h), or NULL: a file in a restricted tree that existed
+     * before the build and that the gate does not let through looks absent — lookup answers
+     * ENOENT (recorded as a probe), a listing leaves it out.  What the build made (created,
+     * wrote through create, renamed or linked into place) is always visible.  Sealed; read
+     * only; outlives the filesystem. */
+    const struct gate *gate;
     bool debug;
 };
 

@@ -9,6 +9,8 @@
 #include "fs.h"
 #include "ns.h"
 #include "nsguard.h"
+#include "gate.h"
+#include "onlyin.h"
 #include "plan.h"
 #include "proc.h"
 #include "recorder.h"
@@ -39,6 +41,7 @@ struct run_opts {
     GPtrArray *trace_dirs; /* char* */
     GPtrArray *env_redact; /* char*: --env-redact patterns */
     GPtrArray *argv_redact; /* char*: --argv-redact options, NULL-terminated */
+    GPtrArray *only_inputs; /* char*: --only-inputs manifests */
     bool private_tmp;
     bool system;
     enum engine_system system_how; /* --system=HOW */
@@ -123,6 +126,13 @@ static void usage(FILE *f)
           "                        targets: faster for configure scripts, include-path\n"
           "                        searches and --system, but each missing name and each\n"
           "                        symlink followed is recorded for the first process only\n"
+          "      --only-inputs MANIFEST  hide from the build every file that existed\n"
+          "                        before it in a traced tree and that MANIFEST does\n"
+          "                        not name (a path, a glob or DIR/ a line, relative to\n"
+          "                        the current directory; repeatable): it looks absent\n"
+          "                        (lookups fail, listings leave it out); what the build\n"
+          "                        makes stays visible; the system trees only where a\n"
+          "                        manifest names paths in them\n"
           "  -q, --quiet           print no summary line at the end\n"
           "  -h, --help            print this help\n"
           "\n"
@@ -146,6 +156,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"system", optional_argument, NULL, 'S'},
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
+        {"only-inputs", required_argument, NULL, 'I'},
         {"output-mode", required_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -194,6 +205,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             break;
         case 'M':
             o->cache_lookups = true;
+            break;
+        case 'I':
+            g_ptr_array_add(o->only_inputs, g_strdup(optarg));
             break;
         case 'q':
             o->quiet = true;
@@ -253,6 +267,7 @@ static void opts_free(struct run_opts *o)
     g_ptr_array_free(o->trace_dirs, TRUE);
     g_ptr_array_free(o->env_redact, TRUE);
     g_ptr_array_free(o->argv_redact, TRUE);
+    g_ptr_array_free(o->only_inputs, TRUE);
     g_free(o->db_path);
     g_free(o->options);
 }
@@ -276,6 +291,7 @@ struct run {
     struct serve s;
     struct engine e;               /* the capture engine and the filesystem */
     char *own_judge;               /* reached filesystems that judge permissions themselves */
+    struct gate *gate;             /* --only-inputs, or NULL; outlives the filesystem */
     /* how it ended */
     char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     char *tree_note;               /* runs.process_tree */
@@ -357,6 +373,10 @@ static int run_plan(struct run *r)
               stderr);
         return -1;
     }
+    if (r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) {
+        r->status = 2;
+        return -1;
+    }
     const char *why_not = plan_untraceable(r->cwd, plan_probe_real());
     if (why_not) {
         fprintf(stderr, "buildtrail run: cannot trace the current directory %s: %s; run from the "
@@ -374,6 +394,13 @@ static int run_plan(struct run *r)
     if (plan_trace_dirs(r) < 0)
         return -1;
     plan_set_workspace(r->plan, r->cwd);
+    if (r->gate) {
+        onlyin_add_trees(r->gate, r->plan);
+        if (!gate_n_entries(r->gate))
+            fprintf(stderr, "buildtrail run: warning: --only-inputs declares no file: every file "
+                            "that existed before the build is hidden from it in %s and the other "
+                            "traced trees\n", r->cwd);
+    }
 
     return spawn_preflight(&r->sp);
 }
@@ -427,6 +454,7 @@ static int start_engine(struct run *r)
             .present_ids_as_own = r->sp.user_ns,
             .kernel_checks = !r->sp.user_ns, /* user namespace: decided once the ids are mapped */
             .cache_lookups = r->o.cache_lookups,
+            .gate = r->gate,
             .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
             /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
             .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
@@ -623,8 +651,10 @@ static void run_finish(struct run *r)
     }
     r->status = r->exit_status < 0 ? RUN_EXIT_SETUP_FAILED : r->exit_status;
 
-    if (r->s.loop_running) /* still in use by the loop threads: left to process exit */
+    if (r->s.loop_running) { /* still in use by the loop threads: left to process exit */
         engine_leave(&r->e);
+        r->gate = NULL;
+    }
 }
 
 /* Undo whatever the stages did, in reverse. */
@@ -640,6 +670,7 @@ static void run_cleanup(struct run *r)
     g_free(r->tree_note);
     g_free(r->failure_text);
     g_free(r->own_judge);
+    gate_free(r->gate); /* after the filesystem, which uses it */
 }
 
 int run_main(int argc, char **argv)
@@ -648,6 +679,7 @@ int run_main(int argc, char **argv)
     r->o = (struct run_opts){.trace_dirs = g_ptr_array_new_with_free_func(g_free),
                              .env_redact = g_ptr_array_new_with_free_func(g_free),
                              .argv_redact = g_ptr_array_new_with_free_func(g_free),
+                             .only_inputs = g_ptr_array_new_with_free_func(g_free),
                              .hash_limit = DEFAULT_HASH_LIMIT, .output_mode = 0600};
     g_ptr_array_add(r->o.argv_redact, NULL);
     int pr = parse_args(argc, argv, &r->o);

@@ -20,6 +20,9 @@ TRACEDB_STATEMENT(sql_checkpoint, 1, TRACEDB_SCHEMA_VERSION, "PRAGMA wal_checkpo
 TRACEDB_STATEMENT(sql_mark_killed_at_end, 7, TRACEDB_SCHEMA_VERSION,
                   "UPDATE exits SET killed_at_end = 1 WHERE exit_signal = 9 AND end_ns >= ?1");
 /* Every distinct executable path the build ran. */
+/* How many distinct files were hidden from the build (run --only-inputs) */
+TRACEDB_STATEMENT(sql_hidden_files, 8, TRACEDB_SCHEMA_VERSION,
+                  "SELECT count(DISTINCT file_id) FROM denials");
 TRACEDB_STATEMENT(sql_executables, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe");
 enum { EXECUTABLES_EXE };
@@ -315,6 +318,22 @@ static void killed_at_end(struct trace *t, GString *line)
     g_string_free(names, TRUE);
 }
 
+/* "; N undeclared files hidden (buildtrail files --denied)" when the gate hid any. */
+static void hidden_files(struct trace *t, GString *line)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(t->db, sql_hidden_files, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (n < 0)
+        g_string_append(line, "; cannot count the files hidden from the build");
+    else if (n)
+        g_string_append_printf(line, "; %" G_GINT64_FORMAT " undeclared file%s hidden ('buildtrail "
+                               "files --denied')", n, n == 1 ? "" : "s");
+}
+
 /* "buildtrail run: replaced the trace of 'make -j2' (started ..., finished, exit 0)": which
  * trace this run's replaced, when it did. */
 static void print_replaced(const struct trace *t)
@@ -421,6 +440,7 @@ void trace_print_summary(struct trace *t, const struct trace_summary *s)
     }
     completeness(s, line);
     killed_at_end(t, line);
+    hidden_files(t, line);
     removal_blocked(t, s->cwd, line);
     g_autofree char *untraced = untraced_use(t, s->plan);
     if (untraced)

@@ -23,6 +23,8 @@ static const char *const sql[TQ_COUNT] = {
         "INSERT OR REPLACE INTO exits (process_id, end_ns, exit_code, exit_signal) VALUES "
         "(?,?,?,?)",
     [TQ_INSERT_ENV] = "INSERT INTO environments (id, env) VALUES (?, ?)",
+    [TQ_INSERT_DENIAL] = "INSERT INTO denials (process_id, file_id, how, reason, package, "
+                         "time_ns) VALUES (?,?,?,?,?,?)",
     /* The run and the trace as a whole */
     [TQ_COUNTS] =
         "SELECT (SELECT count(*) FROM (SELECT DISTINCT pid, start_ticks FROM processes)), "
@@ -91,7 +93,8 @@ const char *tracedb_sql(enum tracedb_query q)
 }
 
 /* The schema versions a statement is written for, where that is not every version: what
- * came later (accesses.version_id and versions 3, environments 5, exits.killed_at_end 7), and
+ * came later (accesses.version_id and versions 3, environments 5, exits.killed_at_end 7,
+ * denials 8), and
  * the recorder's writes, which are for the current schema only. */
 #define NOW TRACEDB_SCHEMA_VERSION
 static const struct {
@@ -104,6 +107,7 @@ static const struct {
     [TQ_INSERT_OUTPUT] = {NOW, NOW},
     [TQ_INSERT_EXIT] = {NOW, NOW},
     [TQ_INSERT_ENV] = {NOW, NOW},
+    [TQ_INSERT_DENIAL] = {NOW, NOW},
     [TQ_COUNTS] = {3, NOW},
     [TQ_COUNTS_V2] = {1, 2},
     [TQ_KILLED_AT_END] = {7, NOW},

@@ -28,6 +28,7 @@ enum tracedb_query {
     TQ_INSERT_OUTPUT, /* one chunk of stdout/stderr */
     TQ_INSERT_EXIT, /* a process exit */
     TQ_INSERT_ENV, /* an environment and its id */
+    TQ_INSERT_DENIAL, /* a file hidden from a process (schema 8) */
 
     /* The run and the trace as a whole */
     TQ_COUNTS, /* processes, images, files read, written, versions, output bytes (schema 3 on) */

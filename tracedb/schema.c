@@ -155,6 +155,20 @@ static const struct {
      /* 1: still running when the build's command ended, and killed (SIGKILL) when buildtrail
       * ended the build's pid namespace; natively it would have gone on running. */
      "ALTER TABLE exits ADD COLUMN killed_at_end INTEGER NOT NULL DEFAULT 0;"},
+    {"record what the build was refused: files hidden by run --only-inputs",
+     /* One row per name hidden from a process: a lookup that answered ENOENT (also a probe
+      * access), or a listing that left it out. */
+     "CREATE TABLE denials ("
+     "  id INTEGER PRIMARY KEY,"
+     "  process_id INTEGER REFERENCES processes(id)," /* NULL: the caller could not be identified */
+     "  file_id INTEGER NOT NULL REFERENCES files(id),"
+     "  how INTEGER NOT NULL,"             /* 1 lookup, 2 listing */
+     "  reason INTEGER NOT NULL,"          /* 1 undeclared (--only-inputs) */
+     "  package TEXT,"                     /* the installed package owning it, when known */
+     "  time_ns INTEGER NOT NULL"
+     ");"
+     "CREATE INDEX denials_process ON denials(process_id);"
+     "CREATE INDEX denials_file ON denials(file_id);"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))

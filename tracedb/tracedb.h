@@ -25,10 +25,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TRACEDB_SCHEMA_VERSION 7
+#define TRACEDB_SCHEMA_VERSION 8
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
+/* How the build was refused a file: denials.how and denials.reason.  Append only. */
+enum tracedb_denial_how { TRACEDB_DENIED_LOOKUP = 1, TRACEDB_DENIED_LISTING = 2 };
+enum tracedb_denial_reason { TRACEDB_DENIED_UNDECLARED = 1 };
+
 enum tracedb_access_kind {
     TRACEDB_READ = 1,       /* opened for reading (bytes = bytes read through the mount) */
     TRACEDB_WRITE = 2,      /* opened for writing (bytes = bytes written) */

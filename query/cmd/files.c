@@ -1,4 +1,5 @@
 /* files: the files the build touched, by what it did to them. */
+#include "denials.h"
 #include "driver.h"
 #include "jsonw.h"
 #include "queries.h"
@@ -128,6 +129,7 @@ static GArray *collect(struct qdb *q, int64_t process)
 }
 
 struct files_cli {
+    bool denied;     /* --denied */
     int want;        /* F_* marks to select (0: all) */
     int64_t process; /* 0: every process */
     GPtrArray *under;
@@ -143,6 +145,7 @@ static int files_option(void *ctx, int c, const char *arg)
     case 'x': f->want |= F_DELETED; return 0;
     case 'm': f->want |= F_MISSING; return 0;
     case 't': f->want |= F_TEMP; return 0;
+    case 'D': f->denied = true; return 0;
     case 'u':
         g_ptr_array_add(f->under, qdb_absolute_path(arg));
         return 0;
@@ -159,6 +162,7 @@ static const struct option files_options[] = {
     {"deleted", no_argument, NULL, 'x'},
     {"missing", no_argument, NULL, 'm'},
     {"temporary", no_argument, NULL, 't'},
+    {"denied", no_argument, NULL, 'D'},
     {"under", required_argument, NULL, 'u'},
     {"process", required_argument, NULL, 'p'},
     {0}};
@@ -172,14 +176,108 @@ static const struct query_command files_command = {
              "up or opened and not found, and never made or read by the build: what it\n"
              "looked for in vain), t temporary (made by the build and removed again, as\n"
              "cc's /tmp/cc*.s).  Options select the files with any of the given marks;\n"
-             "without them, names only looked for in vain are counted, not listed.\n",
+             "without them, names only looked for in vain are counted, not listed.\n"
+             "--denied lists instead the files hidden from the build ('run --only-inputs'),\n"
+             "each with why and the processes that looked it up or listed its directory.\n",
     .options_help = "      --read --written --created --deleted --missing --temporary\n"
+                    "      --denied          the files hidden from the build, with who asked\n"
                     "  -u, --under DIR       only files under DIR (repeatable)\n"
                     "  -p, --process ID      only what process ID did (ids as in 'buildtrail tree')\n",
     .options = files_options,
     .shortopts = "u:p:",
     .option = files_option,
 };
+
+/* One process as a denial names it: "12 cc1", "?" unknown. */
+static void append_process(GString *out, struct qdb *q, int64_t id)
+{
+    const struct qdb_process *p = id ? qdb_process(q, id) : NULL;
+    if (!p) {
+        g_string_append(out, id ? "?" : "an unknown process");
+        return;
+    }
+    const char *name = p->argv ? p->argv : p->comm ? p->comm : "?";
+    const char *slash = strrchr(name, '/');
+    g_string_append_printf(out, "%" G_GINT64_FORMAT " ", id);
+    text_escape(out, slash ? slash + 1 : name, strlen(slash ? slash + 1 : name));
+}
+
+/* files --denied: one line per file hidden from the build (text), or "denied" (JSON). */
+static int print_denied(struct qdb *q, const struct query_opts *o, int64_t process,
+                        GPtrArray *under)
+{
+    bool recorded;
+    GArray *d = denials_load(q, process, &recorded);
+    if (!d)
+        return query_failed(q), 1;
+    GString *out = g_string_new(NULL);
+    struct jsonw w;
+    jsonw_init(&w, out);
+    if (o->json) {
+        query_json_begin(jsonw_raw_object_begin(&w), q, NULL);
+        jsonw_kv_bool(&w, "denials_recorded", recorded);
+        jsonw_key(&w, "denied");
+        jsonw_array_begin(&w);
+    }
+    for (guint i = 0; i < d->len;) {
+        const struct denial *first = &g_array_index(d, struct denial, i);
+        guint end = i;
+        while (end < d->len && !strcmp(g_array_index(d, struct denial, end).path, first->path))
+            end++;
+        if (under->len > 1 && !prov_path_under(first->path, (char *const *)under->pdata)) {
+            i = end;
+            continue;
+        }
+        if (o->json) {
+            jsonw_object_begin(&w);
+            jsonw_kv_string(&w, "path", first->path);
+            jsonw_kv_string(&w, "reason", denial_reason_name(first->reason));
+            jsonw_key(&w, "package");
+            first->package ? jsonw_string(&w, first->package) : jsonw_null(&w);
+            jsonw_key(&w, "processes");
+            jsonw_array_begin(&w);
+        } else {
+            text_escape(out, first->path, strlen(first->path));
+            g_string_append_printf(out, ": %s;", denial_reason_name(first->reason));
+        }
+        for (guint k = i; k < end; k++) {
+            const struct denial *e = &g_array_index(d, struct denial, k);
+            if (o->json) {
+                jsonw_object_begin(&w);
+                jsonw_key(&w, "process");
+                e->process_id ? jsonw_int(&w, e->process_id) : jsonw_null(&w);
+                jsonw_kv_string(&w, "how", denial_how_name(e->how));
+                jsonw_kv_int(&w, "times", e->count);
+                jsonw_object_end(&w);
+            } else {
+                g_string_append_printf(out, "%s %s by ", k > i ? "," : "",
+                                       e->how == TRACEDB_DENIED_LOOKUP ? "looked up" : "listed");
+                append_process(out, q, e->process_id);
+                if (e->count > 1)
+                    g_string_append_printf(out, " (%u times)", e->count);
+            }
+        }
+        if (o->json) {
+            jsonw_array_end(&w);
+            jsonw_object_end(&w);
+        } else {
+            g_string_append_c(out, '\n');
+        }
+        i = end;
+    }
+    if (o->json) {
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        g_string_append_c(out, '\n');
+    }
+    denials_free(d);
+    int status = query_emit(q, out) ? 1 : 0;
+    if (!status && !recorded)
+        fputs("buildtrail files: this trace is older than schema 8: what was hidden from the "
+              "build was not recorded\n", stderr);
+    g_string_free(out, TRUE);
+    return status;
+}
 
 int query_files_main(int argc, char **argv)
 {
@@ -206,6 +304,12 @@ int query_files_main(int argc, char **argv)
         qdb_close(q);
         g_ptr_array_free(under, TRUE);
         return 1;
+    }
+    if (sel.denied) {
+        status = print_denied(q, &o, process, under);
+        qdb_close(q);
+        g_ptr_array_free(under, TRUE);
+        return status;
     }
     GArray *files = collect(q, process);
     if (!files) {

@@ -1,4 +1,5 @@
 /* show: everything the trace knows about one process image. */
+#include "denials.h"
 #include "driver.h"
 #include "jsonw.h"
 #include "terminal.h"
@@ -208,6 +209,38 @@ static void env_text_entry(const char *name, const char *value, void *data)
     g_string_append_c(out, '\n');
 }
 
+/* What was hidden from process `id` (run --only-inputs): text lines, or a JSON array in w. */
+static void denied_to(struct qdb *q, int64_t id, GString *out, struct jsonw *w)
+{
+    bool recorded;
+    GArray *d = denials_load(q, id, &recorded);
+    if (!d)
+        return; /* the error is q's: query_emit says it */
+    if (w)
+        jsonw_array_begin(w);
+    for (guint i = 0; i < d->len; i++) {
+        const struct denial *e = &g_array_index(d, struct denial, i);
+        if (w) {
+            jsonw_object_begin(w);
+            jsonw_kv_string(w, "path", e->path);
+            jsonw_kv_string(w, "reason", denial_reason_name(e->reason));
+            jsonw_kv_string(w, "how", denial_how_name(e->how));
+            jsonw_kv_int(w, "times", e->count);
+            jsonw_object_end(w);
+            continue;
+        }
+        if (!i)
+            g_string_append(out, "  hidden from it:\n");
+        g_string_append(out, "    ");
+        text_escape(out, e->path, strlen(e->path));
+        g_string_append_printf(out, " (%s; %s)\n", denial_reason_name(e->reason),
+                               e->how == TRACEDB_DENIED_LOOKUP ? "looked up" : "in a listing");
+    }
+    if (w)
+        jsonw_array_end(w);
+    denials_free(d);
+}
+
 static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *pr, GString *out)
 {
     /* Its own command line whole, never cut (its parents' and children's are, on a terminal):
@@ -272,6 +305,7 @@ static void show_text(struct qdb *q, struct prov *p, const struct qdb_process *p
         }
     }
     g_ptr_array_free(uses, TRUE);
+    denied_to(q, pr->id, out, NULL);
     GString *o = g_string_new(NULL);
     output_of(q, pr->id, o, NULL);
     if (o->len) {
@@ -313,6 +347,8 @@ static void show_json(struct qdb *q, struct prov *p, const struct qdb_process *p
         json_use(w, p, uses->pdata[i]);
     g_ptr_array_free(uses, TRUE);
     jsonw_array_end(w);
+    jsonw_key(w, "denied");
+    denied_to(q, pr->id, NULL, w);
     jsonw_key(w, "output");
     jsonw_array_begin(w);
     output_of(q, pr->id, w->out, w);

@@ -1,4 +1,5 @@
 /* verify: did the build read only what its manifest declares (and with the declared hashes)? */
+#include "denials.h"
 #include "driver.h"
 #include "jsonw.h"
 #include "manifest.h"
@@ -19,6 +20,29 @@ TRACEDB_STATEMENT(sql_found_inputs, 3, TRACEDB_SCHEMA_VERSION,
                   "ON v.id = a.version_id JOIN files f ON f.id = a.file_id WHERE a.kind IN "
                   TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path");
 enum { FOUND_PATH, FOUND_SHA256 };
+
+static void report(GString *out, struct jsonw *w, const char *what, const char *path,
+                   const char *expected, const char *actual);
+
+/* Every file hidden from the build (run --only-inputs) is a finding: "denied", once per file.
+ * Their number, or -1 on a database error (q has it). */
+static int report_denials(struct qdb *q, GString *out, struct jsonw *w)
+{
+    bool recorded;
+    GArray *d = denials_load(q, 0, &recorded);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (guint i = 0; i < d->len; i++) {
+        const char *path = g_array_index(d, struct denial, i).path;
+        if (i && !strcmp(path, g_array_index(d, struct denial, i - 1).path))
+            continue;
+        report(out, w, "denied", path, NULL, NULL);
+        n++;
+    }
+    denials_free(d);
+    return n;
+}
 
 /* One problem: into the JSON array `w` is in, else a line of text. */
 static void report(GString *out, struct jsonw *w, const char *what, const char *path,
@@ -173,6 +197,7 @@ int query_verify_main(int argc, char **argv)
         }
     }
     sqlite3_finalize(st);
+    int n_denied = report_denials(q, out, w);
     if (unused) {
         for (guint i = 0; i < entries->len; i++) {
             const struct manifest_entry *e = entries->pdata[i];
@@ -182,13 +207,14 @@ int query_verify_main(int argc, char **argv)
             }
         }
     }
-    bool ok = !n_undeclared && !n_mismatch && !n_unused;
+    bool ok = !n_undeclared && !n_mismatch && !n_unused && n_denied == 0;
     if (w) {
         jsonw_array_end(w);
         jsonw_kv_int(w, "inputs", n_inputs);
         jsonw_kv_int(w, "undeclared", n_undeclared);
         jsonw_kv_int(w, "mismatch", n_mismatch);
         jsonw_kv_int(w, "unused", n_unused);
+        jsonw_kv_int(w, "denied", MAX(n_denied, 0));
         jsonw_kv_bool(w, "ok", ok);
         jsonw_object_end(w);
         g_string_append_c(out, '\n');
@@ -201,6 +227,9 @@ int query_verify_main(int argc, char **argv)
                                n_mismatch == 1 ? "" : "es");
         if (unused)
             g_string_append_printf(out, ", %u declared but unused", n_unused);
+        if (n_denied > 0)
+            g_string_append_printf(out, "; %d file%s hidden from the build", n_denied,
+                                   n_denied == 1 ? "" : "s");
         g_string_append_c(out, '\n');
     }
     if (!o.json && !qdb_run(q)->complete)

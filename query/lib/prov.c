@@ -2,6 +2,7 @@
  * divide the work.  This file: the struct prov, versions and paths, the bindings (what each
  * file holds at the end, the products), the traced trees, a version's content. */
 #include "prov-internal.h"
+#include "paths.h"
 #include "queries.h"
 #include "stmt.h"
 #include "tracedb.h"
@@ -529,30 +530,12 @@ GArray *prov_versions_at(struct prov *p, int64_t file_id)
 
 char *prov_read_regular_file(const char *path, gsize *len)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > G_MAXINT32) {
-        close(fd);
+    GString *s = g_string_new(NULL);
+    const char *kind;
+    if (path_read_regular(path, s, G_MAXINT32, &kind) < 0) {
+        g_string_free(s, TRUE);
         return NULL;
     }
-    GString *s = g_string_sized_new((gsize)st.st_size + 1);
-    char buf[65536];
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            close(fd);
-            g_string_free(s, TRUE);
-            return NULL;
-        }
-        if (n == 0)
-            break;
-        g_string_append_len(s, buf, n);
-    }
-    close(fd);
     *len = s->len;
     return g_string_free(s, FALSE);
 }

@@ -3,6 +3,8 @@
  * (qdb.h).  No trace is read here. */
 #include "qdb.h"
 
+#include "paths.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
@@ -11,30 +13,7 @@
 
 char *qdb_absolute_path_in(const char *base, const char *arg)
 {
-    g_autofree char *abs = g_path_is_absolute(arg) ? g_strdup(arg) : g_build_filename(base, arg, NULL);
-    /* Lexical normalisation: split on '/', drop "." and empty, pop on "..". */
-    gchar **parts = g_strsplit(abs, "/", -1);
-    GPtrArray *keep = g_ptr_array_new();
-    for (gchar **p = parts; *p; p++) {
-        if (!**p || !strcmp(*p, "."))
-            continue;
-        if (!strcmp(*p, "..")) {
-            if (keep->len)
-                g_ptr_array_remove_index(keep, keep->len - 1);
-            continue;
-        }
-        g_ptr_array_add(keep, *p);
-    }
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < keep->len; i++) {
-        g_string_append_c(s, '/');
-        g_string_append(s, keep->pdata[i]);
-    }
-    if (!s->len)
-        g_string_append_c(s, '/');
-    g_ptr_array_free(keep, TRUE);
-    g_strfreev(parts);
-    return g_string_free(s, FALSE);
+    return path_absolute_in(base, arg);
 }
 
 char *qdb_absolute_path(const char *arg)

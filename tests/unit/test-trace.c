@@ -39,7 +39,7 @@ static void test_statements(void)
             g_error("%s: %s", all[i]->name, sqlite3_errmsg(db));
         sqlite3_finalize(st);
     }
-    g_assert_cmpuint(mine, ==, 3);
+    g_assert_cmpuint(mine, ==, 4);
     sqlite3_close(db);
     g_unlink(path);
     g_rmdir(dir);

@@ -2,7 +2,7 @@
 #include "manifest.h"
 
 #include "lines.h"
-#include "qdb.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -79,7 +79,7 @@ static int parse_line(const char *line, size_t len, int lineno, const char *root
         }
         e->glob = strpbrk(raw, "*?[") != NULL;
     }
-    e->pattern = qdb_absolute_path_in(root, raw[0] ? raw : "/");
+    e->pattern = path_absolute_in(root, raw[0] ? raw : "/");
     g_ptr_array_add(entries, e);
     return 0;
 }

@@ -1,4 +1,4 @@
-/* manifest — the declared inputs of a build, for `buildtrail verify`.
+/* manifest — the declared inputs of a build, for `buildtrail verify` and `run --only-inputs`.
  *
  * Format (one entry per line; blank lines and lines starting with '#' are ignored):
  *   PATTERN            a path, a glob (fnmatch: '*' and '?' stay within one path component,

@@ -1,0 +1,66 @@
+/* onlyin — see onlyin.h. */
+#include "onlyin.h"
+
+#include "gate.h"
+#include "paths.h"
+#include "plan.h"
+#include "textout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MANIFEST_MAX (256u << 20)
+
+int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
+{
+    struct gate *g = gate_new();
+    for (guint i = 0; i < manifests->len; i++) {
+        const char *path = manifests->pdata[i];
+        g_autoptr(GString) esc = g_string_new(NULL);
+        text_escape(esc, path, strlen(path));
+        const char *shown = esc->str;
+        g_autoptr(GString) text = g_string_new(NULL);
+        const char *why;
+        int r = path_read_regular(path, text, MANIFEST_MAX, &why);
+        if (r < 0) {
+            fprintf(stderr, "buildtrail run: --only-inputs %s: %s; give a manifest file (one path "
+                            "or glob a line, relative to %s)\n",
+                    shown, why ? why : g_strerror(-r), cwd);
+            gate_free(g);
+            return -1;
+        }
+        g_autofree char *err = NULL;
+        if (gate_add_manifest(g, text->str, text->len, cwd, &err) < 0) {
+            fprintf(stderr, "buildtrail run: --only-inputs %s: %s; fix that line (a path, a glob, "
+                            "DIR/, or a line of sha256sum)\n", shown, err);
+            gate_free(g);
+            return -1;
+        }
+    }
+    gate_add_visible_dir(g, cwd);
+    *out = g;
+    return 0;
+}
+
+void onlyin_add_trees(struct gate *g, const struct plan *plan)
+{
+    for (int i = 0; i < plan_n_trees(plan); i++) {
+        const char *path = plan_tree(plan, i)->path;
+        g_autofree char *top = g_strndup(path + 1, strcspn(path + 1, "/"));
+        gate_add_tree(g, path, plan_is_system_top(top));
+        gate_add_visible_dir(g, path); /* setup mounts it there, through the trees above it */
+    }
+    /* A system tree the manifests name but this run does not serve through FUSE (untraced, or
+     * watched by --system as root) cannot hide anything: say so. */
+    static const char *const tops[] = {"/usr", "/etc", "/opt"};
+    for (size_t i = 0; i < G_N_ELEMENTS(tops); i++) {
+        bool served = false;
+        for (int k = 0; k < plan_n_trees(plan) && !served; k++)
+            served = !strncmp(plan_tree(plan, k)->path, tops[i], strlen(tops[i]));
+        if (!served && gate_names_under(g, tops[i]))
+            fprintf(stderr, "buildtrail run: --only-inputs names files in %s, which this run does "
+                            "not serve through FUSE: nothing is hidden there; add --system=full "
+                            "to restrict it\n", tops[i]);
+    }
+    gate_seal(g);
+}

@@ -1,0 +1,19 @@
+/* onlyin — `run --only-inputs MANIFEST`: the manifests read and checked before anything runs,
+ * and the gate (capture/gate.h) they make for the filesystem.
+ *
+ * onlyin_load(): each manifest must be a regular file that can be read (not a FIFO, a device
+ * or a directory: checked on the descriptor opened O_NONBLOCK, so a FIFO never blocks) and
+ * every line must parse (common/manifest.h).  0 and a new gate (not sealed), or -1 after one
+ * line on stderr naming the manifest and the fix.
+ * onlyin_add_trees(): the traced trees of the plan, then seals the gate; a system tree the
+ * manifests name that is not served through FUSE is said on stderr (nothing hidden there).
+ */
+#pragma once
+
+#include <glib.h>
+
+struct gate;
+struct plan;
+
+int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out);
+void onlyin_add_trees(struct gate *g, const struct plan *plan);

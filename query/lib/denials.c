@@ -1,0 +1,82 @@
+/* denials — see denials.h. */
+#include "denials.h"
+
+#include "stmt.h"
+#include "tracedb.h"
+
+#include <string.h>
+
+/* (path, process, how, reason, package, count) grouped, of image ?1 (0: all), by path. */
+TRACEDB_STATEMENT(sql_denials, 8, TRACEDB_SCHEMA_VERSION,
+                  "SELECT f.path, d.process_id, d.how, d.reason, max(d.package), count(*) "
+                  "FROM denials d JOIN files f ON f.id = d.file_id "
+                  "WHERE ?1 = 0 OR d.process_id = ?1 "
+                  "GROUP BY d.file_id, d.process_id, d.how, d.reason "
+                  "ORDER BY f.path, d.process_id, d.how");
+enum { DEN_PATH, DEN_PROCESS, DEN_HOW, DEN_REASON, DEN_PACKAGE, DEN_COUNT };
+
+static void clear_denial(gpointer p)
+{
+    struct denial *d = p;
+    g_free(d->path);
+    g_free(d->package);
+}
+
+GArray *denials_load(struct qdb *q, int64_t process, bool *recorded)
+{
+    GArray *out = g_array_new(FALSE, TRUE, sizeof(struct denial));
+    g_array_set_clear_func(out, clear_denial);
+    *recorded = q->schema_version >= 8;
+    if (!*recorded)
+        return out;
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(q, sql_denials, &st) || !qdb_bind_int64(q, st, 1, process)) {
+        sqlite3_finalize(st);
+        g_array_unref(out);
+        return NULL;
+    }
+    while (qdb_row(q, st)) {
+        const char *pkg = (const char *)sqlite3_column_text(st, DEN_PACKAGE);
+        struct denial d = {
+            .path = g_strdup((const char *)sqlite3_column_text(st, DEN_PATH)),
+            .process_id = sqlite3_column_int64(st, DEN_PROCESS),
+            .how = sqlite3_column_int(st, DEN_HOW),
+            .reason = sqlite3_column_int(st, DEN_REASON),
+            .package = g_strdup(pkg),
+            .count = (unsigned)sqlite3_column_int64(st, DEN_COUNT),
+        };
+        g_array_append_val(out, d);
+    }
+    sqlite3_finalize(st);
+    if (qdb_failed(q)) {
+        g_array_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+void denials_free(GArray *d)
+{
+    if (d)
+        g_array_unref(d);
+}
+
+unsigned denials_n_files(const GArray *d)
+{
+    unsigned n = 0;
+    for (guint i = 0; i < d->len; i++)
+        if (!i || strcmp(g_array_index(d, struct denial, i).path,
+                         g_array_index(d, struct denial, i - 1).path))
+            n++;
+    return n;
+}
+
+const char *denial_how_name(int how)
+{
+    return how == TRACEDB_DENIED_LOOKUP ? "lookup" : how == TRACEDB_DENIED_LISTING ? "listing" : "?";
+}
+
+const char *denial_reason_name(int reason)
+{
+    return reason == TRACEDB_DENIED_UNDECLARED ? "undeclared" : "?";
+}

@@ -255,6 +255,8 @@ static const char *const build_sql[] = {
     " FROM t_closure t LEFT JOIN package pk ON pk.name = t.pkg_name"
     " AND pk.version = t.pkg_version AND pk.arch = coalesce(t.pkg_arch, '')",
     "INSERT INTO edge SELECT $1, vid, from_vid, min(role) FROM t_edge GROUP BY vid, from_vid",
+    "INSERT INTO product_package SELECT $1, product_vid, package_id, role, count(*) FROM closure"
+    " WHERE build_id = $1 AND package_id IS NOT NULL GROUP BY product_vid, package_id, role",
 };
 
 /* BUILDTRAIL_STORE_TEST_PAUSE (tests only): "SECONDS" pauses before COMMIT, "copy:SECONDS"
@@ -641,16 +643,16 @@ PGresult *pgstore_uses(struct pgstore *s, const char *package, const char *versi
 {
     const char *p[] = {package, version};
     return query(s,
-                 "SELECT cl.build_id, b.name, pp.path, min(pk.version),"
-                 " bool_or(cl.role IN ('source', 'object', 'copy', 'generated')),"
-                 " bool_or(cl.role = 'header'), string_agg(DISTINCT cl.role, ','), count(*)"
-                 " FROM package pk JOIN closure cl ON cl.package_id = pk.id"
-                 " JOIN build b ON b.id = cl.build_id"
-                 " JOIN version pv ON pv.build_id = cl.build_id AND pv.vid = cl.product_vid"
+                 "SELECT u.build_id, b.name, pp.path, min(pk.version),"
+                 " bool_or(u.role IN ('source', 'object', 'copy', 'generated')),"
+                 " bool_or(u.role = 'header'), string_agg(DISTINCT u.role, ','), sum(u.files)"
+                 " FROM package pk JOIN product_package u ON u.package_id = pk.id"
+                 " JOIN build b ON b.id = u.build_id"
+                 " JOIN version pv ON pv.build_id = u.build_id AND pv.vid = u.product_vid"
                  " LEFT JOIN path pp ON pp.id = pv.path_id"
                  " WHERE pk.name = $1 AND ($2::text IS NULL OR pk.version = $2)"
-                 " GROUP BY cl.build_id, b.name, cl.product_vid, pp.path"
-                 " ORDER BY cl.build_id, pp.path",
+                 " GROUP BY u.build_id, b.name, u.product_vid, pp.path"
+                 " ORDER BY u.build_id, pp.path",
                  2, p, "asking who uses it", err);
 }
 

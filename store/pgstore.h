@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct pgstore;
 

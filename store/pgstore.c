@@ -535,8 +535,25 @@ struct edge_to {
     char *path; /* the path of `from` */
 };
 
+/* A version of one build: the edges' key. */
+struct bvid {
+    int64_t build, vid;
+};
+
+static guint bvid_hash(gconstpointer p)
+{
+    const struct bvid *k = p;
+    return g_int64_hash(&k->build) * 31u + g_int64_hash(&k->vid);
+}
+
+static gboolean bvid_equal(gconstpointer a, gconstpointer b)
+{
+    const struct bvid *x = a, *y = b;
+    return x->build == y->build && x->vid == y->vid;
+}
+
 struct pgstore_edges {
-    GHashTable *down; /* vid -> GArray of struct edge_to */
+    GHashTable *down; /* struct bvid -> GArray of struct edge_to */
 };
 
 static void edges_array_free(gpointer p)
@@ -547,41 +564,48 @@ static void edges_array_free(gpointer p)
     g_array_unref(a);
 }
 
-struct pgstore_edges *pgstore_edges_load(struct pgstore *s, int64_t build, const int64_t *leaves,
-                                         int nleaves, char **err)
+static char *int_array(const int64_t *v, int n)
 {
     GString *arr = g_string_new("{");
-    for (int i = 0; i < nleaves; i++)
-        g_string_append_printf(arr, "%s%" G_GINT64_FORMAT, i ? "," : "", leaves[i]);
+    for (int i = 0; i < n; i++)
+        g_string_append_printf(arr, "%s%" G_GINT64_FORMAT, i ? "," : "", v[i]);
     g_string_append_c(arr, '}');
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    const char *p[] = {b, arr->str};
+    return g_string_free(arr, FALSE);
+}
+
+struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *builds,
+                                         const int64_t *leaves, int n, char **err)
+{
+    g_autofree char *b = int_array(builds, n);
+    g_autofree char *l = int_array(leaves, n);
+    const char *p[] = {b, l};
     /* What carries the leaves (UNION: each version once, so it ends), and the edges among it. */
     PGresult *r = query(s,
-                        "WITH RECURSIVE up(vid) AS (SELECT unnest($2::bigint[]) UNION"
-                        " SELECT e.vid FROM up JOIN edge e ON e.build_id = $1::bigint"
+                        "WITH RECURSIVE up(build_id, vid) AS ("
+                        " SELECT * FROM unnest($1::bigint[], $2::bigint[]) UNION"
+                        " SELECT e.build_id, e.vid FROM up JOIN edge e ON e.build_id = up.build_id"
                         " AND e.from_vid = up.vid)"
-                        " SELECT e.vid, e.from_vid, pa.path FROM edge e"
+                        " SELECT e.build_id, e.vid, e.from_vid, pa.path FROM edge e"
+                        " JOIN up u ON u.build_id = e.build_id AND u.vid = e.vid"
+                        " JOIN up f ON f.build_id = e.build_id AND f.vid = e.from_vid"
                         " JOIN version v ON v.build_id = e.build_id AND v.vid = e.from_vid"
-                        " LEFT JOIN path pa ON pa.id = v.path_id"
-                        " WHERE e.build_id = $1::bigint AND e.vid IN (SELECT vid FROM up)"
-                        " AND e.from_vid IN (SELECT vid FROM up)",
+                        " LEFT JOIN path pa ON pa.id = v.path_id",
                         2, p, "drawing the chains", err);
-    g_string_free(arr, TRUE);
     if (!r)
         return NULL;
     struct pgstore_edges *e = g_new0(struct pgstore_edges, 1);
-    e->down = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, edges_array_free);
+    e->down = g_hash_table_new_full(bvid_hash, bvid_equal, g_free, edges_array_free);
     for (int i = 0; i < PQntuples(r); i++) {
-        int64_t vid = g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10);
-        GArray *a = g_hash_table_lookup(e->down, &vid);
+        struct bvid k = {g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10),
+                         g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10)};
+        GArray *a = g_hash_table_lookup(e->down, &k);
         if (!a) {
             a = g_array_new(FALSE, FALSE, sizeof(struct edge_to));
-            g_hash_table_insert(e->down, g_memdup2(&vid, sizeof vid), a);
+            g_hash_table_insert(e->down, g_memdup2(&k, sizeof k), a);
         }
         size_t len;
-        struct edge_to t = {.from = g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10),
-                            .path = pgstore_bytea(r, i, 2, &len)};
+        struct edge_to t = {.from = g_ascii_strtoll(PQgetvalue(r, i, 2), NULL, 10),
+                            .path = pgstore_bytea(r, i, 3, &len)};
         g_array_append_val(a, t);
     }
     PQclear(r);
@@ -593,7 +617,7 @@ struct step {
     const char *path; /* its own path */
 };
 
-GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t leaf)
+GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t build, int64_t top, int64_t leaf)
 {
     if (top == leaf)
         return NULL;
@@ -605,7 +629,8 @@ GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t lea
         int64_t cur = g_array_index(queue, int64_t, qi);
         if (cur == leaf)
             break;
-        GArray *a = g_hash_table_lookup(e->down, &cur);
+        struct bvid k = {build, cur};
+        GArray *a = g_hash_table_lookup(e->down, &k);
         for (guint i = 0; a && i < a->len; i++) {
             const struct edge_to *t = &g_array_index(a, struct edge_to, i);
             if (t->from == top || g_hash_table_contains(prev, &t->from))

@@ -16,6 +16,8 @@
 #      each query's EXPLAIN ANALYZE;
 #   4. with --big TRACE, the push of that trace timed (query-bench.sh --make-only makes a
 #      coreutils-size one).
+# --keep DIR leaves the cluster in DIR; run again with --keep DIR on a DIR that holds one, it
+# skips 1 and 2: `store init` (timed: a migration on a full store) and 3, 4 on what is there.
 # docs/performance.md has the numbers.  Needs about 1 GB of disk per 1000 builds.
 set -euo pipefail
 bt=$(readlink -f "$1"); shift
@@ -43,14 +45,19 @@ stop() {
     [ -n "$keep" ] || rm -rf "$d"
 }
 trap stop EXIT
-"${as[@]}" "$PG_BIN/initdb" -D "$d/data" -A trust -U bt --no-sync >/dev/null
+reuse=
+[ -n "$keep" ] && [ -d "$d/data" ] && reuse=1
+[ -n "$reuse" ] || "${as[@]}" "$PG_BIN/initdb" -D "$d/data" -A trust -U bt --no-sync >/dev/null
 # A bigger WAL between checkpoints for the bulk fill; fsync stays on.
 "${as[@]}" "$PG_BIN/pg_ctl" -D "$d/data" -l "$d/log" -w \
     -o "-k $d -c listen_addresses= -c max_wal_size=4GB -c shared_buffers=256MB" start >/dev/null
 export BUILDTRAIL_STORE="host=$d dbname=postgres user=bt"
 sql() { psql -X -q -At -v ON_ERROR_STOP=1 -h "$d" -U bt -d postgres "$@"; }
 now() { date +%s.%N; }
-"$bt" store init >/dev/null
+s0=$(now)
+"$bt" store init
+echo "store init: $(echo "$(now) - $s0" | bc) s"
+if [ -z "$reuse" ]; then
 for t in "$@"; do
     "$bt" store push --allow-incomplete -d "$t" >/dev/null
 done
@@ -131,8 +138,9 @@ for ((a = ntempl + 1; a <= builds; a += step)); do
     echo "filled to build $b: $(echo "$(now) - $s0" | bc) s" >&2
 done
 sql -c "DROP TABLE bench_v, bench_cl, bench_pk"
-sql -c "VACUUM ANALYZE" -c "CHECKPOINT"
 echo "fill: $(echo "$(now) - $s0" | bc) s for $((builds - ntempl)) builds"
+fi
+sql -c "VACUUM ANALYZE" -c "CHECKPOINT"
 sql -c "SELECT 'builds ' || count(*) || ', database ' || pg_size_pretty(pg_database_size('postgres'))
         || ', per build ' || pg_size_pretty(pg_database_size('postgres') / count(*)) FROM build"
 sql -c "SELECT relname, pg_size_pretty(pg_total_relation_size(oid)), reltuples::bigint FROM pg_class
@@ -150,15 +158,28 @@ best() { # the best of 3 wall times of a command, and its first output line
 # variant, libc6-dev (every build), zlib's headers.
 shared=$(sql -c "SELECT encode(c.sha256, 'hex') FROM content c JOIN version v ON v.content_id = c.id
    JOIN closure cl ON cl.build_id = v.build_id AND cl.vid = v.vid
-   WHERE cl.role = 'source' AND v.build_id = (SELECT max(id) FROM build)
-   AND (SELECT count(*) FROM version v2 WHERE v2.content_id = c.id) > 1 LIMIT 1")
+   WHERE cl.role IN ('source', 'header') AND cl.package_id IS NULL
+   AND v.build_id = (SELECT max(id) FROM build)
+   AND (SELECT count(DISTINCT v2.build_id) FROM version v2 WHERE v2.content_id = c.id) > 1 LIMIT 1")
 header=$(sql -c "SELECT encode(c.sha256, 'hex') FROM content c JOIN version v ON v.content_id = c.id
    JOIN path p ON p.id = v.path_id WHERE v.build_id = 1 AND p.path = '/usr/include/stdio.h'::bytea LIMIT 1")
-variant=$(sql -c "SELECT name FROM package WHERE name ~ '-v7$' ORDER BY name LIMIT 1")
-for q in "who-ships sha256:$shared" "who-ships sha256:$header" "uses $variant" \
-         "uses zlib1g-dev" "uses libc6-dev"; do
+variant=$(sql -c "SELECT pk.name FROM product_package u JOIN package pk ON pk.id = u.package_id
+   WHERE pk.name ~ '-v7$' AND u.role IN ('header', 'source', 'object') ORDER BY 1 LIMIT 1")
+qs=("who-ships sha256:$shared" "who-ships sha256:$header" "uses $variant" "uses zlib1g-dev"
+    "uses libc6-dev")
+for q in "${qs[@]}"; do
     best "$bt" store $q
 done
+# Each once more with its statements' plans (auto_explain, EXPLAIN ANALYZE) in the server's log.
+off=$(stat -c %s "$d/log")
+for q in "${qs[@]}"; do
+    PGOPTIONS="-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0
+               -c auto_explain.log_analyze=on -c auto_explain.log_buffers=on" \
+        "$bt" store $q >/dev/null || true
+done
+tail -c +$((off + 1)) "$d/log" > "$d/explain.log"
+echo "plans: $d/explain.log${keep:+ (kept)}"
+[ -n "$keep" ] || grep -E 'Query Text|Execution Time|duration' "$d/explain.log" | cut -c1-200
 if [ -n "$big" ]; then
     s0=$(now)
     "$bt" store push --allow-incomplete -d "$big" --json > "$d/big.json"

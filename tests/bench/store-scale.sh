@@ -137,10 +137,10 @@ for ((a = ntempl + 1; a <= builds; a += step)); do
     sql -1 -v a=$a -v b=$b -v n="$ntempl" -f "$d/fill.sql"
     echo "filled to build $b: $(echo "$(now) - $s0" | bc) s" >&2
 done
-sql -c "DROP TABLE bench_v, bench_cl, bench_pk"
 echo "fill: $(echo "$(now) - $s0" | bc) s for $((builds - ntempl)) builds"
 fi
-sql -c "VACUUM ANALYZE" -c "CHECKPOINT"
+# (a fill stopped part way leaves the templates' copies behind: not the store's)
+sql -c "DROP TABLE IF EXISTS bench_v, bench_cl, bench_pk" -c "VACUUM ANALYZE" -c "CHECKPOINT"
 sql -c "SELECT 'builds ' || count(*) || ', database ' || pg_size_pretty(pg_database_size('postgres'))
         || ', per build ' || pg_size_pretty(pg_database_size('postgres') / count(*)) FROM build"
 sql -c "SELECT relname, pg_size_pretty(pg_total_relation_size(oid)), reltuples::bigint FROM pg_class

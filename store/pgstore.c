@@ -115,6 +115,19 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
     }
     /* A notice (an IF NOT EXISTS that was) is not ours to print. */
     PQsetNoticeProcessor(c, no_notice, NULL);
+    /* No JIT: the questions' plans look costly on a big store (millions of estimated rows)
+     * and JIT compiled them for seconds on a loaded machine before reading the hundred
+     * thousand rows they read (docs/performance.md). */
+    PGresult *jr = PQexec(c, "SET jit = off");
+    if (PQresultStatus(jr) != PGRES_COMMAND_OK) {
+        g_autofree char *m = first_line(PQresultErrorMessage(jr));
+        *err = g_strdup_printf("cannot set up the connection to the store named by %s: %s",
+                               from, m);
+        PQclear(jr);
+        PQfinish(c);
+        return -EIO;
+    }
+    PQclear(jr);
     struct pgstore *s = g_new0(struct pgstore, 1);
     s->conn = c;
     *out = s;
@@ -579,16 +592,19 @@ struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *build
     g_autofree char *b = int_array(builds, n);
     g_autofree char *l = int_array(leaves, n);
     const char *p[] = {b, l};
-    /* What carries the leaves (UNION: each version once, so it ends), and the edges among it. */
+    /* The edges up from the leaves (UNION: each edge once, so it ends): what carries a leaf is
+     * closed upwards, so these are all the edges among what carries the leaves. */
     PGresult *r = query(s,
-                        "WITH RECURSIVE up(build_id, vid) AS ("
-                        " SELECT * FROM unnest($1::bigint[], $2::bigint[]) UNION"
-                        " SELECT e.build_id, e.vid FROM up JOIN edge e ON e.build_id = up.build_id"
-                        " AND e.from_vid = up.vid)"
-                        " SELECT e.build_id, e.vid, e.from_vid, pa.path FROM edge e"
-                        " JOIN up u ON u.build_id = e.build_id AND u.vid = e.vid"
-                        " JOIN up f ON f.build_id = e.build_id AND f.vid = e.from_vid"
-                        " JOIN version v ON v.build_id = e.build_id AND v.vid = e.from_vid"
+                        "WITH RECURSIVE up(build_id, vid, from_vid) AS ("
+                        " SELECT e.build_id, e.vid, e.from_vid"
+                        "  FROM (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[])) l(b, v)"
+                        "  JOIN edge e ON e.build_id = l.b AND e.from_vid = l.v UNION"
+                        /* OFFSET 0: an index lookup per row of the step, never a merge join
+                         * over the whole edge table (the step's size is misestimated) */
+                        " SELECT e.build_id, e.vid, e.from_vid FROM up, LATERAL (SELECT * FROM edge"
+                        "  WHERE build_id = up.build_id AND from_vid = up.vid OFFSET 0) e)"
+                        " SELECT up.build_id, up.vid, up.from_vid, pa.path FROM up"
+                        " JOIN version v ON v.build_id = up.build_id AND v.vid = up.from_vid"
                         " LEFT JOIN path pa ON pa.id = v.path_id",
                         2, p, "drawing the chains", err);
     if (!r)

@@ -508,28 +508,27 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *hex)
         g_string_append_printf(out, "sha256 %s: in %u of %" G_GINT64_FORMAT " builds\n", hex,
                                g_hash_table_size(builds), n);
     }
-    struct pgstore_edges *edges = NULL;
+    /* Every build's edges at once, for all the rows. */
+    GArray *bs = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), (guint)rows);
+    GArray *ls = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), (guint)rows);
+    for (int i = 0; i < rows; i++) {
+        int64_t b = ival(r, i, SH_BUILD), l = ival(r, i, SH_LEAF_VID);
+        g_array_append_val(bs, b);
+        g_array_append_val(ls, l);
+    }
+    struct pgstore_edges *edges = pgstore_edges_load(s, (const int64_t *)bs->data,
+                                                     (const int64_t *)ls->data, rows, &err);
+    g_array_unref(bs);
+    g_array_unref(ls);
+    if (!edges) {
+        g_string_free(out, TRUE);
+        PQclear(r);
+        g_hash_table_destroy(builds);
+        return fail("who-ships", err);
+    }
     for (int i = 0; i < rows; i++) {
         int64_t b = ival(r, i, SH_BUILD);
-        if (i == 0 || b != ival(r, i - 1, SH_BUILD)) {
-            /* the build's edges once, for all its rows */
-            pgstore_edges_free(edges);
-            GArray *leaves = g_array_new(FALSE, FALSE, sizeof(int64_t));
-            for (int k = i; k < rows && ival(r, k, SH_BUILD) == b; k++) {
-                int64_t l = ival(r, k, SH_LEAF_VID);
-                g_array_append_val(leaves, l);
-            }
-            edges = pgstore_edges_load(s, b, (const int64_t *)leaves->data, (int)leaves->len,
-                                       &err);
-            g_array_unref(leaves);
-            if (!edges) {
-                g_string_free(out, TRUE);
-                PQclear(r);
-                g_hash_table_destroy(builds);
-                return fail("who-ships", err);
-            }
-        }
-        GPtrArray *chain = pgstore_chain(edges, ival(r, i, SH_PRODUCT_VID),
+        GPtrArray *chain = pgstore_chain(edges, b, ival(r, i, SH_PRODUCT_VID),
                                          ival(r, i, SH_LEAF_VID));
         if (o->json) {
             jsonw_object_begin(&w);

@@ -127,6 +127,19 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
     }
     /* A notice (an IF NOT EXISTS that was) is not ours to print. */
     PQsetNoticeProcessor(c, no_notice, NULL);
+    /* No JIT: the questions' plans look costly on a big store (millions of estimated rows)
+     * and JIT compiled them for seconds on a loaded machine before reading the hundred
+     * thousand rows they read (docs/performance.md). */
+    PGresult *jr = PQexec(c, "SET jit = off");
+    if (PQresultStatus(jr) != PGRES_COMMAND_OK) {
+        g_autofree char *m = first_line(PQresultErrorMessage(jr));
+        *err = g_strdup_printf("cannot set up the connection to the store named by %s: %s",
+                               from, m);
+        PQclear(jr);
+        PQfinish(c);
+        return -EIO;
+    }
+    PQclear(jr);
     struct pgstore *s = g_new0(struct pgstore, 1);
     s->conn = c;
     *out = s;
@@ -310,6 +323,8 @@ static const char *const build_sql[] = {
     " FROM t_closure t LEFT JOIN package pk ON pk.name = t.pkg_name"
     " AND pk.version = t.pkg_version AND pk.arch = coalesce(t.pkg_arch, '')",
     "INSERT INTO edge SELECT $1, vid, from_vid, min(role) FROM t_edge GROUP BY vid, from_vid",
+    "INSERT INTO product_package SELECT $1, product_vid, package_id, role, count(*) FROM closure"
+    " WHERE build_id = $1 AND package_id IS NOT NULL GROUP BY product_vid, package_id, role",
 };
 
 /* BUILDTRAIL_STORE_TEST_PAUSE (tests only): "SECONDS" pauses before COMMIT, "copy:SECONDS"
@@ -588,8 +603,25 @@ struct edge_to {
     char *path; /* the path of `from` */
 };
 
+/* A version of one build: the edges' key. */
+struct bvid {
+    int64_t build, vid;
+};
+
+static guint bvid_hash(gconstpointer p)
+{
+    const struct bvid *k = p;
+    return g_int64_hash(&k->build) * 31u + g_int64_hash(&k->vid);
+}
+
+static gboolean bvid_equal(gconstpointer a, gconstpointer b)
+{
+    const struct bvid *x = a, *y = b;
+    return x->build == y->build && x->vid == y->vid;
+}
+
 struct pgstore_edges {
-    GHashTable *down; /* vid -> GArray of struct edge_to */
+    GHashTable *down; /* struct bvid -> GArray of struct edge_to */
 };
 
 static void edges_array_free(gpointer p)
@@ -600,41 +632,51 @@ static void edges_array_free(gpointer p)
     g_array_unref(a);
 }
 
-struct pgstore_edges *pgstore_edges_load(struct pgstore *s, int64_t build, const int64_t *leaves,
-                                         int nleaves, char **err)
+static char *int_array(const int64_t *v, int n)
 {
     GString *arr = g_string_new("{");
-    for (int i = 0; i < nleaves; i++)
-        g_string_append_printf(arr, "%s%" G_GINT64_FORMAT, i ? "," : "", leaves[i]);
+    for (int i = 0; i < n; i++)
+        g_string_append_printf(arr, "%s%" G_GINT64_FORMAT, i ? "," : "", v[i]);
     g_string_append_c(arr, '}');
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    const char *p[] = {b, arr->str};
-    /* What carries the leaves (UNION: each version once, so it ends), and the edges among it. */
+    return g_string_free(arr, FALSE);
+}
+
+struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *builds,
+                                         const int64_t *leaves, int n, char **err)
+{
+    g_autofree char *b = int_array(builds, n);
+    g_autofree char *l = int_array(leaves, n);
+    const char *p[] = {b, l};
+    /* The edges up from the leaves (UNION: each edge once, so it ends): what carries a leaf is
+     * closed upwards, so these are all the edges among what carries the leaves. */
     PGresult *r = query(s,
-                        "WITH RECURSIVE up(vid) AS (SELECT unnest($2::bigint[]) UNION"
-                        " SELECT e.vid FROM up JOIN edge e ON e.build_id = $1::bigint"
-                        " AND e.from_vid = up.vid)"
-                        " SELECT e.vid, e.from_vid, pa.path FROM edge e"
-                        " JOIN version v ON v.build_id = e.build_id AND v.vid = e.from_vid"
-                        " LEFT JOIN path pa ON pa.id = v.path_id"
-                        " WHERE e.build_id = $1::bigint AND e.vid IN (SELECT vid FROM up)"
-                        " AND e.from_vid IN (SELECT vid FROM up)",
+                        "WITH RECURSIVE up(build_id, vid, from_vid) AS ("
+                        " SELECT e.build_id, e.vid, e.from_vid"
+                        "  FROM (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[])) l(b, v)"
+                        "  JOIN edge e ON e.build_id = l.b AND e.from_vid = l.v UNION"
+                        /* OFFSET 0: an index lookup per row of the step, never a merge join
+                         * over the whole edge table (the step's size is misestimated) */
+                        " SELECT e.build_id, e.vid, e.from_vid FROM up, LATERAL (SELECT * FROM edge"
+                        "  WHERE build_id = up.build_id AND from_vid = up.vid OFFSET 0) e)"
+                        " SELECT up.build_id, up.vid, up.from_vid, pa.path FROM up"
+                        " JOIN version v ON v.build_id = up.build_id AND v.vid = up.from_vid"
+                        " LEFT JOIN path pa ON pa.id = v.path_id",
                         2, p, "drawing the chains", err);
-    g_string_free(arr, TRUE);
     if (!r)
         return NULL;
     struct pgstore_edges *e = g_new0(struct pgstore_edges, 1);
-    e->down = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, edges_array_free);
+    e->down = g_hash_table_new_full(bvid_hash, bvid_equal, g_free, edges_array_free);
     for (int i = 0; i < PQntuples(r); i++) {
-        int64_t vid = g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10);
-        GArray *a = g_hash_table_lookup(e->down, &vid);
+        struct bvid k = {g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10),
+                         g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10)};
+        GArray *a = g_hash_table_lookup(e->down, &k);
         if (!a) {
             a = g_array_new(FALSE, FALSE, sizeof(struct edge_to));
-            g_hash_table_insert(e->down, g_memdup2(&vid, sizeof vid), a);
+            g_hash_table_insert(e->down, g_memdup2(&k, sizeof k), a);
         }
         size_t len;
-        struct edge_to t = {.from = g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10),
-                            .path = pgstore_bytea(r, i, 2, &len)};
+        struct edge_to t = {.from = g_ascii_strtoll(PQgetvalue(r, i, 2), NULL, 10),
+                            .path = pgstore_bytea(r, i, 3, &len)};
         g_array_append_val(a, t);
     }
     PQclear(r);
@@ -646,7 +688,7 @@ struct step {
     const char *path; /* its own path */
 };
 
-GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t leaf)
+GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t build, int64_t top, int64_t leaf)
 {
     if (top == leaf)
         return NULL;
@@ -658,7 +700,8 @@ GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t lea
         int64_t cur = g_array_index(queue, int64_t, qi);
         if (cur == leaf)
             break;
-        GArray *a = g_hash_table_lookup(e->down, &cur);
+        struct bvid k = {build, cur};
+        GArray *a = g_hash_table_lookup(e->down, &k);
         for (guint i = 0; a && i < a->len; i++) {
             const struct edge_to *t = &g_array_index(a, struct edge_to, i);
             if (t->from == top || g_hash_table_contains(prev, &t->from))
@@ -696,16 +739,16 @@ PGresult *pgstore_uses(struct pgstore *s, const char *package, const char *versi
 {
     const char *p[] = {package, version};
     return query(s,
-                 "SELECT cl.build_id, b.name, pp.path, min(pk.version),"
-                 " bool_or(cl.role IN ('source', 'object', 'copy', 'generated')),"
-                 " bool_or(cl.role = 'header'), string_agg(DISTINCT cl.role, ','), count(*)"
-                 " FROM package pk JOIN closure cl ON cl.package_id = pk.id"
-                 " JOIN build b ON b.id = cl.build_id"
-                 " JOIN version pv ON pv.build_id = cl.build_id AND pv.vid = cl.product_vid"
+                 "SELECT u.build_id, b.name, pp.path, min(pk.version),"
+                 " bool_or(u.role IN ('source', 'object', 'copy', 'generated')),"
+                 " bool_or(u.role = 'header'), string_agg(DISTINCT u.role, ','), sum(u.files)"
+                 " FROM package pk JOIN product_package u ON u.package_id = pk.id"
+                 " JOIN build b ON b.id = u.build_id"
+                 " JOIN version pv ON pv.build_id = u.build_id AND pv.vid = u.product_vid"
                  " LEFT JOIN path pp ON pp.id = pv.path_id"
                  " WHERE pk.name = $1 AND ($2::text IS NULL OR pk.version = $2)"
-                 " GROUP BY cl.build_id, b.name, cl.product_vid, pp.path"
-                 " ORDER BY cl.build_id, pp.path",
+                 " GROUP BY u.build_id, b.name, u.product_vid, pp.path"
+                 " ORDER BY u.build_id, pp.path",
                  2, p, "asking who uses it", err);
 }
 

@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct pgstore;
 
@@ -81,14 +81,15 @@ int pgstore_rm(struct pgstore *s, int64_t build, char **err);
 /* who-ships: every product whose closure (code roles) holds that content, or that is it. */
 enum ships_col { SH_BUILD, SH_NAME, SH_PRODUCT, SH_PRODUCT_VID, SH_LEAF, SH_LEAF_VID, SH_ROLE };
 PGresult *pgstore_who_ships(struct pgstore *s, const char *sha256_hex, char **err);
-/* The code edges of one build among what carries any of `leaves` (one query per build, not
- * per answer row), then the chain from product `top` down to version `leaf`: its paths, the
- * first below the product, the leaf last (g_ptr_array_free), or NULL when none is stored (the
- * leaf is the product). */
+/* The code edges among what carries any of the leaves (builds[i], leaves[i]), of every build
+ * at once (one query for the whole answer: a header in every build is one round trip, not
+ * one per build), then the chain in build `build` from product `top` down to version `leaf`:
+ * its paths, the first below the product, the leaf last (g_ptr_array_free), or NULL when none
+ * is stored (the leaf is the product). */
 struct pgstore_edges;
-struct pgstore_edges *pgstore_edges_load(struct pgstore *s, int64_t build, const int64_t *leaves,
-                                         int nleaves, char **err);
-GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t top, int64_t leaf);
+struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *builds,
+                                         const int64_t *leaves, int n, char **err);
+GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t build, int64_t top, int64_t leaf);
 void pgstore_edges_free(struct pgstore_edges *e);
 
 /* uses: per build and product, how that package's files are in its closure. */

@@ -73,9 +73,31 @@ static const char migration_1[] =
     "  FROM closure cl JOIN package pk ON pk.id = cl.package_id"
     "  GROUP BY cl.build_id, pk.id;";
 
+static const char migration_2[] =
+    /* `uses` at an archive's scale: per build, product, package and role, how many of the
+     * closure's leaves the package owns (the closure rows `uses` grouped at every question,
+     * grouped once at push time: a package in every build has 10^4 to 10^5 of these rows
+     * against 10^7 closure rows, docs/performance.md).  Filled here for the builds already
+     * stored; closure_package is no longer read (it was `uses`' index). */
+    "CREATE TABLE product_package (build_id bigint NOT NULL REFERENCES build ON DELETE CASCADE,"
+    "  product_vid bigint NOT NULL, package_id bigint NOT NULL REFERENCES package,"
+    "  role text NOT NULL, files integer NOT NULL,"
+    "  PRIMARY KEY (build_id, product_vid, package_id, role));"
+    "INSERT INTO product_package SELECT build_id, product_vid, package_id, role, count(*)"
+    "  FROM closure WHERE package_id IS NOT NULL GROUP BY build_id, product_vid, package_id, role;"
+    "CREATE INDEX product_package_package ON product_package (package_id);"
+    "DROP INDEX closure_package;"
+    "CREATE OR REPLACE VIEW build_packages AS SELECT pp.build_id, pk.name, pk.version, pk.source,"
+    "  bool_or(pp.role IN ('source', 'object', 'copy', 'generated')) AS code,"
+    "  bool_or(pp.role = 'header') AS headers, bool_or(pp.role = 'runtime') AS runtime,"
+    "  bool_or(pp.role = 'shlib') AS shlib, bool_or(pp.role = 'tool') AS tool"
+    "  FROM product_package pp JOIN package pk ON pk.id = pp.package_id"
+    "  GROUP BY pp.build_id, pk.id;";
+
 static const char *const migrations[] = {
     NULL, /* version 0: no schema */
     migration_1,
+    migration_2,
 };
 
 G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == STORE_SCHEMA_VERSION + 1);

@@ -9,8 +9,15 @@
 # query and every export format on it, with peak memory (query-all.sh).  With --trace, only
 # the last, on a real build's trace (bench.sh --debian PKG --keep-trace DIR records one).
 #
+# --make-only FILE writes the synthetic trace to FILE and stops there; --headers N (30) sets the
+# headers each compile reads and --programs N (1) links N programs, program k from the objects
+# j with j % N == k and the first tenth of all objects (a shared library part, as gnulib is in
+# coreutils): `--jobs 4500 --headers 280 --programs 100` is coreutils' size (18k processes,
+# 1.3M accesses, ~100 programs), which store-scale.sh pushes.
+#
 # Usage: tests/bench/query-bench.sh [--build DIR] [--jobs N] [--out FILE]
 #                                   [--trace FILE [--product PATH] [--source PATH]]
+#                                   [--make-only FILE] [--headers N] [--programs N]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -18,6 +25,9 @@ build="$top/build"
 jobs=25000
 out="$PWD/query-bench-results.txt"
 trace=
+make_only=
+headers=30
+programs=1
 all_args=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -25,8 +35,11 @@ while [ $# -gt 0 ]; do
         --jobs) jobs=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --trace) trace=$2; shift 2 ;;
+        --make-only) make_only=$2; shift 2 ;;
+        --headers) headers=$2; shift 2 ;;
+        --programs) programs=$2; shift 2 ;;
         --product|--source) all_args+=("$1" "$2"); shift 2 ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "query-bench.sh: unknown argument '$1'; see --help" >&2; exit 2 ;;
     esac
 done
@@ -43,10 +56,10 @@ db="$scratch/synth.db"
 
 # The schema comes from buildtrail itself: record an empty build, then fill it.
 (cd "$scratch" && "$bt" run -o "$db" -- true)
-python3 - "$db" "$jobs" <<'PY'
+python3 - "$db" "$jobs" "$headers" "$programs" <<'PY'
 import random, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-jobs = int(sys.argv[2])
+jobs, nheaders, programs = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 random.seed(1)
 db.execute("PRAGMA synchronous=OFF")
 db.execute("DELETE FROM processes"); db.execute("DELETE FROM accesses")
@@ -83,7 +96,7 @@ for j in range(jobs):
     cc1 = proc(gcc, ["/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "-quiet", src, "-o", asm], t + 20)
     as_ = proc(gcc, ["as", "--64", "-o", obj, asm], t + 500)
     acc.append((cc1, fid(src), 1, 0, 4000, t + 21, found(fid(src), t)))
-    for h in random.sample(headers, 30):
+    for h in random.sample(headers, nheaders):
         acc.append((cc1, fid(h), 1, 0, 2000, t + 22, found(fid(h), t)))
     va = written(fid(asm), t + 400)
     acc.append((cc1, fid(asm), 3, 577, 0, t + 400, va))
@@ -96,15 +109,18 @@ for j in range(jobs):
     out.append((sh, 1, t + 1, ("gcc -c -o %s %s\n" % (obj, src)).encode()))
     out.append((cc1, 2, t + 300, ("%s: warning: unused variable\n" % src).encode()))
     objects.append(obj)
-t += 1000
-sh = proc(make, ["/bin/sh", "-c", "gcc -o app obj/*.o"], t)
-gcc = proc(sh, ["gcc", "-o", "app"], t + 10)
-ld = proc(gcc, ["/usr/bin/ld", "-o", W + "/app"], t + 20)
-for o in objects:
-    acc.append((ld, fid(o), 1, 0, 5000, t + 30, current[fid(o)]))
-vapp = written(fid(W + "/app"), t + 40)
-acc.append((ld, fid(W + "/app"), 3, 577, 0, t + 40, vapp))
-acc.append((ld, fid(W + "/app"), 2, 577, 10_000_000, t + 41, vapp))
+for k in range(programs):
+    app = W + ("/app" if programs == 1 else "/bin/prog%03d" % k)
+    t += 1000
+    sh = proc(make, ["/bin/sh", "-c", "gcc -o %s obj/*.o" % app], t)
+    gcc = proc(sh, ["gcc", "-o", app], t + 10)
+    ld = proc(gcc, ["/usr/bin/ld", "-o", app], t + 20)
+    for j, o in enumerate(objects):
+        if programs == 1 or j % programs == k or j < jobs // 10:
+            acc.append((ld, fid(o), 1, 0, 5000, t + 30, current[fid(o)]))
+    vapp = written(fid(app), t + 40)
+    acc.append((ld, fid(app), 3, 577, 0, t + 40, vapp))
+    acc.append((ld, fid(app), 2, 577, 10_000_000, t + 41, vapp))
 # A deep binary: a 40-step chain of generators (each reads the previous step's output and a few
 # headers, and writes the next), then a compile and link of the last step's output.
 prev = "%s/chain/step00.c" % W
@@ -140,6 +156,10 @@ db.execute("VACUUM")
 print("synthetic trace: %d processes, %d files, %d accesses, %d output chunks" %
       (len(procs), len(files), len(acc), len(out)), file=sys.stderr)
 PY
+if [ -n "$make_only" ]; then
+    mv "$db" "$make_only"
+    exit 0
+fi
 
 # The changed copy for diff: include/h0042.h found with other content, and so every version
 # made from it (the assembler files and objects of the jobs that include it, and the app).

@@ -11,7 +11,7 @@ bt run -q -- cc -o a a.c || fail "the build failed"
 
 one_line_error bt store list
 assert_contains "$e" "run 'buildtrail store init'" "a store before init"
-bt store init | grep -q 'now version 1 (was 0)' || fail "init did not create the schema"
+bt store init | grep -q 'now version 2 (was 0)' || fail "init did not create the schema"
 bt store init | grep -q 'nothing to do' || fail "init again did something"
 
 out=$(bt store push --name first --label distro=bookworm --label arch=amd64)

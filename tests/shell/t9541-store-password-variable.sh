@@ -13,7 +13,7 @@ export PGPASSFILE="$T/pgpass"
 printf '*:*:*:bt:hunter2\n' > "$PGPASSFILE"
 chmod 600 "$PGPASSFILE"
 wait_until 10 bt store init > /dev/null
-bt store init | grep -q 'version 1' || fail "init through \$PGPASSFILE"
+bt store init | grep -Eq 'version [0-9]+' || fail "init through \$PGPASSFILE"
 
 (
     export PGPASSWORD=hunter2

@@ -15,6 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A --json document begun: its object opened with "json_version". */
+static void json_doc(struct jsonw *w, GString *out)
+{
+    jsonw_init(w, out);
+    jsonw_object_begin(w);
+    jsonw_kv_int(w, "json_version", 1);
+}
+
 static const char store_help[] =
     "Usage: buildtrail store SUBCOMMAND [OPTION]... [ARG]...\n"
     "Many builds in one PostgreSQL database: push traces, then ask across them.\n"
@@ -141,11 +149,10 @@ static int emit(GString *o)
     return r;
 }
 
+/* ...and with the number of builds the answer covered. */
 static void json_begin(struct jsonw *w, GString *o, int64_t covered)
 {
-    jsonw_init(w, o);
-    jsonw_object_begin(w);
-    jsonw_kv_int(w, "json_version", 1);
+    json_doc(w, o);
     jsonw_kv_int(w, "builds_covered", covered);
 }
 
@@ -169,9 +176,7 @@ static int do_init(struct pgstore *s, struct sopts *o)
     GString *out = g_string_new(NULL);
     if (o->json) {
         struct jsonw w;
-        jsonw_init(&w, out);
-        jsonw_object_begin(&w);
-        jsonw_kv_int(&w, "json_version", 1);
+        json_doc(&w, out);
         jsonw_kv_int(&w, "schema_from", from);
         jsonw_kv_int(&w, "schema", to);
         jsonw_object_end(&w);
@@ -213,9 +218,7 @@ static int do_push(struct pgstore *s, struct sopts *o)
             GString *out = g_string_new(NULL);
             if (o->json) {
                 struct jsonw w;
-                jsonw_init(&w, out);
-                jsonw_object_begin(&w);
-                jsonw_kv_int(&w, "json_version", 1);
+                json_doc(&w, out);
                 jsonw_kv_int(&w, "build", have);
                 jsonw_kv_bool(&w, "already_stored", true);
                 jsonw_kv_string(&w, "trace_sha256", ident);
@@ -266,9 +269,7 @@ static int do_push(struct pgstore *s, struct sopts *o)
     GString *out = g_string_new(NULL);
     if (o->json) {
         struct jsonw w;
-        jsonw_init(&w, out);
-        jsonw_object_begin(&w);
-        jsonw_kv_int(&w, "json_version", 1);
+        json_doc(&w, out);
         jsonw_kv_int(&w, "build", id);
         jsonw_kv_bool(&w, "already_stored", r == 1);
         jsonw_kv_string(&w, "trace_sha256", t->identity);
@@ -449,9 +450,7 @@ static int do_rm(struct pgstore *s, struct sopts *o, int64_t id)
     GString *out = g_string_new(NULL);
     if (o->json) {
         struct jsonw w;
-        jsonw_init(&w, out);
-        jsonw_object_begin(&w);
-        jsonw_kv_int(&w, "json_version", 1);
+        json_doc(&w, out);
         jsonw_kv_int(&w, "removed", id);
         jsonw_object_end(&w);
         g_string_append_c(out, '\n');

@@ -66,6 +66,15 @@ static PGresult *query(struct pgstore *s, const char *sql, int n, const char *co
     return r;
 }
 
+/* query() with one parameter, a build id ($1::bigint). */
+static PGresult *query_build(struct pgstore *s, int64_t build, const char *sql, const char *what,
+                             char **err)
+{
+    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
+    const char *p[] = {b};
+    return query(s, sql, 1, p, what, err);
+}
+
 int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
 {
     *out = NULL;
@@ -522,9 +531,7 @@ int64_t pgstore_count_builds(struct pgstore *s, char **err)
 
 PGresult *pgstore_list(struct pgstore *s, int64_t only_build, char **err)
 {
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, only_build);
-    const char *p[] = {b};
-    return query(s,
+    return query_build(s, only_build,
                  "SELECT b.id, b.name, to_char(b.started AT TIME ZONE 'UTC',"
                  " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), b.state, b.complete,"
                  " (SELECT count(*) FROM product p WHERE p.build_id = b.id), b.trace_path,"
@@ -532,39 +539,33 @@ PGresult *pgstore_list(struct pgstore *s, int64_t only_build, char **err)
                  " (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM build_label l"
                  "  WHERE l.build_id = b.id)"
                  " FROM build b WHERE $1::bigint = 0 OR b.id = $1::bigint ORDER BY b.id",
-                 1, p, "listing builds", err);
+                 "listing builds", err);
 }
 
 PGresult *pgstore_show_products(struct pgstore *s, int64_t build, char **err)
 {
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    const char *p[] = {b};
-    return query(s,
+    return query_build(s, build,
                  "SELECT pa.path, encode(c.sha256, 'hex'), p.license,"
                  " (SELECT count(*) FROM closure cl WHERE cl.build_id = p.build_id"
                  "  AND cl.product_vid = p.vid)"
                  " FROM product p JOIN version v ON v.build_id = p.build_id AND v.vid = p.vid"
                  " LEFT JOIN path pa ON pa.id = v.path_id LEFT JOIN content c ON c.id = v.content_id"
                  " WHERE p.build_id = $1::bigint ORDER BY pa.path",
-                 1, p, "reading the build's products", err);
+                 "reading the build's products", err);
 }
 
 PGresult *pgstore_show_packages(struct pgstore *s, int64_t build, char **err)
 {
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    const char *p[] = {b};
-    return query(s,
+    return query_build(s, build,
                  "SELECT name, version, code, headers, runtime, shlib, tool FROM build_packages"
                  " WHERE build_id = $1::bigint ORDER BY name",
-                 1, p, "reading the build's packages", err);
+                 "reading the build's packages", err);
 }
 
 int pgstore_rm(struct pgstore *s, int64_t build, char **err)
 {
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    const char *p[] = {b};
-    PGresult *r = query(s, "DELETE FROM build WHERE id = $1::bigint", 1, p,
-                        "removing the build", err);
+    PGresult *r = query_build(s, build, "DELETE FROM build WHERE id = $1::bigint",
+                              "removing the build", err);
     if (!r)
         return -EIO;
     bool gone = atoi(PQcmdTuples(r)) > 0;

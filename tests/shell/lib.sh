@@ -139,6 +139,23 @@ start_store() {
 require_postgres() {
     ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1 || missing "PostgreSQL (apt-get install postgresql)"
 }
+# store_with_build [CMD...]: a private store (start_store) and, in $T/p (the current directory
+# after), a traced build of CMD — by default a one-file C program, a.c into a — as buildtrail.db.
+store_with_build() {
+    require_postgres
+    start_store
+    mkdir "$T/p" && cd "$T/p"
+    if [ $# = 0 ]; then
+        printf 'int main(void) { return 0; }\n' > a.c
+        set -- cc -o a a.c
+    fi
+    bt run -q -- "$@" || fail "the build failed"
+}
+# require_zlib_dev: zlib1g-dev's libz.a (its path in zlib_a) and zlib.h, or missing.
+require_zlib_dev() {
+    zlib_a=$(ls /usr/lib/*/libz.a 2>/dev/null | head -n 1)
+    [ -n "$zlib_a" ] && [ -f /usr/include/zlib.h ] || missing "zlib1g-dev (libz.a, zlib.h)"
+}
 
 # No FUSE mount of ours, no private directory, no marked process left behind.
 assert_no_leftovers() {

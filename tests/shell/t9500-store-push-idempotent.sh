@@ -3,11 +3,7 @@
 # (the second push says so and adds nothing); list, show and rm; JSON that parses; a bad
 # --store and a password in --store are one line each, with the fix.
 . "$(dirname "$0")/lib.sh"
-require_postgres
-start_store
-mkdir "$T/p" && cd "$T/p"
-printf 'int main(void) { return 0; }\n' > a.c
-bt run -q -- cc -o a a.c || fail "the build failed"
+store_with_build
 
 one_line_error bt store list
 assert_contains "$e" "run 'buildtrail store init'" "a store before init"

@@ -3,11 +3,7 @@
 # closure rows sent), then with every row sent but not committed (BUILDTRAIL_STORE_TEST_PAUSE,
 # a test-only pause) — leaves nothing of the build, and the next push of the trace stores it.
 . "$(dirname "$0")/lib.sh"
-require_postgres
-start_store
-mkdir "$T/p" && cd "$T/p"
-printf 'int main(void) { return 0; }\n' > a.c
-bt run -q -- cc -o a a.c || fail "the build failed"
+store_with_build
 bt store init >/dev/null
 # killed_push PAUSE: a push paused there, killed with SIGKILL; nothing of it is left.
 killed_push() {

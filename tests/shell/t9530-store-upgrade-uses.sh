@@ -7,8 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_postgres
-zlib_a=$(ls /usr/lib/*/libz.a 2>/dev/null | head -n 1)
-[ -n "$zlib_a" ] && [ -f /usr/include/zlib.h ] || missing "zlib1g-dev (libz.a, zlib.h)"
+require_zlib_dev
 start_store
 bt store init >/dev/null
 mkdir "$T/z" && cd "$T/z"

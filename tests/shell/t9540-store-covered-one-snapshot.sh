@@ -4,11 +4,7 @@
 # the question's second statement reads, committing a build while it waits) must not give
 # "in 2 of 1 builds" nor a list of two builds that says it covered one.
 . "$(dirname "$0")/lib.sh"
-require_postgres
-start_store
-mkdir "$T/p" && cd "$T/p"
-printf 'int main(void) { return 0; }\n' > a.c
-bt run -q -- cc -o a a.c || fail "the build failed"
+store_with_build
 bt store init > /dev/null
 bt store push --name first > /dev/null
 

@@ -3,10 +3,7 @@
 # whose bytes are not UTF-8 is a usage error said at once, naming the option, with nothing
 # stored — not PostgreSQL's "invalid byte sequence" after the whole trace was read and sent.
 . "$(dirname "$0")/lib.sh"
-require_postgres
-start_store
-mkdir "$T/p" && cd "$T/p"
-bt run -q -- true || fail "the build failed"
+store_with_build true
 bt store init > /dev/null
 for opt in "--name=$(printf 'a\377b')" "--label=$(printf 'k=a\377b')" "--label=$(printf 'k\376=v')"; do
     one_line_error bt store push "$opt"

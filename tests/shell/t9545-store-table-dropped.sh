@@ -4,11 +4,7 @@
 # fail on PostgreSQL's "relation does not exist" after reading the whole trace — and a store
 # whose tables are back works again.
 . "$(dirname "$0")/lib.sh"
-require_postgres
-start_store
-mkdir "$T/p" && cd "$T/p"
-printf 'int main(void) { return 0; }\n' > a.c
-bt run -q -- cc -o a a.c || fail "the build failed"
+store_with_build
 bt run -q -o "$T/two.db" -- true || fail "the second build failed"
 bt store init > /dev/null
 bt store push > /dev/null

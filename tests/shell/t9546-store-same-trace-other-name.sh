@@ -3,10 +3,7 @@
 # nothing — and says that this name and these labels were not applied, instead of a bare
 # "nothing added" that lets the pusher believe the build is now called by the new name.
 . "$(dirname "$0")/lib.sh"
-require_postgres
-start_store
-mkdir "$T/p" && cd "$T/p"
-bt run -q -- true || fail "the build failed"
+store_with_build true
 bt store init > /dev/null
 bt store push --name first --label arch=amd64 > /dev/null
 cp buildtrail.db "$T/copy.db"

@@ -174,6 +174,21 @@ assert_no_leftovers() {
     fail "processes left behind: $(pgrep -af "$TEST_MARK")"
 }
 
+# forged_name CMD: sets `name` to a file name holding a line break, a forged "buildtrail CMD:"
+# line and a terminal escape (`esc`), for checking that CMD prints names escaped.
+forged_name() {
+    esc=$(printf '\033')
+    name="a
+buildtrail $1: forged${esc}[31m"
+}
+# assert_one_escaped_line CMD LABEL: $T/err is one line, without a raw escape byte or a line
+# forged by a name (forged_name CMD).
+assert_one_escaped_line() {
+    [ "$(wc -l < "$T/err")" = 1 ] || fail "$2: not one line: $(cat "$T/err")"
+    ! grep -q "$esc" "$T/err" || fail "$2: a raw escape byte on stderr"
+    ! grep -q "^buildtrail $1: forged" "$T/err" || fail "$2: a forged line"
+}
+
 # sql DB QUERY — run a query on a trace (sqlite3 CLI, read-only).
 sql() { sqlite3 -readonly "$1" "$2"; }
 

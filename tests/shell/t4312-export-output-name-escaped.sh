@@ -7,24 +7,16 @@
 require_fuse
 cd "$T"
 bt run -q -o "$T/t.db" -- true > "$T/build.log" 2>&1 || fail "run: $(cat "$T/build.log")"
-nl='
-'
-esc=$(printf '\033')
-name="a${nl}buildtrail export: forged${esc}[31m"
-one_line() { # LABEL: $T/err is one line, no ESC byte, no forged line
-    [ "$(wc -l < "$T/err")" = 1 ] || fail "$1: not one line: $(cat "$T/err")"
-    ! grep -q "$esc" "$T/err" || fail "$1: a raw escape byte on stderr"
-    ! grep -q '^buildtrail export: forged' "$T/err" || fail "$1: a forged line"
-}
+forged_name export
 ! bt export -d "$T/t.db" --format dot -o "$T/$name.none/x.dot" 2> "$T/err" ||
     fail "a missing directory was accepted"
-one_line "cannot write"
+assert_one_escaped_line export "cannot write"
 echo 'not json' > "$T/$name.json"
 ! bt export -d "$T/t.db" --format compile-commands --append -o "$T/$name.json" 2> "$T/err" ||
     fail "--append onto a file that is no compilation database"
-one_line "--append: not a database"
+assert_one_escaped_line export "--append: not a database"
 mkdir "$T/$name.d"
 ! bt export -d "$T/t.db" --format compile-commands --append -o "$T/$name.d" 2> "$T/err" ||
     fail "--append onto a directory"
-one_line "--append: a directory"
+assert_one_escaped_line export "--append: a directory"
 echo ok

@@ -37,21 +37,6 @@ struct activity {
     int64_t *wfile;    /* file ids, each process's in trace order */
 };
 
-/* Whether an access made or changed what is at the path (written bytes, created, truncated,
- * renamed to; as TRACEDB_KINDS_CHANGED less TRACEDB_KINDS_GONE): the paths a task wrote. */
-static bool wrote_path(int kind, sqlite3_stmt *st)
-{
-    switch (kind) {
-    case TRACEDB_WRITE:
-        return sqlite3_column_type(st, TQ_ACTIVITY_BYTES) != SQLITE_NULL &&
-               sqlite3_column_int64(st, TQ_ACTIVITY_BYTES) > 0;
-    case TRACEDB_CREATE: case TRACEDB_TRUNCATE: case TRACEDB_RENAME_TO:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* A binary min-heap of lanes in a GArray, by key then lane number. */
 struct lane {
     int64_t key;
@@ -121,7 +106,7 @@ static void activity_load(struct export_ctx *x, struct activity *a)
                 continue; /* failed: not a read or a write */
             if (kind == TRACEDB_READ || kind == TRACEDB_EXEC)
                 a->reads[pid]++;
-            if (wrote_path(kind, st)) {
+            if (buildtime_wrote_path(kind, sqlite3_column_int64(st, TQ_ACTIVITY_BYTES))) {
                 int64_t pair[2] = {pid, sqlite3_column_int64(st, TQ_ACTIVITY_FILE)};
                 g_array_append_val(w, pair);
                 a->wstart[pid + 1]++;

@@ -28,6 +28,18 @@ static gint by_start(gconstpointer a, gconstpointer b)
     return (x->first->id > y->first->id) - (x->first->id < y->first->id);
 }
 
+bool buildtime_wrote_path(int kind, int64_t bytes)
+{
+    switch (kind) {
+    case TRACEDB_WRITE:
+        return bytes > 0;
+    case TRACEDB_CREATE: case TRACEDB_TRUNCATE: case TRACEDB_RENAME_TO:
+        return true;
+    default:
+        return false;
+    }
+}
+
 gssize buildtime_task_index(const struct buildtime *bt, int64_t image_id)
 {
     gpointer v = g_hash_table_lookup(bt->task_of, &image_id);
@@ -127,10 +139,7 @@ static GArray *load_activity(struct qdb *q, struct buildtime *bt, int64_t *seen)
             struct bt_task *t = &g_array_index(bt->info, struct bt_task, k);
             if (kind == TRACEDB_READ || kind == TRACEDB_EXEC)
                 t->reads++;
-            bool wrote = kind == TRACEDB_CREATE || kind == TRACEDB_TRUNCATE ||
-                         kind == TRACEDB_RENAME_TO ||
-                         (kind == TRACEDB_WRITE && sqlite3_column_int64(st, TQ_ACTIVITY_BYTES) > 0);
-            if (wrote) {
+            if (buildtime_wrote_path(kind, sqlite3_column_int64(st, TQ_ACTIVITY_BYTES))) {
                 int64_t pair[2] = {k, sqlite3_column_int64(st, TQ_ACTIVITY_FILE)};
                 g_array_append_val(writes, pair);
             }

@@ -50,6 +50,10 @@ void buildtime_clear(struct buildtime *bt);
 
 /* The index of the task image `id` belongs to, or -1. */
 gssize buildtime_task_index(const struct buildtime *bt, int64_t image_id);
+/* Whether an access of `kind` (a TQ_ACTIVITY row: its bytes, 0 for NULL) made or changed what
+ * is at the path — written bytes, created, truncated, renamed to: TRACEDB_KINDS_CHANGED less
+ * TRACEDB_KINDS_GONE — the paths a task wrote. */
+bool buildtime_wrote_path(int kind, int64_t bytes);
 
 /* The -j a driver's argv allows: N, -1 for no limit, 0 if it does not say (make's short
  * options that take an argument, -C -f -I -o -W -l -O -E, end a cluster: -Cjson is no -j). */

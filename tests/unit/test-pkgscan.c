@@ -87,6 +87,18 @@ static char *make_trace(const char *m4)
     return p;
 }
 
+/* The dpkg database at `admin` and the trace at `path` with its provenance view. */
+static struct prov *open_all(const char *admin, const char *path, struct dpkgdb **db,
+                             struct qdb **q)
+{
+    g_assert_cmpint(dpkgdb_load(admin, db), ==, 0);
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
+    struct prov *p = prov_new(*q);
+    g_assert_nonnull(p);
+    return p;
+}
+
 static const struct pkgscan_use *use_named(const struct pkgscan *m, const char *name)
 {
     for (guint i = 0; i < m->uses->len; i++) {
@@ -108,12 +120,8 @@ static void test_uses(void)
     g_autofree char *admin = make_admindir(m4);
     g_autofree char *path = make_trace(m4);
     struct dpkgdb *db = NULL;
-    g_assert_cmpint(dpkgdb_load(admin, &db), ==, 0);
     struct qdb *q = NULL;
-    g_autofree char *err = NULL;
-    g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
-    struct prov *p = prov_new(q);
-    g_assert_nonnull(p);
+    struct prov *p = open_all(admin, path, &db, &q);
     struct pkgscan_opts o = {.declared = "zdev, m4data, pyth, absent | gcc, nothere, "
                                          "other [arm64]"};
     struct pkgscan *m = pkgscan_run(q, p, db, "/w", &o);
@@ -217,11 +225,8 @@ static void test_archive_unreadable_symbols(void)
         w, w, ar_path, o_path, app_path, ar_sha, o_sha, app_sha);
     g_autofree char *path = unit_crafted_trace("bc.db", sql, 1000);
     struct dpkgdb *db = NULL;
-    g_assert_cmpint(dpkgdb_load(admin, &db), ==, 0);
     struct qdb *q = NULL;
-    g_autofree char *err = NULL;
-    g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
-    struct prov *p = prov_new(q);
+    struct prov *p = open_all(admin, path, &db, &q);
     struct pkgscan_opts o = {0};
     struct pkgscan *m = pkgscan_run(q, p, db, w, &o);
     g_assert_false(qdb_failed(q));

@@ -26,8 +26,6 @@ TRACEDB_STATEMENT(sql_hidden_files, 8, TRACEDB_SCHEMA_VERSION,
 TRACEDB_STATEMENT(sql_executables, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe");
 enum { EXECUTABLES_EXE };
-/* TQ_KILLED_AT_END (shared with the query side): its columns. */
-enum { KILLED_ID, KILLED_ARGV };
 
 static const char *const role_names[] = {[PLAN_WORKSPACE] = "workspace", [PLAN_TRACE] = "trace",
                                          [PLAN_TMP] = "tmp"};
@@ -301,10 +299,10 @@ static void killed_at_end(struct trace *t, GString *line)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (++n > 3)
             continue;
-        const char *argv = sqlite3_column_blob(st, KILLED_ARGV);
+        const char *argv = sqlite3_column_blob(st, TQ_KILLED_AT_END_ARGV);
         g_string_append(names, n > 1 ? ", " : "");
         if (argv)
-            text_argv(names, argv, (size_t)sqlite3_column_bytes(st, KILLED_ARGV));
+            text_argv(names, argv, (size_t)sqlite3_column_bytes(st, TQ_KILLED_AT_END_ARGV));
         else
             g_string_append(names, "(argv unknown)");
     }

@@ -46,8 +46,8 @@ static void info_collect(struct qdb *q, struct info_answer *a)
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(q, tracedb_sql(TQ_TREES), &st))
         while (qdb_row(q, st)) {
-            const char *path = (const char *)sqlite3_column_text(st, 0);
-            const char *role = (const char *)sqlite3_column_text(st, 1);
+            const char *path = (const char *)sqlite3_column_text(st, TQ_TREES_PATH);
+            const char *role = (const char *)sqlite3_column_text(st, TQ_TREES_ROLE);
             g_ptr_array_add(a->trees, g_strdup(path ? path : ""));
             g_ptr_array_add(a->trees, g_strdup(role ? role : ""));
         }

@@ -520,16 +520,16 @@ struct ex_debs *ex_debs_load(struct export_ctx *x)
     sqlite3_stmt *st = NULL;
     qdb_prepare(x->q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_FOUND_READS_PATH);
         if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);
         if (!pkg)
             continue;
         struct ex_deb *e = deb_of(d, by_pkg, pkg, vendor);
-        int64_t vid = sqlite3_column_int64(st, 2);
+        int64_t vid = sqlite3_column_int64(st, TQ_FOUND_READS_VERSION);
         e->files++;
-        e->executed |= sqlite3_column_int(st, 1) == TRACEDB_EXEC;
+        e->executed |= sqlite3_column_int(st, TQ_FOUND_READS_KIND) == TRACEDB_EXEC;
         if (!g_hash_table_contains(d->by_version, &vid)) {
             g_array_append_val(e->versions, vid);
             const struct prov_version *v = prov_version(x->p, vid);
@@ -542,7 +542,7 @@ struct ex_debs *ex_debs_load(struct export_ctx *x)
     if (qdb_prepare(x->q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
         qdb_bind_int64(x->q, st, 1, 0);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_SYMLINKS_FOLLOWED_PATH);
         if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);

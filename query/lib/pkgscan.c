@@ -521,12 +521,13 @@ static GArray *outside_reads(struct scan_ctx *x)
     sqlite3_stmt *st = NULL;
     qdb_prepare(x->q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_FOUND_READS_PATH);
         if (in_build_tree(x, path))
             continue;
-        struct read_row row = {.path = g_strdup(path), .kind = sqlite3_column_int(st, 1),
-                               .vid = sqlite3_column_int64(st, 2),
-                               .pid = sqlite3_column_int64(st, 3)};
+        struct read_row row = {.path = g_strdup(path),
+                               .kind = sqlite3_column_int(st, TQ_FOUND_READS_KIND),
+                               .vid = sqlite3_column_int64(st, TQ_FOUND_READS_VERSION),
+                               .pid = sqlite3_column_int64(st, TQ_FOUND_READS_PROCESS)};
         g_array_append_val(rows, row);
         scans_count(x->sc, row.pid, row.path);
     }
@@ -617,7 +618,7 @@ static void add_symlinks(struct scan_ctx *x)
     if (qdb_prepare(x->q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
         qdb_bind_int64(x->q, st, 1, 0);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_SYMLINKS_FOLLOWED_PATH);
         if (in_build_tree(x, path))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(x->db, path);

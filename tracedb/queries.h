@@ -47,6 +47,9 @@ enum tracedb_query {
     TQ_FILE_PATHS, /* every file: columns enum tq_file_paths */
     TQ_TREES, /* the traced trees: columns enum tq_trees */
     TQ_SYSTEM_TREES_TRACED, /* how many of / and /usr were traced (?1 unused) */
+    /* the variations the run made (run --vary, --vary-control), in the order recorded:
+     * columns enum tq_variations (schema 9) */
+    TQ_VARIATIONS,
 
     /* Accesses */
     /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
@@ -83,6 +86,10 @@ enum tq_found_reads {
     TQ_FOUND_READS_PATH, TQ_FOUND_READS_KIND, TQ_FOUND_READS_VERSION, TQ_FOUND_READS_PROCESS
 };
 enum tq_symlinks_followed { TQ_SYMLINKS_FOLLOWED_PATH };
+enum tq_variations {
+    TQ_VARIATIONS_NAME, TQ_VARIATIONS_SIDE, TQ_VARIATIONS_VALUE, TQ_VARIATIONS_APPLIED,
+    TQ_VARIATIONS_WHY_NOT
+};
 
 const char *tracedb_sql(enum tracedb_query q);
 

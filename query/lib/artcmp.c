@@ -124,12 +124,13 @@ static int hash_file(const char *path, char out[65], char **why)
     return 0;
 }
 
-static int summarize_file(const char *path, const struct archive_limits *lim, struct node *root,
-                          char **why)
+/* The file's (or the bytes') tree: the root is the whole, its SHA-256 set by the caller. */
+static int summarize_root(const char *path, const void *data, size_t len,
+                          const struct archive_limits *lim, struct node *root, char **why)
 {
     struct archive_reader *r = NULL;
     g_autofree char *w = NULL;
-    int rc = archive_open_file(path, lim, &r, &w);
+    int rc = path ? archive_open_file(path, lim, &r, &w) : archive_open_memory(data, len, lim, &r, &w);
     if (rc == 0) {
         root->kind = archive_kind(r);
         root->codec = archive_codec(r);
@@ -140,7 +141,8 @@ static int summarize_file(const char *path, const struct archive_limits *lim, st
         archive_free(r);
     }
     if (rc < 0)
-        *why = g_strdup_printf("%s: %s", path, w ? w : g_strerror(-rc));
+        *why = g_strdup_printf("%s: %s", path ? path : "the bytes",
+                               w ? w : g_strerror(-rc));
     return rc < 0 ? rc : 0;
 }
 
@@ -323,27 +325,49 @@ static int diff_cmp(gconstpointer pa, gconstpointer pb)
     return (int)a->kind - (int)b->kind;
 }
 
-int artcmp_compare(const char *path_a, const char *path_b, const struct artcmp_opts *opts,
-                   GPtrArray **diffs, char **why)
+/* Both trees compared into a new sorted list. */
+static GPtrArray *compare_roots(const struct node *a, const struct node *b)
+{
+    struct cmp c = {g_ptr_array_new_with_free_func((GDestroyNotify)artcmp_diff_free),
+                    g_ptr_array_new_with_free_func(g_free)};
+    compare_content(&c, a, b, NULL);
+    g_ptr_array_unref(c.parts);
+    g_ptr_array_sort(c.diffs, diff_cmp);
+    return c.diffs;
+}
+
+/* One artifact: a file (path) or bytes. */
+struct side {
+    const char *path;
+    const void *data;
+    size_t len;
+};
+
+static int hash_side(const struct side *s, char out[65], char **why)
+{
+    if (s->path)
+        return hash_file(s->path, out, why);
+    g_autofree char *h = g_compute_checksum_for_data(G_CHECKSUM_SHA256, s->data, s->len);
+    g_strlcpy(out, h, 65);
+    return 0;
+}
+
+static int compare_sides(const struct side *sa, const struct side *sb,
+                         const struct artcmp_opts *opts, GPtrArray **diffs, char **why)
 {
     g_autofree char *w = NULL;
     struct node *a = g_new0(struct node, 1), *b = g_new0(struct node, 1);
     const struct archive_limits *lim = opts ? &opts->limits : NULL;
-    int rc = hash_file(path_a, a->sha, &w);
+    int rc = hash_side(sa, a->sha, &w);
     if (rc == 0)
-        rc = hash_file(path_b, b->sha, &w);
+        rc = hash_side(sb, b->sha, &w);
     if (rc == 0 && strcmp(a->sha, b->sha) != 0) {
-        rc = summarize_file(path_a, lim, a, &w);
+        rc = summarize_root(sa->path, sa->data, sa->len, lim, a, &w);
         if (rc == 0)
-            rc = summarize_file(path_b, lim, b, &w);
+            rc = summarize_root(sb->path, sb->data, sb->len, lim, b, &w);
     }
     if (rc == 0) {
-        struct cmp c = {g_ptr_array_new_with_free_func((GDestroyNotify)artcmp_diff_free),
-                        g_ptr_array_new_with_free_func(g_free)};
-        compare_content(&c, a, b, NULL);
-        g_ptr_array_unref(c.parts);
-        g_ptr_array_sort(c.diffs, diff_cmp);
-        *diffs = c.diffs;
+        *diffs = compare_roots(a, b);
     } else if (why) {
         g_free(*why);
         *why = g_steal_pointer(&w);
@@ -351,6 +375,20 @@ int artcmp_compare(const char *path_a, const char *path_b, const struct artcmp_o
     node_free(a);
     node_free(b);
     return rc;
+}
+
+int artcmp_compare(const char *path_a, const char *path_b, const struct artcmp_opts *opts,
+                   GPtrArray **diffs, char **why)
+{
+    struct side a = {.path = path_a}, b = {.path = path_b};
+    return compare_sides(&a, &b, opts, diffs, why);
+}
+
+int artcmp_compare_memory(const void *data_a, size_t len_a, const void *data_b, size_t len_b,
+                          const struct artcmp_opts *opts, GPtrArray **diffs, char **why)
+{
+    struct side a = {NULL, data_a ? data_a : "", len_a}, b = {NULL, data_b ? data_b : "", len_b};
+    return compare_sides(&a, &b, opts, diffs, why);
 }
 
 const char *artcmp_kind_name(enum artcmp_kind k)

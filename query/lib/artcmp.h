@@ -79,6 +79,9 @@ struct artcmp_opts {
 
 int artcmp_compare(const char *path_a, const char *path_b, const struct artcmp_opts *opts,
                    GPtrArray **diffs, char **why);
+/* The same for two artifacts in memory (borrowed for the call); a why names "the bytes". */
+int artcmp_compare_memory(const void *data_a, size_t len_a, const void *data_b, size_t len_b,
+                          const struct artcmp_opts *opts, GPtrArray **diffs, char **why);
 
 /* "only in A", "only in B", "type", "content", "link target", "mode", "owner", "mtime",
  * "device", "order". */

@@ -32,8 +32,9 @@
  *     members), then by kind (enum order).
  *   - A difference's member names the path through the archives as people read it: the
  *     parts joined by one space, the file the caller named left out ("data.tar.xz
- *     ./usr/bin/dash", "libx.a x.o"; "" for the file itself), `parts` the same as a
- *     NULL-terminated vector (names may hold spaces).  The names are the archives' bytes:
+ *     ./usr/bin/dash", "libx.a x.o"; "" for the file itself; the n-th of several members
+ *     of one name, n > 1, "x.o [n]"), `parts` the same as a NULL-terminated vector (names
+ *     may hold spaces).  The names are the archives' bytes:
  *     a caller escapes them to print (common/textout).
  *   - a / b (either may be NULL), per kind: CONTENT: the SHA-256 (64 hex digits); ONLY_A,
  *     ONLY_B: the member's type name (archive_type_name) on its side; TYPE: the type names;

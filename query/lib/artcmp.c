@@ -176,8 +176,9 @@ static void add(struct cmp *c, enum artcmp_kind kind, const struct node *member,
 
 static char *owner(const struct archive_member *m)
 {
-    if (m->uname)
-        return g_strdup_printf("%" PRId64 "/%" PRId64 " %s/%s", m->uid, m->gid, m->uname, m->gname);
+    if (m->uname && (*m->uname || *m->gname)) /* (a tar's empty name: the id had none) */
+        return g_strdup_printf("%" PRId64 "/%" PRId64 " %s/%s", m->uid, m->gid,
+                               *m->uname ? m->uname : "-", *m->gname ? m->gname : "-");
     return g_strdup_printf("%" PRId64 "/%" PRId64, m->uid, m->gid);
 }
 

@@ -38,8 +38,8 @@
  *     a caller escapes them to print (common/textout).
  *   - a / b (either may be NULL), per kind: CONTENT: the SHA-256 (64 hex digits); ONLY_A,
  *     ONLY_B: the member's type name (archive_type_name) on its side; TYPE: the type names;
- *     MODE: octal ("0755"); OWNER: "uid/gid" and, when the archive has names,
- *     " uname/gname" ("0/0 root/root"); MTIME: seconds since the epoch, with ".NNNNNNNNN"
+ *     MODE: octal ("0755"); OWNER: "uid/gid" and, when the archive names either,
+ *     " uname/gname" ("0/0 root/root", "-" for a name left empty); MTIME: seconds since the epoch, with ".NNNNNNNNN"
  *     when either has a fraction; LINK: the targets; DEVICE: "major,minor"; ORDER: the
  *     common members in each order from the first place the orders part, at most 8 names,
  *     one per line, then "..." when more.  `note` (may be NULL) adds a sentence

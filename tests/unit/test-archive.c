@@ -478,6 +478,32 @@ static void test_pax(void)
     g_ptr_array_unref(a);
     archive_free(r);
 
+    /* a global header: for every member after it, a local one still first */
+    g_byte_array_set_size(b, 0);
+    g_string_truncate(x, 0);
+    pax_record(x, "uname=everyone", 14);
+    pax_record(x, "mtime=7", 7);
+    ua_tar_header(h, "GlobalHead", 'g', x->len);
+    ua_tar_add(b, h, x->str, x->len);
+    ua_tar_header(h, "one", '0', 0);
+    ua_tar_add(b, h, NULL, 0);
+    g_string_truncate(x, 0);
+    pax_record(x, "uname=me", 8);
+    ua_tar_header(h, "PaxHeaders/two", 'x', x->len);
+    ua_tar_add(b, h, x->str, x->len);
+    ua_tar_header(h, "two", '0', 0);
+    ua_tar_add(b, h, NULL, 0);
+    ua_tar_end(b);
+    g_assert_cmpint(archive_open_memory(b->data, b->len, NULL, &r, NULL), ==, 0);
+    a = collect(r, &rc, NULL);
+    g_assert_cmpint(rc, ==, 0);
+    g_assert_cmpstr(find(a, "one")->uname, ==, "everyone");
+    g_assert_cmpint(find(a, "one")->mtime, ==, 7);
+    g_assert_cmpstr(find(a, "two")->uname, ==, "me");
+    g_assert_cmpint(find(a, "two")->mtime, ==, 7);
+    g_ptr_array_unref(a);
+    archive_free(r);
+
     /* damaged records: a length past the header, a NUL in a path, a bad number */
     const struct { const char *rec; size_t len; } bad[] = {
         {"99 path=x\n", 10}, {"12 path=a\0b\n", 12}, {"13 uid=12x45\n", 13}, {"5 =\n", 4}};

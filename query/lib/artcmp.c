@@ -21,6 +21,7 @@ struct node {
     enum archive_kind kind;
     enum archive_codec codec;
     GPtrArray *children;       /* struct node *, when kind != ARCHIVE_NONE */
+    char *unread;              /* why it could not be read as the archive it looks like */
 };
 
 static void node_free(gpointer p)
@@ -29,6 +30,7 @@ static void node_free(gpointer p)
     if (!n)
         return;
     g_free(n->name);
+    g_free(n->unread);
     g_free((char *)n->m.link);
     g_free((char *)n->m.uname);
     g_free((char *)n->m.gname);
@@ -53,21 +55,35 @@ static int hash_inner(struct archive_reader *c, char out[65], char **why)
     return 0;
 }
 
-/* What a member holds: its own members when it is an archive, its SHA-256 in any case. */
+/* What a member holds: its own members when it is an archive.  A member that cannot be read
+ * as one (damaged, nested too deep: a test suite's corrupt .gz) is compared by its bytes
+ * alone, the reason kept for the note; the decompression limit, once reached, ends it all. */
 static int look_inside(struct archive_reader *r, struct node *n, char **why)
 {
     struct archive_reader *c = NULL;
-    int rc = archive_open_member(r, &c, why);
-    if (rc < 0)
+    g_autofree char *w = NULL;
+    int rc = archive_open_member(r, &c, &w);
+    if (rc == 0) {
+        n->kind = archive_kind(c);
+        n->codec = archive_codec(c);
+        if (n->kind != ARCHIVE_NONE)
+            rc = summarize(c, n, &w);
+        else if (n->codec != ARCHIVE_RAW)
+            rc = hash_inner(c, n->inner, &w);
+        archive_free(c);
+    }
+    if (rc == -EFBIG) {
+        *why = g_steal_pointer(&w);
         return rc;
-    n->kind = archive_kind(c);
-    n->codec = archive_codec(c);
-    if (n->kind != ARCHIVE_NONE)
-        rc = summarize(c, n, why);
-    else if (n->codec != ARCHIVE_RAW)
-        rc = hash_inner(c, n->inner, why);
-    archive_free(c);
-    return rc;
+    }
+    if (rc < 0) {
+        /* (an error of r itself shows again in its archive_member_sha256) */
+        n->kind = ARCHIVE_NONE;
+        n->inner[0] = 0;
+        g_clear_pointer(&n->children, g_ptr_array_unref);
+        n->unread = g_steal_pointer(&w);
+    }
+    return 0;
 }
 
 static int summarize(struct archive_reader *r, struct node *into, char **why)
@@ -212,6 +228,10 @@ static void compare_content(struct cmp *c, const struct node *a, const struct no
     } else if (a->inner[0] && a->codec == b->codec && strcmp(a->inner, b->inner) == 0) {
         note = g_strdup_printf("the uncompressed contents are identical (%s)",
                                archive_codec_name(a->codec));
+    } else if (a->unread || b->unread) {
+        note = g_strdup_printf("compared as bytes: %s%s unreadable (%s)",
+                               a->unread ? "A's" : "B's", a->unread && b->unread ? " and B's" : "",
+                               a->unread ? a->unread : b->unread);
     }
     add(c, ARTCMP_CONTENT, member, g_strdup(a->sha), g_strdup(b->sha), note);
 }

@@ -16,7 +16,11 @@
  *     difference each; content is compared only between two files (or indexes, or "other");
  *   - the members both have, in another order (a tar made from readdir's order): one
  *     ARTCMP_ORDER naming the archive;
- *   - a member in one only: ARTCMP_ONLY_A / ARTCMP_ONLY_B.
+ *   - a member in one only: ARTCMP_ONLY_A / ARTCMP_ONLY_B;
+ *   - a member that looks like an archive or compressed data but cannot be read as such (a
+ *     test suite's corrupt .gz, nesting past the limit) is compared by its bytes alone, its
+ *     ARTCMP_CONTENT noting why; damage in the files themselves, in a member they need
+ *     read (a .deb's data.tar.xz cut short), or the decompression limit is an error.
  * Two files that are not both archives of the same kind (ar or tar, compression aside) are
  * compared as wholes by SHA-256 (ARTCMP_CONTENT with member ""); the same for two archives
  * that are byte-identical (no member is read).

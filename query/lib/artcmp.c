@@ -55,6 +55,20 @@ static int hash_inner(struct archive_reader *c, char out[65], char **why)
     return 0;
 }
 
+/* The members of what r reads, or its uncompressed bytes' SHA-256; frees r. */
+static int read_inside(struct archive_reader *r, struct node *n, char **why)
+{
+    n->kind = archive_kind(r);
+    n->codec = archive_codec(r);
+    int rc = 0;
+    if (n->kind != ARCHIVE_NONE)
+        rc = summarize(r, n, why);
+    else if (n->codec != ARCHIVE_RAW)
+        rc = hash_inner(r, n->inner, why);
+    archive_free(r);
+    return rc;
+}
+
 /* What a member holds: its own members when it is an archive.  A member that cannot be read
  * as one (damaged, nested too deep: a test suite's corrupt .gz) is compared by its bytes
  * alone, the reason kept for the note; the decompression limit, once reached, ends it all. */
@@ -63,15 +77,8 @@ static int look_inside(struct archive_reader *r, struct node *n, char **why)
     struct archive_reader *c = NULL;
     g_autofree char *w = NULL;
     int rc = archive_open_member(r, &c, &w);
-    if (rc == 0) {
-        n->kind = archive_kind(c);
-        n->codec = archive_codec(c);
-        if (n->kind != ARCHIVE_NONE)
-            rc = summarize(c, n, &w);
-        else if (n->codec != ARCHIVE_RAW)
-            rc = hash_inner(c, n->inner, &w);
-        archive_free(c);
-    }
+    if (rc == 0)
+        rc = read_inside(c, n, &w);
     if (rc == -EFBIG) {
         *why = g_steal_pointer(&w);
         return rc;
@@ -147,15 +154,8 @@ static int summarize_root(const char *path, const void *data, size_t len,
     struct archive_reader *r = NULL;
     g_autofree char *w = NULL;
     int rc = path ? archive_open_file(path, lim, &r, &w) : archive_open_memory(data, len, lim, &r, &w);
-    if (rc == 0) {
-        root->kind = archive_kind(r);
-        root->codec = archive_codec(r);
-        if (root->kind != ARCHIVE_NONE)
-            rc = summarize(r, root, &w);
-        else if (root->codec != ARCHIVE_RAW)
-            rc = hash_inner(r, root->inner, &w);
-        archive_free(r);
-    }
+    if (rc == 0)
+        rc = read_inside(r, root, &w);
     if (rc < 0)
         *why = g_strdup_printf("%s: %s", path ? path : "the bytes",
                                w ? w : g_strerror(-rc));

@@ -53,6 +53,7 @@ struct run_opts {
     mode_t output_mode;
     const char *vary_option;  /* "--vary" or "--vary-control", or NULL */
     uint32_t vary_set;        /* its LIST (vary.h) */
+    char *vary_list;          /* the LISTs given, joined with ',' (parsed as one) */
     char **argv;
 };
 
@@ -141,7 +142,8 @@ static void usage(FILE *f)
           "                        build_path, fileordering, home, kernel, locales,\n"
           "                        exec_path, time, timezone, umask, user_group,\n"
           "                        domain_host, num_cpus, aslr; all: every one but time;\n"
-          "                        -NAME leaves one out: all,-fileordering).  Each is made\n"
+          "                        -NAME leaves one out: all,-fileordering; given again,\n"
+          "                        it goes on from the last LIST).  Each is made\n"
           "                        in the build's namespaces (docs/repro.md, Variations);\n"
           "                        one that cannot take effect here is said and recorded\n"
           "                        as not varied (info shows them)\n"
@@ -234,10 +236,15 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
                       "one side, the experiment or the control; run twice\n", stderr);
                 return -1;
             }
-            if (vary_parse(optarg, &o->vary_set, &err) < 0) {
+            /* Given again, its LIST goes on from the last: `--vary all --vary -time,-aslr` */
+            g_autofree char *list = o->vary_list ? g_strjoin(",", o->vary_list, optarg, NULL)
+                                                 : g_strdup(optarg);
+            if (vary_parse(list, &o->vary_set, &err) < 0) {
                 fprintf(stderr, "buildtrail run: %s: %s\n", name, err);
                 return -1;
             }
+            g_free(o->vary_list);
+            o->vary_list = g_steal_pointer(&list);
             o->vary_option = name;
             break;
         }
@@ -300,6 +307,7 @@ static void opts_free(struct run_opts *o)
     g_ptr_array_free(o->env_redact, TRUE);
     g_ptr_array_free(o->argv_redact, TRUE);
     g_ptr_array_free(o->only_inputs, TRUE);
+    g_free(o->vary_list);
     g_free(o->db_path);
     g_free(o->options);
 }

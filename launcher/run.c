@@ -11,6 +11,8 @@
 #include "nsguard.h"
 #include "gate.h"
 #include "onlyin.h"
+#include "onlypkg.h"
+#include "pkggate.h"
 #include "plan.h"
 #include "proc.h"
 #include "recorder.h"
@@ -42,6 +44,7 @@ struct run_opts {
     GPtrArray *env_redact; /* char*: --env-redact patterns */
     GPtrArray *argv_redact; /* char*: --argv-redact options, NULL-terminated */
     GPtrArray *only_inputs; /* char*: --only-inputs manifests */
+    char *only_packages;    /* --only-packages LIST|@FILE, or NULL */
     bool private_tmp;
     bool system;
     enum engine_system system_how; /* --system=HOW */
@@ -133,6 +136,18 @@ static void usage(FILE *f)
           "                        (lookups fail, listings leave it out); what the build\n"
           "                        makes stays visible; the system trees only where a\n"
           "                        manifest names paths in them\n"
+          "      --only-packages LIST|@FILE  with --system: hide from the build the\n"
+          "                        files of every installed Debian package outside the\n"
+          "                        allowed set, as sbuild's minimal chroot would lack\n"
+          "                        them: the packages LIST names (a,b or 'a b'), or\n"
+          "                        the Build-Depends (-Arch, -Indep) of a debian/control\n"
+          "                        or .dsc FILE for this architecture and the profiles\n"
+          "                        of $DEB_BUILD_PROFILES; with the Essential packages,\n"
+          "                        build-essential, fakeroot and all they depend on.\n"
+          "                        Files no package owns (local configuration,\n"
+          "                        /etc/alternatives, /usr/local) stay visible.  As\n"
+          "                        root the system trees are then served through FUSE\n"
+          "                        (as --system=full)\n"
           "  -q, --quiet           print no summary line at the end\n"
           "  -h, --help            print this help\n"
           "\n"
@@ -157,6 +172,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
         {"only-inputs", required_argument, NULL, 'I'},
+        {"only-packages", required_argument, NULL, 'K'},
         {"output-mode", required_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -209,6 +225,14 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case 'I':
             g_ptr_array_add(o->only_inputs, g_strdup(optarg));
             break;
+        case 'K':
+            if (o->only_packages) {
+                fputs("buildtrail run: --only-packages given twice; give it once, with every "
+                      "package in one list (a,b,c)\n", stderr);
+                return -1;
+            }
+            o->only_packages = g_strdup(optarg);
+            break;
         case 'q':
             o->quiet = true;
             break;
@@ -249,6 +273,16 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
               "[ARG]...\n", stderr);
         return -1;
     }
+    if (o->only_packages && !o->system) {
+        fputs("buildtrail run: --only-packages restricts the system trees; add --system\n",
+              stderr);
+        return -1;
+    }
+    if (o->only_packages && o->system_how == ENGINE_SYSTEM_OPENS) {
+        fputs("buildtrail run: --only-packages hides files at lookup, which --system=opens "
+              "(fanotify) cannot; use --system or --system=full\n", stderr);
+        return -1;
+    }
     o->argv = argv + optind;
     GString *opts = g_string_new(NULL);
     for (int i = 1; i < optind; i++) {
@@ -268,6 +302,7 @@ static void opts_free(struct run_opts *o)
     g_ptr_array_free(o->env_redact, TRUE);
     g_ptr_array_free(o->argv_redact, TRUE);
     g_ptr_array_free(o->only_inputs, TRUE);
+    g_free(o->only_packages);
     g_free(o->db_path);
     g_free(o->options);
 }
@@ -292,6 +327,7 @@ struct run {
     struct engine e;               /* the capture engine and the filesystem */
     char *own_judge;               /* reached filesystems that judge permissions themselves */
     struct gate *gate;             /* --only-inputs, or NULL; outlives the filesystem */
+    struct pkggate *pkggate;       /* --only-packages, or NULL; outlives the filesystem */
     /* how it ended */
     char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     char *tree_note;               /* runs.process_tree */
@@ -373,17 +409,20 @@ static int run_plan(struct run *r)
               stderr);
         return -1;
     }
-    if (r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) {
+    if ((r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) ||
+        (r->o.only_packages && onlypkg_load(r->o.only_packages, NULL, &r->pkggate) < 0)) {
         r->status = 2;
         return -1;
     }
+    /* Absence can be faked only at lookup: the system trees through FUSE (docs/enforce.md). */
+    enum engine_system how = r->pkggate ? ENGINE_SYSTEM_FULL : r->o.system_how;
     const char *why_not = plan_untraceable(r->cwd, plan_probe_real());
     if (why_not) {
         fprintf(stderr, "buildtrail run: cannot trace the current directory %s: %s; run from the "
                         "project's directory\n", r->cwd, why_not);
         return -1;
     }
-    if (engine_open_watch(&r->e, r->o.system, r->o.system_how) < 0 || plan_trees(r) < 0)
+    if (engine_open_watch(&r->e, r->o.system, how) < 0 || plan_trees(r) < 0)
         return -1;
     if (r->plan->watch_marks->len > NS_MAX_WATCH_MARKS) {
         fprintf(stderr, "buildtrail run: --system: %u mounts inside the system trees, more than "
@@ -455,6 +494,7 @@ static int start_engine(struct run *r)
             .kernel_checks = !r->sp.user_ns, /* user namespace: decided once the ids are mapped */
             .cache_lookups = r->o.cache_lookups,
             .gate = r->gate,
+            .pkggate = r->pkggate,
             .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
             /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
             .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
@@ -594,6 +634,8 @@ static char *run_notes(struct run *r, uint64_t events)
                               "fail with EINVAL): %s; ", r->sp.idmap_note ? r->sp.idmap_note : "?");
     g_autofree char *system_note =
         r->e.watch_note ? g_strdup_printf("%s; ", r->e.watch_note)
+        : r->pkggate && geteuid() == 0
+            ? g_strdup("system_trees=served (--only-packages: absence is made at lookup); ")
         : r->o.system && r->e.watch_why_not
             ? g_strdup_printf("system_trees=served (%s); ", r->e.watch_why_not)
             : g_strdup("");
@@ -654,6 +696,7 @@ static void run_finish(struct run *r)
     if (r->s.loop_running) { /* still in use by the loop threads: left to process exit */
         engine_leave(&r->e);
         r->gate = NULL;
+        r->pkggate = NULL;
     }
 }
 
@@ -671,6 +714,7 @@ static void run_cleanup(struct run *r)
     g_free(r->failure_text);
     g_free(r->own_judge);
     gate_free(r->gate); /* after the filesystem, which uses it */
+    pkggate_free(r->pkggate);
 }
 
 int run_main(int argc, char **argv)

@@ -323,7 +323,7 @@ static void killed_at_end(struct trace *t, GString *line)
 }
 
 /* "; N undeclared files hidden ('buildtrail files --denied')" when the gate hid any, and
- * "; N files of M packages not allowed hidden ('buildtrail packages --denied')". */
+ * "; N files hidden of M packages not allowed ('buildtrail packages --denied')". */
 static void hidden_files(struct trace *t, GString *line)
 {
     sqlite3_stmt *st = NULL;
@@ -340,8 +340,8 @@ static void hidden_files(struct trace *t, GString *line)
         g_string_append_printf(line, "; %" G_GINT64_FORMAT " undeclared file%s hidden ('buildtrail "
                                "files --denied')", n, n == 1 ? "" : "s");
     if (np > 0)
-        g_string_append_printf(line, "; %" G_GINT64_FORMAT " file%s of %" G_GINT64_FORMAT
-                               " package%s not allowed hidden ('buildtrail packages --denied')",
+        g_string_append_printf(line, "; %" G_GINT64_FORMAT " file%s hidden of %" G_GINT64_FORMAT
+                               " package%s not allowed ('buildtrail packages --denied')",
                                np, np == 1 ? "" : "s", pk, pk == 1 ? "" : "s");
 }
 

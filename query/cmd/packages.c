@@ -350,6 +350,8 @@ static void trace_notes(const struct pkgscan *m)
               "'buildtrail run --system=full' records those too\n", stderr);
 }
 
+#define DENIED_PROCESSES_SHOWN 6
+
 /* packages --denied: each package whose files run --only-packages hid, with them and the
  * processes that asked (text), or "denied" (JSON).  The exit status. */
 static int print_denied(struct qdb *q, bool json)
@@ -386,11 +388,15 @@ static int print_denied(struct qdb *q, bool json)
         text_escape(out, k->name, strlen(k->name));
         g_string_append_printf(out, ": %u file%s hidden, looked for by ", k->paths->len,
                                k->paths->len == 1 ? "" : "s");
-        for (guint j = 0; j < k->processes->len; j++) {
+        /* The first few (--json and files --denied have them all). */
+        guint shown = MIN(k->processes->len, DENIED_PROCESSES_SHOWN);
+        for (guint j = 0; j < shown; j++) {
             if (j)
                 g_string_append(out, ", ");
             query_append_short_process(out, q, g_array_index(k->processes, int64_t, j));
         }
+        if (k->processes->len > shown)
+            g_string_append_printf(out, " and %u more", k->processes->len - shown);
         g_string_append_c(out, '\n');
         for (guint j = 0; j < k->paths->len; j++) {
             g_string_append(out, "  ");

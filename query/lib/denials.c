@@ -105,6 +105,11 @@ static gint by_package_name(gconstpointer a, gconstpointer b)
                   (*(struct denied_package *const *)b)->name);
 }
 
+static gint by_path(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static gint by_id(gconstpointer a, gconstpointer b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -138,8 +143,11 @@ GPtrArray *denials_by_package(const GArray *d)
             g_array_append_val(k->processes, e->process_id);
     }
     g_hash_table_destroy(by);
-    for (guint i = 0; i < out->len; i++)
-        g_array_sort(((struct denied_package *)out->pdata[i])->processes, by_id);
+    for (guint i = 0; i < out->len; i++) {
+        struct denied_package *k = out->pdata[i];
+        g_array_sort(k->processes, by_id);
+        g_ptr_array_sort(k->paths, by_path);
+    }
     g_ptr_array_sort(out, by_package_name);
     return out;
 }

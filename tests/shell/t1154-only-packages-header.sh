@@ -2,7 +2,8 @@
 # run --system --only-packages @debian/control: a build that includes <zlib.h> when it is
 # there, with zlib1g-dev installed but not declared, does not find it (/usr/include/zlib.h
 # looks absent: the build takes its fallback), and the header is still there afterwards; with
-# zlib1g-dev declared (its clause's build profile active, or named in a list) it is found.
+# zlib1g-dev declared (its clause's build profile active, named in a list, or in a .dsc) it is
+# found.
 # The denial is recorded with the package and the compiler that looked: packages --denied
 # (text, JSON), files --denied, show, verify, the summary line.
 . "$(dirname "$0")/lib.sh"
@@ -77,4 +78,9 @@ assert_contains "$(cat "$T/yes.out")" "built with zlib" "zlib.h there when decla
 bt run -q -o "$T/named.db" --system --only-packages 'libc6-dev zlib1g-dev' -- sh -c "$build" > "$T/named.out" ||
     fail "the build with zlib1g-dev named"
 assert_contains "$(cat "$T/named.out")" "built with zlib" "zlib.h there when named"
+# A signed .dsc: the stanza after the signature's header.
+printf -- '-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nFormat: 3.0 (quilt)\nSource: ztest\nBuild-Depends: libc6-dev, zlib1g-dev\n' > ztest.dsc
+bt run -q -o "$T/dsc.db" --system --only-packages @ztest.dsc -- sh -c "$build" > "$T/dsc.out" ||
+    fail "the build with a .dsc"
+assert_contains "$(cat "$T/dsc.out")" "built with zlib" "zlib.h there when the .dsc declares it"
 assert_no_leftovers

@@ -136,8 +136,8 @@ void debset_add_base(struct debset *s)
             g_hash_table_add(s->names, g_strdup(k->name));
     }
     const char *base = dpkgdb_package(s->db, "build-essential")
-                           ? "build-essential, fakeroot"
-                           : "libc6-dev | libc-dev, gcc, g++, make, dpkg-dev, fakeroot";
+                           ? "build-essential, fakeroot, apt"
+                           : "libc6-dev | libc-dev, gcc, g++, make, dpkg-dev, fakeroot, apt";
     add_clauses(s, base, NULL, NULL, false, NULL);
 }
 

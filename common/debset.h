@@ -13,7 +13,8 @@
  *     are not checked (what is installed is what the build gets).
  *   - debset_add_base() adds what every build gets: the Essential packages, build-essential
  *     (or, when it is not installed, what it names: libc6-dev, gcc, g++, make, dpkg-dev) and
- *     fakeroot, each where installed.
+ *     fakeroot and apt (debootstrap's buildd variant, which sbuild's chroots are made with,
+ *     holds apt; sbuild installs fakeroot), each where installed.
  *   - debset_close() adds the Depends/Pre-Depends closure of the set, alternatives resolved as
  *     above (a clause nothing installed satisfies is skipped: dpkg's state is what it is).
  *   - debset_has() asks by package name (every architecture of it).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # dash's Debian package built under `run --system --only-packages @debian/control` (what
 # sbuild's minimal chroot would hold: its Build-Depends, build-essential, the Essential
-# packages, fakeroot and their Depends) builds, and its .debs are byte-identical to the
+# packages, fakeroot, apt and their Depends) builds, and its .debs are byte-identical to the
 # unrestricted traced build's (shared): its Build-Depends are complete.  What the build reached
 # for outside them (a locale alias, perl modules, aclocal's other .m4 files) is listed by
 # packages --denied, none of it a declared package's.

@@ -162,7 +162,8 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
  * p->lock_fd; *out is it opened read-write (rollback journal) for the run's first rows:
  * close it before publishing.  tracedb_publish() checks `path` again, puts the new trace in
  * its place (swapping the two where the filesystem can, so that a failure to open it puts the
- * old one back) and opens it as tracedb_create does (WAL); *old (if given) says what it
+ * old one back, with its -wal and -shm, which moved with it) and opens it as tracedb_create
+ * does (WAL); *old (if given) says what it
  * replaced (tracedb_replaced_clear it).  tracedb_pending_discard() removes a trace never
  * published (a run whose build did not start) and closes the lock fd.  After a successful
  * publish p->lock_fd holds the trace's flock as tracedb_create's *lock_fd does (close it with

@@ -85,8 +85,9 @@ static char *read_regular(const struct prov_version *v, gsize *len, const char *
  * versions made neither by a configure step nor as temporaries)?  Its defined global
  * symbols (its index, else its members' symbol tables) against the symbols each output it
  * went straight into defines: one in common is a member linked in; none, in a full symbol
- * table, is nothing linked; an archive or output gone or changed since the build, or an output
- * stripped to its dynamic symbols, is not checked (and stays a candidate). */
+ * table, is nothing linked; an archive or output gone or changed since the build, an archive
+ * of which no global symbol can be read, or an output stripped to its dynamic symbols, is not
+ * checked (and stays a candidate). */
 static struct pkgscan_archive *check_archive(struct prov *p, const struct prov_version *a,
                                            GHashTable *kept)
 {
@@ -110,6 +111,14 @@ static struct pkgscan_archive *check_archive(struct prov *p, const struct prov_v
     if (members <= 0) {
         c->verdict = members == 0 ? PKGSCAN_NOTHING : PKGSCAN_NOT_CHECKED;
         c->how = g_strdup(members == 0 ? "an empty archive" : "not an ar archive");
+        g_hash_table_destroy(defs);
+        return c;
+    }
+    if (g_hash_table_size(defs) == 0) {
+        /* LLVM bitcode, a thin archive without an index, members with local symbols only
+         * (linked whole by --whole-archive): what a link took cannot be told */
+        c->how = g_strdup_printf("no global symbol of its %d member%s could be read", members,
+                                 members == 1 ? "" : "s");
         g_hash_table_destroy(defs);
         return c;
     }

@@ -120,8 +120,12 @@ int debset_add_relations(struct debset *s, const char *text, const char *arch,
     /* A list of bare names ("a b,c"): one clause each. */
     g_autofree char *owned = NULL;
     if (!strpbrk(text, "|([<")) {
-        g_auto(GStrv) words = g_regex_split_simple("[,\\s]+", text, 0, 0);
-        owned = g_strjoinv(", ", words);
+        g_auto(GStrv) words = g_strsplit_set(text, ", \t\n\r", -1);
+        GString *list = g_string_new(NULL);
+        for (char **w = words; *w; w++)
+            if (**w)
+                g_string_append_printf(list, "%s%s", list->len ? ", " : "", *w);
+        owned = g_string_free(list, FALSE);
         text = owned;
     }
     return add_clauses(s, text, arch, profiles, true, missing);

@@ -171,15 +171,9 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
         g_string_free(rel[r], TRUE);
 }
 
-int dpkgdb_load(const char *admindir, struct dpkgdb **out)
+struct dpkgdb *dpkgdb_from_status(const char *text, size_t len)
 {
-    g_autofree char *status = g_build_filename(admindir, "status", NULL);
-    g_autofree char *text = NULL;
-    gsize len = 0;
-    if (!g_file_get_contents(status, &text, &len, NULL))
-        return -ENOENT;
     struct dpkgdb *db = g_new0(struct dpkgdb, 1);
-    db->admindir = g_strdup(admindir);
     db->pkgs = g_ptr_array_new_with_free_func(dpkg_pkg_free);
     db->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     db->owner = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -190,6 +184,18 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
         if (!g_hash_table_contains(db->by_name, k->name))
             g_hash_table_insert(db->by_name, g_strdup(k->name), k);
     }
+    return db;
+}
+
+int dpkgdb_load(const char *admindir, struct dpkgdb **out)
+{
+    g_autofree char *status = g_build_filename(admindir, "status", NULL);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(status, &text, &len, NULL))
+        return -ENOENT;
+    struct dpkgdb *db = dpkgdb_from_status(text, len);
+    db->admindir = g_strdup(admindir);
     g_autofree char *info = g_build_filename(admindir, "info", NULL);
     GDir *dir = g_dir_open(info, 0, NULL);
     const char *name;
@@ -248,6 +254,8 @@ const GPtrArray *dpkgdb_packages(struct dpkgdb *db)
 int dpkgdb_each_listed(struct dpkgdb *db, const struct dpkg_pkg *k,
                        void (*fn)(const char *path, void *data), void *data)
 {
+    if (!db->admindir)
+        return 0; /* made from a status text: no lists */
     g_autofree char *info = g_build_filename(db->admindir, "info", NULL);
     g_autofree char *qualified = g_strdup_printf("%s/%s:%s.list", info, k->name, k->arch);
     g_autofree char *plain = g_strdup_printf("%s/%s.list", info, k->name);

@@ -35,6 +35,9 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs);
 void dpkg_pkg_free(gpointer p);
 
 int dpkgdb_load(const char *admindir, struct dpkgdb **out);
+/* A database of a status file's text alone: no file lists (no owners; dpkgdb_each_listed
+ * names nothing).  For tests and fuzzing. */
+struct dpkgdb *dpkgdb_from_status(const char *text, size_t len);
 /* The package owning `path`, or NULL. */
 const struct dpkg_pkg *dpkgdb_owner(struct dpkgdb *db, const char *path);
 /* An installed package by name (any architecture), or NULL. */

@@ -132,6 +132,12 @@ static void test_relations(void)
     g_assert_cmpint(debset_add_relations(s, "gcc nosuch", "amd64", NULL, &missing), ==, -ENOENT);
     g_assert_cmpstr(missing, ==, "nosuch");
     g_free(missing);
+    /* Bytes that are not UTF-8: a name like any other (not installed). */
+    missing = NULL;
+    g_assert_cmpint(debset_add_relations(s, "make \xff\xfe", "amd64", NULL, &missing), ==,
+                    -ENOENT);
+    g_assert_cmpstr(missing, ==, "\xff\xfe");
+    g_free(missing);
     debset_free(s);
     dpkgdb_free(db);
     remove_db(dir);

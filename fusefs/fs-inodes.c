@@ -331,5 +331,6 @@ bool fs_inode_gated(struct fs *fs, struct fs_inode *dir, const char *name, dev_t
     if (made)
         return false;
     g_autofree char *path = fs_inode_path(fs, dir, name);
-    return gate_judge(fs->gate, path, is_dir) == GATE_UNDECLARED;
+    return gate_judge(fs->gate, path, is_dir) == GATE_UNDECLARED ||
+           (fs->pkggate && pkggate_judge(fs->pkggate, path));
 }

@@ -34,6 +34,7 @@
 #include "fs-request.h"
 #include "fs-vroot.h"
 #include "gate.h"
+#include "pkggate.h"
 #include "inokey.h"
 #include "tracedb.h"
 #include "versions.h"
@@ -89,6 +90,8 @@ struct fs {
     /* run --only-inputs (fs_config.gate): the gate, fixed; and the inodes the build made
      * (struct ino_key set), which the gate never hides: made_lock, a leaf, protects `made`. */
     const struct gate *gate;
+    const struct pkggate *pkggate; /* run --only-packages (fs_config.pkggate), fixed */
+    struct gate *own_gate;         /* the empty gate made when only pkggate is given */
     pthread_mutex_t made_lock;
     GHashTable *made;
     uid_t uid;

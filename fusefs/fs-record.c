@@ -38,11 +38,15 @@ void fs_record_denial(struct fs *fs, int64_t process_id, struct fs_inode *dir, c
     if (process_id < 0)
         return;
     g_autofree char *path = fs_inode_path(fs, dir, name);
+    /* A file of a package outside --only-packages is denied for that, even when a manifest
+     * leaves it out too. */
+    const char *package = fs->pkggate ? pkggate_judge(fs->pkggate, path) : NULL;
     struct rec_denial d = {
         .process_id = process_id,
         .file_id = rec_file_id(fs->rec, path),
         .how = how,
-        .reason = TRACEDB_DENIED_UNDECLARED,
+        .reason = package ? TRACEDB_DENIED_PACKAGE : TRACEDB_DENIED_UNDECLARED,
+        .package = package,
         .time_ns = rec_now_ns(),
     };
     rec_add_denial(fs->rec, &d);

@@ -156,6 +156,14 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->cache_lookups = cfg->cache_lookups;
     fs->reverse_listings = cfg->reverse_listings;
     fs->gate = cfg->gate;
+    fs->pkggate = cfg->pkggate;
+    if (!fs->gate && fs->pkggate) {
+        /* A gate that restricts no tree: what keeps the build's own files visible is the
+         * gate's machinery (fs_inode_mark_made, fs_inode_gated). */
+        fs->own_gate = gate_new();
+        gate_seal(fs->own_gate);
+        fs->gate = fs->own_gate;
+    }
     fs->out_node.type = NODE_STDOUT;
     fs->out_node.ino = FS_VIRTUAL_INO(2);
     fs->err_node.type = NODE_STDERR;
@@ -214,6 +222,7 @@ void fs_free(struct fs *fs)
     pthread_mutex_destroy(&fs->devs_lock);
     pthread_mutex_destroy(&fs->made_lock);
     g_hash_table_destroy(fs->made);
+    gate_free(fs->own_gate);
     pthread_mutex_destroy(&fs->caller_creds_lock);
     g_hash_table_destroy(fs->caller_creds);
     g_free(fs->own_groups);

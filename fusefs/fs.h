@@ -44,6 +44,7 @@
 
 struct fs;
 struct gate;
+struct pkggate;
 struct vers;
 
 struct fs_tree {
@@ -105,6 +106,10 @@ struct fs_config {
      * wrote through create, renamed or linked into place) is always visible.  Sealed; read
      * only; outlives the filesystem. */
     const struct gate *gate;
+    /* `run --only-packages` (capture/pkggate.h), or NULL: a file the pkggate hides looks
+     * absent in the same way (with or without `gate`), and its denial names the package.
+     * Sealed; read only; outlives the filesystem. */
+    const struct pkggate *pkggate;
     bool debug;
 };
 

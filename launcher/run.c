@@ -11,6 +11,8 @@
 #include "nsguard.h"
 #include "gate.h"
 #include "onlyin.h"
+#include "onlypkg.h"
+#include "pkggate.h"
 #include "plan.h"
 #include "proc.h"
 #include "recorder.h"
@@ -43,6 +45,7 @@ struct run_opts {
     GPtrArray *env_redact; /* char*: --env-redact patterns */
     GPtrArray *argv_redact; /* char*: --argv-redact options, NULL-terminated */
     GPtrArray *only_inputs; /* char*: --only-inputs manifests */
+    char *only_packages;    /* --only-packages LIST|@FILE, or NULL */
     bool private_tmp;
     bool system;
     enum engine_system system_how; /* --system=HOW */
@@ -149,6 +152,18 @@ static void usage(FILE *f)
           "                        as not varied (info shows them)\n"
           "      --vary-control LIST  make the control's (the fixed baseline's) value of\n"
           "                        each variation in LIST instead\n"
+          "      --only-packages LIST|@FILE  with --system: hide from the build the\n"
+          "                        files of every installed Debian package outside the\n"
+          "                        allowed set, as sbuild's minimal chroot would lack\n"
+          "                        them: the packages LIST names (a,b or 'a b'), or\n"
+          "                        the Build-Depends (-Arch, -Indep) of a debian/control\n"
+          "                        or .dsc FILE for this architecture and the profiles\n"
+          "                        of $DEB_BUILD_PROFILES; with the Essential packages,\n"
+          "                        build-essential, fakeroot, apt and what they\n"
+          "                        depend on.  Files no package owns (local\n"
+          "                        configuration, /etc/alternatives, /usr/local) stay\n"
+          "                        visible.  As root the system trees are then served\n"
+          "                        through FUSE (as --system=full)\n"
           "  -q, --quiet           print no summary line at the end\n"
           "  -h, --help            print this help\n"
           "\n"
@@ -173,6 +188,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"hash-limit", required_argument, NULL, 'L'},
         {"cache-lookups", no_argument, NULL, 'M'},
         {"only-inputs", required_argument, NULL, 'I'},
+        {"only-packages", required_argument, NULL, 'K'},
         {"output-mode", required_argument, NULL, 'P'},
         {"vary", required_argument, NULL, 'V'},
         {"vary-control", required_argument, NULL, 'C'},
@@ -248,6 +264,14 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             o->vary_option = name;
             break;
         }
+        case 'K':
+            if (o->only_packages) {
+                fputs("buildtrail run: --only-packages given twice; give it once, with every "
+                      "package in one list (a,b,c)\n", stderr);
+                return -1;
+            }
+            o->only_packages = g_strdup(optarg);
+            break;
         case 'q':
             o->quiet = true;
             break;
@@ -288,6 +312,16 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
               "[ARG]...\n", stderr);
         return -1;
     }
+    if (o->only_packages && !o->system) {
+        fputs("buildtrail run: --only-packages restricts the system trees; add --system\n",
+              stderr);
+        return -1;
+    }
+    if (o->only_packages && o->system_how == ENGINE_SYSTEM_OPENS) {
+        fputs("buildtrail run: --only-packages hides files at lookup, which --system=opens "
+              "(fanotify) cannot; use --system or --system=full\n", stderr);
+        return -1;
+    }
     o->argv = argv + optind;
     GString *opts = g_string_new(NULL);
     for (int i = 1; i < optind; i++) {
@@ -308,6 +342,7 @@ static void opts_free(struct run_opts *o)
     g_ptr_array_free(o->argv_redact, TRUE);
     g_ptr_array_free(o->only_inputs, TRUE);
     g_free(o->vary_list);
+    g_free(o->only_packages);
     g_free(o->db_path);
     g_free(o->options);
 }
@@ -333,6 +368,7 @@ struct run {
     char *own_judge;               /* reached filesystems that judge permissions themselves */
     struct gate *gate;             /* --only-inputs, or NULL; outlives the filesystem */
     struct vary_plan *vary;        /* --vary, --vary-control, or NULL */
+    struct pkggate *pkggate;       /* --only-packages, or NULL; outlives the filesystem */
     /* how it ended */
     char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     char *tree_note;               /* runs.process_tree */
@@ -414,17 +450,20 @@ static int run_plan(struct run *r)
               stderr);
         return -1;
     }
-    if (r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) {
+    if ((r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) ||
+        (r->o.only_packages && onlypkg_load(r->o.only_packages, NULL, &r->pkggate) < 0)) {
         r->status = 2;
         return -1;
     }
+    /* Absence can be faked only at lookup: the system trees through FUSE (docs/enforce.md). */
+    enum engine_system how = r->pkggate ? ENGINE_SYSTEM_FULL : r->o.system_how;
     const char *why_not = plan_untraceable(r->cwd, plan_probe_real());
     if (why_not) {
         fprintf(stderr, "buildtrail run: cannot trace the current directory %s: %s; run from the "
                         "project's directory\n", r->cwd, why_not);
         return -1;
     }
-    if (engine_open_watch(&r->e, r->o.system, r->o.system_how) < 0 || plan_trees(r) < 0)
+    if (engine_open_watch(&r->e, r->o.system, how) < 0 || plan_trees(r) < 0)
         return -1;
     if (r->plan->watch_marks->len > NS_MAX_WATCH_MARKS) {
         fprintf(stderr, "buildtrail run: --system: %u mounts inside the system trees, more than "
@@ -504,6 +543,7 @@ static int start_engine(struct run *r)
             .cache_lookups = r->o.cache_lookups,
             .reverse_listings = r->vary && r->vary->fileorder_reversed,
             .gate = r->gate,
+            .pkggate = r->pkggate,
             .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
             /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
             .no_killpriv_v2 = g_strcmp0(g_getenv("BUILDTRAIL_NO_KILLPRIV_V2"), "1") == 0,
@@ -645,6 +685,8 @@ static char *run_notes(struct run *r, uint64_t events)
                               "fail with EINVAL): %s; ", r->sp.idmap_note ? r->sp.idmap_note : "?");
     g_autofree char *system_note =
         r->e.watch_note ? g_strdup_printf("%s; ", r->e.watch_note)
+        : r->pkggate && geteuid() == 0
+            ? g_strdup("system_trees=served (--only-packages: absence is made at lookup); ")
         : r->o.system && r->e.watch_why_not
             ? g_strdup_printf("system_trees=served (%s); ", r->e.watch_why_not)
             : g_strdup("");
@@ -705,6 +747,7 @@ static void run_finish(struct run *r)
     if (r->s.loop_running) { /* still in use by the loop threads: left to process exit */
         engine_leave(&r->e);
         r->gate = NULL;
+        r->pkggate = NULL;
     }
 }
 
@@ -723,6 +766,7 @@ static void run_cleanup(struct run *r)
     g_free(r->own_judge);
     gate_free(r->gate); /* after the filesystem, which uses it */
     vary_plan_free(r->vary);
+    pkggate_free(r->pkggate);
 }
 
 /* The variations made (and not), one line: unless -q, or always when one was not made. */

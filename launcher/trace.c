@@ -20,9 +20,13 @@ TRACEDB_STATEMENT(sql_checkpoint, 1, TRACEDB_SCHEMA_VERSION, "PRAGMA wal_checkpo
 TRACEDB_STATEMENT(sql_mark_killed_at_end, 7, TRACEDB_SCHEMA_VERSION,
                   "UPDATE exits SET killed_at_end = 1 WHERE exit_signal = 9 AND end_ns >= ?1");
 /* Every distinct executable path the build ran. */
-/* How many distinct files were hidden from the build (run --only-inputs) */
+/* How many distinct files were hidden from the build: undeclared (run --only-inputs), and of
+ * packages not allowed (--only-packages), with how many packages. */
 TRACEDB_STATEMENT(sql_hidden_files, 8, TRACEDB_SCHEMA_VERSION,
-                  "SELECT count(DISTINCT file_id) FROM denials");
+                  "SELECT count(DISTINCT CASE WHEN reason = 1 THEN file_id END), "
+                  "count(DISTINCT CASE WHEN reason = 2 THEN file_id END), "
+                  "count(DISTINCT CASE WHEN reason = 2 THEN package END) FROM denials");
+enum { HIDDEN_UNDECLARED, HIDDEN_OF_PACKAGES, HIDDEN_PACKAGES };
 TRACEDB_STATEMENT(sql_executables, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe");
 enum { EXECUTABLES_EXE };
@@ -325,20 +329,27 @@ static void killed_at_end(struct trace *t, GString *line)
     g_string_free(names, TRUE);
 }
 
-/* "; N undeclared files hidden (buildtrail files --denied)" when the gate hid any. */
+/* "; N undeclared files hidden ('buildtrail files --denied')" when the gate hid any, and
+ * "; N files hidden of M packages not allowed ('buildtrail packages --denied')". */
 static void hidden_files(struct trace *t, GString *line)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(t->db, sql_hidden_files, -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
-    int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, HIDDEN_UNDECLARED) : -1;
+    int64_t np = rc == SQLITE_ROW ? sqlite3_column_int64(st, HIDDEN_OF_PACKAGES) : -1;
+    int64_t pk = rc == SQLITE_ROW ? sqlite3_column_int64(st, HIDDEN_PACKAGES) : -1;
     sqlite3_finalize(st);
     if (n < 0)
         g_string_append(line, "; cannot count the files hidden from the build");
-    else if (n)
+    if (n > 0)
         g_string_append_printf(line, "; %" G_GINT64_FORMAT " undeclared file%s hidden ('buildtrail "
                                "files --denied')", n, n == 1 ? "" : "s");
+    if (np > 0)
+        g_string_append_printf(line, "; %" G_GINT64_FORMAT " file%s hidden of %" G_GINT64_FORMAT
+                               " package%s not allowed ('buildtrail packages --denied')",
+                               np, np == 1 ? "" : "s", pk, pk == 1 ? "" : "s");
 }
 
 /* "buildtrail run: replaced the trace of 'make -j2' (started ..., finished, exit 0)": which

@@ -163,7 +163,7 @@ static const struct {
      "  process_id INTEGER REFERENCES processes(id)," /* NULL: the caller could not be identified */
      "  file_id INTEGER NOT NULL REFERENCES files(id),"
      "  how INTEGER NOT NULL,"             /* 1 lookup, 2 listing */
-     "  reason INTEGER NOT NULL,"          /* 1 undeclared (--only-inputs) */
+     "  reason INTEGER NOT NULL,"          /* 1 undeclared (--only-inputs), 2 package not allowed (--only-packages) */
      "  package TEXT,"                     /* the installed package owning it, when known */
      "  time_ns INTEGER NOT NULL"
      ");"

@@ -31,7 +31,7 @@
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
 /* How the build was refused a file: denials.how and denials.reason.  Append only. */
 enum tracedb_denial_how { TRACEDB_DENIED_LOOKUP = 1, TRACEDB_DENIED_LISTING = 2 };
-enum tracedb_denial_reason { TRACEDB_DENIED_UNDECLARED = 1 };
+enum tracedb_denial_reason { TRACEDB_DENIED_UNDECLARED = 1, TRACEDB_DENIED_PACKAGE = 2 };
 
 enum tracedb_access_kind {
     TRACEDB_READ = 1,       /* opened for reading (bytes = bytes read through the mount) */

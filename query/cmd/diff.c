@@ -144,7 +144,11 @@ static void text_cause(GString *out, struct diffeng *d, struct qdb *const q[2], 
                                    c->more_processes, c->more_processes == 1 ? "" : "es");
     }
     bool only_artifacts = c->artifacts > 0;
-    if (only_artifacts)
+    if (c->kind == DIFFENG_DENIED && !c->products->len)
+        g_string_append(out, "    reaches the products through what the build decided from its "
+                             "absence (a configure test's exit status), which the trace does not "
+                             "follow: the causes after it may be its consequences\n");
+    else if (only_artifacts)
         g_string_append_printf(out, "    reaches %u artifact%s (and %u intermediate file%s):\n",
                                c->artifacts, c->artifacts == 1 ? "" : "s",
                                c->products->len - c->artifacts,
@@ -214,7 +218,9 @@ static void render_text(GString *out, struct diffeng *d, struct qdb *const q[2])
     for (int pass = 0; pass < 2; pass++)
         for (guint i = 0; i < m->causes->len; i++) {
             const struct diffeng_cause *c = m->causes->pdata[i];
-            if ((m->artifacts->len && c->artifacts > 0) != (pass == 0))
+            /* (a denial first, whatever it reaches: the likeliest cause) */
+            bool first = c->kind == DIFFENG_DENIED || (m->artifacts->len && c->artifacts > 0);
+            if (first != (pass == 0))
                 continue;
             if (pass && m->artifacts->len && !heading) {
                 g_string_append(out, "\nintermediate files only (reaching no artifact):\n");

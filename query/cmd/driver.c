@@ -813,3 +813,17 @@ void query_json_bytes(GString *out, int kind, int64_t bytes)
     g_string_append_printf(out, ",\"bytes\":%" G_GINT64_FORMAT ",\"bytes_exact\":%s", bytes,
                            kind == TRACEDB_READ ? "false" : "true");
 }
+
+/* One process as a denial names it: "12 cc1", "?" unknown. */
+void query_append_short_process(GString *out, struct qdb *q, int64_t id)
+{
+    const struct qdb_process *p = id ? qdb_process(q, id) : NULL;
+    if (!p) {
+        g_string_append(out, id ? "?" : "an unknown process");
+        return;
+    }
+    const char *name = p->argv ? p->argv : p->comm ? p->comm : "?";
+    const char *slash = strrchr(name, '/');
+    g_string_append_printf(out, "%" G_GINT64_FORMAT " ", id);
+    text_escape(out, slash ? slash + 1 : name, strlen(slash ? slash + 1 : name));
+}

@@ -191,3 +191,7 @@ void query_text_version(GString *out, const struct prov_version *v);
 /* The directory the (first) run of the trace was started in (g_free it); the current
  * directory if the trace does not say. */
 char *query_run_cwd(struct qdb *q);
+
+/* Process `id` in a few words, as a denial names it: "12 cc1" (its program's base name), "?"
+ * when the trace does not have it, "an unknown process" for 0. */
+void query_append_short_process(GString *out, struct qdb *q, int64_t id);

@@ -178,7 +178,8 @@ static const struct query_command files_command = {
              "looked for in vain), t temporary (made by the build and removed again, as\n"
              "cc's /tmp/cc*.s).  Options select the files with any of the given marks;\n"
              "without them, names only looked for in vain are counted, not listed.\n"
-             "--denied lists instead the files hidden from the build ('run --only-inputs'),\n"
+             "--denied lists instead the files hidden from the build ('run --only-inputs',\n"
+             "'--only-packages': the package whose file it is),\n"
              "each with why and the processes that looked it up or listed its directory.\n",
     .options_help = "      --read --written --created --deleted --missing --temporary\n"
                     "      --denied          the files hidden from the build, with who asked\n"
@@ -188,20 +189,6 @@ static const struct query_command files_command = {
     .shortopts = "u:p:",
     .option = files_option,
 };
-
-/* One process as a denial names it: "12 cc1", "?" unknown. */
-static void append_process(GString *out, struct qdb *q, int64_t id)
-{
-    const struct qdb_process *p = id ? qdb_process(q, id) : NULL;
-    if (!p) {
-        g_string_append(out, id ? "?" : "an unknown process");
-        return;
-    }
-    const char *name = p->argv ? p->argv : p->comm ? p->comm : "?";
-    const char *slash = strrchr(name, '/');
-    g_string_append_printf(out, "%" G_GINT64_FORMAT " ", id);
-    text_escape(out, slash ? slash + 1 : name, strlen(slash ? slash + 1 : name));
-}
 
 /* files --denied: one line per file hidden from the build (text), or "denied" (JSON). */
 static int print_denied(struct qdb *q, const struct query_opts *o, int64_t process,
@@ -239,7 +226,11 @@ static int print_denied(struct qdb *q, const struct query_opts *o, int64_t proce
             jsonw_array_begin(&w);
         } else {
             text_escape(out, first->path, strlen(first->path));
-            g_string_append_printf(out, ": %s;", denial_reason_name(first->reason));
+            g_autofree char *why = denial_why(first);
+            g_string_append_c(out, ':');
+            g_string_append_c(out, ' ');
+            text_escape(out, why, strlen(why));
+            g_string_append_c(out, ';');
         }
         for (guint k = i; k < end; k++) {
             const struct denial *e = &g_array_index(d, struct denial, k);
@@ -253,7 +244,7 @@ static int print_denied(struct qdb *q, const struct query_opts *o, int64_t proce
             } else {
                 g_string_append_printf(out, "%s %s by ", k > i ? "," : "",
                                        e->how == TRACEDB_DENIED_LOOKUP ? "looked up" : "listed");
-                append_process(out, q, e->process_id);
+                query_append_short_process(out, q, e->process_id);
                 if (e->count > 1)
                     g_string_append_printf(out, " (%u times)", e->count);
             }

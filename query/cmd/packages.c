@@ -2,6 +2,7 @@
  * engine is query/lib/pkgscan.c; this file parses the options and renders its model. */
 #include "driver.h"
 #include "debdeps.h"
+#include "denials.h"
 #include "dpkgdb.h"
 #include "jsonw.h"
 #include "pkgscan.h"
@@ -78,6 +79,7 @@ static void json_names(struct jsonw *w, const char *key, const GPtrArray *names)
 
 struct packages_cli {
     const char *declared, *admindir, *arch, *profiles;
+    bool denied;
 };
 
 static int packages_option(void *ctx, int c, const char *arg)
@@ -88,6 +90,7 @@ static int packages_option(void *ctx, int c, const char *arg)
     case 'A': p->admindir = arg; return 0;
     case 'H': p->arch = arg; return 0;
     case 'P': p->profiles = arg; return 0;
+    case 'D': p->denied = true; return 0;
     }
     return 2;
 }
@@ -97,6 +100,7 @@ static const struct option packages_options[] = {
     {"admindir", required_argument, NULL, 'A'},
     {"host-arch", required_argument, NULL, 'H'},
     {"profiles", required_argument, NULL, 'P'},
+    {"denied", no_argument, NULL, 'D'},
     {0}};
 
 static const struct query_command packages_command = {
@@ -129,7 +133,10 @@ static const struct query_command packages_command = {
              "is gone or changed since the build, or stripped, or no global symbol of the\n"
              "archive can be read (LLVM bitcode, a thin archive without an index), it says\n"
              "'not checked' and keeps the candidate.  A program defining a function of\n"
-             "the archive's name itself is taken for a member linked in.\n",
+             "the archive's name itself is taken for a member linked in.\n"
+             "--denied lists instead the packages the build reached for and did not get\n"
+             "('run --system --only-packages'): each with its files hidden from the build\n"
+             "and the processes that looked for them.\n",
     .options_help = "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
                     "                        zlib1g-dev | libz-dev'), or @FILE: a debian/control\n"
                     "                        or .dsc (its Build-Depends, -Arch, -Indep) or a value\n"
@@ -137,7 +144,9 @@ static const struct query_command packages_command = {
                     "                        build's environment, else dpkg's architecture)\n"
                     "      --profiles LIST   active build profiles, for <profile> qualifiers\n"
                     "                        (default: DEB_BUILD_PROFILES in the build's environment)\n"
-                    "      --admindir DIR    dpkg's database (default /var/lib/dpkg)\n",
+                    "      --admindir DIR    dpkg's database (default /var/lib/dpkg)\n"
+                    "      --denied          the packages outside 'run --only-packages' that the\n"
+                    "                        build looked for, with their files and processes\n",
     .options = packages_options,
     .option = packages_option,
 };
@@ -342,6 +351,75 @@ static void trace_notes(const struct pkgscan *m)
               "'buildtrail run --system=full' records those too\n", stderr);
 }
 
+#define DENIED_PROCESSES_SHOWN 6
+
+/* packages --denied: each package whose files run --only-packages hid, with them and the
+ * processes that asked (text), or "denied" (JSON).  The exit status. */
+static int print_denied(struct qdb *q, bool json)
+{
+    bool recorded;
+    GArray *d = denials_load(q, 0, &recorded);
+    if (!d)
+        return query_failed(q), 1;
+    GPtrArray *pkgs = denials_by_package(d);
+    GString *out = g_string_new(NULL);
+    struct jsonw w;
+    if (json) {
+        query_jsonw_begin(&w, out, q);
+        jsonw_kv_bool(&w, "denials_recorded", recorded);
+        jsonw_key(&w, "denied");
+        jsonw_array_begin(&w);
+    }
+    for (guint i = 0; i < pkgs->len; i++) {
+        const struct denied_package *k = pkgs->pdata[i];
+        if (json) {
+            jsonw_object_begin(&w);
+            jsonw_kv_string(&w, "package", k->name);
+            json_names(&w, "files", k->paths);
+            jsonw_key(&w, "processes");
+            jsonw_array_begin(&w);
+            for (guint j = 0; j < k->processes->len; j++) {
+                int64_t id = g_array_index(k->processes, int64_t, j);
+                id ? jsonw_int(&w, id) : jsonw_null(&w);
+            }
+            jsonw_array_end(&w);
+            jsonw_object_end(&w);
+            continue;
+        }
+        text_escape(out, k->name, strlen(k->name));
+        g_string_append_printf(out, ": %u file%s hidden, looked for by ", k->paths->len,
+                               k->paths->len == 1 ? "" : "s");
+        /* The first few (--json and files --denied have them all). */
+        guint shown = MIN(k->processes->len, DENIED_PROCESSES_SHOWN);
+        for (guint j = 0; j < shown; j++) {
+            if (j)
+                g_string_append(out, ", ");
+            query_append_short_process(out, q, g_array_index(k->processes, int64_t, j));
+        }
+        if (k->processes->len > shown)
+            g_string_append_printf(out, " and %u more", k->processes->len - shown);
+        g_string_append_c(out, '\n');
+        for (guint j = 0; j < k->paths->len; j++) {
+            g_string_append(out, "  ");
+            text_escape(out, k->paths->pdata[j], strlen(k->paths->pdata[j]));
+            g_string_append_c(out, '\n');
+        }
+    }
+    if (json) {
+        jsonw_array_end(&w);
+        jsonw_object_end(&w);
+        g_string_append_c(out, '\n');
+    } else if (!pkgs->len)
+        g_string_append(out, recorded ? "no package was denied to the build (it ran without "
+                                        "'--only-packages', or looked for none)\n"
+                                      : "no denials recorded: the trace predates them\n");
+    g_ptr_array_unref(pkgs);
+    denials_free(d);
+    int status = query_emit(q, out) ? 1 : 0;
+    g_string_free(out, TRUE);
+    return status;
+}
+
 /* The --build-depends value: as given, or from @FILE (a debian/control or .dsc's fields, else
  * the file's text).  NULL after printing why not; *text holds what it points into. */
 static bool declared_value(const char *arg, char **text, const char **value)
@@ -370,6 +448,12 @@ int query_packages_main(int argc, char **argv)
     int r = query_parse(&packages_command, argc, argv, &o, &pc);
     if (r >= 0)
         return r;
+    if (pc.denied) {
+        struct qdb *dq = query_open("packages", o.db_path);
+        int st = dq ? print_denied(dq, o.json) : 1;
+        qdb_close(dq);
+        return st;
+    }
     g_autofree char *declared_text = NULL;
     struct pkgscan_opts so = {.arch = pc.arch, .profiles = pc.profiles};
     if (!declared_value(pc.declared, &declared_text, &so.declared))

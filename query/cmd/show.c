@@ -224,6 +224,8 @@ static void denied_to(struct qdb *q, int64_t id, GString *out, struct jsonw *w)
             jsonw_object_begin(w);
             jsonw_kv_string(w, "path", e->path);
             jsonw_kv_string(w, "reason", denial_reason_name(e->reason));
+            jsonw_key(w, "package");
+            e->package ? jsonw_string(w, e->package) : jsonw_null(w);
             jsonw_kv_string(w, "how", denial_how_name(e->how));
             jsonw_kv_int(w, "times", e->count);
             jsonw_object_end(w);
@@ -233,7 +235,10 @@ static void denied_to(struct qdb *q, int64_t id, GString *out, struct jsonw *w)
             g_string_append(out, "  hidden from it:\n");
         g_string_append(out, "    ");
         text_escape(out, e->path, strlen(e->path));
-        g_string_append_printf(out, " (%s; %s)\n", denial_reason_name(e->reason),
+        g_autofree char *why = denial_why(e);
+        g_string_append(out, " (");
+        text_escape(out, why, strlen(why));
+        g_string_append_printf(out, "; %s)\n",
                                e->how == TRACEDB_DENIED_LOOKUP ? "looked up" : "in a listing");
     }
     if (w)

@@ -21,8 +21,12 @@ TRACEDB_STATEMENT(sql_found_inputs, 3, TRACEDB_SCHEMA_VERSION,
                   TRACEDB_KINDS_READ " AND a.result = 0 AND v.origin = 1 ORDER BY f.path");
 enum { FOUND_PATH, FOUND_SHA256 };
 
-static void report(GString *out, struct jsonw *w, const char *what, const char *path,
-                   const char *expected, const char *actual);
+struct finding {
+    const char *what, *path;
+    const char *expected, *actual; /* a mismatch's sha256s */
+    const char *package;           /* a denial's package (run --only-packages), or NULL */
+};
+static void report(GString *out, struct jsonw *w, const struct finding *f);
 
 /* Every file hidden from the build (run --only-inputs) is a finding: "denied", once per file.
  * Their number, or -1 on a database error (q has it). */
@@ -34,10 +38,10 @@ static int report_denials(struct qdb *q, GString *out, struct jsonw *w)
         return -1;
     int n = 0;
     for (guint i = 0; i < d->len; i++) {
-        const char *path = g_array_index(d, struct denial, i).path;
-        if (i && !strcmp(path, g_array_index(d, struct denial, i - 1).path))
+        const struct denial *e = &g_array_index(d, struct denial, i);
+        if (i && !strcmp(e->path, g_array_index(d, struct denial, i - 1).path))
             continue;
-        report(out, w, "denied", path, NULL, NULL);
+        report(out, w, &(struct finding){"denied", e->path, .package = e->package});
         n++;
     }
     denials_free(d);
@@ -45,24 +49,32 @@ static int report_denials(struct qdb *q, GString *out, struct jsonw *w)
 }
 
 /* One problem: into the JSON array `w` is in, else a line of text. */
-static void report(GString *out, struct jsonw *w, const char *what, const char *path,
-                   const char *expected, const char *actual)
+static void report(GString *out, struct jsonw *w, const struct finding *f)
 {
     if (w) {
         jsonw_object_begin(w);
-        jsonw_kv_string(w, "problem", what);
-        jsonw_kv_string(w, "path", path);
-        if (expected) {
-            jsonw_kv_string(w, "expected_sha256", expected);
-            jsonw_kv_string(w, "sha256", actual && *actual ? actual : "");
+        jsonw_kv_string(w, "problem", f->what);
+        jsonw_kv_string(w, "path", f->path);
+        if (f->expected) {
+            jsonw_kv_string(w, "expected_sha256", f->expected);
+            jsonw_kv_string(w, "sha256", f->actual && *f->actual ? f->actual : "");
+        }
+        if (!strcmp(f->what, "denied")) {
+            jsonw_key(w, "package");
+            f->package ? jsonw_string(w, f->package) : jsonw_null(w);
         }
         jsonw_object_end(w);
     } else {
-        g_string_append_printf(out, "%-10s ", what);
-        text_escape(out, path, strlen(path));
-        if (expected)
-            g_string_append_printf(out, "  (declared sha256 %s, read %s)", expected,
-                                   actual && *actual ? actual : "unhashed");
+        g_string_append_printf(out, "%-10s ", f->what);
+        text_escape(out, f->path, strlen(f->path));
+        if (f->expected)
+            g_string_append_printf(out, "  (declared sha256 %s, read %s)", f->expected,
+                                   f->actual && *f->actual ? f->actual : "unhashed");
+        if (f->package) {
+            g_string_append(out, "  (of package ");
+            text_escape(out, f->package, strlen(f->package));
+            g_string_append(out, ", not allowed)");
+        }
         g_string_append_c(out, '\n');
     }
 }
@@ -187,12 +199,12 @@ int query_verify_main(int argc, char **argv)
             declared = true;
             e->matched++;
             if (e->sha256[0] && (!sha || strcmp(e->sha256, sha) != 0)) {
-                report(out, w, "mismatch", path, e->sha256, sha);
+                report(out, w, &(struct finding){"mismatch", path, e->sha256, sha, NULL});
                 n_mismatch++;
             }
         }
         if (!declared) {
-            report(out, w, "undeclared", path, NULL, NULL);
+            report(out, w, &(struct finding){"undeclared", path, NULL, NULL, NULL});
             n_undeclared++;
         }
     }
@@ -202,7 +214,7 @@ int query_verify_main(int argc, char **argv)
         for (guint i = 0; i < entries->len; i++) {
             const struct manifest_entry *e = entries->pdata[i];
             if (!e->matched) {
-                report(out, w, "unused", e->pattern, NULL, NULL);
+                report(out, w, &(struct finding){"unused", e->pattern, NULL, NULL, NULL});
                 n_unused++;
             }
         }

@@ -1,5 +1,6 @@
-/* denials — what the build was refused (`run --only-inputs`): the trace's denials table read
- * grouped, for `files --denied`, `show`, `verify` and their JSON.  Prints nothing.
+/* denials — what the build was refused (`run --only-inputs`, `--only-packages`): the trace's
+ * denials table read grouped, for `files --denied`, `packages --denied`, `show`, `verify` and
+ * their JSON.  Prints nothing.
  *
  * denials_load(): every (file, process, how, reason) with how many times and the package, by
  * path then process; of image `process` only when it is non-zero.  A trace older than schema 8
@@ -28,6 +29,20 @@ void denials_free(GArray *d);
 /* How many distinct files `d` names. */
 unsigned denials_n_files(const GArray *d);
 
-/* "lookup", "listing"; "undeclared" (and "?" for a code this buildtrail does not know). */
+/* A package the build reached for and did not get (run --only-packages): its files hidden
+ * (sorted, each once) and the processes that asked (sorted; 0 unknown). */
+struct denied_package {
+    char *name;
+    GPtrArray *paths;    /* char* (owned) */
+    GArray *processes;   /* int64_t */
+};
+
+/* The packages of `d`'s denials that name one, by name (pure).  Free with g_ptr_array_unref. */
+GPtrArray *denials_by_package(const GArray *d);
+
+/* "lookup", "listing"; "undeclared", "package-not-allowed" (and "?" for a code this
+ * buildtrail does not know). */
 const char *denial_how_name(int how);
 const char *denial_reason_name(int reason);
+/* Why, in words: "undeclared", "package zlib1g-dev not allowed" (g_free). */
+char *denial_why(const struct denial *d);

@@ -62,6 +62,15 @@ bool de_is_system_path(const char *path);
 int64_t de_writer_of(struct side *s, int64_t vid);
 gint de_by_str(gconstpointer a, gconstpointer b);
 
+/* diffeng.c: a cause (one per what it is, as every other), and A's path in B's terms */
+size_t de_add_cause(struct diffeng *d, enum diffeng_kind kind, const char *path, int64_t pa,
+                    int64_t pb, char *detail);
+char *de_map_path(struct diffeng *d, const char *path);
+/* diffeng-denied.c: a DIFFENG_DENIED cause for each file hidden from one build (run
+ * --only-inputs, --only-packages) that the other found (an access that succeeded), B's terms;
+ * the denying process and the first that found it */
+void de_add_denials(struct diffeng *d);
+
 /* diffeng-layout.c: map the layout (diffeng_run, first); name the build path's cause and
  * find the artifacts (diffeng_run, last) */
 void de_map_layout(struct diffeng *d);

@@ -26,7 +26,7 @@ G_STATIC_ASSERT(DIRS_LISTED_COUNT == 0); /* (qdb_ids) */
 
 static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
                                           "executable", "cwd", "nondeterminism", "unexplained",
-                                          "build path"};
+                                          "build path", "denied"};
 
 const char *diffeng_kind_name(enum diffeng_kind kind)
 {
@@ -185,6 +185,17 @@ static size_t add_cause(struct diffeng *d, enum diffeng_kind kind, const char *p
     g_ptr_array_add(d->m.causes, &c->pub);
     g_hash_table_insert(d->cause_of, g_steal_pointer(&key), GSIZE_TO_POINTER(d->causes->len));
     return d->causes->len - 1;
+}
+
+size_t de_add_cause(struct diffeng *d, enum diffeng_kind kind, const char *path, int64_t pa,
+                    int64_t pb, char *detail)
+{
+    return add_cause(d, kind, path, pa, pb, detail);
+}
+
+char *de_map_path(struct diffeng *d, const char *path)
+{
+    return map_path(d, path);
 }
 
 static void not_compared(struct diffeng *d, char *what)
@@ -929,6 +940,7 @@ const struct diffeng_model *diffeng_run(struct diffeng *d)
     d->ran = true;
     de_map_layout(d);
     check_system_trees(d);
+    de_add_denials(d); /* first: what one build was refused is the likeliest cause */
     GHashTable *pa = products_kept(d, 0), *pb = products_kept(d, 1);
     compare_products(d, pa, pb);
     de_name_build_path(d);

@@ -54,10 +54,13 @@ enum diffeng_kind {
     DIFFENG_UNKNOWN, /* not explained: no writer known, histories of other lengths, too deep */
     DIFFENG_BUILD_PATH, /* the two differ by the build path they embed, nothing else (one
                          * cause for every file so: its processes, its products) */
+    DIFFENG_DENIED,  /* a file hidden from one build (run --only-inputs, --only-packages) that
+                      * the other found; listed first, reaching no product through files:
+                      * what a configure test found passes on through exit statuses */
 };
 
 /* "input", "origin", "inputs", "argv", "environment", "executable", "cwd",
- * "nondeterminism", "unexplained", "build path". */
+ * "nondeterminism", "unexplained", "build path", "denied". */
 const char *diffeng_kind_name(enum diffeng_kind kind);
 
 struct diffeng_cause {

@@ -24,6 +24,8 @@ struct build {
     const char *files;                        /* where a.c, h.h, a.o are (NULL: root) */
     const char *o_sha;                        /* a.o's whole sha256 (hex), else from `o` */
     const char *cc;                           /* the compile's program (NULL: cc) */
+    const char *denied;                       /* a file under ROOT hidden from cc (run
+                                               * --only-packages: libx-dev's), or NULL */
 };
 
 static const struct build base = {"/w", "/w", "-O2", "app", "02", "10", "20"};
@@ -93,6 +95,17 @@ static char *make_build(const char *name, const struct build *b)
             "(5, 5, 1, 113, 113, %s);"
             "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
             "open_flags) VALUES (2, 5, 1, 113, 113, 5, 0);", b->root, b->extra, sc);
+        g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
+    }
+    if (b->denied) {
+        g_autofree char *more = g_strdup_printf(
+            "INSERT INTO files (id, path) VALUES (6, '%s/%s');"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, result) "
+            "VALUES (2, 6, %d, 113, 113, 2);"
+            "INSERT INTO denials (process_id, file_id, how, reason, package, time_ns) VALUES "
+            "(1, 6, %d, %d, 'libx-dev', 105), (2, 6, %d, %d, 'libx-dev', 113);",
+            b->root, b->denied, TRACEDB_PROBE, TRACEDB_DENIED_LISTING,
+            TRACEDB_DENIED_PACKAGE, TRACEDB_DENIED_LOOKUP, TRACEDB_DENIED_PACKAGE);
         g_assert_cmpint(tracedb_exec(db, more, NULL), ==, 0);
     }
     unit_trace_end(db, 400, TRACEDB_RUN_FINISHED);
@@ -484,6 +497,37 @@ static void test_compile_records_dir(void)
     done(&x);
 }
 
+/* cc was refused x.h in one build (run --only-packages) and read it in the other: that is
+ * the first cause, "denied", naming the package and the process that looked it up (not make,
+ * whose listing left it out), whichever side was refused; refused in both, or found by
+ * neither, it is no cause. */
+static void test_denied(void)
+{
+    struct build a = base, b = base;
+    a.denied = "x.h";
+    b.extra = "x.h", b.o = "11", b.exe = "21";
+    for (int side = 0; side < 2; side++) {
+        struct pair x;
+        compare(&x, side ? &b : &a, side ? &a : &b);
+        const struct diffeng_cause *c = cause(&x, 0);
+        g_assert_cmpint(c->kind, ==, DIFFENG_DENIED);
+        g_assert_cmpstr(diffeng_kind_name(c->kind), ==, "denied");
+        g_assert_cmpstr(c->path, ==, "/w/x.h");
+        g_assert_cmpstr(c->detail, ==, side ? "hidden from B (package libx-dev not allowed), found by A"
+                                            : "hidden from A (package libx-dev not allowed), found by B");
+        g_assert_cmpint(c->proc[0], ==, 2);
+        g_assert_cmpint(c->proc[1], ==, 2);
+        g_assert_cmpuint(c->products->len, ==, 0);
+        for (guint i = 1; i < x.m->causes->len; i++)
+            g_assert_cmpint(cause(&x, i)->kind, !=, DIFFENG_DENIED);
+        done(&x);
+    }
+    struct pair x;
+    compare(&x, &a, &a);
+    g_assert_cmpuint(x.m->causes->len, ==, 0);
+    done(&x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -501,5 +545,6 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/repeated-temporaries", test_repeated_temporaries);
     g_test_add_func("/diffeng/build-path", test_build_path);
     g_test_add_func("/diffeng/compile-records-dir", test_compile_records_dir);
+    g_test_add_func("/diffeng/denied", test_denied);
     return unit_run();
 }

@@ -12,6 +12,7 @@ struct dpkgdb {
     GPtrArray *pkgs;     /* struct dpkg_pkg* (owned) */
     GHashTable *by_name; /* "name" and "name:arch" -> struct dpkg_pkg* */
     GHashTable *owner;   /* path -> struct dpkg_pkg* */
+    char *admindir;
 };
 
 void dpkg_pkg_free(gpointer p)
@@ -26,6 +27,7 @@ void dpkg_pkg_free(gpointer p)
     g_free(k->source_version);
     g_strfreev(k->provides);
     g_strfreev(k->depends);
+    g_free(k->depends_field);
     g_free(k);
 }
 
@@ -77,6 +79,7 @@ static void finish(struct dpkg_pkg *k, bool installed, GString *const *rel, GPtr
     }
     k->provides = relation_names(rel[REL_PROVIDES]);
     k->depends = relation_names(rel[REL_DEPENDS]);
+    k->depends_field = g_strdup(rel[REL_DEPENDS]->str);
     if (!k->version)
         k->version = g_strdup("");
     if (!k->arch)
@@ -155,6 +158,9 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
         } else if ((v = field(line, l, "Source"))) {
             g_free(k->source);
             k->source = v;
+        } else if ((v = field(line, l, "Essential"))) {
+            k->essential = !g_ascii_strcasecmp(v, "yes");
+            g_free(v);
         } else if ((v = field(line, l, "Status"))) {
             installed = g_str_has_prefix(v, "install ") && g_str_has_suffix(v, " installed");
             g_free(v);
@@ -165,13 +171,8 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
         g_string_free(rel[r], TRUE);
 }
 
-int dpkgdb_load(const char *admindir, struct dpkgdb **out)
+struct dpkgdb *dpkgdb_from_status(const char *text, size_t len)
 {
-    g_autofree char *status = g_build_filename(admindir, "status", NULL);
-    g_autofree char *text = NULL;
-    gsize len = 0;
-    if (!g_file_get_contents(status, &text, &len, NULL))
-        return -ENOENT;
     struct dpkgdb *db = g_new0(struct dpkgdb, 1);
     db->pkgs = g_ptr_array_new_with_free_func(dpkg_pkg_free);
     db->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -183,6 +184,18 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
         if (!g_hash_table_contains(db->by_name, k->name))
             g_hash_table_insert(db->by_name, g_strdup(k->name), k);
     }
+    return db;
+}
+
+int dpkgdb_load(const char *admindir, struct dpkgdb **out)
+{
+    g_autofree char *status = g_build_filename(admindir, "status", NULL);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(status, &text, &len, NULL))
+        return -ENOENT;
+    struct dpkgdb *db = dpkgdb_from_status(text, len);
+    db->admindir = g_strdup(admindir);
     g_autofree char *info = g_build_filename(admindir, "info", NULL);
     GDir *dir = g_dir_open(info, 0, NULL);
     const char *name;
@@ -233,6 +246,35 @@ const struct dpkg_pkg *dpkgdb_package(struct dpkgdb *db, const char *name)
     return g_hash_table_lookup(db->by_name, name);
 }
 
+const GPtrArray *dpkgdb_packages(struct dpkgdb *db)
+{
+    return db->pkgs;
+}
+
+int dpkgdb_each_listed(struct dpkgdb *db, const struct dpkg_pkg *k,
+                       void (*fn)(const char *path, void *data), void *data)
+{
+    if (!db->admindir)
+        return 0; /* made from a status text: no lists */
+    g_autofree char *info = g_build_filename(db->admindir, "info", NULL);
+    g_autofree char *qualified = g_strdup_printf("%s/%s:%s.list", info, k->name, k->arch);
+    g_autofree char *plain = g_strdup_printf("%s/%s.list", info, k->name);
+    g_autofree char *list = NULL;
+    gsize len = 0;
+    GError *err = NULL;
+    if (!g_file_get_contents(qualified, &list, &len, NULL) &&
+        !g_file_get_contents(plain, &list, &len, &err)) {
+        int r = g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? 0 : -EIO;
+        g_error_free(err);
+        return r;
+    }
+    char *save = NULL;
+    for (char *p = strtok_r(list, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
+        if (p[0] == '/')
+            fn(p, data);
+    return 0;
+}
+
 const char *dpkgdb_native_arch(struct dpkgdb *db)
 {
     const struct dpkg_pkg *d = g_hash_table_lookup(db->by_name, "dpkg");
@@ -246,5 +288,6 @@ void dpkgdb_free(struct dpkgdb *db)
     g_hash_table_destroy(db->owner);
     g_hash_table_destroy(db->by_name);
     g_ptr_array_free(db->pkgs, TRUE);
+    g_free(db->admindir);
     g_free(db);
 }

@@ -1,0 +1,153 @@
+/* Unit tests: the packages a build may use (common/debset.c) on a made-up dpkg database, and
+ * dpkgdb's Essential, Depends-as-written and file lists that it stands on. */
+#include "debset.h"
+#include "dpkgdb.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define INSTALLED "Status: install ok installed\nArchitecture: amd64\nVersion: 1\n"
+static const char status[] =
+    "Package: dpkg\n" INSTALLED "Essential: yes\nPre-Depends: libc6\n\n"
+    "Package: libc6\n" INSTALLED "Depends: libgcc-s1\n\n"
+    "Package: libgcc-s1\n" INSTALLED "\n"
+    "Package: build-essential\n" INSTALLED "Depends: gcc, make, libc6-dev | libc-dev\n\n"
+    "Package: gcc\n" INSTALLED "\n"
+    "Package: make\n" INSTALLED "\n"
+    "Package: musl-dev\n" INSTALLED "Provides: libc-dev\n\n"
+    "Package: debhelper\n" INSTALLED "Provides: debhelper-compat (= 13)\n"
+    "Depends: perl:any,\n man-db\n\n"
+    "Package: perl\n" INSTALLED "\n"
+    "Package: man-db\n" INSTALLED "\n"
+    "Package: zlib1g-dev\n" INSTALLED "Depends: zlib1g\n\n"
+    "Package: zlib1g\n" INSTALLED "\n"
+    "Package: libssl-dev\n" INSTALLED "\n"
+    "Package: gone\nStatus: deinstall ok config-files\nVersion: 1\n";
+
+static struct dpkgdb *fake_db(char **dir)
+{
+    *dir = g_dir_make_tmp("bt-debset-XXXXXX", NULL);
+    g_autofree char *info = g_build_filename(*dir, "info", NULL);
+    g_assert_cmpint(g_mkdir(info, 0755), ==, 0);
+    g_autofree char *st = g_build_filename(*dir, "status", NULL);
+    g_assert_true(g_file_set_contents(st, status, -1, NULL));
+    g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
+    g_assert_true(g_file_set_contents(l, "/.\n/usr\n/usr/include/zlib.h\n", -1, NULL));
+    struct dpkgdb *db = NULL;
+    g_assert_cmpint(dpkgdb_load(*dir, &db), ==, 0);
+    return db;
+}
+
+static void remove_db(char *dir)
+{
+    g_autofree char *info = g_build_filename(dir, "info", NULL);
+    g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
+    g_autofree char *st = g_build_filename(dir, "status", NULL);
+    g_unlink(l);
+    g_rmdir(info);
+    g_unlink(st);
+    g_rmdir(dir);
+    g_free(dir);
+}
+
+static void collect(const char *path, void *data)
+{
+    g_ptr_array_add(data, g_strdup(path));
+}
+
+static void test_dpkgdb_fields(void)
+{
+    char *dir;
+    struct dpkgdb *db = fake_db(&dir);
+    g_assert_true(dpkgdb_package(db, "dpkg")->essential);
+    g_assert_false(dpkgdb_package(db, "libc6")->essential);
+    g_assert_cmpstr(dpkgdb_package(db, "debhelper")->depends_field, ==, "perl:any,  man-db");
+    g_assert_cmpstr(dpkgdb_package(db, "gcc")->depends_field, ==, "");
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    g_assert_cmpint(dpkgdb_each_listed(db, dpkgdb_package(db, "zlib1g-dev"), collect, paths), ==, 0);
+    g_assert_cmpuint(paths->len, ==, 3);
+    g_assert_cmpstr(paths->pdata[2], ==, "/usr/include/zlib.h");
+    g_ptr_array_set_size(paths, 0);
+    /* No list: nothing, not an error. */
+    g_assert_cmpint(dpkgdb_each_listed(db, dpkgdb_package(db, "perl"), collect, paths), ==, 0);
+    g_assert_cmpuint(paths->len, ==, 0);
+    g_ptr_array_free(paths, TRUE);
+    dpkgdb_free(db);
+    remove_db(dir);
+}
+
+static void test_base_and_closure(void)
+{
+    char *dir;
+    struct dpkgdb *db = fake_db(&dir);
+    struct debset *s = debset_new(db);
+    debset_add_base(s);
+    debset_close(s);
+    /* Essential dpkg and what it pre-depends on, transitively; build-essential and its
+     * members; libc-dev through its provider (libc6-dev is not installed). */
+    const char *in[] = {"dpkg", "libc6", "libgcc-s1", "build-essential", "gcc", "make",
+                        "musl-dev"};
+    for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
+        g_assert_true(debset_has(s, in[i]));
+    g_assert_false(debset_has(s, "zlib1g-dev"));
+    g_assert_false(debset_has(s, "debhelper"));
+    g_assert_cmpuint(debset_size(s), ==, G_N_ELEMENTS(in));
+    debset_free(s);
+    dpkgdb_free(db);
+    remove_db(dir);
+}
+
+static void test_relations(void)
+{
+    char *dir;
+    struct dpkgdb *db = fake_db(&dir);
+    struct debset *s = debset_new(db);
+    char *missing = NULL;
+    /* A virtual package through its provider; an alternative not installed skipped; a clause
+     * for another architecture or a profile not active adds nothing. */
+    const char *bd = "debhelper-compat (= 13), libfoo-dev | zlib1g-dev, "
+                     "libssl-dev [armhf], gone <!nocheck>";
+    const char *nocheck[] = {"nocheck", NULL};
+    g_assert_cmpint(debset_add_relations(s, bd, "amd64", nocheck, &missing), ==, 0);
+    g_assert_null(missing);
+    debset_close(s);
+    g_assert_true(debset_has(s, "debhelper"));
+    g_assert_true(debset_has(s, "perl"));   /* debhelper's Depends, ":any" dropped */
+    g_assert_true(debset_has(s, "man-db")); /* a continuation line */
+    g_assert_true(debset_has(s, "zlib1g-dev"));
+    g_assert_true(debset_has(s, "zlib1g"));
+    g_assert_false(debset_has(s, "libssl-dev"));
+    g_assert_false(debset_has(s, "libfoo-dev"));
+    /* A clause that applies with nothing installed: named. */
+    g_assert_cmpint(debset_add_relations(s, "make, libfoo-dev | gone", "amd64", NULL, &missing),
+                    ==, -ENOENT);
+    g_assert_cmpstr(missing, ==, "libfoo-dev | gone");
+    g_free(missing);
+    missing = NULL;
+    /* A list of names, by commas or white space. */
+    g_assert_cmpint(debset_add_relations(s, "libssl-dev  make,gcc", "amd64", NULL, &missing),
+                    ==, 0);
+    g_assert_true(debset_has(s, "libssl-dev"));
+    g_assert_cmpint(debset_add_relations(s, "gcc nosuch", "amd64", NULL, &missing), ==, -ENOENT);
+    g_assert_cmpstr(missing, ==, "nosuch");
+    g_free(missing);
+    /* Bytes that are not UTF-8: a name like any other (not installed). */
+    missing = NULL;
+    g_assert_cmpint(debset_add_relations(s, "make \xff\xfe", "amd64", NULL, &missing), ==,
+                    -ENOENT);
+    g_assert_cmpstr(missing, ==, "\xff\xfe");
+    g_free(missing);
+    debset_free(s);
+    dpkgdb_free(db);
+    remove_db(dir);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/debset/dpkgdb-fields", test_dpkgdb_fields);
+    g_test_add_func("/debset/base-and-closure", test_base_and_closure);
+    g_test_add_func("/debset/relations", test_relations);
+    return g_test_run();
+}

@@ -174,6 +174,59 @@ static void usage(FILE *f)
           f);
 }
 
+/* --vary, --vary-control (c 'V', 'C'): 0, or -1 after saying why. */
+static int opt_vary(struct run_opts *o, int c, const char *arg)
+{
+    const char *name = c == 'V' ? "--vary" : "--vary-control";
+    g_autofree char *err = NULL;
+    if (o->vary_option && strcmp(o->vary_option, name)) {
+        fputs("buildtrail run: --vary and --vary-control cannot both be given: a run is "
+              "one side, the experiment or the control; run twice\n", stderr);
+        return -1;
+    }
+    /* Given again, its LIST goes on from the last: `--vary all --vary -time,-aslr` */
+    g_autofree char *list = o->vary_list ? g_strjoin(",", o->vary_list, arg, NULL)
+                                         : g_strdup(arg);
+    if (vary_parse(list, &o->vary_set, &err) < 0) {
+        fprintf(stderr, "buildtrail run: %s: %s\n", name, err);
+        return -1;
+    }
+    g_free(o->vary_list);
+    o->vary_list = g_steal_pointer(&list);
+    o->vary_option = name;
+    return 0;
+}
+
+/* --output-mode: 0, or -1 after saying why. */
+static int opt_output_mode(struct run_opts *o, const char *arg)
+{
+    char *end;
+    long m = strtol(arg, &end, 8);
+    if (end == arg || *end || m < 0 || m > 0777) {
+        fprintf(stderr, "buildtrail run: --output-mode '%s' is not a file mode; give "
+                        "octal permissions such as 0600 or 0644\n", arg);
+        return -1;
+    }
+    o->output_mode = (mode_t)m;
+    return 0;
+}
+
+/* --hash-limit: 0, or -1 after saying why. */
+static int opt_hash_limit(struct run_opts *o, const char *arg)
+{
+    char *end;
+    long long n = strtoll(arg, &end, 10);
+    long long mult = !*end ? 1 : !strcmp(end, "K") ? 1LL << 10 : !strcmp(end, "M") ? 1LL << 20
+                   : !strcmp(end, "G") ? 1LL << 30 : -1;
+    if (end == arg || n < 0 || mult < 0 || n > INT64_MAX / mult) {
+        fprintf(stderr, "buildtrail run: --hash-limit '%s' is not a size; give bytes, "
+                        "optionally with K, M or G (e.g. 512M)\n", arg);
+        return -1;
+    }
+    o->hash_limit = n * mult;
+    return 0;
+}
+
 /* 0: parsed; >0: exit with (status-1), e.g. --help; <0: usage error. */
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
@@ -244,26 +297,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
             g_ptr_array_add(o->only_inputs, g_strdup(optarg));
             break;
         case 'V':
-        case 'C': {
-            const char *name = c == 'V' ? "--vary" : "--vary-control";
-            g_autofree char *err = NULL;
-            if (o->vary_option && strcmp(o->vary_option, name)) {
-                fputs("buildtrail run: --vary and --vary-control cannot both be given: a run is "
-                      "one side, the experiment or the control; run twice\n", stderr);
+        case 'C':
+            if (opt_vary(o, c, optarg) < 0)
                 return -1;
-            }
-            /* Given again, its LIST goes on from the last: `--vary all --vary -time,-aslr` */
-            g_autofree char *list = o->vary_list ? g_strjoin(",", o->vary_list, optarg, NULL)
-                                                 : g_strdup(optarg);
-            if (vary_parse(list, &o->vary_set, &err) < 0) {
-                fprintf(stderr, "buildtrail run: %s: %s\n", name, err);
-                return -1;
-            }
-            g_free(o->vary_list);
-            o->vary_list = g_steal_pointer(&list);
-            o->vary_option = name;
             break;
-        }
         case 'K':
             if (o->only_packages) {
                 fputs("buildtrail run: --only-packages given twice; give it once, with every "
@@ -275,30 +312,14 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case 'q':
             o->quiet = true;
             break;
-        case 'P': {
-            char *end;
-            long m = strtol(optarg, &end, 8);
-            if (end == optarg || *end || m < 0 || m > 0777) {
-                fprintf(stderr, "buildtrail run: --output-mode '%s' is not a file mode; give "
-                                "octal permissions such as 0600 or 0644\n", optarg);
+        case 'P':
+            if (opt_output_mode(o, optarg) < 0)
                 return -1;
-            }
-            o->output_mode = (mode_t)m;
             break;
-        }
-        case 'L': {
-            char *end;
-            long long n = strtoll(optarg, &end, 10);
-            long long mult = !*end ? 1 : !strcmp(end, "K") ? 1LL << 10 : !strcmp(end, "M") ? 1LL << 20
-                           : !strcmp(end, "G") ? 1LL << 30 : -1;
-            if (end == optarg || n < 0 || mult < 0 || n > INT64_MAX / mult) {
-                fprintf(stderr, "buildtrail run: --hash-limit '%s' is not a size; give bytes, "
-                                "optionally with K, M or G (e.g. 512M)\n", optarg);
+        case 'L':
+            if (opt_hash_limit(o, optarg) < 0)
                 return -1;
-            }
-            o->hash_limit = n * mult;
             break;
-        }
         case 'h':
             usage(stdout);
             return 1;

@@ -64,10 +64,13 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     char *buf = fs_thread_buffer(size);
     size_t used = 0;
     int err = 0;
-    if (off != h->dir_offset) {
+    /* The kernel goes on from the last entry returned: when names left out (hidden) followed
+     * it, the stream is already past them, and they are not read (nor recorded) again. */
+    if (off != h->dir_offset && !(off && off == h->dir_shown)) {
         seekdir(h->dir, off);
         h->dir_entry = NULL;
         h->dir_offset = off;
+        h->dir_shown = 0;
     }
     for (;;) {
         if (!h->dir_entry) {
@@ -87,6 +90,7 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
             if (need > size - used)
                 break;
             used += need;
+            h->dir_shown = d->d_off;
         }
         h->dir_offset = d->d_off;
         h->dir_entry = NULL;

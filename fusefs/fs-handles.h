@@ -39,6 +39,8 @@ struct fs_handle {
     DIR *dir;            /* HANDLE_DIR */
     off_t dir_offset;    /* HANDLE_DIR */
     struct dirent *dir_entry; /* HANDLE_DIR: an entry read but not yet returned */
+    off_t dir_shown;     /* HANDLE_DIR: the offset the last entry returned carries (0: none):
+                          * only names left out lie between it and dir_offset */
     int64_t file_id;
     int open_flags;
     dev_t dev;           /* HANDLE_FILE: the file, for its versions */

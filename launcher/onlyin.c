@@ -64,3 +64,25 @@ void onlyin_add_trees(struct gate *g, const struct plan *plan)
     }
     gate_seal(g);
 }
+
+char *onlyin_exec_hint(const struct gate *g, const struct plan *plan)
+{
+    GString *s = g_string_new("; --only-inputs may hide it, or what it needs to start (its "
+                              "interpreter, its libraries)");
+    GString *trees = g_string_new(NULL);
+    for (int i = 0; i < plan_n_trees(plan); i++) {
+        const char *path = plan_tree(plan, i)->path;
+        g_autofree char *top = g_strndup(path + 1, strcspn(path + 1, "/"));
+        if (plan_is_system_top(top) && gate_restricts(g, path))
+            g_string_append_printf(trees, "%s%s", trees->len ? ", " : "", path);
+    }
+    if (trees->len)
+        g_string_append_printf(s, ": the manifests name files in %s, so all else there is "
+                                  "hidden; declare what the build runs too (/usr/bin/, /usr/lib/, "
+                                  "...) or name no system path",
+                               trees->str);
+    else
+        g_string_append(s, ": declare it");
+    g_string_free(trees, TRUE);
+    return g_string_free(s, FALSE);
+}

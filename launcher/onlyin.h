@@ -7,6 +7,9 @@
  * line on stderr naming the manifest and the fix.
  * onlyin_add_trees(): the traced trees of the plan, then seals the gate; a system tree the
  * manifests name that is not served through FUSE is said on stderr (nothing hidden there).
+ * onlyin_exec_hint(): what to add to "cannot run 'CMD': ENOENT" under a sealed gate: that it
+ * may hide the command or what it needs, and which system trees the manifests restrict
+ * ("; ..." to g_free).
  */
 #pragma once
 
@@ -17,3 +20,4 @@ struct plan;
 
 int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out);
 void onlyin_add_trees(struct gate *g, const struct plan *plan);
+char *onlyin_exec_hint(const struct gate *g, const struct plan *plan);

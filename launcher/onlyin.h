@@ -4,7 +4,9 @@
  * onlyin_load(): each manifest must be a regular file that can be read (not a FIFO, a device
  * or a directory: checked on the descriptor opened O_NONBLOCK, so a FIFO never blocks) and
  * every line must parse (common/manifest.h).  0 and a new gate (not sealed), or -1 after one
- * line on stderr naming the manifest and the fix.
+ * line on stderr naming the manifest and the fix.  The directory the build starts in and the
+ * absolute directories of $PATH (which the build inherits) stay visible (their contents are
+ * judged one by one): a command search is a denial only where it finds a hidden command.
  * onlyin_add_trees(): the traced trees of the plan, then seals the gate; a system tree the
  * manifests name that is not served through FUSE is said on stderr (nothing hidden there).
  * onlyin_exec_hint(): what to add to "cannot run 'CMD': ENOENT" under a sealed gate: that it

@@ -72,9 +72,10 @@ int gate_add_manifest(struct gate *g, const char *text, size_t len, const char *
         return r;
     for (guint i = first; i < g->entries->len; i++) {
         struct manifest_entry *e = g->entries->pdata[i];
-        if (e->glob)
+        if (e->glob) {
             g_ptr_array_add(g->globs, e);
-        else {
+            add_ancestors(g, e->pattern); /* the directories of the literal name it also is */
+        } else {
             g_hash_table_add(e->subtree ? g->subtrees : g->exact, g_strdup(e->pattern));
             add_ancestors(g, e->pattern);
         }

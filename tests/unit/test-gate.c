@@ -58,6 +58,16 @@ static void test_globs(void)
     gate_free(g);
 }
 
+/* A file named like a glob, in a directory named like one: reachable by its literal name. */
+static void test_literal_glob_name(void)
+{
+    struct gate *g = made("gen[1]/t[1].c\n");
+    VIS(g, "/work/proj/gen[1]", true);
+    VIS(g, "/work/proj/gen[1]/t[1].c", false);
+    HID(g, "/work/proj/gen[1]/t2.c", false);
+    gate_free(g);
+}
+
 static void test_system_named(void)
 {
     struct gate *g = made("/usr/include/zlib.h\n");
@@ -110,6 +120,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/gate/paths", test_paths);
     g_test_add_func("/gate/globs", test_globs);
+    g_test_add_func("/gate/literal-glob-name", test_literal_glob_name);
     g_test_add_func("/gate/system-named", test_system_named);
     g_test_add_func("/gate/empty-and-bad", test_empty_and_bad);
     g_test_add_func("/gate/nested-trees", test_nested_trees);

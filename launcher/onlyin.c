@@ -8,12 +8,66 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MANIFEST_MAX (256u << 20)
+#define LINKS_MAX 40 /* symlinks followed for one path, as the kernel's limit */
+
+static const char *resolve(struct gate *g, GHashTable *seen, const char *path, int links);
+
+/* Where absolute, normalised `path` leads, its symlinks followed (every one crossed declared,
+ * so that the kernel may follow it), its directory resolved through `seen`; a part that
+ * cannot be looked at is taken as it is.  A new string. */
+static char *resolve_name(struct gate *g, GHashTable *seen, const char *path, int links)
+{
+    if (!strcmp(path, "/"))
+        return g_strdup("/");
+    g_autofree char *dir = g_path_get_dirname(path);
+    g_autofree char *base = g_path_get_basename(path);
+    const char *rdir = resolve(g, seen, dir, links);
+    char *at = g_build_filename(rdir, base, NULL);
+    struct stat st;
+    if (links >= LINKS_MAX || lstat(at, &st) < 0 || !S_ISLNK(st.st_mode))
+        return at;
+    g_autofree char *target = g_file_read_link(at, NULL);
+    if (!target)
+        return at;
+    gate_add_path(g, at, false);
+    g_autofree char *next = path_absolute_in(rdir, target);
+    g_free(at);
+    return g_strdup(resolve(g, seen, next, links + 1));
+}
+
+/* resolve_name() of a directory, each answer kept in `seen`. */
+static const char *resolve(struct gate *g, GHashTable *seen, const char *path, int links)
+{
+    const char *known = g_hash_table_lookup(seen, path);
+    if (known)
+        return known;
+    char *to = resolve_name(g, seen, path, links);
+    g_hash_table_insert(seen, g_strdup(path), to);
+    return to;
+}
+
+/* Each path the manifests name from entry `first` on, declared also where its symlinks lead
+ * (globs are not followed). */
+static void declare_through_links(struct gate *g, size_t first, GHashTable *seen)
+{
+    for (size_t i = first; i < gate_n_entries(g); i++) {
+        bool subtree;
+        const char *path = gate_entry_path(g, i, &subtree);
+        if (!path)
+            continue;
+        g_autofree char *real = resolve_name(g, seen, path, 0);
+        if (strcmp(real, path))
+            gate_add_path(g, real, subtree);
+    }
+}
 
 int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
 {
     struct gate *g = gate_new();
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     for (guint i = 0; i < manifests->len; i++) {
         const char *path = manifests->pdata[i];
         g_autoptr(GString) esc = g_string_new(NULL);
@@ -30,12 +84,14 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
             return -1;
         }
         g_autofree char *err = NULL;
+        size_t first = gate_n_entries(g);
         if (gate_add_manifest(g, text->str, text->len, cwd, &err) < 0) {
             fprintf(stderr, "buildtrail run: --only-inputs %s: %s; fix that line (a path, a glob, "
                             "DIR/, or a line of sha256sum)\n", shown, err);
             gate_free(g);
             return -1;
         }
+        declare_through_links(g, first, seen);
     }
     gate_add_visible_dir(g, cwd);
     /* The build's command search path (it inherits ours): the directories stay visible, so

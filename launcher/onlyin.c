@@ -17,8 +17,10 @@ static const char *resolve(struct gate *g, GHashTable *seen, const char *path, i
 
 /* Where absolute, normalised `path` leads, its symlinks followed (every one crossed declared,
  * so that the kernel may follow it), its directory resolved through `seen`; a part that
- * cannot be looked at is taken as it is.  A new string. */
-static char *resolve_name(struct gate *g, GHashTable *seen, const char *path, int links)
+ * cannot be looked at is taken as it is.  A new string; *is_dir (if given): `path` itself is
+ * a directory, not a symlink (`git ls-files` lists a symlink, and the files it leads to). */
+static char *resolve_name(struct gate *g, GHashTable *seen, const char *path, int links,
+                          bool *is_dir)
 {
     if (!strcmp(path, "/"))
         return g_strdup("/");
@@ -27,7 +29,10 @@ static char *resolve_name(struct gate *g, GHashTable *seen, const char *path, in
     const char *rdir = resolve(g, seen, dir, links);
     char *at = g_build_filename(rdir, base, NULL);
     struct stat st;
-    if (links >= LINKS_MAX || lstat(at, &st) < 0 || !S_ISLNK(st.st_mode))
+    bool found = lstat(at, &st) == 0;
+    if (is_dir)
+        *is_dir = found && S_ISDIR(st.st_mode);
+    if (links >= LINKS_MAX || !found || !S_ISLNK(st.st_mode))
         return at;
     g_autofree char *target = g_file_read_link(at, NULL);
     if (!target)
@@ -44,24 +49,29 @@ static const char *resolve(struct gate *g, GHashTable *seen, const char *path, i
     const char *known = g_hash_table_lookup(seen, path);
     if (known)
         return known;
-    char *to = resolve_name(g, seen, path, links);
+    char *to = resolve_name(g, seen, path, links, NULL);
     g_hash_table_insert(seen, g_strdup(path), to);
     return to;
 }
 
 /* Each path the manifests name from entry `first` on, declared also where its symlinks lead
- * (globs are not followed). */
-static void declare_through_links(struct gate *g, size_t first, GHashTable *seen)
+ * (globs are not followed).  Returns how many name a directory without DIR/'s slash (what it
+ * holds is then not declared), the first in *dir (g_free). */
+static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *seen, char **dir)
 {
+    unsigned dirs = 0;
     for (size_t i = first; i < gate_n_entries(g); i++) {
-        bool subtree;
+        bool subtree, is_dir;
         const char *path = gate_entry_path(g, i, &subtree);
         if (!path)
             continue;
-        g_autofree char *real = resolve_name(g, seen, path, 0);
+        g_autofree char *real = resolve_name(g, seen, path, 0, &is_dir);
         if (strcmp(real, path))
             gate_add_path(g, real, subtree);
+        if (is_dir && !subtree && !dirs++)
+            *dir = g_strdup(path);
     }
+    return dirs;
 }
 
 int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
@@ -91,7 +101,17 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
             gate_free(g);
             return -1;
         }
-        declare_through_links(g, first, seen);
+        g_autofree char *dir = NULL;
+        unsigned dirs = declare_through_links(g, first, seen, &dir);
+        if (dirs) {
+            g_autoptr(GString) d = g_string_new(NULL);
+            text_escape(d, dir, strlen(dir));
+            g_autofree char *more = dirs > 1 ? g_strdup_printf(" (and %u more)", dirs - 1) : NULL;
+            fprintf(stderr, "buildtrail run: warning: --only-inputs %s names the directory %s%s "
+                            "without a trailing '/': only the directory is declared, what it holds "
+                            "stays hidden; write DIR/ to declare its contents\n",
+                    shown, d->str, more ? more : "");
+        }
     }
     gate_add_visible_dir(g, cwd);
     /* The build's command search path (it inherits ours): the directories stay visible, so

@@ -475,6 +475,7 @@ static int run_prepare(struct run *r)
         prepare_trace(r) < 0 ||
         spawn_prepare(&r->sp, r->plan, r->e.watch_fd, r->cwd, r->o.argv) < 0)
         return -1;
+    r->sp.ns.drop_mount_caps = r->gate != NULL;
     serve_block_signals(&r->s, &r->sp.ns);
     if (serve_watch_start(&r->s, r->t.path) < 0) {
         spawn_close_trees(&r->sp);

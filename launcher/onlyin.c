@@ -55,9 +55,11 @@ static const char *resolve(struct gate *g, GHashTable *seen, const char *path, i
 }
 
 /* Each path the manifests name from entry `first` on, declared also where its symlinks lead
- * (globs are not followed).  Returns how many name a directory without DIR/'s slash (what it
- * holds is then not declared), the first in *dir (g_free). */
-static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *seen, char **dir)
+ * when that lies in `root` (the build's directory: a link the project ships to ~/.ssh/id_rsa
+ * declares nothing there; globs are not followed).  Returns how many name a directory without
+ * DIR/'s slash (what it holds is then not declared), the first in *dir (g_free). */
+static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *seen,
+                                      const char *root, char **dir)
 {
     unsigned dirs = 0;
     for (size_t i = first; i < gate_n_entries(g); i++) {
@@ -66,7 +68,7 @@ static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *
         if (!path)
             continue;
         g_autofree char *real = resolve_name(g, seen, path, 0, &is_dir);
-        if (strcmp(real, path))
+        if (strcmp(real, path) && plan_path_under(real, root))
             gate_add_path(g, real, subtree);
         if (is_dir && !subtree && !dirs++)
             *dir = g_strdup(path);
@@ -102,7 +104,7 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
             return -1;
         }
         g_autofree char *dir = NULL;
-        unsigned dirs = declare_through_links(g, first, seen, &dir);
+        unsigned dirs = declare_through_links(g, first, seen, cwd, &dir);
         if (dirs) {
             g_autoptr(GString) d = g_string_new(NULL);
             text_escape(d, dir, strlen(dir));

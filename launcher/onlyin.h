@@ -7,6 +7,9 @@
  * line on stderr naming the manifest and the fix.  The directory the build starts in and the
  * absolute directories of $PATH (which the build inherits) stay visible (their contents are
  * judged one by one): a command search is a denial only where it finds a hidden command.
+ * Each path entry is declared also through its symlinks (the links crossed, and where they
+ * lead when that is inside the start directory), resolved now; a line naming a directory
+ * without DIR/'s slash is said on stderr (a warning: the run goes on).
  * onlyin_add_trees(): the traced trees of the plan, then seals the gate; a system tree the
  * manifests name that is not served through FUSE is said on stderr (nothing hidden there).
  * onlyin_exec_hint(): what to add to "cannot run 'CMD': ENOENT" under a sealed gate: that it

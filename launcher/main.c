@@ -91,8 +91,8 @@ static bool is_query(const char *name)
 int main(int argc, char **argv)
 {
     /* A trace named before the command, as 'git -C DIR' names a repository:
-     * 'buildtrail -d FILE QUERY ...' is 'buildtrail QUERY -d FILE ...' (a -d after the
-     * command comes later, so it wins). */
+     * 'buildtrail -d FILE QUERY ...' is 'buildtrail QUERY -d FILE ...' (another -d after
+     * the command naming another trace is refused by query_parse: a query reads one). */
     const char *db = NULL;
     int first = 1;
     if (argc > 1 && (!strcmp(argv[1], "-d") || !strcmp(argv[1], "--db"))) {
@@ -112,6 +112,12 @@ int main(int argc, char **argv)
         if (argc <= first) {
             fprintf(stderr, "buildtrail: no command after -d %s; e.g. 'buildtrail -d %s info'\n",
                     db, db);
+            return 2;
+        }
+        if (!strcmp(argv[first], "-d") || !strcmp(argv[first], "--db") ||
+            !strncmp(argv[first], "--db=", 5) || !strncmp(argv[first], "-d", 2)) {
+            fprintf(stderr, "buildtrail: -d given twice before the command; a query reads one "
+                            "trace (diff takes its two as operands: buildtrail diff A.db B.db)\n");
             return 2;
         }
         if (!is_query(argv[first])) {

@@ -26,8 +26,6 @@ TRACEDB_STATEMENT(sql_hidden_files, 8, TRACEDB_SCHEMA_VERSION,
 TRACEDB_STATEMENT(sql_executables, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT DISTINCT exe FROM processes WHERE exe IS NOT NULL ORDER BY exe");
 enum { EXECUTABLES_EXE };
-/* TQ_KILLED_AT_END (shared with the query side): its columns. */
-enum { KILLED_ID, KILLED_ARGV };
 
 static const char *const role_names[] = {[PLAN_WORKSPACE] = "workspace", [PLAN_TRACE] = "trace",
                                          [PLAN_TMP] = "tmp"};
@@ -95,13 +93,22 @@ static int write_start(struct trace *t, const struct trace_start *s)
         rows[n_rows++] = (struct tracedb_tree){s->cwd, role_names[PLAN_WORKSPACE]};
     for (guint i = 0; i < p->watched->len && i < NS_MAX_TREES; i++)
         rows[n_rows++] = (struct tracedb_tree){p->watched->pdata[i], "watched"};
+    struct tracedb_variation vrows[VARY_COUNT];
+    int n_vrows = 0;
+    for (int i = 0; s->vary && i < s->vary->n_rows; i++) {
+        const struct vary_row *v = &s->vary->rows[i];
+        vrows[n_vrows++] = (struct tracedb_variation){
+            vary_name_str(v->name), vary_side_str(s->vary->side), v->value, v->applied,
+            v->why_not};
+    }
     gsize args_len = 0;
     const void *args_data = g_bytes_get_data(args, &args_len);
     struct tracedb_run_start start = {
         .argv = args_data, .argv_len = args_len, .cwd = s->cwd,
         .start_realtime_ns = realtime_ns(), .start_ns = rec_now_ns(),
         .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
-        .options = s->options, .trees = rows, .n_trees = n_rows};
+        .options = s->options, .trees = rows, .n_trees = n_rows, .variations = vrows,
+        .n_variations = n_vrows};
     if (tracedb_write_run_start(t->db, &start, &err) < 0) {
         fprintf(stderr, "buildtrail run: cannot write the trace %s: %s; choose a writable place "
                         "with -o FILE\n", t->path, err);
@@ -301,10 +308,10 @@ static void killed_at_end(struct trace *t, GString *line)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (++n > 3)
             continue;
-        const char *argv = sqlite3_column_blob(st, KILLED_ARGV);
+        const char *argv = sqlite3_column_blob(st, TQ_KILLED_AT_END_ARGV);
         g_string_append(names, n > 1 ? ", " : "");
         if (argv)
-            text_argv(names, argv, (size_t)sqlite3_column_bytes(st, KILLED_ARGV));
+            text_argv(names, argv, (size_t)sqlite3_column_bytes(st, TQ_KILLED_AT_END_ARGV));
         else
             g_string_append(names, "(argv unknown)");
     }

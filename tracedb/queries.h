@@ -40,13 +40,16 @@ enum tracedb_query {
     TQ_FAILED_RMDIRS,
 
     /* Processes */
-    TQ_KILLED_AT_END, /* (id, argv) of every process killed at the end, by id (schema 7) */
+    TQ_KILLED_AT_END, /* every process killed at the end, by id (schema 7): enum tq_killed_at_end */
     TQ_MAX_PROCESS_ID, /* the largest image id */
 
     /* Files and paths */
-    TQ_FILE_PATHS, /* every (id, path) */
-    TQ_TREES, /* the traced trees: (path, role) */
+    TQ_FILE_PATHS, /* every file: columns enum tq_file_paths */
+    TQ_TREES, /* the traced trees: columns enum tq_trees */
     TQ_SYSTEM_TREES_TRACED, /* how many of / and /usr were traced (?1 unused) */
+    /* the variations the run made (run --vary, --vary-control), in the order recorded:
+     * columns enum tq_variations (schema 9) */
+    TQ_VARIATIONS,
 
     /* Accesses */
     /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
@@ -63,7 +66,7 @@ enum tracedb_query {
     /* (path, kind, version, image) of every found file read or executed, by path, kind,
      * version */
     TQ_FOUND_READS_WITH_PATHS,
-    TQ_SYMLINKS_FOLLOWED, /* the paths of symlinks the build read (?1 unused) */
+    TQ_SYMLINKS_FOLLOWED, /* the symlinks the build read (?1 unused): enum tq_symlinks_followed */
     TQ_COUNT
 };
 
@@ -73,6 +76,20 @@ enum tq_activity {
     TQ_ACTIVITY_LAST, TQ_ACTIVITY_RESULT
 };
 enum tq_last_output { TQ_LAST_OUTPUT_PROCESS, TQ_LAST_OUTPUT_TIME };
+enum tq_killed_at_end { TQ_KILLED_AT_END_ID, TQ_KILLED_AT_END_ARGV };
+enum tq_file_paths { TQ_FILE_PATHS_ID, TQ_FILE_PATHS_PATH };
+enum tq_trees { TQ_TREES_PATH, TQ_TREES_ROLE };
+enum tq_writers_of_file {
+    TQ_WRITERS_PROCESS, TQ_WRITERS_KIND, TQ_WRITERS_BYTES, TQ_WRITERS_COUNT, TQ_WRITERS_FIRST
+};
+enum tq_found_reads {
+    TQ_FOUND_READS_PATH, TQ_FOUND_READS_KIND, TQ_FOUND_READS_VERSION, TQ_FOUND_READS_PROCESS
+};
+enum tq_symlinks_followed { TQ_SYMLINKS_FOLLOWED_PATH };
+enum tq_variations {
+    TQ_VARIATIONS_NAME, TQ_VARIATIONS_SIDE, TQ_VARIATIONS_VALUE, TQ_VARIATIONS_APPLIED,
+    TQ_VARIATIONS_WHY_NOT
+};
 
 const char *tracedb_sql(enum tracedb_query q);
 

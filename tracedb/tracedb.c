@@ -523,6 +523,36 @@ static int open_recording(const char *path, sqlite3 **out, char **err_detail)
     return 0;
 }
 
+/* Remove the SQLite side files of `base` in `dfd`, if any. */
+static void remove_sides(int dfd, const char *base)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+        unlinkat(dfd, name, 0);
+    }
+}
+
+/* Rename the SQLite side files of `from` in `dfd` to those of `to` (those that exist).
+ * 0 or -errno (the ones moved before the failure are moved back). */
+static int move_sides(int dfd, const char *from, const char *to, char **err_detail)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *a = g_strconcat(from, side_suffixes[i], NULL);
+        g_autofree char *b = g_strconcat(to, side_suffixes[i], NULL);
+        if (renameat(dfd, a, dfd, b) == 0 || errno == ENOENT)
+            continue;
+        int e = tdb_set_err(err_detail, -errno,
+                            g_strdup_printf("cannot replace %s: %s", a, g_strerror(errno)));
+        while (i-- > 0) {
+            g_autofree char *ba = g_strconcat(from, side_suffixes[i], NULL);
+            g_autofree char *bb = g_strconcat(to, side_suffixes[i], NULL);
+            renameat(dfd, bb, dfd, ba);
+        }
+        return e;
+    }
+    return 0;
+}
+
 int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_replaced *old,
                     char **err_detail)
 {
@@ -545,21 +575,25 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
         else
             describe_old(p->path, old);
     }
-    for (size_t i = 0; r == 0 && i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
-        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
-            r = tdb_set_err(err_detail, -errno, g_strdup_printf("cannot replace %s: %s", name,
-                                                            g_strerror(errno)));
+    /* The old trace's side files go with it, to the temporary name it takes in the swap: a
+     * -wal a killed run left holds rows not yet in the trace file, so removing it before the
+     * swap would lose them if the old trace has to come back; and it must not stay beside the
+     * new trace, which SQLite would take it for. */
+    if (r == 0) {
+        remove_sides(dfd, tmp_name); /* ours, if a failed step left any */
+        r = move_sides(dfd, base, tmp_name, err_detail);
     }
     /* Swap the two (the old one then under the temporary name) where the filesystem can, so
      * that the old trace is back in place if the new one cannot be opened; else rename. */
-    bool swapped = false;
+    bool swapped = false, moved = r == 0;
     if (r == 0) {
         if (exists && renameat2(dfd, tmp_name, dfd, base, RENAME_EXCHANGE) == 0)
             swapped = true;
         else if (renameat2(dfd, tmp_name, dfd, base, exists ? 0 : RENAME_NOREPLACE) < 0 &&
                  !(errno == EINVAL && !exists && renameat(dfd, tmp_name, dfd, base) == 0))
             r = tdb_set_err(err_detail, -errno, g_strdup(g_strerror(errno)));
+        if (r < 0) /* nothing was swapped: the side files back beside their trace */
+            move_sides(dfd, tmp_name, base, NULL);
     }
     if (r == 0 && p->drop_lock) { /* before SQLite opens it: see tracedb_create */
         close(p->lock_fd);
@@ -567,16 +601,12 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
     }
     if (r == 0) {
         r = open_recording(p->path, out, err_detail);
-        if (r < 0) {
-            /* What the failed open made beside it is the new trace's (the old one's side files
-             * were removed above): SQLite would take a -wal there for the old trace's. */
-            for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-                g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
-                unlinkat(dfd, name, 0);
-            }
-        }
+        if (r < 0) /* what the failed open made beside it is the new trace's */
+            remove_sides(dfd, base);
         if (r < 0 && swapped && renameat2(dfd, tmp_name, dfd, base, RENAME_EXCHANGE) == 0) {
-            /* the old trace is back; the new one is at the temporary name again */
+            /* the old trace is back, with its side files; the new one is at the temporary
+             * name again */
+            move_sides(dfd, tmp_name, base, NULL);
             if (old)
                 tracedb_replaced_clear(old);
         } else if (r < 0) {
@@ -590,6 +620,10 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
                 unlinkat(dfd, tmp_name, 0); /* the old trace */
             g_clear_pointer(&p->tmp_path, g_free);
         }
+        if (!(r < 0 && swapped)) /* the replaced trace's side files, its trace gone */
+            remove_sides(dfd, tmp_name);
+    } else if (moved) {
+        remove_sides(dfd, tmp_name);
     }
     close(dfd);
     return r;
@@ -806,6 +840,18 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
                                 &st, NULL);
         bind_text(st, 1, r->trees[i].path, &rc);
         bind_text(st, 2, r->trees[i].role, &rc);
+        step_done(st, &rc);
+    }
+    for (int i = 0; rc == SQLITE_OK && i < r->n_variations; i++) {
+        const struct tracedb_variation *v = &r->variations[i];
+        st = NULL;
+        rc = sqlite3_prepare_v2(db, "INSERT INTO variations (name, side, value, applied, why_not) "
+                                    "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL);
+        bind_text(st, 1, v->name, &rc);
+        bind_text(st, 2, v->side, &rc);
+        bind_text(st, 3, v->value, &rc);
+        bind_int64(st, 4, v->applied, true, &rc);
+        bind_text(st, 5, v->why_not, &rc);
         step_done(st, &rc);
     }
     if (rc != SQLITE_OK)

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TRACEDB_SCHEMA_VERSION 8
+#define TRACEDB_SCHEMA_VERSION 9
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
@@ -162,7 +162,8 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
  * p->lock_fd; *out is it opened read-write (rollback journal) for the run's first rows:
  * close it before publishing.  tracedb_publish() checks `path` again, puts the new trace in
  * its place (swapping the two where the filesystem can, so that a failure to open it puts the
- * old one back) and opens it as tracedb_create does (WAL); *old (if given) says what it
+ * old one back, with its -wal and -shm, which moved with it) and opens it as tracedb_create
+ * does (WAL); *old (if given) says what it
  * replaced (tracedb_replaced_clear it).  tracedb_pending_discard() removes a trace never
  * published (a run whose build did not start) and closes the lock fd.  After a successful
  * publish p->lock_fd holds the trace's flock as tracedb_create's *lock_fd does (close it with
@@ -209,6 +210,11 @@ struct tracedb_tree {
     const char *path;
     const char *role; /* "workspace", "trace", "tmp", "system" */
 };
+struct tracedb_variation {
+    const char *name, *side, *value; /* side: "control" or "experiment" */
+    bool applied;
+    const char *why_not;             /* may be NULL */
+};
 struct tracedb_run_start {
     const void *argv;       /* the build command, NUL-separated */
     size_t argv_len;
@@ -219,6 +225,8 @@ struct tracedb_run_start {
     const char *options;    /* buildtrail's own options, as a shell would quote them */
     const struct tracedb_tree *trees;
     int n_trees;
+    const struct tracedb_variation *variations; /* run --vary, --vary-control */
+    int n_variations;
 };
 int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char **err);
 struct tracedb_run_end {

@@ -185,6 +185,19 @@ int query_parse(const struct query_command *cmd, int argc, char **argv, struct q
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DB:
+            /* One trace per query: a second, other -d (before the command or after it) is
+             * a mistake said, never a choice made silently. */
+            if (o->db_path && strcmp(o->db_path, optarg)) {
+                if (!strcmp(cmd->name, "diff"))
+                    fprintf(stderr, "buildtrail diff: -d given twice (%s, %s); diff takes the "
+                                    "two traces it compares as operands: buildtrail diff %s %s\n",
+                            o->db_path, optarg, o->db_path, optarg);
+                else
+                    fprintf(stderr, "buildtrail %s: -d given twice (%s, %s); a query reads one "
+                                    "trace: keep the -d of the one to read\n",
+                            cmd->name, o->db_path, optarg);
+                return 2;
+            }
             o->db_path = optarg;
             break;
         case OPT_JSON:

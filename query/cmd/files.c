@@ -109,7 +109,7 @@ static GArray *collect(struct qdb *q, int64_t process)
     GArray *files = g_array_new(FALSE, FALSE, sizeof(struct file_marks));
     if (qdb_prepare(q, tracedb_sql(TQ_FILE_PATHS), &st)) {
         while (qdb_row(q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
+            int64_t id = sqlite3_column_int64(st, TQ_FILE_PATHS_ID);
             const struct seen *s = g_hash_table_lookup(marks, &id);
             int m = s ? s->marks : 0;
             if ((m & F_CREATED) && (m & F_DELETED) && s->last_gone >= s->last_made)
@@ -118,7 +118,8 @@ static GArray *collect(struct qdb *q, int64_t process)
                 m &= ~(F_MISSING | F_FOUND_OK);
             if (!m)
                 continue;
-            struct file_marks f = {g_strdup((const char *)sqlite3_column_text(st, 1)), m};
+            struct file_marks f = {
+                g_strdup((const char *)sqlite3_column_text(st, TQ_FILE_PATHS_PATH)), m};
             g_array_append_val(files, f);
         }
     }

@@ -220,6 +220,7 @@ static unsigned copyright_compare(const struct copyright *c, GPtrArray *files)
 
 struct licenses_cli {
     const char *deny, *source_dest, *copyright;
+    bool deny_unknown;
 };
 
 static int licenses_option(void *ctx, int c, const char *arg)
@@ -236,6 +237,7 @@ static int licenses_option(void *ctx, int c, const char *arg)
         l->deny = arg;
         return 0;
     }
+    case 'U': l->deny_unknown = true; return 0;
     case 'S': l->source_dest = arg; return 0;
     case 'C': l->copyright = arg; return 0;
     }
@@ -244,6 +246,7 @@ static int licenses_option(void *ctx, int c, const char *arg)
 
 static const struct option licenses_options[] = {
     {"deny", required_argument, NULL, 'D'},
+    {"deny-unknown", no_argument, NULL, 'U'},
     {"corresponding-source", required_argument, NULL, 'S'},
     {"copyright", required_argument, NULL, 'C'},
     {0}};
@@ -269,12 +272,16 @@ static const struct query_command licenses_command = {
              "recognised by its usual wording: a license written in other words, or only\n"
              "named in a LICENSE file the source does not point to, is unknown.\n",
     .exit_help = "\nExit status: 0 answered (with --deny: nothing denied); 1 with --deny, a\n"
-                 "denied license was incorporated, or without it PATH was never touched or the\n"
+                 "denied license was incorporated (with --deny-unknown, also a file of unknown\n"
+                 "license), or without it PATH was never touched or the\n"
                  "trace cannot be read; 2 an error under --deny (among them a damaged trace\n"
                  "or, without --allow-incomplete, an incomplete one) or a usage error.\n",
     .options_help = "      --deny PATTERNS   exit 1 if an incorporated file's license matches one\n"
                     "                        of the comma-separated patterns ('GPL-*,AGPL-*';\n"
-                    "                        any case, as SPDX ids compare)\n"
+                    "                        any case, as SPDX ids compare); incorporated files\n"
+                    "                        of unknown license are said on stderr, not denied\n"
+                    "      --deny-unknown    deny them too (exit 1): a gate that must prove\n"
+                    "                        every incorporated file's license\n"
                     "      --corresponding-source DEST\n"
                     "                        write the incorporated sources and build scripts, as\n"
                     "                        built, to directory DEST (or a .tar.gz / .tar file)\n"
@@ -299,19 +306,28 @@ struct licenses_answer {
     unsigned disagree;                /* incorporated files debian/copyright disagrees on */
     unsigned unknown, denied, guess;  /* incorporated files of unknown license, denied,
                                        * over-approximated */
+    const char *first_unknown;        /* the first of unknown license, or NULL */
     GString *denials;                 /* one line each, for stderr */
 };
 
 /* Counts the incorporated files of unknown license, over-approximated and denied by
- * `patterns` (each denial a line in a->denials), in the order the answer lists them. */
-static void count_files(struct licenses_answer *a, char **patterns)
+ * `patterns` or, with `deny_unknown`, for an unknown license (each denial a line in
+ * a->denials), in the order the answer lists them. */
+static void count_files(struct licenses_answer *a, char **patterns, bool deny_unknown)
 {
     for (int cat = 0; cat < CAT_COUNT; cat++)
         for (guint i = 0; i < a->files->len; i++) {
             const struct lic_file *f = a->files->pdata[i];
             if ((int)f->cat != cat || cat != CAT_INCORPORATED)
                 continue;
-            a->unknown += !f->license;
+            if (!f->license && deny_unknown) {
+                a->denied++;
+                g_string_append_printf(a->denials, "buildtrail licenses: denied: %s is of "
+                                                   "unknown license (--deny-unknown)\n",
+                                       f->v->path);
+            }
+            if (!f->license && !a->unknown++)
+                a->first_unknown = f->v->path;
             a->guess += f->guess;
             const char *hit = f->license && patterns ? denied_by(f->license, patterns) : NULL;
             if (hit) {
@@ -466,11 +482,12 @@ int query_licenses_main(int argc, char **argv)
     if (r >= 0)
         return r;
     const char *deny = l.deny, *source_dest = l.source_dest;
+    bool gate = deny || l.deny_unknown;
     /* A --deny verdict stands only on a complete trace; its errors exit 2 (1 is "denied"). */
     struct qdb *q = query_open_for("licenses", o.db_path,
-                                   deny && !o.allow_incomplete ? QUERY_COMPLETE_TRACE
+                                   gate && !o.allow_incomplete ? QUERY_COMPLETE_TRACE
                                                                : QUERY_ANY_TRACE);
-    int error_status = deny ? 2 : 1;
+    int error_status = gate ? 2 : 1;
     struct prov *p = q ? query_open_prov("licenses", q) : NULL;
     g_autofree char *path = NULL;
     int64_t file_id = p ? query_path_file_id("licenses", q, argv[optind], &path) : 0;
@@ -498,7 +515,7 @@ int query_licenses_main(int argc, char **argv)
     g_autofree char *roll = licroll_rollup(a.files);
     a.roll = roll;
     g_auto(GStrv) patterns = deny ? deny_patterns(deny) : NULL;
-    count_files(&a, patterns);
+    count_files(&a, patterns, l.deny_unknown);
     GString *out = g_string_new(NULL);
     if (o.json)
         render_json(out, q, &a);
@@ -511,6 +528,11 @@ int query_licenses_main(int argc, char **argv)
         fputs(a.denials->str, stderr);
         status = 1;
     }
+    if (deny && !l.deny_unknown && a.unknown && !qdb_failed(q))
+        fprintf(stderr, "buildtrail licenses: not checked against --deny: %u incorporated "
+                        "file%s of unknown license (%s%s); --deny-unknown denies them\n",
+                a.unknown, a.unknown == 1 ? "" : "s", a.first_unknown,
+                a.unknown > 1 ? ", ..." : "");
     if (source_dest && !qdb_failed(q) && write_source(a.files, cwd, source_dest))
         status = 1;
     g_string_free(out, TRUE);

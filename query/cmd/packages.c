@@ -126,9 +126,10 @@ static const struct query_command packages_command = {
              "a symbol in common is a member linked in (the answer names it), none in a\n"
              "full symbol table is nothing linked (listed apart: glibc's empty\n"
              "libpthread.a for -pthread, an unused -lz), and where an archive or output\n"
-             "is gone or changed since the build, or stripped, it says 'not checked' and\n"
-             "keeps the candidate.  A program defining a function of the archive's name\n"
-             "itself is taken for a member linked in.\n",
+             "is gone or changed since the build, or stripped, or no global symbol of the\n"
+             "archive can be read (LLVM bitcode, a thin archive without an index), it says\n"
+             "'not checked' and keeps the candidate.  A program defining a function of\n"
+             "the archive's name itself is taken for a member linked in.\n",
     .options_help = "      --build-depends LIST  a Build-Depends value ('debhelper-compat (= 13),\n"
                     "                        zlib1g-dev | libz-dev'), or @FILE: a debian/control\n"
                     "                        or .dsc (its Build-Depends, -Arch, -Indep) or a value\n"

@@ -109,8 +109,8 @@ static char *traced_link_target(struct qdb *q, int64_t file_id, const char *path
     int64_t maker = 0;
     qdb_bind_int64(q, st, 1, file_id);
     while (qdb_row(q, st))
-        maker = sqlite3_column_int(st, 1) == TRACEDB_SYMLINK
-                    ? sqlite3_column_int64(st, 0) /* (in time order: the last one) */
+        maker = sqlite3_column_int(st, TQ_WRITERS_KIND) == TRACEDB_SYMLINK
+                    ? sqlite3_column_int64(st, TQ_WRITERS_PROCESS) /* (in time order: the last) */
                     : 0; /* written through a link is recorded at the target: a file here */
     sqlite3_finalize(st);
     const struct qdb_process *p = maker ? qdb_process(q, maker) : NULL;

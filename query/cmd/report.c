@@ -704,7 +704,7 @@ static void html_summary(struct model *m, GString *out, bool *system)
     bool first = true;
     if (qdb_prepare(q, tracedb_sql(TQ_TREES), &st))
         while (qdb_row(q, st)) {
-            const char *path = (const char *)sqlite3_column_text(st, 0);
+            const char *path = (const char *)sqlite3_column_text(st, TQ_TREES_PATH);
             if (!path)
                 continue;
             *system |= !strcmp(path, "/usr") || !strcmp(path, "/");

@@ -20,8 +20,11 @@ TRACEDB_STATEMENT(sql_readers_of_file, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) "
                   "AS t FROM accesses WHERE file_id=? AND result=0 AND kind IN "
                   TRACEDB_KINDS_READ " GROUP BY process_id, kind ORDER BY t, process_id, kind");
-/* The columns of both. */
-enum { WHO_PROCESS, WHO_KIND, WHO_BYTES, WHO_COUNT, WHO_FIRST };
+/* The columns of both: enum tq_writers_of_file's. */
+enum {
+    WHO_PROCESS = TQ_WRITERS_PROCESS, WHO_KIND = TQ_WRITERS_KIND, WHO_BYTES = TQ_WRITERS_BYTES,
+    WHO_COUNT = TQ_WRITERS_COUNT, WHO_FIRST = TQ_WRITERS_FIRST
+};
 
 struct who_access {
     int kind;

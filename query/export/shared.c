@@ -2,6 +2,7 @@
 #include "export.h"
 
 #include "filekind.h"
+#include "paths.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -460,13 +461,25 @@ static void purl_part(GString *s, const char *part)
             g_string_append_printf(s, "%%%02X", *c);
 }
 
-/* The purl namespace: the distribution's ID (os-release), "debian" when it says none. */
-static char *deb_vendor(void)
+/* The purl namespace: the ID in the os-release of the system whose dpkg database `admindir`
+ * is (ROOT/var/lib/dpkg: ROOT/etc/os-release, else ROOT/usr/lib/os-release — a chroot's
+ * database names its own distribution, not the exporting machine's), "debian" when it says
+ * none. */
+static char *deb_vendor(const char *admindir)
 {
-    g_autofree char *text = NULL;
-    if (g_file_get_contents("/etc/os-release", &text, NULL, NULL) ||
-        g_file_get_contents("/usr/lib/os-release", &text, NULL, NULL)) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_autofree char *root = NULL;
+    g_autofree char *dir = g_canonicalize_filename(admindir, NULL);
+    if (g_str_has_suffix(dir, "/var/lib/dpkg"))
+        root = g_strndup(dir, strlen(dir) - strlen("/var/lib/dpkg"));
+    else
+        root = g_strdup(""); /* another layout: the exporting machine's */
+    g_autofree char *etc = g_strconcat(root, "/etc/os-release", NULL);
+    g_autofree char *lib = g_strconcat(root, "/usr/lib/os-release", NULL);
+    g_autoptr(GString) text = g_string_new(NULL);
+    const char *kind;
+    if (path_read_regular(etc, text, 65536, &kind) == 0 ||
+        (g_string_truncate(text, 0), path_read_regular(lib, text, 65536, &kind) == 0)) {
+        g_auto(GStrv) lines = g_strsplit(text->str, "\n", -1);
         for (char **l = lines; *l; l++) {
             if (strncmp(*l, "ID=", 3))
                 continue;
@@ -510,26 +523,27 @@ struct ex_debs *ex_debs_load(struct export_ctx *x)
     struct ex_debs *d = g_new0(struct ex_debs, 1);
     d->list = g_ptr_array_new_with_free_func(deb_free);
     d->by_version = g_hash_table_new(g_int64_hash, g_int64_equal);
-    if (dpkgdb_load(x->admindir ? x->admindir : "/var/lib/dpkg", &d->db) < 0) {
+    const char *admindir = x->admindir ? x->admindir : "/var/lib/dpkg";
+    if (dpkgdb_load(admindir, &d->db) < 0) {
         d->db = NULL;
         return d;
     }
-    g_autofree char *vendor = deb_vendor();
+    g_autofree char *vendor = deb_vendor(admindir);
     GHashTable *by_pkg = g_hash_table_new(g_direct_hash, g_direct_equal);
     size_t cl = strlen(x->run.cwd);
     sqlite3_stmt *st = NULL;
     qdb_prepare(x->q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_FOUND_READS_PATH);
         if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);
         if (!pkg)
             continue;
         struct ex_deb *e = deb_of(d, by_pkg, pkg, vendor);
-        int64_t vid = sqlite3_column_int64(st, 2);
+        int64_t vid = sqlite3_column_int64(st, TQ_FOUND_READS_VERSION);
         e->files++;
-        e->executed |= sqlite3_column_int(st, 1) == TRACEDB_EXEC;
+        e->executed |= sqlite3_column_int(st, TQ_FOUND_READS_KIND) == TRACEDB_EXEC;
         if (!g_hash_table_contains(d->by_version, &vid)) {
             g_array_append_val(e->versions, vid);
             const struct prov_version *v = prov_version(x->p, vid);
@@ -542,7 +556,7 @@ struct ex_debs *ex_debs_load(struct export_ctx *x)
     if (qdb_prepare(x->q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
         qdb_bind_int64(x->q, st, 1, 0);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_SYMLINKS_FOLLOWED_PATH);
         if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);

@@ -85,8 +85,9 @@ static char *read_regular(const struct prov_version *v, gsize *len, const char *
  * versions made neither by a configure step nor as temporaries)?  Its defined global
  * symbols (its index, else its members' symbol tables) against the symbols each output it
  * went straight into defines: one in common is a member linked in; none, in a full symbol
- * table, is nothing linked; an archive or output gone or changed since the build, or an output
- * stripped to its dynamic symbols, is not checked (and stays a candidate). */
+ * table, is nothing linked; an archive or output gone or changed since the build, an archive
+ * of which no global symbol can be read, or an output stripped to its dynamic symbols, is not
+ * checked (and stays a candidate). */
 static struct pkgscan_archive *check_archive(struct prov *p, const struct prov_version *a,
                                            GHashTable *kept)
 {
@@ -110,6 +111,14 @@ static struct pkgscan_archive *check_archive(struct prov *p, const struct prov_v
     if (members <= 0) {
         c->verdict = members == 0 ? PKGSCAN_NOTHING : PKGSCAN_NOT_CHECKED;
         c->how = g_strdup(members == 0 ? "an empty archive" : "not an ar archive");
+        g_hash_table_destroy(defs);
+        return c;
+    }
+    if (g_hash_table_size(defs) == 0) {
+        /* LLVM bitcode, a thin archive without an index, members with local symbols only
+         * (linked whole by --whole-archive): what a link took cannot be told */
+        c->how = g_strdup_printf("no global symbol of its %d member%s could be read", members,
+                                 members == 1 ? "" : "s");
         g_hash_table_destroy(defs);
         return c;
     }
@@ -512,12 +521,13 @@ static GArray *outside_reads(struct scan_ctx *x)
     sqlite3_stmt *st = NULL;
     qdb_prepare(x->q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_FOUND_READS_PATH);
         if (in_build_tree(x, path))
             continue;
-        struct read_row row = {.path = g_strdup(path), .kind = sqlite3_column_int(st, 1),
-                               .vid = sqlite3_column_int64(st, 2),
-                               .pid = sqlite3_column_int64(st, 3)};
+        struct read_row row = {.path = g_strdup(path),
+                               .kind = sqlite3_column_int(st, TQ_FOUND_READS_KIND),
+                               .vid = sqlite3_column_int64(st, TQ_FOUND_READS_VERSION),
+                               .pid = sqlite3_column_int64(st, TQ_FOUND_READS_PROCESS)};
         g_array_append_val(rows, row);
         scans_count(x->sc, row.pid, row.path);
     }
@@ -608,7 +618,7 @@ static void add_symlinks(struct scan_ctx *x)
     if (qdb_prepare(x->q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
         qdb_bind_int64(x->q, st, 1, 0);
     while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, TQ_SYMLINKS_FOLLOWED_PATH);
         if (in_build_tree(x, path))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(x->db, path);

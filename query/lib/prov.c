@@ -407,8 +407,8 @@ bool prov_in_private_tmp(struct prov *p, const char *path)
         sqlite3_stmt *st = NULL;
         if (qdb_prepare(p->q, tracedb_sql(TQ_TREES), &st)) {
             while (qdb_row(p->q, st)) {
-                const char *tree = (const char *)sqlite3_column_text(st, 0);
-                const char *role = (const char *)sqlite3_column_text(st, 1);
+                const char *tree = (const char *)sqlite3_column_text(st, TQ_TREES_PATH);
+                const char *role = (const char *)sqlite3_column_text(st, TQ_TREES_ROLE);
                 if (!tree)
                     continue;
                 if (role && !strcmp(role, "tmp") && !p->tmp_tree)
@@ -583,9 +583,10 @@ void pv_load_paths(struct prov *p, int64_t max_file)
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(p->q, tracedb_sql(TQ_FILE_PATHS), &st)) {
         while (qdb_row(p->q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
+            int64_t id = sqlite3_column_int64(st, TQ_FILE_PATHS_ID);
             if (!pv_idmap_get(&p->paths, id))
-                pv_idmap_set(&p->paths, id, g_strdup((const char *)sqlite3_column_text(st, 1)));
+                pv_idmap_set(&p->paths, id, g_strdup((const char *)sqlite3_column_text(
+                                                st, TQ_FILE_PATHS_PATH)));
         }
     }
     sqlite3_finalize(st);

@@ -552,7 +552,7 @@ GArray *qdb_killed_at_end(struct qdb *q)
     sqlite3_stmt *st = NULL;
     if (q->schema_version >= 7 && qdb_prepare(q, tracedb_sql(TQ_KILLED_AT_END), &st))
         while (qdb_row(q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
+            int64_t id = sqlite3_column_int64(st, TQ_KILLED_AT_END_ID);
             g_array_append_val(ids, id);
         }
     sqlite3_finalize(st);
@@ -710,8 +710,8 @@ GPtrArray *qdb_watched_trees(struct qdb *q)
     sqlite3_stmt *st = NULL;
     if (qdb_prepare(q, tracedb_sql(TQ_TREES), &st))
         while (qdb_row(q, st)) {
-            const char *path = (const char *)sqlite3_column_text(st, 0);
-            const char *role = (const char *)sqlite3_column_text(st, 1);
+            const char *path = (const char *)sqlite3_column_text(st, TQ_TREES_PATH);
+            const char *role = (const char *)sqlite3_column_text(st, TQ_TREES_ROLE);
             if (path && role && !strcmp(role, "watched"))
                 g_ptr_array_add(out, g_strdup(path));
         }
@@ -815,7 +815,7 @@ GArray *qdb_ids(struct qdb *q, const char *sql, int64_t arg)
     }
     if (qdb_bind_int64(q, st, 1, arg)) {
         while (qdb_row(q, st)) {
-            int64_t id = sqlite3_column_int64(st, 0);
+            int64_t id = sqlite3_column_int64(st, TQ_KILLED_AT_END_ID);
             g_array_append_val(ids, id);
         }
     }

@@ -108,6 +108,23 @@ assert "fakesrc 3.0" in pkgs["g++-fake"]["sourceInfo"], pkgs["g++-fake"]
 c, cfiles, libs = S.cdx(sys.argv[2])
 assert libs["g--fake"]["purl"] == "pkg:deb/%s/g--fake@1.0?arch=all" % sys.argv[3], libs["g--fake"]
 PY
+# A chroot's database (ROOT/var/lib/dpkg) names its own distribution in the purls, from
+# ROOT/etc/os-release, else ROOT/usr/lib/os-release: never the exporting machine's.
+mkdir -p "$T/root/var/lib" "$T/root/etc" "$T/root2/var/lib" "$T/root2/usr/lib"
+cp -r "$T/dpkg" "$T/root/var/lib/dpkg"
+cp -r "$T/dpkg" "$T/root2/var/lib/dpkg"
+printf 'NAME="Other"\nID=otherdist\n' > "$T/root/etc/os-release"
+printf 'ID="libdist"\n' > "$T/root2/usr/lib/os-release"
+for r in root:otherdist root2:libdist; do
+    bt export -d "$T/sys.db" --admindir "$T/${r%%:*}/var/lib/dpkg" --format cyclonedx -o "$T/chroot.cdx" ||
+        fail "export with a chroot's --admindir failed"
+    python3 - "$T/chroot.cdx" "${r#*:}" <<'PY' || fail "the chroot's vendor (above)"
+import sys
+import sbomcheck as S
+c, cfiles, libs = S.cdx(sys.argv[1])
+assert libs["g--fake"]["purl"] == "pkg:deb/%s/g--fake@1.0?arch=all" % sys.argv[2], libs["g--fake"]
+PY
+done
 python3 - "$SCHEMAS" "$T/fake.spdx" "$T/fake.cdx" "" <<'PY' || [ $? = 3 ] || fail "the made-up database's exports are not valid (above)"
 import sys
 import sbomcheck as S

@@ -87,6 +87,18 @@ static char *make_trace(const char *m4)
     return p;
 }
 
+/* The dpkg database at `admin` and the trace at `path` with its provenance view. */
+static struct prov *open_all(const char *admin, const char *path, struct dpkgdb **db,
+                             struct qdb **q)
+{
+    g_assert_cmpint(dpkgdb_load(admin, db), ==, 0);
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(path, q, &err), ==, 0);
+    struct prov *p = prov_new(*q);
+    g_assert_nonnull(p);
+    return p;
+}
+
 static const struct pkgscan_use *use_named(const struct pkgscan *m, const char *name)
 {
     for (guint i = 0; i < m->uses->len; i++) {
@@ -108,12 +120,8 @@ static void test_uses(void)
     g_autofree char *admin = make_admindir(m4);
     g_autofree char *path = make_trace(m4);
     struct dpkgdb *db = NULL;
-    g_assert_cmpint(dpkgdb_load(admin, &db), ==, 0);
     struct qdb *q = NULL;
-    g_autofree char *err = NULL;
-    g_assert_cmpint(qdb_open(path, &q, &err), ==, 0);
-    struct prov *p = prov_new(q);
-    g_assert_nonnull(p);
+    struct prov *p = open_all(admin, path, &db, &q);
     struct pkgscan_opts o = {.declared = "zdev, m4data, pyth, absent | gcc, nothere, "
                                          "other [arm64]"};
     struct pkgscan *m = pkgscan_run(q, p, db, "/w", &o);
@@ -167,9 +175,76 @@ static void test_uses(void)
     dpkgdb_free(db);
 }
 
+/* Path `name` under `dir`, written with `len` bytes of `data`; its SHA-256 in *sha. */
+static char *put_file(const char *dir, const char *name, const void *data, gsize len, char **sha)
+{
+    char *p = g_build_filename(dir, name, NULL);
+    g_assert_true(g_file_set_contents(p, data, (gssize)len, NULL));
+    *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, len);
+    return p;
+}
+
+/* An archive whose members' global symbols cannot be read (here one LLVM bitcode member, as
+ * `-flto` objects are; a thin archive without an index and members with local symbols only
+ * are alike) is "not checked", never "nothing linked": ld [2] links it with a.o into app, a
+ * program with a full symbol table that defines none of the (unknown) symbols. */
+static void test_archive_unreadable_symbols(void)
+{
+    g_autofree char *w = unit_path("bcw"), *lib = unit_path("bclib");
+    g_assert_cmpint(g_mkdir_with_parents(w, 0755), ==, 0);
+    g_assert_cmpint(g_mkdir_with_parents(lib, 0755), ==, 0);
+    static const char ar[] = "!<arch>\n"
+                             "bc.o/           0           0     0     644     8         `\n"
+                             "BC\xc0\xde\x35\x14\x00\x00";
+    g_autofree char *ar_sha = NULL, *o_sha = NULL, *app_sha = NULL, *app_data = NULL;
+    g_autofree char *ar_path = put_file(lib, "libbc.a", ar, sizeof ar - 1, &ar_sha);
+    g_autofree char *o_path = put_file(w, "a.o", "not read", 8, &o_sha);
+    gsize app_len = 0; /* a program with a full symbol table: this test's own */
+    g_assert_true(g_file_get_contents("/proc/self/exe", &app_data, &app_len, NULL));
+    g_autofree char *app_path = put_file(w, "app", app_data, app_len, &app_sha);
+
+    g_autofree char *admin = unit_path("bcdpkg");
+    g_autofree char *info = g_build_filename(admin, "info", NULL);
+    g_assert_cmpint(g_mkdir_with_parents(info, 0755), ==, 0);
+    write_file(admin, "status", "Package: bcdev\nStatus: install ok installed\n"
+                                "Architecture: amd64\nVersion: 1\n");
+    g_autofree char *list = g_strconcat(ar_path, "\n", NULL);
+    write_file(info, "bcdev:amd64.list", list);
+
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '%s', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 200, 200, 'ld', '/usr/bin/ld', '%s', X'6C6400');"
+        "INSERT INTO files (id, path) VALUES (1, '%s'), (2, '%s'), (3, '%s');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 1, 201, 201, X'%s'), (2, 2, 1, 202, 202, X'%s'), (3, 3, 2, 240, 250, X'%s');"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (2, 1, 1, 201, 201, 1, 0), (2, 2, 1, 202, 202, 2, 0), "
+        "(2, 3, 3, 240, 250, 3, 0);",
+        w, w, ar_path, o_path, app_path, ar_sha, o_sha, app_sha);
+    g_autofree char *path = unit_crafted_trace("bc.db", sql, 1000);
+    struct dpkgdb *db = NULL;
+    struct qdb *q = NULL;
+    struct prov *p = open_all(admin, path, &db, &q);
+    struct pkgscan_opts o = {0};
+    struct pkgscan *m = pkgscan_run(q, p, db, w, &o);
+    g_assert_false(qdb_failed(q));
+    g_assert_cmpuint(m->archives->len, ==, 1);
+    const struct pkgscan_archive *a = m->archives->pdata[0];
+    g_assert_cmpint(a->verdict, ==, PKGSCAN_NOT_CHECKED);
+    g_assert_nonnull(strstr(a->how, "no global symbol of its 1 member could be read"));
+    g_assert_true(use_named(m, "bcdev")->incorporated); /* still a candidate */
+    pkgscan_free(m);
+    prov_free(p);
+    qdb_close(q);
+    dpkgdb_free(db);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/pkgscan/uses", test_uses);
+    g_test_add_func("/pkgscan/archive-unreadable-symbols", test_archive_unreadable_symbols);
     return unit_run();
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_create_and_reopen(void)
@@ -452,12 +453,66 @@ static void test_pending(void)
     tracedb_pending_discard(&a);
 }
 
+/* The trace a killed run left (rows still in its -wal) comes back whole when the new trace
+ * that was to replace it cannot be opened: its -wal went away with it to the temporary name
+ * and comes back with it (it was removed before the swap: the rows were lost).  Replaced for
+ * good, its -wal goes too and is never read as the new trace's. */
+static void test_publish_keeps_old_wal(void)
+{
+    g_autofree char *p = unit_path("killed.db");
+    g_autofree char *wal = g_strconcat(p, "-wal", NULL);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    sqlite3_close(db);
+    pid_t child = fork();
+    g_assert_cmpint(child, >=, 0);
+    if (child == 0) { /* a recorder killed after its last commit, before any checkpoint */
+        sqlite3 *k = NULL;
+        if (sqlite3_open(p, &k) != SQLITE_OK ||
+            sqlite3_exec(k, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;"
+                            "INSERT INTO meta VALUES ('only_in_wal', 'x');",
+                         NULL, NULL, NULL) != SQLITE_OK)
+            _exit(1);
+        _exit(0);
+    }
+    int status = 0;
+    g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+    g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    g_assert_true(g_file_test(wal, G_FILE_TEST_EXISTS));
+
+    /* A new trace that cannot be opened once in place: not a database any more. */
+    struct tracedb_pending a;
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &a, &db, NULL), ==, 0);
+    sqlite3_close(db);
+    char junk[4096];
+    memset(junk, 'x', sizeof junk);
+    g_assert_true(g_file_set_contents(a.tmp_path, junk, sizeof junk, NULL));
+    struct tracedb_replaced old;
+    g_assert_cmpint(tracedb_publish(&a, &db, &old, NULL), <, 0);
+    tracedb_pending_discard(&a);
+    g_assert_true(g_file_test(wal, G_FILE_TEST_EXISTS));
+    g_assert_cmpint(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM meta WHERE key='only_in_wal'"), ==, 1);
+    sqlite3_close(db);
+
+    /* Now replaced: the new trace holds nothing of the old one's -wal, nothing is left. */
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &a, &db, NULL), ==, 0);
+    sqlite3_close(db);
+    g_assert_cmpint(tracedb_publish(&a, &db, &old, NULL), ==, 0);
+    tracedb_replaced_clear(&old);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM meta WHERE key='only_in_wal'"), ==, 0);
+    sqlite3_close(db);
+    tracedb_pending_discard(&a);
+    g_assert_cmpint(pending_files(p), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/tracedb/notes-unseen", test_notes_unseen);
     g_test_add_func("/tracedb/create", test_create_and_reopen);
     g_test_add_func("/tracedb/pending", test_pending);
+    g_test_add_func("/tracedb/publish-keeps-old-wal", test_publish_keeps_old_wal);
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);

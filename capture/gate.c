@@ -72,14 +72,27 @@ int gate_add_manifest(struct gate *g, const char *text, size_t len, const char *
         return r;
     for (guint i = first; i < g->entries->len; i++) {
         struct manifest_entry *e = g->entries->pdata[i];
-        if (e->glob)
+        if (e->glob) {
             g_ptr_array_add(g->globs, e);
-        else {
-            g_hash_table_add(e->subtree ? g->subtrees : g->exact, g_strdup(e->pattern));
-            add_ancestors(g, e->pattern);
+            add_ancestors(g, e->pattern); /* the directories of the literal name it also is */
+        } else {
+            gate_add_path(g, e->pattern, e->subtree);
         }
     }
     return 0;
+}
+
+const char *gate_entry_path(const struct gate *g, size_t i, bool *subtree)
+{
+    const struct manifest_entry *e = g->entries->pdata[i];
+    *subtree = e->subtree;
+    return e->glob ? NULL : e->pattern;
+}
+
+void gate_add_path(struct gate *g, const char *path, bool subtree)
+{
+    g_hash_table_add(subtree ? g->subtrees : g->exact, g_strdup(path));
+    add_ancestors(g, path);
 }
 
 void gate_add_tree(struct gate *g, const char *path, bool system)

@@ -31,6 +31,14 @@ void gate_free(struct gate *g);
 int gate_add_manifest(struct gate *g, const char *text, size_t len, const char *root,
                       char **err);
 
+/* Entry `i` (< gate_n_entries) when it is a path, not a glob: the absolute path, *subtree set
+ * for DIR/; NULL for a glob. */
+const char *gate_entry_path(const struct gate *g, size_t i, bool *subtree);
+
+/* A path the manifests declare under another name (where a symlink on the way leads: the
+ * caller resolves them): absolute, normalised; `subtree`: everything under it too. */
+void gate_add_path(struct gate *g, const char *path, bool subtree);
+
 /* A traced tree (absolute, normalised); `system`: one of the system trees, restricted only when
  * an entry lies in it. */
 void gate_add_tree(struct gate *g, const char *path, bool system);

@@ -27,6 +27,21 @@ static bool is_hex64(const char *s, size_t len)
     return true;
 }
 
+/* sha256sum's escaped path: a backslash doubled, backslash-n a newline, backslash-r a CR. */
+static char *unescape_sha256sum(const char *p, size_t n)
+{
+    GString *s = g_string_sized_new(n);
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\\' && i + 1 < n && strchr("\\nr", p[i + 1])) {
+            i++;
+            g_string_append_c(s, p[i] == 'n' ? '\n' : p[i] == 'r' ? '\r' : '\\');
+        } else {
+            g_string_append_c(s, p[i]);
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
 static int parse_line(const char *line, size_t len, int lineno, const char *root,
                       GPtrArray *entries, char **err)
 {
@@ -42,6 +57,12 @@ static int parse_line(const char *line, size_t len, int lineno, const char *root
     if (memchr(line, '\0', len)) {
         *err = g_strdup_printf("line %d: a NUL byte", lineno);
         return -EINVAL;
+    }
+    /* sha256sum marks a line whose path it escaped ('\\', '\n', '\r') with a leading '\'. */
+    bool escaped = len > 66 && line[0] == '\\' && is_hex64(line + 1, 64) && line[65] == ' ';
+    if (escaped) {
+        line++;
+        len--;
     }
     struct manifest_entry *e = g_new0(struct manifest_entry, 1);
     e->line = lineno;
@@ -68,9 +89,26 @@ static int parse_line(const char *line, size_t len, int lineno, const char *root
         path = after + 1;
         plen = rest - 1;
     }
-    g_autofree char *raw = g_strndup(path, plen);
+    g_autofree char *raw = NULL;
+    bool quoted = !e->sha256[0] && plen >= 2 && path[0] == '"' && path[plen - 1] == '"';
+    if (escaped || quoted) {
+        /* A path a tool quoted: sha256sum's escapes, or git's C-style quoting of a name with
+         * unusual bytes ("\303\251.c", core.quotePath).  A literal name, never a glob. */
+        g_autofree char *inner = quoted ? g_strndup(path + 1, plen - 2) : NULL;
+        size_t tail = 0; /* backslashes ending it: an odd number escapes nothing */
+        while (inner && tail < plen - 2 && inner[plen - 3 - tail] == '\\')
+            tail++;
+        raw = tail % 2 ? g_strdup("") : quoted ? g_strcompress(inner) : unescape_sha256sum(path, plen);
+        if (!raw[0]) {
+            *err = g_strdup_printf("line %d: a quoted path that does not unquote", lineno);
+            g_free(e);
+            return -EINVAL;
+        }
+    } else {
+        raw = g_strndup(path, plen);
+    }
     size_t rl = strlen(raw);
-    if (e->sha256[0] == '\0') {
+    if (e->sha256[0] == '\0' && !quoted) {
         if (rl >= 3 && !strcmp(raw + rl - 3, "/**")) {
             raw[rl - 3] = '\0';
             e->subtree = true;
@@ -123,7 +161,8 @@ bool manifest_match(const struct manifest_entry *e, const char *path)
         }
         return false;
     }
-    if (e->glob)
-        return fnmatch(e->pattern, path, FNM_PATHNAME) == 0;
+    /* A glob also names itself: `git ls-files` lists a file called "t[1].c" as it is. */
+    if (e->glob && fnmatch(e->pattern, path, FNM_PATHNAME) == 0)
+        return true;
     return strcmp(e->pattern, path) == 0;
 }

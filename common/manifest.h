@@ -6,6 +6,9 @@
  *                      component after the slash means the same)
  *   SHA256  PATH       a path with the SHA-256 its content must have — the output of
  *   SHA256 *PATH       `sha256sum`, so `sha256sum $(git ls-files) > MANIFEST` is a manifest
+ *                      (a line sha256sum escaped, '\' first, has its path unescaped)
+ *   "PATH"             a path as git quotes it (C escapes, octal bytes): a literal name
+ * A glob also matches the literal path it spells (a file named "t[1].c" in `git ls-files`).
  * A relative pattern is taken relative to `root` (verify uses the build's working directory).
  *
  * Contract: manifest_parse() never fails on content it can represent; a line it cannot use

@@ -102,7 +102,12 @@ static void readdir_reversed(struct fs *fs, fuse_req_t req, struct fs_handle *h,
     int err = off == 0 || !h->dir_snap ? snap_listing(h) : 0;
     char *buf = fs_thread_buffer(size);
     size_t used = 0;
-    for (guint i = (guint)MAX(off, 0); i < h->dir_snap->len; i++) {
+    /* Going on from the last entry returned: the names left out after it were judged (and
+     * recorded) already; dir_offset is where the last reply stopped. */
+    guint i = off && off == h->dir_shown ? (guint)h->dir_offset : (guint)MAX(off, 0);
+    if (!off)
+        h->dir_shown = 0;
+    for (; i < h->dir_snap->len; i++) {
         const struct fs_dirsnap_entry *e = h->dir_snap->pdata[i];
         struct dirent d = {.d_ino = e->ino, .d_type = e->type};
         g_strlcpy(d.d_name, e->name, sizeof d.d_name);
@@ -114,7 +119,9 @@ static void readdir_reversed(struct fs *fs, fuse_req_t req, struct fs_handle *h,
         if (need > size - used)
             break;
         used += need;
+        h->dir_shown = (off_t)i + 1;
     }
+    h->dir_offset = (off_t)i;
     if (err && used == 0)
         fuse_reply_err(req, err);
     else
@@ -139,10 +146,13 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     char *buf = fs_thread_buffer(size);
     size_t used = 0;
     int err = 0;
-    if (off != h->dir_offset) {
+    /* The kernel goes on from the last entry returned: when names left out (hidden) followed
+     * it, the stream is already past them, and they are not read (nor recorded) again. */
+    if (off != h->dir_offset && !(off && off == h->dir_shown)) {
         seekdir(h->dir, off);
         h->dir_entry = NULL;
         h->dir_offset = off;
+        h->dir_shown = 0;
     }
     for (;;) {
         if (!h->dir_entry) {
@@ -162,6 +172,7 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
             if (need > size - used)
                 break;
             used += need;
+            h->dir_shown = d->d_off;
         }
         h->dir_offset = d->d_off;
         h->dir_entry = NULL;

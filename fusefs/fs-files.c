@@ -126,6 +126,24 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
 }
 
+/* run --only-inputs: may a create of `name` in `dir` open what is there, a file the gate hides
+ * (-EACCES: no)?  Only to empty it (a writable O_TRUNC of a regular file: written over, as
+ * natively, and then the build's), or when it is an empty regular file (a stale stamp that
+ * `touch` makes again: nothing to show); kept content (touch, '>>', "a+") would reach the
+ * build through a name that looked absent, and through a hidden symlink it would write
+ * elsewhere.  O_EXCL is left to fail with EEXIST, as natively. */
+static int create_over_gated(struct fs *fs, struct fs_inode *dir, const char *name, int flags)
+{
+    struct stat st;
+    if (!fs->gate || (flags & O_EXCL) || fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !fs_inode_gated(fs, dir, name, st.st_dev, st.st_ino, S_ISDIR(st.st_mode)))
+        return 0;
+    if (S_ISREG(st.st_mode) &&
+        (st.st_size == 0 || ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)))
+        return 0;
+    return -EACCES;
+}
+
 void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
                   struct fuse_file_info *fi)
 {
@@ -145,6 +163,8 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mo
     struct stat st = {0};
     if (fs_inode_hidden(fs, dir, name)) {
         r = -EACCES;
+    } else if ((r = create_over_gated(fs, dir, name, fi->flags)) < 0) {
+        /* refused (a denial: the kernel's lookup of the name has recorded it) */
     } else {
         /* An existing file that O_TRUNC would empty: its version must be hashed first (and
          * begins the new one, so that no other writer can start a hash in between). */

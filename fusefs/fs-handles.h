@@ -40,6 +40,9 @@ struct fs_handle {
     DIR *dir;            /* HANDLE_DIR */
     off_t dir_offset;    /* HANDLE_DIR */
     struct dirent *dir_entry; /* HANDLE_DIR: an entry read but not yet returned */
+    off_t dir_shown;     /* HANDLE_DIR: the offset the last entry returned carries (0: none):
+                          * only names left out lie between it and dir_offset (with dir_snap:
+                          * the index the last reply stopped at) */
     GPtrArray *dir_snap; /* HANDLE_DIR with reversed listings: the listing read at offset 0,
                           * in the order served (struct fs_dirsnap_entry; offset i+1 follows
                           * entry i), or NULL */

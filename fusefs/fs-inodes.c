@@ -308,15 +308,39 @@ bool fs_inode_hidden(struct fs *fs, struct fs_inode *dir, const char *name)
     return false;
 }
 
-void fs_inode_mark_made(struct fs *fs, dev_t dev, ino_t ino)
+enum { MADE_NEW = 1, MADE_ADOPTED = 2 }; /* the values of fs->made */
+
+static void mark_made(struct fs *fs, dev_t dev, ino_t ino, int how)
 {
     if (!fs->gate)
         return;
     struct ino_key *k = g_new(struct ino_key, 1);
     *k = (struct ino_key){dev, ino};
     pthread_mutex_lock(&fs->made_lock);
-    g_hash_table_add(fs->made, k); /* an equal key already there is freed */
+    if (g_hash_table_contains(fs->made, k))
+        g_free(k); /* marked already: as it was first */
+    else
+        g_hash_table_insert(fs->made, k, GINT_TO_POINTER(how));
     pthread_mutex_unlock(&fs->made_lock);
+}
+
+void fs_inode_mark_made(struct fs *fs, dev_t dev, ino_t ino)
+{
+    mark_made(fs, dev, ino, MADE_NEW);
+}
+
+void fs_inode_mark_adopted(struct fs *fs, dev_t dev, ino_t ino)
+{
+    mark_made(fs, dev, ino, MADE_ADOPTED);
+}
+
+bool fs_inode_made_new(struct fs *fs, dev_t dev, ino_t ino)
+{
+    struct ino_key k = {dev, ino};
+    pthread_mutex_lock(&fs->made_lock);
+    bool made = GPOINTER_TO_INT(g_hash_table_lookup(fs->made, &k)) == MADE_NEW;
+    pthread_mutex_unlock(&fs->made_lock);
+    return made;
 }
 
 bool fs_inode_gated(struct fs *fs, struct fs_inode *dir, const char *name, dev_t dev, ino_t ino,

@@ -110,6 +110,14 @@ int fs_inode_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *dir, const c
  * into place — so the gate never hides it.  No-op without a gate. */
 void fs_inode_mark_made(struct fs *fs, dev_t dev, ino_t ino);
 
+/* run --only-inputs: the build took over (dev, ino), a directory that existed before it (mkdir
+ * over a hidden one): visible as if made, but what it holds is not the build's. */
+void fs_inode_mark_adopted(struct fs *fs, dev_t dev, ino_t ino);
+
+/* Did the build make (dev, ino) itself (not adopted)?  (A pre-existing directory moved to
+ * another path would take hidden contents where the gate lets them through.) */
+bool fs_inode_made_new(struct fs *fs, dev_t dev, ino_t ino);
+
 /* run --only-inputs: does the gate hide `name` in `dir`, an object (dev, ino) that the build did
  * not make?  `is_dir`: it is (or may be) a directory.  False without a gate. */
 bool fs_inode_gated(struct fs *fs, struct fs_inode *dir, const char *name, dev_t dev, ino_t ino,

@@ -273,8 +273,22 @@ static bool mkdir_over_gated(struct fs *fs, struct fs_inode *dir, const char *na
     if (!fs->gate || fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         !S_ISDIR(st.st_mode) || !fs_inode_gated(fs, dir, name, st.st_dev, st.st_ino, true))
         return false;
-    fs_inode_mark_made(fs, st.st_dev, st.st_ino);
+    fs_inode_mark_adopted(fs, st.st_dev, st.st_ino);
     return true;
+}
+
+/* run --only-inputs: may `name` in `dir` move (0), or is it a directory that existed before
+ * the build in a restricted tree (-EXDEV)?  The gate judges by path: moved, what it holds that
+ * is hidden would be judged at the new path (into a declared DIR/: shown).  EXDEV makes mv
+ * copy what the build sees of it instead. */
+static int rename_keeps_gate(struct fs *fs, struct fs_inode *dir, const char *name)
+{
+    struct stat st;
+    if (!fs->gate || fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        !S_ISDIR(st.st_mode) || fs_inode_made_new(fs, st.st_dev, st.st_ino))
+        return 0;
+    g_autofree char *path = fs_inode_path(fs, dir, name);
+    return gate_restricts(fs->gate, path) ? -EXDEV : 0;
 }
 
 static void make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -416,6 +430,9 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
     int64_t version_id = 0; /* the content that moves: a version belongs to its inode */
     if (fs_inode_hidden(fs, dir, name) || fs_inode_hidden(fs, newdir, newname)) {
         r = -EACCES;
+    } else if ((r = rename_keeps_gate(fs, dir, name)) < 0 ||
+               ((flags & RENAME_EXCHANGE) && (r = rename_keeps_gate(fs, newdir, newname)) < 0)) {
+        /* (recorded below as the rename refused) */
     } else {
         version_id = fs_version_at(fs, dir, name);
         if (!(flags & (RENAME_NOREPLACE | RENAME_EXCHANGE)))

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sched.h>
@@ -51,6 +52,7 @@ const char *ns_step_describe(int step)
     case NS_STEP_GUARD: return "watch the build's mount calls (seccomp)";
     case NS_STEP_STARTED: return "start the build command";
     case NS_STEP_VARY: return "apply a variation";
+    case NS_STEP_DROP_CAPS: return "drop the build's mount capabilities (--only-inputs)";
     default: return "set up the build";
     }
 }
@@ -236,6 +238,11 @@ static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd,
     if (chdir(p->cwd) < 0) {
         not_started(started_fd);
         fail(p, NS_STEP_CHDIR, -1);
+    }
+    if (p->drop_mount_caps && (prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) < 0 ||
+                               prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH, 0, 0, 0) < 0)) {
+        not_started(started_fd);
+        fail(p, NS_STEP_DROP_CAPS, -1);
     }
     execvp(p->argv[0], p->argv);
     int e = errno;

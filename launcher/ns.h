@@ -79,6 +79,7 @@ enum ns_step {
     NS_STEP_STARTED,    /* not a failure: the build's command was executed (its exec succeeded;
                          * or, rarely, the build was killed before it could fail) */
     NS_STEP_VARY,       /* apply a variation (tree: which, enum vary_name) */
+    NS_STEP_DROP_CAPS,  /* drop the build's mount capabilities (drop_mount_caps) */
 };
 
 struct ns_report {
@@ -121,6 +122,11 @@ struct ns_plan {
      * has mounted /proc, so that it carries a filter too.  Used when guard_len is not 0. */
     const struct sock_filter *init_filter;
     unsigned short init_len;
+    /* run --only-inputs: the build runs without CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH (dropped
+     * from its bounding set before the exec), with which a root build could unmount a traced
+     * tree, bind-mount what lies under it, or open a file by handle, and so read the real trees
+     * behind the FUSE mounts, hidden files included, untraced. */
+    bool drop_mount_caps;
     const char *cwd;
     char *const *argv;
     /* The variations (launcher/vary.h: run --vary, --vary-control), made by the build just

@@ -585,6 +585,7 @@ static int run_prepare(struct run *r)
         prepare_trace(r) < 0 ||
         spawn_prepare(&r->sp, r->plan, r->e.watch_fd, r->cwd, r->o.argv) < 0)
         return -1;
+    r->sp.ns.drop_mount_caps = r->gate != NULL;
     if (r->vary)
         spawn_vary(&r->sp, r->vary);
     serve_block_signals(&r->s, &r->sp.ns);
@@ -669,7 +670,12 @@ static void settle_status(struct run *r)
         r->exit_status = RUN_EXIT_SETUP_FAILED;
     } else if (s->failure.step >= 0) {
         g_autofree char *kept = r->t.published ? NULL : trace_not_replaced(&r->t);
-        g_autofree char *tail = kept ? g_strdup_printf("; %s", kept) : NULL;
+        g_autofree char *hint = r->gate && s->failure.step == NS_STEP_EXEC &&
+                                        (s->failure.value == ENOENT || s->failure.value == EACCES)
+                                    ? onlyin_exec_hint(r->gate, r->plan)
+                                    : NULL;
+        g_autofree char *tail = g_strdup_printf("%s%s%s", hint ? hint : "", kept ? "; " : "",
+                                                kept ? kept : "");
         spawn_report_failure(&r->sp, r->plan, &s->failure, r->o.argv, tail);
         r->said_not_replaced = !r->t.published;
         if (s->failure.step != NS_STEP_EXEC) {

@@ -28,21 +28,29 @@ struct finding {
 };
 static void report(GString *out, struct jsonw *w, const struct finding *f);
 
-/* Every file hidden from the build (run --only-inputs) is a finding: "denied", once per file.
- * Their number, or -1 on a database error (q has it). */
-static int report_denials(struct qdb *q, GString *out, struct jsonw *w)
+/* A file hidden from the build (run --only-inputs) that it looked up by name is a finding:
+ * "denied", once per file.  One it only did not see in a listing is not (`find`, a shell
+ * glob, make's directory cache list .git and every undeclared file there, whatever they
+ * want): *listed_only counts those.  Their number, or -1 on a database error (q has it). */
+static int report_denials(struct qdb *q, GString *out, struct jsonw *w, int *listed_only)
 {
     bool recorded;
     GArray *d = denials_load(q, 0, &recorded);
     if (!d)
         return -1;
     int n = 0;
-    for (guint i = 0; i < d->len; i++) {
-        const struct denial *e = &g_array_index(d, struct denial, i);
-        if (i && !strcmp(e->path, g_array_index(d, struct denial, i - 1).path))
-            continue;
-        report(out, w, &(struct finding){"denied", e->path, .package = e->package});
-        n++;
+    *listed_only = 0;
+    for (guint i = 0; i < d->len;) {
+        const struct denial *first = &g_array_index(d, struct denial, i);
+        bool looked_up = false;
+        for (; i < d->len && !strcmp(first->path, g_array_index(d, struct denial, i).path); i++)
+            looked_up |= g_array_index(d, struct denial, i).how != TRACEDB_DENIED_LISTING;
+        if (looked_up) {
+            report(out, w, &(struct finding){"denied", first->path, .package = first->package});
+            n++;
+        } else {
+            (*listed_only)++;
+        }
     }
     denials_free(d);
     return n;
@@ -209,7 +217,8 @@ int query_verify_main(int argc, char **argv)
         }
     }
     sqlite3_finalize(st);
-    int n_denied = report_denials(q, out, w);
+    int n_listed_only = 0;
+    int n_denied = report_denials(q, out, w, &n_listed_only);
     if (unused) {
         for (guint i = 0; i < entries->len; i++) {
             const struct manifest_entry *e = entries->pdata[i];
@@ -244,6 +253,12 @@ int query_verify_main(int argc, char **argv)
                                    n_denied == 1 ? "" : "s");
         g_string_append_c(out, '\n');
     }
+    if (!o.json && n_listed_only > 0)
+        g_string_append_printf(out, "note: %d undeclared file%s left out of listings only (not "
+                                    "findings: the build did not ask for %s by name; 'buildtrail "
+                                    "files --denied')\n",
+                               n_listed_only, n_listed_only == 1 ? " was" : "s were",
+                               n_listed_only == 1 ? "it" : "them");
     if (!o.json && !qdb_run(q)->complete)
         g_string_append_printf(out, "INCOMPLETE TRACE: %s; this verdict covers only what was "
                                     "recorded\n", qdb_run(q)->incomplete);

@@ -31,6 +31,8 @@ static const struct sql_table {
     {"versions", 11, 0},
     {"accesses", 10, 0},
     {"output", 5, 0},
+    /* What run --only-inputs hid from the build (none before trace schema 8). */
+    {"denials", 7, 0},
 };
 
 /* PostgreSQL types: an INTEGER is bigint and TEXT or BLOB bytea (paths, argv, hashes: raw
@@ -46,7 +48,17 @@ static const struct sql_column {
     {"accesses", "kind", "text", "(SELECT name FROM access_kinds WHERE code = kind)"},
     {"accesses", "open_flags", "integer", NULL},  {"accesses", "result", "integer", NULL},
     {"output", "stream", "smallint", NULL},
+    {"denials", "how", "text",
+     "(CASE how WHEN 1 THEN 'lookup' WHEN 2 THEN 'listing' ELSE CAST(how AS TEXT) END)"},
+    {"denials", "reason", "text",
+     "(CASE reason WHEN 1 THEN 'undeclared' WHEN 2 THEN 'package-not-allowed' "
+     "ELSE CAST(reason AS TEXT) END)"},
+    {"denials", "package", "text", NULL},
 };
+
+/* (the codes the denials' CASEs name) */
+G_STATIC_ASSERT(TRACEDB_DENIED_LOOKUP == 1 && TRACEDB_DENIED_LISTING == 2 &&
+                TRACEDB_DENIED_UNDECLARED == 1 && TRACEDB_DENIED_PACKAGE == 2);
 
 /* the columns of table ?1, in order (on the trace, and on the schema's reference) */
 TRACEDB_STATEMENT(sql_table_columns, 1, TRACEDB_SCHEMA_VERSION,

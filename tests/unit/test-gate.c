@@ -58,6 +58,41 @@ static void test_globs(void)
     gate_free(g);
 }
 
+/* A file named like a glob, in a directory named like one: reachable by its literal name. */
+static void test_literal_glob_name(void)
+{
+    struct gate *g = made("gen[1]/t[1].c\n");
+    VIS(g, "/work/proj/gen[1]", true);
+    VIS(g, "/work/proj/gen[1]/t[1].c", false);
+    HID(g, "/work/proj/gen[1]/t2.c", false);
+    gate_free(g);
+}
+
+/* A path declared under another name (where a symlink leads); the entries as paths. */
+static void test_added_path(void)
+{
+    struct gate *g = gate_new();
+    g_autofree char *err = NULL;
+    const char *m = "inc/v.h\nsrc/*.c\nlib/\n";
+    g_assert_cmpint(gate_add_manifest(g, m, strlen(m), "/work/proj", &err), ==, 0);
+    bool sub = true;
+    g_assert_cmpstr(gate_entry_path(g, 0, &sub), ==, "/work/proj/inc/v.h");
+    g_assert_false(sub);
+    g_assert_null(gate_entry_path(g, 1, &sub));
+    g_assert_cmpstr(gate_entry_path(g, 2, &sub), ==, "/work/proj/lib");
+    g_assert_true(sub);
+    gate_add_path(g, "/work/vendor/include/v.h", false);
+    gate_add_path(g, "/work/vendor/lib", true);
+    gate_add_tree(g, "/work", false);
+    gate_seal(g);
+    VIS(g, "/work/vendor/include/v.h", false);
+    VIS(g, "/work/vendor/include", true);
+    HID(g, "/work/vendor/include/w.h", false);
+    VIS(g, "/work/vendor/lib/x/y.so", false);
+    g_assert_cmpuint(gate_n_entries(g), ==, 3); /* the manifests' entries only */
+    gate_free(g);
+}
+
 static void test_system_named(void)
 {
     struct gate *g = made("/usr/include/zlib.h\n");
@@ -110,6 +145,8 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/gate/paths", test_paths);
     g_test_add_func("/gate/globs", test_globs);
+    g_test_add_func("/gate/literal-glob-name", test_literal_glob_name);
+    g_test_add_func("/gate/added-path", test_added_path);
     g_test_add_func("/gate/system-named", test_system_named);
     g_test_add_func("/gate/empty-and-bad", test_empty_and_bad);
     g_test_add_func("/gate/nested-trees", test_nested_trees);

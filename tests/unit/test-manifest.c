@@ -57,15 +57,38 @@ static void test_glob_tree(void)
     g_ptr_array_free(e, TRUE);
 }
 
+/* Names as tools print them: sha256sum's escaped lines, git's quoted ones, a name with glob
+ * characters as `git ls-files` lists it. */
+static void test_quoted_names(void)
+{
+    GPtrArray *e = parse_ok(
+        "\\e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  a\\\\b\\nc\n"
+        "\"\\303\\251t\\\"*.c\"\n"
+        "t[1].c\n");
+    g_assert_cmpuint(e->len, ==, 3);
+    g_assert_cmpstr(entry(e, 0)->pattern, ==, "/work/src/a\\b\nc");
+    g_assert_cmpstr(entry(e, 0)->sha256, ==,
+                    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    g_assert_true(manifest_match(entry(e, 0), "/work/src/a\\b\nc"));
+    g_assert_cmpstr(entry(e, 1)->pattern, ==, "/work/src/\303\251t\"*.c");
+    g_assert_false(entry(e, 1)->glob); /* quoted: a literal name */
+    g_assert_false(manifest_match(entry(e, 1), "/work/src/\303\251t\"x.c"));
+    g_assert_true(entry(e, 2)->glob);
+    g_assert_true(manifest_match(entry(e, 2), "/work/src/t[1].c")); /* the name it spells */
+    g_assert_true(manifest_match(entry(e, 2), "/work/src/t1.c"));
+    g_ptr_array_free(e, TRUE);
+}
+
 static void test_errors(void)
 {
     const char *bad[] = {
         "ok\n0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
         "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef x\n",
         "a\0b\n",
+        "\"abc\\\"\n", /* a quoted path ending in a lone backslash */
     };
-    const size_t lens[] = {strlen(bad[0]), strlen(bad[1]), 4};
-    const char *lines[] = {"line 2", "line 1", "line 1"};
+    const size_t lens[] = {strlen(bad[0]), strlen(bad[1]), 4, strlen(bad[3])};
+    const char *lines[] = {"line 2", "line 1", "line 1", "line 1"};
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         GPtrArray *e = g_ptr_array_new_with_free_func(manifest_entry_free);
         g_autofree char *err = NULL;
@@ -82,5 +105,6 @@ int main(int argc, char **argv)
     g_test_add_func("/manifest/forms", test_forms);
     g_test_add_func("/manifest/glob-tree", test_glob_tree);
     g_test_add_func("/manifest/errors", test_errors);
+    g_test_add_func("/manifest/quoted-names", test_quoted_names);
     return g_test_run();
 }

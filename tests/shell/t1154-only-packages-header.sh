@@ -71,6 +71,9 @@ echo z.c > M
 set +e; out=$(bt verify -d "$T/no.db" --inputs M); st=$?; set -e
 assert_eq "$st" 1 "verify's verdict"
 assert_contains "$out" "/usr/include/zlib.h  (of package zlib1g-dev, not allowed)" "verify"
+# the SQL export names the reason, as files --denied does (it said '2')
+bt export -d "$T/no.db" --format sql | grep -q "'package-not-allowed'" ||
+    fail "export --format sql: no 'package-not-allowed' denial"
 # Declared: through the clause's build profile, or named.
 DEB_BUILD_PROFILES=pkg.ztest.zlib bt run -q -o "$T/yes.db" --system --only-packages @debian/control -- sh -c "$build" > "$T/yes.out" ||
     fail "the build with zlib1g-dev declared"

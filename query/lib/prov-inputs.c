@@ -3,6 +3,7 @@
 #include "prov-internal.h"
 #include "tracedb.h"
 
+#include <limits.h>
 #include <string.h>
 
 void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
@@ -29,6 +30,8 @@ void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o
         pv_idmap_init(&w->done_script, 0, NULL);
     }
     g_queue_init(&w->queue);
+    w->buckets = NULL;
+    w->bucket_at = 0;
     w->all = g_ptr_array_new_with_free_func(g_free);
     w->limit = limit;
     w->gave_up = false;
@@ -70,15 +73,67 @@ GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, vo
     }
     g_ptr_array_free(w->all, TRUE);
     g_queue_clear(&w->queue);
+    if (w->buckets)
+        g_ptr_array_free(w->buckets, TRUE);
     return out;
+}
+
+static void free_queue(gpointer q)
+{
+    g_queue_free(q);
+}
+
+void pv_walk_push(struct walk *w, struct wnode *n)
+{
+    if (!w->buckets) {
+        g_queue_push_tail(&w->queue, n);
+        return;
+    }
+    guint d = (guint)n->n.depth;
+    if (w->buckets->len <= d) {
+        guint had = w->buckets->len;
+        g_ptr_array_set_size(w->buckets, (gint)d + 1);
+        for (guint i = had; i <= d; i++)
+            w->buckets->pdata[i] = g_queue_new();
+    }
+    g_queue_push_tail(w->buckets->pdata[d], n);
+    if (d < w->bucket_at)
+        w->bucket_at = d; /* (never: a walk adds at or below the depth it expands) */
+}
+
+struct wnode *pv_walk_next(struct walk *w)
+{
+    if (!w->buckets)
+        return g_queue_pop_head(&w->queue);
+    for (; w->bucket_at < w->buckets->len; w->bucket_at++) {
+        struct wnode *n;
+        while ((n = g_queue_pop_head(w->buckets->pdata[w->bucket_at])))
+            if (!n->popped && (guint)n->n.depth == w->bucket_at) { /* (else: queued again) */
+                n->popped = true;
+                return n;
+            }
+    }
+    return NULL;
+}
+
+/* Make `w` a shared walk: a bucket per depth instead of one queue. */
+static void walk_buckets(struct walk *w)
+{
+    w->buckets = g_ptr_array_new_with_free_func(free_queue);
 }
 
 void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, bool prune)
 {
-    struct prov_node *n = pv_idmap_get(&w->nodes, id);
+    struct wnode *n = pv_idmap_get(&w->nodes, id);
     if (n) {
-        if (role < n->role)
-            n->role = role; /* the most specific use wins */
+        if (role < n->n.role)
+            n->n.role = role; /* the most specific use wins */
+        if (depth > 0)
+            n->kinds |= PV_KIND_OF(role);
+        if (depth < n->n.depth) { /* (a shared walk's: a splice had put it deeper) */
+            n->n.depth = depth;
+            pv_walk_push(w, n);
+        }
         return;
     }
     if (w->gave_up || (w->limit && w->all->len >= w->limit)) {
@@ -88,14 +143,15 @@ void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, boo
     const struct prov_version *v = prov_version(w->p, id);
     if (!v || (prune && prov_path_under(v->path, w->o->prune)))
         return;
-    n = g_new(struct prov_node, 1);
-    n->v = v;
-    n->role = role;
-    n->depth = depth;
-    n->guess = false;
+    n = g_new0(struct wnode, 1);
+    n->n.v = v;
+    n->n.role = role;
+    n->n.depth = depth;
+    n->covered = INT_MAX;
+    n->kinds = depth > 0 ? PV_KIND_OF(role) : 0; /* (a start's OTHER is no use of it) */
     pv_idmap_set(&w->nodes, id, n);
     g_ptr_array_add(w->all, n);
-    g_queue_push_tail(&w->queue, n);
+    pv_walk_push(w, n);
 }
 
 /* Mark process `id` as expanded up to `bound` in `done`.  Going up (inputs: reads before a
@@ -149,8 +205,9 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
         if (e->t < from || e->t > bound)
             continue;
         const struct prov_node *have = pv_idmap_get(&w->nodes, e->id);
-        if (have && have->role == PROV_ROLE_SOURCE)
-            continue; /* seen, and no use is more specific */
+        if (have && have->role == PROV_ROLE_SOURCE && !w->buckets)
+            continue; /* seen, and no use is more specific (a shared walk sees each use: a
+                       * splice may have put it deeper, and prov-share.c checks the uses) */
         enum prov_role role = pv_read_role(w, f, e, script);
         if (role != PROV_ROLE_COUNT)
             pv_walk_add(w, e->id, role, depth, true);
@@ -222,21 +279,30 @@ static bool not_start(const struct prov_node *n, void *data)
 }
 
 /* One walk back from `n` starts (at depth 0, never pruned) at one level; the starts are in
- * the result only with keep_starts.  NULL when it gave up (past `limit` nodes). */
-GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
-                          const struct prov_walk_opts *o, unsigned limit, enum level level)
+ * the result only with keep_starts.  NULL when it gave up (past `limit` nodes).  `shared`:
+ * splicing in the closures kept (prov-share.c); *mixed then says whether the result cannot be
+ * trusted (a version both linked as a shared library and used otherwise: where the walk
+ * stops depended on the order it went). */
+static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                          const struct prov_walk_opts *o, unsigned limit, enum level level,
+                          bool shared, bool *mixed)
 {
     struct walk w;
     pv_walk_init(&w, p, o, limit);
     w.level = level;
+    if (shared)
+        walk_buckets(&w);
     /* Every start first, at depth 0: one found later as another's input is still followed
      * (stop_at_shlibs stops only below a start). */
     for (guint i = 0; i < n; i++)
         pv_walk_add(&w, starts[i], PROV_ROLE_OTHER, 0, false);
-    struct prov_node *node;
-    while (!w.gave_up && (node = g_queue_pop_head(&w.queue))) {
+    struct wnode *wn;
+    while (!w.gave_up && (wn = pv_walk_next(&w))) {
+        struct prov_node *node = &wn->n;
         int depth = node->depth + 1;
         if (o->stop_at_shlibs && node->depth > 0 && node->role == PROV_ROLE_SHLIB)
+            continue;
+        if (shared && node->depth > 0 && pv_share_splice(&w, wn))
             continue;
         if (o->max_depth > 0 && node->depth >= o->max_depth)
             continue; /* listed, not followed */
@@ -253,7 +319,20 @@ GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_
             expand_writer(&w, node->v, writers.e[i].id, writers.e[i].t, depth);
         pv_edges_done(&writers);
     }
+    if (shared)
+        *mixed = !pv_share_keep(&w, starts[0]);
     return pv_walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
+}
+
+GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                      const struct prov_walk_opts *o, unsigned limit, enum level level)
+{
+    bool shared = pv_share_applies(p, n, level, o, limit), mixed = false;
+    GArray *r = walk_level(p, starts, n, keep_starts, o, limit, level, shared, &mixed);
+    if (!mixed)
+        return r;
+    g_array_unref(r); /* walked again alone: in the order that decides */
+    return walk_level(p, starts, n, keep_starts, o, limit, level, false, &mixed);
 }
 
 static GArray *walk_one_level(const struct level_walk *x, enum level l)

@@ -44,6 +44,51 @@ static gint node_cmp(gconstpointer a, gconstpointer b)
     return c ? c : (x->v->id > y->v->id) - (x->v->id < y->v->id);
 }
 
+static gint version_cmp(gconstpointer a, gconstpointer b)
+{
+    struct prov_node x = {*(const struct prov_version *const *)a},
+                     y = {*(const struct prov_version *const *)b};
+    return node_cmp(&x, &y);
+}
+
+/* Every version's place in node_cmp's order ([version id]), made once on the loaded graph (a
+ * command that walks per product sorts millions of nodes: an integer compare, not strcmp). */
+static const guint32 *path_ranks(struct prov *p)
+{
+    if (p->path_rank || !p->graph)
+        return p->path_rank;
+    GPtrArray *all = g_ptr_array_new();
+    for (int64_t id = 1; id <= p->versions.max; id++) {
+        const struct prov_version *v = prov_version(p, id);
+        if (v)
+            g_ptr_array_add(all, (gpointer)v);
+    }
+    g_ptr_array_sort(all, version_cmp);
+    p->path_rank = g_new0(guint32, (size_t)p->versions.max + 1);
+    for (guint i = 0; i < all->len; i++)
+        p->path_rank[((const struct prov_version *)all->pdata[i])->id] = i;
+    g_ptr_array_free(all, TRUE);
+    return p->path_rank;
+}
+
+static gint node_rank_cmp(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const guint32 *rank = data;
+    guint32 x = rank[((const struct prov_node *)a)->v->id],
+            y = rank[((const struct prov_node *)b)->v->id];
+    return (x > y) - (x < y);
+}
+
+/* Sort nodes by path, then version id. */
+static void sort_nodes(struct prov *p, GArray *nodes)
+{
+    const guint32 *rank = nodes->len > 1 ? path_ranks(p) : NULL;
+    if (rank)
+        g_array_sort_with_data(nodes, node_rank_cmp, (gpointer)rank);
+    else
+        g_array_sort(nodes, node_cmp);
+}
+
 /* The nodes that pass `keep` (all when NULL), sorted; frees the walk.  NULL if it gave up. */
 GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, void *),
                            void *data)
@@ -56,7 +101,7 @@ GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, vo
             if (!keep || keep(n, data))
                 g_array_append_val(out, *n);
         }
-        g_array_sort(out, node_cmp);
+        sort_nodes(w->p, out);
     }
     if (w->reused) {
         pv_idmap_reset(&w->nodes);
@@ -143,15 +188,22 @@ void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, boo
     const struct prov_version *v = prov_version(w->p, id);
     if (!v || (prune && prov_path_under(v->path, w->o->prune)))
         return;
-    n = g_new0(struct wnode, 1);
+    pv_walk_new_node(w, v, role, depth)->kinds =
+        depth > 0 ? PV_KIND_OF(role) : 0; /* (a start's OTHER is no use of it) */
+}
+
+struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
+                               int depth)
+{
+    struct wnode *n = g_new0(struct wnode, 1);
     n->n.v = v;
     n->n.role = role;
     n->n.depth = depth;
     n->covered = INT_MAX;
-    n->kinds = depth > 0 ? PV_KIND_OF(role) : 0; /* (a start's OTHER is no use of it) */
-    pv_idmap_set(&w->nodes, id, n);
+    pv_idmap_set(&w->nodes, v->id, n);
     g_ptr_array_add(w->all, n);
     pv_walk_push(w, n);
+    return n;
 }
 
 /* Mark process `id` as expanded up to `bound` in `done`.  Going up (inputs: reads before a
@@ -373,7 +425,7 @@ GArray *pv_merge_levels(const struct level_walk *x)
     }
     g_hash_table_destroy(have);
     if (out)
-        g_array_sort(out, node_cmp);
+        sort_nodes(x->p, out);
     return out;
 }
 

@@ -106,7 +106,8 @@ struct prov {
     GHashTable *direct;     /* version id -> GHashTable of the version ids it carries one step
                              * back -> enum level + 1 (the outputs walk's code levels); lazy */
     struct idmap configure; /* process id -> 2 under a configure step, 1 not (under_configure) */
-    struct share *share;    /* NULL unless prov_share_closures: the kept influence closures */
+    struct share *share;    /* NULL unless prov_share_closures: the kept closures */
+    guint32 *path_rank;     /* [version id] -> its place by path (prov-inputs.c), or NULL */
 };
 
 /* What every successful access says about files and versions, from one scan
@@ -311,6 +312,9 @@ GArray *pv_merge_levels(const struct level_walk *x);
 struct wnode *pv_walk_next(struct walk *w);
 /* Queue node `n` at its depth. */
 void pv_walk_push(struct walk *w, struct wnode *n);
+/* A new node of the walk for `v` (not covered, no uses), queued. */
+struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
+                               int depth);
 
 /* ---- prov-share.c: influence closures kept and spliced into later walks ---- */
 

@@ -92,15 +92,9 @@ static void relax(struct walk *w, int64_t id, enum prov_role role, guint8 kinds,
         const struct prov_version *v = prov_version(w->p, id);
         if (!v)
             return;
-        n = g_new0(struct wnode, 1);
-        n->n.v = v;
-        n->n.role = role;
-        n->n.depth = depth;
+        n = pv_walk_new_node(w, v, role, depth);
         n->kinds = kinds;
         n->covered = covered ? depth : INT_MAX;
-        pv_idmap_set(&w->nodes, id, n);
-        g_ptr_array_add(w->all, n);
-        pv_walk_push(w, n);
         return;
     }
     if (role < n->n.role)

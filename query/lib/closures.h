@@ -9,8 +9,8 @@
  * later ask of that version is answered from memory.  The walks themselves share the rules'
  * work across products (prov: each read's role and each interpreter module judged once), so
  * the closure of what products have in common (gnulib's objects in every coreutils program)
- * costs a walk over nodes already judged (docs/performance.md, "Closures"), and the influence
- * level of what an earlier walk reached is spliced in, not walked again (prov-share.c).
+ * costs a walk over nodes already judged (docs/performance.md, "Closures"), and the closure of
+ * what an earlier walk reached is spliced in, not walked again (prov-share.c).
  *
  * Contract: over one struct prov (single-threaded, as prov.h says); prints nothing; errors
  * are the qdb's (qdb_failed).  The arrays are the engine's, valid until closures_free; each

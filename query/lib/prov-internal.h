@@ -316,7 +316,7 @@ void pv_walk_push(struct walk *w, struct wnode *n);
 struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
                                int depth);
 
-/* ---- prov-share.c: influence closures kept and spliced into later walks ---- */
+/* ---- prov-share.c: closures kept and spliced into later walks ---- */
 
 /* Does the walk of `n` starts at `level` with options `o` and `limit` share closures (the
  * prov shares them, one start, a level of code or influence, these are its options, no

@@ -156,9 +156,9 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
  * times: each walk is then in memory, never one SQL lookup per step. */
 void prov_load(struct prov *p);
 
-/* From now on, keep the influence level of every input walk from one version with options
- * `o` (prune ignored: none), and splice what was kept of a version into later such walks that
- * reach it instead of walking it again: the same closures (prov-share.c says why), for a
+/* From now on, keep each level of every input walk from one version with options `o` (prune
+ * ignored: none), and splice what was kept of a version into later such walks that reach it
+ * instead of walking it again: the same closures (prov-share.c says why), for a
  * command that walks from many versions which share much of their closures (the closures
  * engine: a product per walk).  Loads the graph.  The later walks gain most when the earlier
  * versions are walked first (in id order). */

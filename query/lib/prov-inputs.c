@@ -32,6 +32,7 @@ void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o
     g_queue_init(&w->queue);
     w->buckets = NULL;
     w->bucket_at = 0;
+    w->unsorted = false;
     w->all = g_ptr_array_new_with_free_func(g_free);
     w->limit = limit;
     w->gave_up = false;
@@ -89,7 +90,8 @@ static void sort_nodes(struct prov *p, GArray *nodes)
         g_array_sort(nodes, node_cmp);
 }
 
-/* The nodes that pass `keep` (all when NULL), sorted; frees the walk.  NULL if it gave up. */
+/* The nodes that pass `keep` (all when NULL), sorted (unless w->unsorted); frees the walk.
+ * NULL if it gave up. */
 GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, void *),
                            void *data)
 {
@@ -101,7 +103,8 @@ GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, vo
             if (!keep || keep(n, data))
                 g_array_append_val(out, *n);
         }
-        sort_nodes(w->p, out);
+        if (!w->unsorted)
+            sort_nodes(w->p, out);
     }
     if (w->reused) {
         pv_idmap_reset(&w->nodes);
@@ -335,13 +338,19 @@ static bool not_start(const struct prov_node *n, void *data)
  * splicing in the closures kept (prov-share.c); *mixed then says whether the result cannot be
  * trusted (a version both linked as a shared library and used otherwise: where the walk
  * stops depended on the order it went). */
+struct walk_how {
+    bool shared, sorted;
+};
+
 static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
                           const struct prov_walk_opts *o, unsigned limit, enum level level,
-                          bool shared, bool *mixed)
+                          struct walk_how how, bool *mixed)
 {
     struct walk w;
     pv_walk_init(&w, p, o, limit);
     w.level = level;
+    w.unsorted = !how.sorted;
+    bool shared = how.shared;
     if (shared)
         walk_buckets(&w);
     /* Every start first, at depth 0: one found later as another's input is still followed
@@ -376,21 +385,34 @@ static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool k
     return pv_walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
 }
 
-GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
-                      const struct prov_walk_opts *o, unsigned limit, enum level level)
+/* pv_walk_level, its nodes in the order found unless `sorted`. */
+static GArray *walk_level_in(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                             const struct prov_walk_opts *o, unsigned limit, enum level level,
+                             bool sorted)
 {
     bool shared = pv_share_applies(p, n, level, o, limit), mixed = false;
-    GArray *r = walk_level(p, starts, n, keep_starts, o, limit, level, shared, &mixed);
+    struct walk_how how = {shared, sorted};
+    GArray *r = walk_level(p, starts, n, keep_starts, o, limit, level, how, &mixed);
     if (!mixed)
         return r;
     g_array_unref(r); /* walked again alone: in the order that decides */
-    return walk_level(p, starts, n, keep_starts, o, limit, level, false, &mixed);
+    how.shared = false;
+    return walk_level(p, starts, n, keep_starts, o, limit, level, how, &mixed);
 }
 
-static GArray *walk_one_level(const struct level_walk *x, enum level l)
+GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                      const struct prov_walk_opts *o, unsigned limit, enum level level)
+{
+    return walk_level_in(p, starts, n, keep_starts, o, limit, level, true);
+}
+
+/* One level's walk; an inputs walk's nodes in the order found unless `sorted` (the merge sorts
+ * what it keeps once). */
+static GArray *walk_one_level(const struct level_walk *x, enum level l, bool sorted)
 {
     return x->outputs ? pv_walk_outputs_level(x->p, x->starts, x->n, x->o, x->limit, l)
-                      : pv_walk_level(x->p, x->starts, x->n, x->keep_starts, x->o, x->limit, l);
+                      : walk_level_in(x->p, x->starts, x->n, x->keep_starts, x->o, x->limit, l,
+                                      sorted);
 }
 
 /* The levels' walks merged: each version at the first level that reached it (its role and
@@ -400,12 +422,16 @@ static GArray *walk_one_level(const struct level_walk *x, enum level l)
 GArray *pv_merge_levels(const struct level_walk *x)
 {
     if (x->o->every_read)
-        return walk_one_level(x, x->outputs ? LEVEL_INFLUENCE : LEVEL_EVERY_READ);
+        return walk_one_level(x, x->outputs ? LEVEL_INFLUENCE : LEVEL_EVERY_READ, true);
     enum level last = x->o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
     GArray *out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
-    GHashTable *have = g_hash_table_new(g_int64_hash, g_int64_equal);
+    /* the versions kept: a bit per version on the loaded graph (millions of asks when a
+     * command walks per product), else a set */
+    int64_t max = x->p->graph ? x->p->versions.max : 0;
+    guint8 *seen = max ? g_malloc0((size_t)max / 8 + 1) : NULL;
+    GHashTable *have = seen ? NULL : g_hash_table_new(g_int64_hash, g_int64_equal);
     for (enum level l = LEVEL_EXACT; l <= last && out; l++) {
-        GArray *r = walk_one_level(x, l);
+        GArray *r = walk_one_level(x, l, false);
         if (!r) {
             g_array_unref(out);
             out = NULL;
@@ -413,17 +439,24 @@ GArray *pv_merge_levels(const struct level_walk *x)
         }
         for (guint i = 0; i < r->len; i++) {
             struct prov_node *nd = &g_array_index(r, struct prov_node, i);
-            if (g_hash_table_contains(have, &nd->v->id))
+            int64_t id = nd->v->id;
+            bool dense = seen && id > 0 && id <= max;
+            if (dense ? (seen[id / 8] >> (id % 8)) & 1 : have && g_hash_table_contains(have, &id))
                 continue;
             nd->guess = l == LEVEL_GUESS;
             if (x->outputs && l == LEVEL_INFLUENCE)
                 nd->role = PROV_ROLE_SCRIPT;
             g_array_append_val(out, *nd);
-            g_hash_table_add(have, (gpointer)&nd->v->id); /* (the version is the prov's) */
+            if (dense)
+                seen[id / 8] |= (guint8)(1u << (id % 8));
+            else if (have)
+                g_hash_table_add(have, (gpointer)&nd->v->id); /* (the version is the prov's) */
         }
         g_array_unref(r);
     }
-    g_hash_table_destroy(have);
+    g_free(seen);
+    if (have)
+        g_hash_table_destroy(have);
     if (out)
         sort_nodes(x->p, out);
     return out;

@@ -177,6 +177,7 @@ struct walk {
                             * reaches nodes deeper than the next; a node whose depth drops is
                             * queued again), or NULL */
     guint bucket_at;       /* the lowest bucket that may hold a node */
+    bool unsorted;         /* pv_walk_finish leaves the nodes in the order found */
     struct idmap done_data; /* process id -> bound already expanded (as a data writer), +1 */
     struct idmap done_script; /* the same, as an ancestor */
     GPtrArray *all;        /* every node, in the order found */
@@ -296,7 +297,8 @@ bool pv_add_selected(struct walk *w, const struct prov_version *v, const struct 
 
 void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
                   unsigned limit);
-/* The nodes that pass `keep` (all when NULL), sorted; frees the walk.  NULL if it gave up. */
+/* The nodes that pass `keep` (all when NULL), sorted (unless w->unsorted); frees the walk.
+ * NULL if it gave up. */
 GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, void *),
                        void *data);
 void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, bool prune);

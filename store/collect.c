@@ -365,6 +365,14 @@ static void add_products(struct collector *c, struct qdb *q)
                                                .max_depth = 1};
     GHashTable *lic_cache = licroll_cache_new();
     GArray *kept = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    /* the closures asked below, walked in the order that shares most (closures_plan) */
+    for (guint i = 0; i < products->len; i++) {
+        const struct prov_version *pv = products->pdata[i];
+        if (!prov_made_by_configure(p, pv->id))
+            g_array_append_val(kept, pv->id);
+    }
+    closures_plan(closures, (const int64_t *)(void *)kept->data, kept->len);
+    g_array_set_size(kept, 0);
     for (guint i = 0; i < products->len && !qdb_failed(q); i++) {
         const struct prov_version *pv = products->pdata[i];
         if (prov_made_by_configure(p, pv->id))

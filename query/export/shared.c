@@ -147,8 +147,17 @@ int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set
  * nor what only decided how it was made: build scripts, probes), and the programs run. */
 const GArray *ex_closure(struct export_ctx *x, const struct prov_version *v)
 {
-    if (!x->closures)
+    if (!x->closures) {
         x->closures = closures_new(x->p);
+        /* every product's, in the order that shares most (closures_plan) */
+        GArray *prods = ex_products(x);
+        GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), prods->len);
+        for (guint i = 0; i < prods->len; i++)
+            g_array_append_val(ids, g_array_index(prods, const struct prov_version *, i)->id);
+        closures_plan(x->closures, (const int64_t *)(void *)ids->data, ids->len);
+        g_array_unref(ids);
+        g_array_unref(prods);
+    }
     return closures_of(x->closures, v->id);
 }
 

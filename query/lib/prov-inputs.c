@@ -3,6 +3,7 @@
 #include "prov-internal.h"
 #include "tracedb.h"
 
+#include <limits.h>
 #include <string.h>
 
 void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
@@ -29,6 +30,9 @@ void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o
         pv_idmap_init(&w->done_script, 0, NULL);
     }
     g_queue_init(&w->queue);
+    w->buckets = NULL;
+    w->bucket_at = 0;
+    w->unsorted = false;
     w->all = g_ptr_array_new_with_free_func(g_free);
     w->limit = limit;
     w->gave_up = false;
@@ -41,7 +45,53 @@ static gint node_cmp(gconstpointer a, gconstpointer b)
     return c ? c : (x->v->id > y->v->id) - (x->v->id < y->v->id);
 }
 
-/* The nodes that pass `keep` (all when NULL), sorted; frees the walk.  NULL if it gave up. */
+static gint version_cmp(gconstpointer a, gconstpointer b)
+{
+    struct prov_node x = {*(const struct prov_version *const *)a},
+                     y = {*(const struct prov_version *const *)b};
+    return node_cmp(&x, &y);
+}
+
+/* Every version's place in node_cmp's order ([version id]), made once on the loaded graph (a
+ * command that walks per product sorts millions of nodes: an integer compare, not strcmp). */
+static const guint32 *path_ranks(struct prov *p)
+{
+    if (p->path_rank || !p->graph)
+        return p->path_rank;
+    GPtrArray *all = g_ptr_array_new();
+    for (int64_t id = 1; id <= p->versions.max; id++) {
+        const struct prov_version *v = prov_version(p, id);
+        if (v)
+            g_ptr_array_add(all, (gpointer)v);
+    }
+    g_ptr_array_sort(all, version_cmp);
+    p->path_rank = g_new0(guint32, (size_t)p->versions.max + 1);
+    for (guint i = 0; i < all->len; i++)
+        p->path_rank[((const struct prov_version *)all->pdata[i])->id] = i;
+    g_ptr_array_free(all, TRUE);
+    return p->path_rank;
+}
+
+static gint node_rank_cmp(gconstpointer a, gconstpointer b, gpointer data)
+{
+    const guint32 *rank = data;
+    guint32 x = rank[((const struct prov_node *)a)->v->id],
+            y = rank[((const struct prov_node *)b)->v->id];
+    return (x > y) - (x < y);
+}
+
+/* Sort nodes by path, then version id. */
+static void sort_nodes(struct prov *p, GArray *nodes)
+{
+    const guint32 *rank = nodes->len > 1 ? path_ranks(p) : NULL;
+    if (rank)
+        g_array_sort_with_data(nodes, node_rank_cmp, (gpointer)rank);
+    else
+        g_array_sort(nodes, node_cmp);
+}
+
+/* The nodes that pass `keep` (all when NULL), sorted (unless w->unsorted); frees the walk.
+ * NULL if it gave up. */
 GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, void *),
                            void *data)
 {
@@ -53,7 +103,8 @@ GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, vo
             if (!keep || keep(n, data))
                 g_array_append_val(out, *n);
         }
-        g_array_sort(out, node_cmp);
+        if (!w->unsorted)
+            sort_nodes(w->p, out);
     }
     if (w->reused) {
         pv_idmap_reset(&w->nodes);
@@ -70,15 +121,67 @@ GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, vo
     }
     g_ptr_array_free(w->all, TRUE);
     g_queue_clear(&w->queue);
+    if (w->buckets)
+        g_ptr_array_free(w->buckets, TRUE);
     return out;
+}
+
+static void free_queue(gpointer q)
+{
+    g_queue_free(q);
+}
+
+void pv_walk_push(struct walk *w, struct wnode *n)
+{
+    if (!w->buckets) {
+        g_queue_push_tail(&w->queue, n);
+        return;
+    }
+    guint d = (guint)n->n.depth;
+    if (w->buckets->len <= d) {
+        guint had = w->buckets->len;
+        g_ptr_array_set_size(w->buckets, (gint)d + 1);
+        for (guint i = had; i <= d; i++)
+            w->buckets->pdata[i] = g_queue_new();
+    }
+    g_queue_push_tail(w->buckets->pdata[d], n);
+    if (d < w->bucket_at)
+        w->bucket_at = d; /* (never: a walk adds at or below the depth it expands) */
+}
+
+struct wnode *pv_walk_next(struct walk *w)
+{
+    if (!w->buckets)
+        return g_queue_pop_head(&w->queue);
+    for (; w->bucket_at < w->buckets->len; w->bucket_at++) {
+        struct wnode *n;
+        while ((n = g_queue_pop_head(w->buckets->pdata[w->bucket_at])))
+            if (!n->popped && (guint)n->n.depth == w->bucket_at) { /* (else: queued again) */
+                n->popped = true;
+                return n;
+            }
+    }
+    return NULL;
+}
+
+/* Make `w` a shared walk: a bucket per depth instead of one queue. */
+static void walk_buckets(struct walk *w)
+{
+    w->buckets = g_ptr_array_new_with_free_func(free_queue);
 }
 
 void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, bool prune)
 {
-    struct prov_node *n = pv_idmap_get(&w->nodes, id);
+    struct wnode *n = pv_idmap_get(&w->nodes, id);
     if (n) {
-        if (role < n->role)
-            n->role = role; /* the most specific use wins */
+        if (role < n->n.role)
+            n->n.role = role; /* the most specific use wins */
+        if (depth > 0)
+            n->kinds |= PV_KIND_OF(role);
+        if (depth < n->n.depth) { /* (a shared walk's: a splice had put it deeper) */
+            n->n.depth = depth;
+            pv_walk_push(w, n);
+        }
         return;
     }
     if (w->gave_up || (w->limit && w->all->len >= w->limit)) {
@@ -88,14 +191,22 @@ void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, boo
     const struct prov_version *v = prov_version(w->p, id);
     if (!v || (prune && prov_path_under(v->path, w->o->prune)))
         return;
-    n = g_new(struct prov_node, 1);
-    n->v = v;
-    n->role = role;
-    n->depth = depth;
-    n->guess = false;
-    pv_idmap_set(&w->nodes, id, n);
+    pv_walk_new_node(w, v, role, depth)->kinds =
+        depth > 0 ? PV_KIND_OF(role) : 0; /* (a start's OTHER is no use of it) */
+}
+
+struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
+                               int depth)
+{
+    struct wnode *n = g_new0(struct wnode, 1);
+    n->n.v = v;
+    n->n.role = role;
+    n->n.depth = depth;
+    n->covered = INT_MAX;
+    pv_idmap_set(&w->nodes, v->id, n);
     g_ptr_array_add(w->all, n);
-    g_queue_push_tail(&w->queue, n);
+    pv_walk_push(w, n);
+    return n;
 }
 
 /* Mark process `id` as expanded up to `bound` in `done`.  Going up (inputs: reads before a
@@ -149,8 +260,9 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
         if (e->t < from || e->t > bound)
             continue;
         const struct prov_node *have = pv_idmap_get(&w->nodes, e->id);
-        if (have && have->role == PROV_ROLE_SOURCE)
-            continue; /* seen, and no use is more specific */
+        if (have && have->role == PROV_ROLE_SOURCE && !w->buckets)
+            continue; /* seen, and no use is more specific (a shared walk sees each use: a
+                       * splice may have put it deeper, and prov-share.c checks the uses) */
         enum prov_role role = pv_read_role(w, f, e, script);
         if (role != PROV_ROLE_COUNT)
             pv_walk_add(w, e->id, role, depth, true);
@@ -222,21 +334,36 @@ static bool not_start(const struct prov_node *n, void *data)
 }
 
 /* One walk back from `n` starts (at depth 0, never pruned) at one level; the starts are in
- * the result only with keep_starts.  NULL when it gave up (past `limit` nodes). */
-GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
-                          const struct prov_walk_opts *o, unsigned limit, enum level level)
+ * the result only with keep_starts.  NULL when it gave up (past `limit` nodes).  `shared`:
+ * splicing in the closures kept (prov-share.c); *mixed then says whether the result cannot be
+ * trusted (a version both linked as a shared library and used otherwise: where the walk
+ * stops depended on the order it went). */
+struct walk_how {
+    bool shared, sorted;
+};
+
+static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                          const struct prov_walk_opts *o, unsigned limit, enum level level,
+                          struct walk_how how, bool *mixed)
 {
     struct walk w;
     pv_walk_init(&w, p, o, limit);
     w.level = level;
+    w.unsorted = !how.sorted;
+    bool shared = how.shared;
+    if (shared)
+        walk_buckets(&w);
     /* Every start first, at depth 0: one found later as another's input is still followed
      * (stop_at_shlibs stops only below a start). */
     for (guint i = 0; i < n; i++)
         pv_walk_add(&w, starts[i], PROV_ROLE_OTHER, 0, false);
-    struct prov_node *node;
-    while (!w.gave_up && (node = g_queue_pop_head(&w.queue))) {
+    struct wnode *wn;
+    while (!w.gave_up && (wn = pv_walk_next(&w))) {
+        struct prov_node *node = &wn->n;
         int depth = node->depth + 1;
         if (o->stop_at_shlibs && node->depth > 0 && node->role == PROV_ROLE_SHLIB)
+            continue;
+        if (shared && node->depth > 0 && pv_share_splice(&w, wn))
             continue;
         if (o->max_depth > 0 && node->depth >= o->max_depth)
             continue; /* listed, not followed */
@@ -253,13 +380,39 @@ GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_
             expand_writer(&w, node->v, writers.e[i].id, writers.e[i].t, depth);
         pv_edges_done(&writers);
     }
+    if (shared)
+        *mixed = !pv_share_keep(&w, starts[0]);
     return pv_walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
 }
 
-static GArray *walk_one_level(const struct level_walk *x, enum level l)
+/* pv_walk_level, its nodes in the order found unless `sorted`. */
+static GArray *walk_level_in(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                             const struct prov_walk_opts *o, unsigned limit, enum level level,
+                             bool sorted)
+{
+    bool shared = pv_share_applies(p, n, level, o, limit), mixed = false;
+    struct walk_how how = {shared, sorted};
+    GArray *r = walk_level(p, starts, n, keep_starts, o, limit, level, how, &mixed);
+    if (!mixed)
+        return r;
+    g_array_unref(r); /* walked again alone: in the order that decides */
+    how.shared = false;
+    return walk_level(p, starts, n, keep_starts, o, limit, level, how, &mixed);
+}
+
+GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,
+                      const struct prov_walk_opts *o, unsigned limit, enum level level)
+{
+    return walk_level_in(p, starts, n, keep_starts, o, limit, level, true);
+}
+
+/* One level's walk; an inputs walk's nodes in the order found unless `sorted` (the merge sorts
+ * what it keeps once). */
+static GArray *walk_one_level(const struct level_walk *x, enum level l, bool sorted)
 {
     return x->outputs ? pv_walk_outputs_level(x->p, x->starts, x->n, x->o, x->limit, l)
-                      : pv_walk_level(x->p, x->starts, x->n, x->keep_starts, x->o, x->limit, l);
+                      : walk_level_in(x->p, x->starts, x->n, x->keep_starts, x->o, x->limit, l,
+                                      sorted);
 }
 
 /* The levels' walks merged: each version at the first level that reached it (its role and
@@ -269,12 +422,16 @@ static GArray *walk_one_level(const struct level_walk *x, enum level l)
 GArray *pv_merge_levels(const struct level_walk *x)
 {
     if (x->o->every_read)
-        return walk_one_level(x, x->outputs ? LEVEL_INFLUENCE : LEVEL_EVERY_READ);
+        return walk_one_level(x, x->outputs ? LEVEL_INFLUENCE : LEVEL_EVERY_READ, true);
     enum level last = x->o->code_only ? LEVEL_GUESS : LEVEL_INFLUENCE;
     GArray *out = g_array_new(FALSE, FALSE, sizeof(struct prov_node));
-    GHashTable *have = g_hash_table_new(g_int64_hash, g_int64_equal);
+    /* the versions kept: a bit per version on the loaded graph (millions of asks when a
+     * command walks per product), else a set */
+    int64_t max = x->p->graph ? x->p->versions.max : 0;
+    guint8 *seen = max ? g_malloc0((size_t)max / 8 + 1) : NULL;
+    GHashTable *have = seen ? NULL : g_hash_table_new(g_int64_hash, g_int64_equal);
     for (enum level l = LEVEL_EXACT; l <= last && out; l++) {
-        GArray *r = walk_one_level(x, l);
+        GArray *r = walk_one_level(x, l, false);
         if (!r) {
             g_array_unref(out);
             out = NULL;
@@ -282,19 +439,26 @@ GArray *pv_merge_levels(const struct level_walk *x)
         }
         for (guint i = 0; i < r->len; i++) {
             struct prov_node *nd = &g_array_index(r, struct prov_node, i);
-            if (g_hash_table_contains(have, &nd->v->id))
+            int64_t id = nd->v->id;
+            bool dense = seen && id > 0 && id <= max;
+            if (dense ? (seen[id / 8] >> (id % 8)) & 1 : have && g_hash_table_contains(have, &id))
                 continue;
             nd->guess = l == LEVEL_GUESS;
             if (x->outputs && l == LEVEL_INFLUENCE)
                 nd->role = PROV_ROLE_SCRIPT;
             g_array_append_val(out, *nd);
-            g_hash_table_add(have, (gpointer)&nd->v->id); /* (the version is the prov's) */
+            if (dense)
+                seen[id / 8] |= (guint8)(1u << (id % 8));
+            else if (have)
+                g_hash_table_add(have, (gpointer)&nd->v->id); /* (the version is the prov's) */
         }
         g_array_unref(r);
     }
-    g_hash_table_destroy(have);
+    g_free(seen);
+    if (have)
+        g_hash_table_destroy(have);
     if (out)
-        g_array_sort(out, node_cmp);
+        sort_nodes(x->p, out);
     return out;
 }
 

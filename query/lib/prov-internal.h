@@ -12,7 +12,8 @@
  *                   what was loaded to run, inspected, or package metadata;
  *   prov-inputs.c   the walk (pv_walk_init/add/finish), the inputs walk and pv_merge_levels,
  *                   which merges the levels of either direction;
- *   prov-outputs.c  the outputs walk.
+ *   prov-outputs.c  the outputs walk;
+ *   prov-share.c    the closures kept and spliced into later walks (prov_share_closures).
  *
  * Contract
  *   - Every function shared between them that is not prov.h's (prov_*) is named pv_* and
@@ -105,6 +106,8 @@ struct prov {
     GHashTable *direct;     /* version id -> GHashTable of the version ids it carries one step
                              * back -> enum level + 1 (the outputs walk's code levels); lazy */
     struct idmap configure; /* process id -> 2 under a configure step, 1 not (under_configure) */
+    struct share *share;    /* NULL unless prov_share_closures: the kept closures */
+    guint32 *path_rank;     /* [version id] -> its place by path (prov-inputs.c), or NULL */
 };
 
 /* What every successful access says about files and versions, from one scan
@@ -151,11 +154,30 @@ enum level {
     LEVEL_EVERY_READ, /* every read, as recorded, with the roles names give (diff) */
 };
 
+/* A walk's node: the node, and what a shared walk (prov-share.c) knows of it. */
+struct wnode {
+    struct prov_node n;   /* (first: a struct wnode* is a struct prov_node*) */
+    int covered;          /* a kept closure spliced in says how it expands at this depth (INT_MAX:
+                           * none): popped at it, it is not expanded again */
+    guint8 kinds;         /* how it was used below the start: PV_KIND_SHLIB, PV_KIND_OTHER */
+    bool popped;
+};
+/* A use of a version that stops a walk with stop_at_shlibs (a shared library linked), or
+ * another: a version with both is where the order of a walk decides whether it goes on. */
+#define PV_KIND_SHLIB 1
+#define PV_KIND_OTHER 2
+#define PV_KIND_OF(role) ((role) == PROV_ROLE_SHLIB ? PV_KIND_SHLIB : PV_KIND_OTHER)
+
 struct walk {
     struct prov *p;
     const struct prov_walk_opts *o;
-    struct idmap nodes;    /* version id -> struct prov_node* */
-    GQueue queue;          /* struct prov_node* to visit */
+    struct idmap nodes;    /* version id -> struct wnode* */
+    GQueue queue;          /* struct wnode* to visit (unshared walks: breadth first) */
+    GPtrArray *buckets;    /* a shared walk's: [depth] -> GQueue of struct wnode* (a splice
+                            * reaches nodes deeper than the next; a node whose depth drops is
+                            * queued again), or NULL */
+    guint bucket_at;       /* the lowest bucket that may hold a node */
+    bool unsorted;         /* pv_walk_finish leaves the nodes in the order found */
     struct idmap done_data; /* process id -> bound already expanded (as a data writer), +1 */
     struct idmap done_script; /* the same, as an ancestor */
     GPtrArray *all;        /* every node, in the order found */
@@ -275,7 +297,8 @@ bool pv_add_selected(struct walk *w, const struct prov_version *v, const struct 
 
 void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o,
                   unsigned limit);
-/* The nodes that pass `keep` (all when NULL), sorted; frees the walk.  NULL if it gave up. */
+/* The nodes that pass `keep` (all when NULL), sorted (unless w->unsorted); frees the walk.
+ * NULL if it gave up. */
 GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, void *),
                        void *data);
 void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, bool prune);
@@ -286,6 +309,30 @@ GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_
                       const struct prov_walk_opts *o, unsigned limit, enum level level);
 /* The levels' walks merged, each version at the first level that reached it. */
 GArray *pv_merge_levels(const struct level_walk *x);
+
+/* The next node to expand: breadth first (depth, then the order added); NULL when none. */
+struct wnode *pv_walk_next(struct walk *w);
+/* Queue node `n` at its depth. */
+void pv_walk_push(struct walk *w, struct wnode *n);
+/* A new node of the walk for `v` (not covered, no uses), queued. */
+struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
+                               int depth);
+
+/* ---- prov-share.c: closures kept and spliced into later walks ---- */
+
+/* Does the walk of `n` starts at `level` with options `o` and `limit` share closures (the
+ * prov shares them, one start, a level of code or influence, these are its options, no
+ * limit)? */
+bool pv_share_applies(struct prov *p, guint n, enum level level,
+                      const struct prov_walk_opts *o, unsigned limit);
+/* In a shared walk: node `n`, just popped, needs no expansion (a splice covers it at its
+ * depth), or has a kept closure, spliced in now.  True: do not expand it. */
+bool pv_share_splice(struct walk *w, struct wnode *n);
+/* Keep the closure of the shared walk from `start` (before pv_walk_finish); false, keeping
+ * nothing, when a version below the start was used both as a shared library and otherwise
+ * (the walk must be done again unshared). */
+bool pv_share_keep(struct walk *w, int64_t start);
+void pv_share_free(struct share *s);
 
 /* ---- prov-outputs.c ---- */
 

@@ -142,6 +142,8 @@ void prov_free(struct prov *p)
     if (p->successors)
         g_hash_table_destroy(p->successors);
     pv_graph_free(p->graph);
+    pv_share_free(p->share);
+    g_free(p->path_rank);
     for (int i = 0; p->walk_maps_made && i < 3; i++)
         pv_idmap_clear(&p->walk_maps[i]);
     g_free(p->tmp_tree);

@@ -156,6 +156,14 @@ GArray *prov_inputs(struct prov *p, int64_t start, const struct prov_walk_opts *
  * times: each walk is then in memory, never one SQL lookup per step. */
 void prov_load(struct prov *p);
 
+/* From now on, keep each level of every input walk from one version with options `o` (prune
+ * ignored: none), and splice what was kept of a version into later such walks that reach it
+ * instead of walking it again: the same closures (prov-share.c says why), for a
+ * command that walks from many versions which share much of their closures (the closures
+ * engine: a product per walk).  Loads the graph.  The later walks gain most when the earlier
+ * versions are walked first (in id order). */
+void prov_share_closures(struct prov *p, const struct prov_walk_opts *o);
+
 /* Read every version (and file path) now, in two scans, without the graph: for a command
  * that asks for most versions one by one (the prov and intoto exports). */
 void prov_load_versions(struct prov *p);

@@ -96,12 +96,12 @@ int pgstore_rm(struct pgstore *s, int64_t build, char **err)
     bool gone = atoi(PQcmdTuples(r)) > 0;
     PQclear(r);
     if (!gone) {
-        PQclear(PQexec(s->conn, "ROLLBACK"));
+        pgs_rollback(s);
         return -ENOENT;
     }
     return exec(s, "COMMIT", "removing the build", err);
 rollback:
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    pgs_rollback(s);
     return -EIO;
 }
 

@@ -6,11 +6,30 @@
 #include "pgstore.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 struct pgstore {
     PGconn *conn;
+    int timeout_s; /* a statement's result waited for this long at most (server silent) */
+    bool gone;     /* given up waiting: the connection is not used again */
 };
+
+/* The result of the statement just sent (PQsendQuery...): the last one, or the one that
+ * starts a COPY; NULL with *err when the connection failed or the server stayed silent for
+ * timeout_s (then s->gone: nothing is sent on it again, not even a ROLLBACK — the server
+ * rolls the transaction back when it sees the connection closed). */
+PGresult *pgs_result(struct pgstore *s, const char *what, char **err);
+/* Send everything libpq holds (nonblocking mode), waiting timeout_s at most for the server
+ * to take it: 0, or -ETIMEDOUT / -EIO with *err. */
+int pgs_flush(struct pgstore *s, const char *what, char **err);
+/* ROLLBACK, unless the connection was given up. */
+void pgs_rollback(struct pgstore *s);
+/* -ETIMEDOUT when the last failure was a server given up, else -EIO. */
+static inline int pgs_errno(const struct pgstore *s)
+{
+    return s->gone ? -ETIMEDOUT : -EIO;
+}
 
 /* The first line of libpq's message (it may end in newlines or hold a DETAIL). */
 static inline char *first_line(const char *msg)
@@ -32,7 +51,16 @@ static inline int fail_res(PGresult *r, const char *what, char **err)
 /* Run a statement with no result rows; 0 or -EIO. */
 static inline int exec(struct pgstore *s, const char *sql, const char *what, char **err)
 {
-    PGresult *r = PQexec(s->conn, sql);
+    if (s->gone || !PQsendQuery(s->conn, sql)) {
+        if (!s->gone)
+            *err = g_strdup_printf("%s: %s", what, PQerrorMessage(s->conn));
+        else
+            *err = g_strdup_printf("%s: the store was given up", what);
+        return pgs_errno(s);
+    }
+    PGresult *r = pgs_result(s, what, err);
+    if (!r)
+        return pgs_errno(s);
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return fail_res(r, what, err);
@@ -43,7 +71,16 @@ static inline int exec(struct pgstore *s, const char *sql, const char *what, cha
 static inline PGresult *query(struct pgstore *s, const char *sql, int n, const char *const *params,
                        const char *what, char **err)
 {
-    PGresult *r = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+    if (s->gone || !PQsendQueryParams(s->conn, sql, n, NULL, params, NULL, NULL, 0)) {
+        if (!s->gone)
+            *err = g_strdup_printf("%s: %s", what, PQerrorMessage(s->conn));
+        else
+            *err = g_strdup_printf("%s: the store was given up", what);
+        return NULL;
+    }
+    PGresult *r = pgs_result(s, what, err);
+    if (!r)
+        return NULL;
     ExecStatusType st = PQresultStatus(r);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
         fail_res(r, what, err);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 
 static void no_notice(void *arg, const char *message)
@@ -21,6 +22,77 @@ static int fail_conn(struct pgstore *s, const char *what, char **err)
     g_autofree char *m = first_line(PQerrorMessage(s->conn));
     *err = g_strdup_printf("%s: %s", what, m);
     return -EIO;
+}
+
+/* Wait for the connection to be readable (POLLIN) or writable: 0, or -ETIMEDOUT after
+ * timeout_s of silence (s->gone), or -EIO. */
+static int pgs_poll(struct pgstore *s, short events, const char *what, char **err)
+{
+    struct pollfd p = {.fd = PQsocket(s->conn), .events = events};
+    for (;;) {
+        int n = poll(&p, 1, s->timeout_s * 1000);
+        if (n > 0)
+            return 0;
+        if (n == 0) {
+            s->gone = true;
+            *err = g_strdup_printf("%s: the store has not answered for %d s (a hung or stopped "
+                                   "server); given up ($BUILDTRAIL_STORE_TIMEOUT gives a slow "
+                                   "one longer)", what, s->timeout_s);
+            return -ETIMEDOUT;
+        }
+        if (errno != EINTR) {
+            *err = g_strdup_printf("%s: %s", what, g_strerror(errno));
+            return -EIO;
+        }
+    }
+}
+
+PGresult *pgs_result(struct pgstore *s, const char *what, char **err)
+{
+    PGresult *last = NULL;
+    for (;;) {
+        while (PQisBusy(s->conn)) {
+            if (pgs_poll(s, POLLIN, what, err) < 0) {
+                PQclear(last);
+                return NULL;
+            }
+            if (!PQconsumeInput(s->conn)) {
+                PQclear(last);
+                return fail_conn(s, what, err), NULL;
+            }
+        }
+        PGresult *r = PQgetResult(s->conn);
+        if (!r)
+            break;
+        if (PQresultStatus(r) == PGRES_COPY_IN) {
+            PQclear(last);
+            return r;
+        }
+        PQclear(last);
+        last = r;
+    }
+    if (!last)
+        fail_conn(s, what, err);
+    return last;
+}
+
+int pgs_flush(struct pgstore *s, const char *what, char **err)
+{
+    int f;
+    while ((f = PQflush(s->conn)) == 1) {
+        int r = pgs_poll(s, POLLOUT | POLLIN, what, err);
+        if (r < 0)
+            return r;
+        if (!PQconsumeInput(s->conn))
+            return fail_conn(s, what, err);
+    }
+    return f < 0 ? fail_conn(s, what, err) : 0;
+}
+
+void pgs_rollback(struct pgstore *s)
+{
+    if (!s->gone)
+        PQclear(PQexec(s->conn, "ROLLBACK"));
 }
 
 int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
@@ -99,6 +171,8 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
     PQclear(jr);
     struct pgstore *s = g_new0(struct pgstore, 1);
     s->conn = c;
+    const char *to = getenv("BUILDTRAIL_STORE_TIMEOUT");
+    s->timeout_s = to && atoi(to) > 0 ? atoi(to) : 300;
     *out = s;
     return 0;
 }
@@ -211,7 +285,7 @@ int pgstore_init(struct pgstore *s, int *from, int *to, char **err)
         goto rollback;
     return 0;
 rollback:
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    pgs_rollback(s);
     return r;
 }
 
@@ -357,15 +431,11 @@ static int rewrite_rows(const GString *rows, size_t *off, size_t chunk, GString 
     return 0;
 }
 
-/* COPY `rows` (whole lines) by `sql`: as they are, or rewritten (rewrite_rows) when prefix. */
-static int copy_in(struct pgstore *s, const char *sql, enum store_table k, const GString *rows,
-                   const char *prefix, const int64_t *pkmap, int64_t npk, int pause_fd,
-                   char **err)
+/* copy_in's rows, sent and ended. */
+static int copy_rows(struct pgstore *s, enum store_table k, const GString *rows,
+                     const char *prefix, const int64_t *pkmap, int64_t npk, int pause_fd,
+                     char **err)
 {
-    PGresult *r = PQexec(s->conn, sql);
-    if (PQresultStatus(r) != PGRES_COPY_IN)
-        return fail_res(r, "starting a COPY", err);
-    PQclear(r);
     const size_t chunk = 1 << 20;
     unsigned pause = k == ST_CLOSURE ? test_pause(true) : 0;
     size_t half = rows->len / 2;
@@ -376,7 +446,6 @@ static int copy_in(struct pgstore *s, const char *sql, enum store_table k, const
             if (rewrite_rows(rows, &off, pause && off < half ? MIN(chunk, half - off) : chunk,
                              buf, prefix, pkmap, npk) < 0) {
                 PQputCopyEnd(s->conn, "a closure row names no package");
-                PQclear(PQgetResult(s->conn));
                 *err = g_strdup("sending rows: a row names a package the trace's rows lack");
                 return -EINVAL;
             }
@@ -388,25 +457,55 @@ static int copy_in(struct pgstore *s, const char *sql, enum store_table k, const
             g_string_append_len(buf, rows->str + off, (gssize)n);
             off += n;
         }
-        if (PQputCopyData(s->conn, buf->str, (int)buf->len) != 1)
+        int q, f;
+        while ((q = PQputCopyData(s->conn, buf->str, (int)buf->len)) == 0)
+            if ((f = pgs_flush(s, "sending rows", err)) < 0)
+                return f;
+        if (q < 0)
             return fail_conn(s, "sending rows", err);
-        if (pause && was < half && off >= half) {
-            if (PQflush(s->conn) != 0)
-                return fail_conn(s, "sending rows", err);
+        if ((f = pgs_flush(s, "sending rows", err)) < 0)
+            return f;
+        if (pause && was < half && off >= half)
             do_pause(pause, pause_fd);
-        }
     }
-    if (PQputCopyEnd(s->conn, NULL) != 1)
+    int q, f;
+    while ((q = PQputCopyEnd(s->conn, NULL)) == 0)
+        if ((f = pgs_flush(s, "ending a COPY", err)) < 0)
+            return f;
+    if (q < 0)
         return fail_conn(s, "ending a COPY", err);
-    r = PQgetResult(s->conn);
-    int ret = 0;
+    return pgs_flush(s, "ending a COPY", err);
+}
+
+/* COPY `rows` (whole lines) by `sql`: as they are, or rewritten (rewrite_rows) when prefix. */
+static int copy_in(struct pgstore *s, const char *sql, enum store_table k, const GString *rows,
+                   const char *prefix, const int64_t *pkmap, int64_t npk, int pause_fd,
+                   char **err)
+{
+    if (!PQsendQuery(s->conn, sql))
+        return fail_conn(s, "starting a COPY", err);
+    PGresult *r = pgs_result(s, "starting a COPY", err);
+    if (!r)
+        return pgs_errno(s);
+    if (PQresultStatus(r) != PGRES_COPY_IN)
+        return fail_res(r, "starting a COPY", err);
+    PQclear(r);
+    /* nonblocking while the rows go: a server that stops taking them is given up, not waited
+     * for in a blocking write */
+    if (PQsetnonblocking(s->conn, 1) != 0)
+        return fail_conn(s, "starting a COPY", err);
+    int ret = copy_rows(s, k, rows, prefix, pkmap, npk, pause_fd, err);
+    if (PQsetnonblocking(s->conn, 0) != 0 && !ret)
+        ret = fail_conn(s, "ending a COPY", err);
+    if (ret < 0)
+        return ret;
+    r = pgs_result(s, "copying rows", err);
+    if (!r)
+        return pgs_errno(s);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        ret = fail_res(r, "copying rows", err);
-    else
-        PQclear(r);
-    while ((r = PQgetResult(s->conn)))
-        PQclear(r);
-    return ret;
+        return fail_res(r, "copying rows", err);
+    PQclear(r);
+    return 0;
 }
 
 static char *iso(int64_t ns, char buf[40])
@@ -454,6 +553,14 @@ static int push_direct(struct pgstore *s, const struct store_trace *t, const cha
     return 0;
 }
 
+/* *err with `more` after it. */
+static void append(char **err, const char *more)
+{
+    char *m = g_strconcat(*err ? *err : "", more, NULL);
+    g_free(*err);
+    *err = m;
+}
+
 int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *name,
                  const struct store_label *labels, int nlabels, int pause_fd,
                  int64_t *build_id, char **err)
@@ -479,7 +586,7 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
     if (PQntuples(q)) {
         *build_id = g_ascii_strtoll(PQgetvalue(q, 0, 0), NULL, 10);
         PQclear(q);
-        PQclear(PQexec(s->conn, "ROLLBACK"));
+        pgs_rollback(s);
         return 1;
     }
     PQclear(q);
@@ -549,13 +656,19 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
         do_pause(pause, pause_fd);
     if ((r = exec(s, "COMMIT", "committing the build", err)) < 0) {
         *build_id = 0;
+        if (r == -ETIMEDOUT)
+            append(err, "; whether the build was stored is not known: push the trace again "
+                        "(it says 'already stored' if it was)");
         return r;
     }
     return 0;
 rollback:
-    r = -EIO;
+    r = pgs_errno(s);
 rollback_r:
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    if (r == -ETIMEDOUT)
+        append(err, "; nothing of this push is stored (the server drops the transaction "
+                    "when it sees the connection closed)");
+    pgs_rollback(s);
     *build_id = 0;
     return r;
 }

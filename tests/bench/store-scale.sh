@@ -175,14 +175,17 @@ best() { # the best of 3 wall times of a command, and its first output line
 shared=$(sql -c "SELECT encode(c.sha256, 'hex') FROM content c JOIN version v ON v.content_id = c.id
    JOIN closure cl ON cl.build_id = v.build_id AND cl.vid = v.vid
    WHERE cl.role IN ('source', 'header') AND cl.package_id IS NULL
-   AND v.build_id = (SELECT max(id) FROM build)
+   AND v.build_id > (SELECT max(id) - 50 FROM build)
    AND (SELECT count(DISTINCT v2.build_id) FROM version v2 WHERE v2.content_id = c.id) > 1 LIMIT 1")
 header=$(sql -c "SELECT encode(c.sha256, 'hex') FROM content c JOIN version v ON v.content_id = c.id
    JOIN path p ON p.id = v.path_id WHERE v.build_id = 1 AND p.path = '/usr/include/stdio.h'::bytea LIMIT 1")
 variant=$(sql -c "SELECT pk.name FROM product_package u JOIN package pk ON pk.id = u.package_id
    WHERE pk.name ~ '-v7$' AND u.role IN ('header', 'source', 'object') ORDER BY 1 LIMIT 1")
+# the package whose files are in the most builds' products
+widest=$(sql -c "SELECT pk.name FROM build_package bp JOIN package pk ON pk.id = bp.package_id
+   GROUP BY pk.name ORDER BY count(DISTINCT bp.build_id) DESC, 1 LIMIT 1")
 qs=("who-ships sha256:$shared" "who-ships sha256:$header" "uses $variant" "uses zlib1g-dev"
-    "uses libc6-dev")
+    "uses libc6-dev" "uses $widest" "uses --limit 0 $widest")
 for q in "${qs[@]}"; do
     best "$bt" store $q
 done

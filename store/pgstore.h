@@ -9,7 +9,10 @@
  *     holds a password is refused (-EPERM), and so is a set $PGPASSWORD: passwords come from
  *     libpq's own means (.pgpass, PGPASSFILE, a service file), never argv or a variable a
  *     trace records.  A connection is given up after 20 s unless the string's connect_timeout
- *     or $PGCONNECT_TIMEOUT says otherwise.
+ *     or $PGCONNECT_TIMEOUT says otherwise; once connected, a statement's result (or the
+ *     server's taking COPY rows, sent in nonblocking mode) is waited for at most
+ *     $BUILDTRAIL_STORE_TIMEOUT seconds of silence (300): then -ETIMEDOUT, and the connection
+ *     is used no more (no ROLLBACK sent; the server rolls back when it sees it closed).
  *   - The schema is versioned (table bt_schema); STORE_SCHEMA_VERSION is this binary's.
  *     pgstore_init() applies the migrations (an ordered array in schema.c) above the
  *     database's version, in one transaction under an advisory lock; a database whose version
@@ -21,8 +24,10 @@
  *     (two pushes of one trace wait for each other), nothing added when a build of that
  *     identity is there (returns 1, *build_id the existing one), else COPY into temporary
  *     tables, interned content (content, path, argv, package: INSERT ... ON CONFLICT DO
- *     NOTHING, in key order so that concurrent pushers never deadlock), then the build's rows,
- *     then COMMIT.  A push killed at any moment leaves nothing: the server rolls back.
+ *     NOTHING, in key order so that concurrent pushers never deadlock), then the build's rows
+ *     (closure, edge, product_package COPYed straight in, the build's id and package ids put
+ *     in here), build_package, then COMMIT.  A timeout's *err says whether anything may be
+ *     stored (only when it came at COMMIT).  A push killed at any moment leaves nothing: the server rolls back.
  *     $BUILDTRAIL_STORE_TEST_PAUSE (tests only) = SECONDS sleeps before COMMIT, = copy:SECONDS
  *     in the middle of the closure rows' COPY, after writing "pausing" to pause_fd, so that a
  *     test can kill a push inside its transaction.

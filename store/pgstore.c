@@ -544,6 +544,12 @@ static int push_direct(struct pgstore *s, const struct store_trace *t, const cha
             pkmap[n] = g_ascii_strtoll(PQgetvalue(q, i, 1), NULL, 10);
     }
     PQclear(q);
+    for (int64_t n = 0; n < npk; n++)
+        if (!pkmap[n]) {
+            *err = g_strdup("looking the packages up: a package of the trace's rows was not "
+                            "stored");
+            return -EIO;
+        }
     for (size_t i = 0; i < G_N_ELEMENTS(direct); i++) {
         int r = copy_in(s, direct[i].copy, direct[i].k, t->rows[direct[i].k], bid,
                         direct[i].package ? pkmap : NULL, npk, pause_fd, err);

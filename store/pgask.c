@@ -232,9 +232,11 @@ struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *build
                          * over the whole edge table (the step's size is misestimated) */
                         " SELECT e.build_id, e.vid, e.from_vid FROM up, LATERAL (SELECT * FROM edge"
                         "  WHERE build_id = up.build_id AND from_vid = up.vid OFFSET 0) e)"
-                        " SELECT up.build_id, up.vid, up.from_vid, pa.path FROM up"
-                        " JOIN version v ON v.build_id = up.build_id AND v.vid = up.from_vid"
-                        " LEFT JOIN path pa ON pa.id = v.path_id",
+                        /* each path by index (a subquery per row): joined, the walk's
+                         * misestimated size made the planner hash every build's versions */
+                        " SELECT up.build_id, up.vid, up.from_vid, (SELECT pa.path FROM version v"
+                        "  LEFT JOIN path pa ON pa.id = v.path_id WHERE v.build_id = up.build_id"
+                        "  AND v.vid = up.from_vid) FROM up",
                         2, p, "drawing the chains", err);
     if (!r)
         return NULL;

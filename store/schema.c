@@ -112,6 +112,11 @@ static const char migration_3[] =
      * the closure's primary key for) is kept in product.leaves. The rows are unique by
      * construction (collect.c writes each once). */
     "ALTER TABLE closure DROP CONSTRAINT closure_pkey;"
+    /* who-ships probes closure_version once per stored version of the content (a header in
+     * every build: one per build) and keeps the rows with a code role: with the role and the
+     * product in the index, the probe does not read the table */
+    "DROP INDEX closure_version;"
+    "CREATE INDEX closure_version ON closure (build_id, vid) INCLUDE (role, product_vid);"
     "ALTER TABLE edge DROP CONSTRAINT edge_pkey;"
     "ALTER TABLE product ADD COLUMN leaves integer;"
     "UPDATE product p SET leaves = (SELECT count(*) FROM closure c"

@@ -2,7 +2,10 @@
  * text or JSON (jsonw).  Main-level code: it prints; errors are one line, with the fix. */
 #include "store.h"
 
+#include "cmd-internal.h"
+
 #include "collect.h"
+#include "debver.h"
 #include "jsonw.h"
 #include "pgstore.h"
 #include "prov.h"
@@ -14,14 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* A --json document begun: its object opened with "json_version". */
-static void json_doc(struct jsonw *w, GString *out)
-{
-    jsonw_init(w, out);
-    jsonw_object_begin(w);
-    jsonw_kv_int(w, "json_version", 1);
-}
 
 static const char store_help[] =
     "Usage: buildtrail store SUBCOMMAND [OPTION]... [ARG]...\n"
@@ -44,7 +39,8 @@ static const char store_help[] =
     "is never taken from either nor from $PGPASSWORD: put it in ~/.pgpass,\n"
     "$PGPASSFILE or a service file.\n"
     "A push is one transaction: pushing a trace again adds nothing; a push killed\n"
-    "at any moment leaves nothing.  Each answer says how many builds it covered.\n"
+    "at any moment leaves nothing; a server silent for $BUILDTRAIL_STORE_TIMEOUT\n"
+    "seconds (300) is given up.  Each answer says how many builds it covered.\n"
     "\n"
     "Options:\n"
     "  -d, --db TRACE        push: the trace to push (default ./buildtrail.db)\n"
@@ -53,18 +49,14 @@ static const char store_help[] =
     "      --allow-incomplete  push: store an incomplete trace, marked so\n"
     "      --admindir DIR    push: the dpkg database (default /var/lib/dpkg)\n"
     "      --known INDEX     copies: also what a known-copies index lists\n"
+    "      --limit N         who-ships, uses: list the rows of the first N builds\n"
+    "                        (default 100; 0: every one); the count is of all\n"
     "      --store CONNINFO  the database (default $BUILDTRAIL_STORE, PG* variables)\n"
     "      --json            one JSON object on stdout\n"
     "  -h, --help            print this help\n"
     "\n"
     "Exit status: 0 answered (push: stored or already there), 1 nothing found or the\n"
     "store or trace cannot be used, 2 usage error.\n";
-
-struct sopts {
-    const char *store, *db, *name, *admindir, *known;
-    bool json, allow_incomplete;
-    GArray *labels; /* struct store_label */
-};
 
 G_GNUC_PRINTF(1, 0) static int usage_error(const char *fmt, const char *arg);
 #pragma GCC diagnostic push
@@ -87,73 +79,6 @@ static GString *escaped(const char *arg)
     g_string_truncate(e, 0);
     text_escape(e, arg, strlen(arg));
     return e;
-}
-
-static int fail(const char *sub, char *err)
-{
-    fprintf(stderr, "buildtrail store %s: %s\n", sub, err);
-    g_free(err);
-    return 1;
-}
-
-/* A text value from the store (a build's name, a label: what a pusher chose) as one line,
- * escaped as paths are: no terminal escape or newline reaches the screen. */
-static void text_str(GString *o, const char *s)
-{
-    if (s)
-        text_escape(o, s, strlen(s));
-}
-
-static void text_bytes(GString *o, const char *s, size_t len)
-{
-    text_escape(o, s ? s : "", s ? len : 0);
-}
-
-/* A bytea column as escaped text. */
-static void text_col(GString *o, const PGresult *r, int row, int col)
-{
-    size_t len;
-    g_autofree char *b = pgstore_bytea(r, row, col, &len);
-    text_bytes(o, b, len);
-}
-
-static void json_col(struct jsonw *w, const PGresult *r, int row, int col)
-{
-    size_t len;
-    g_autofree char *b = pgstore_bytea(r, row, col, &len);
-    if (b)
-        jsonw_string_len(w, b, len);
-    else
-        jsonw_null(w);
-}
-
-static const char *val(const PGresult *r, int row, int col)
-{
-    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
-}
-
-static bool tval(const PGresult *r, int row, int col)
-{
-    return !strcmp(PQgetvalue(r, row, col), "t");
-}
-
-static int64_t ival(const PGresult *r, int row, int col)
-{
-    return g_ascii_strtoll(PQgetvalue(r, row, col), NULL, 10);
-}
-
-static int emit(GString *o)
-{
-    int r = fwrite(o->str, 1, o->len, stdout) == o->len && fflush(stdout) == 0 ? 0 : 1;
-    g_string_free(o, TRUE);
-    return r;
-}
-
-/* ...and with the number of builds the answer covered. */
-static void json_begin(struct jsonw *w, GString *o, int64_t covered)
-{
-    json_doc(w, o);
-    jsonw_kv_int(w, "builds_covered", covered);
 }
 
 static bool parse_build(const char *arg, int64_t *id)
@@ -198,6 +123,47 @@ static const char *not_applied(const struct sopts *o)
                : "";
 }
 
+/* push's answer, one shape whether the build was stored now or found there: `rows` are the
+ * rows added (all 0 when already stored), the seconds 0 for what was not done. */
+static int push_answer(const struct sopts *o, int64_t id, bool already, const char *ident,
+                       bool complete, const struct store_trace *t, double read_s, double send_s)
+{
+    GString *out = g_string_new(NULL);
+    if (o->json) {
+        struct jsonw w;
+        json_doc(&w, out);
+        jsonw_kv_int(&w, "build", id);
+        jsonw_kv_bool(&w, "already_stored", already);
+        jsonw_kv_string(&w, "trace_sha256", ident);
+        jsonw_kv_bool(&w, "complete", complete);
+        g_autofree char *rs = g_strdup_printf("%.3f", read_s);
+        g_autofree char *ss = g_strdup_printf("%.3f", send_s);
+        jsonw_key(&w, "read_seconds");
+        jsonw_raw(&w, rs);
+        jsonw_key(&w, "send_seconds");
+        jsonw_raw(&w, ss);
+        jsonw_key(&w, "rows");
+        jsonw_object_begin(&w);
+        for (int k = 0; k < ST_COUNT; k++)
+            jsonw_kv_int(&w, store_table_names[k] + 2, t && !already ? t->nrows[k] : 0);
+        jsonw_object_end(&w);
+        jsonw_object_end(&w);
+        g_string_append_c(out, '\n');
+    } else if (already) {
+        g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
+                                    " (the same trace, sha256 %.16s…): nothing added%s\n",
+                               id, ident, not_applied(o));
+    } else {
+        g_string_append_printf(out, "stored as build %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT
+                                    " products, %" G_GINT64_FORMAT " closure rows, %"
+                                    G_GINT64_FORMAT " processes (read %.2f s, sent %.2f s)%s\n",
+                               id, t->nrows[ST_PRODUCT], t->nrows[ST_CLOSURE],
+                               t->nrows[ST_PROCESS], read_s, send_s,
+                               complete ? "" : "; marked incomplete");
+    }
+    return emit(out);
+}
+
 static int do_push(struct pgstore *s, struct sopts *o)
 {
     const char *db = o->db ? o->db : getenv("BUILDTRAIL_DB");
@@ -211,29 +177,15 @@ static int do_push(struct pgstore *s, struct sopts *o)
     if (pgstore_check(s, &err) < 0)
         return fail("push", err);
     if (store_identity(db, &ident) == 0) {
-        int64_t have = pgstore_find(s, ident, &err);
+        bool complete = false;
+        int64_t have = pgstore_find(s, ident, &complete, &err);
         if (have < 0)
             return fail("push", err);
-        if (have > 0) {
-            GString *out = g_string_new(NULL);
-            if (o->json) {
-                struct jsonw w;
-                json_doc(&w, out);
-                jsonw_kv_int(&w, "build", have);
-                jsonw_kv_bool(&w, "already_stored", true);
-                jsonw_kv_string(&w, "trace_sha256", ident);
-                jsonw_object_end(&w);
-                g_string_append_c(out, '\n');
-            } else {
-                g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
-                                            " (the same trace, sha256 %.16s…): nothing added%s\n",
-                                       have, ident, not_applied(o));
-            }
-            return emit(out);
-        }
+        if (have > 0)
+            return push_answer(o, have, true, ident, complete, NULL, 0, 0);
     }
     int r = store_collect(db, o->allow_incomplete, o->admindir ? o->admindir : "/var/lib/dpkg",
-                          &t, &err);
+                          STDERR_FILENO, &t, &err);
     if (r == -EAGAIN) {
         fprintf(stderr, "buildtrail store push: the trace %s is incomplete (%s); nothing "
                         "stored; push it with --allow-incomplete to store it marked so\n",
@@ -266,198 +218,29 @@ static int do_push(struct pgstore *s, struct sopts *o)
         store_trace_free(t);
         return fail("push", err);
     }
-    GString *out = g_string_new(NULL);
-    if (o->json) {
-        struct jsonw w;
-        json_doc(&w, out);
-        jsonw_kv_int(&w, "build", id);
-        jsonw_kv_bool(&w, "already_stored", r == 1);
-        jsonw_kv_string(&w, "trace_sha256", t->identity);
-        jsonw_kv_bool(&w, "complete", t->complete);
-        g_autofree char *rs = g_strdup_printf("%.3f", t->collect_seconds);
-        g_autofree char *ss = g_strdup_printf("%.3f", secs);
-        jsonw_key(&w, "read_seconds");
-        jsonw_raw(&w, rs);
-        jsonw_key(&w, "send_seconds");
-        jsonw_raw(&w, ss);
-        jsonw_key(&w, "rows");
-        jsonw_object_begin(&w);
-        for (int k = 0; k < ST_COUNT; k++)
-            jsonw_kv_int(&w, store_table_names[k] + 2, t->nrows[k]);
-        jsonw_object_end(&w);
-        jsonw_object_end(&w);
-        g_string_append_c(out, '\n');
-    } else if (r == 1) {
-        g_string_append_printf(out, "already stored as build %" G_GINT64_FORMAT
-                                    " (the same trace, sha256 %.16s…): nothing added%s\n",
-                               id, t->identity, not_applied(o));
-    } else {
-        g_string_append_printf(out, "stored as build %" G_GINT64_FORMAT ": %" G_GINT64_FORMAT
-                                    " products, %" G_GINT64_FORMAT " closure rows, %"
-                                    G_GINT64_FORMAT " processes (read %.2f s, sent %.2f s)%s\n",
-                               id, t->nrows[ST_PRODUCT], t->nrows[ST_CLOSURE],
-                               t->nrows[ST_PROCESS], t->collect_seconds, secs,
-                               t->complete ? "" : "; marked incomplete");
-    }
+    int ret = push_answer(o, id, r == 1, t->identity, t->complete, t, t->collect_seconds,
+                          r == 1 ? 0 : secs);
     store_trace_free(t);
-    return emit(out);
+    return ret;
 }
 
-static int do_list(struct pgstore *s, struct sopts *o, int64_t only, const char *sub)
+/* The first `limit` builds (0: all) of a result whose first column is a build's id. */
+static GArray *first_builds(const PGresult *r, unsigned limit)
 {
-    char *err = NULL;
-    int64_t n = pgstore_count_builds(s, &err);
-    PGresult *r = n < 0 ? NULL : pgstore_list(s, only, &err);
-    if (!r)
-        return fail(sub, err);
-    if (only && !PQntuples(r)) {
-        PQclear(r);
-        fprintf(stderr, "buildtrail store %s: no build %" G_GINT64_FORMAT " in the store; "
-                        "'buildtrail store list' lists them\n", sub, only);
-        return 1;
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    for (int i = 0; i < PQntuples(r) && (!limit || a->len < limit); i++) {
+        int64_t b = ival(r, i, 0);
+        g_array_append_val(a, b);
     }
-    PGresult *pr = NULL, *pk = NULL;
-    if (only && (!(pr = pgstore_show_products(s, only, &err)) ||
-                 !(pk = pgstore_show_packages(s, only, &err)))) {
-        PQclear(r);
-        PQclear(pr);
-        return fail(sub, err);
-    }
-    GString *out = g_string_new(NULL);
-    struct jsonw w;
-    if (o->json) {
-        json_begin(&w, out, only ? 1 : n);
-        jsonw_key(&w, "builds");
-        jsonw_array_begin(&w);
-    } else if (!only) {
-        g_string_append_printf(out, "%" G_GINT64_FORMAT " build%s in the store\n", n,
-                               n == 1 ? "" : "s");
-    }
-    for (int i = 0; i < PQntuples(r); i++) {
-        if (o->json) {
-            jsonw_object_begin(&w);
-            jsonw_kv_int(&w, "id", ival(r, i, LIST_ID));
-            jsonw_kv_string(&w, "name", val(r, i, LIST_NAME));
-            jsonw_kv_string(&w, "started", val(r, i, LIST_STARTED));
-            jsonw_kv_string(&w, "state", val(r, i, LIST_STATE));
-            jsonw_kv_bool(&w, "complete", tval(r, i, LIST_COMPLETE));
-            jsonw_kv_int(&w, "product_count", ival(r, i, LIST_PRODUCTS));
-            jsonw_key(&w, "trace");
-            json_col(&w, r, i, LIST_TRACE);
-            jsonw_kv_string(&w, "trace_sha256", val(r, i, LIST_SHA256));
-            jsonw_kv_string(&w, "labels", val(r, i, LIST_LABELS));
-        } else {
-            g_string_append_printf(out, "build %s", val(r, i, LIST_ID));
-            if (val(r, i, LIST_NAME)) {
-                g_string_append_c(out, ' ');
-                text_str(out, val(r, i, LIST_NAME));
-            }
-            g_string_append_printf(out, "  %s  %s products  %s%s  ",
-                                   val(r, i, LIST_STARTED) ? val(r, i, LIST_STARTED) : "-",
-                                   val(r, i, LIST_PRODUCTS), val(r, i, LIST_STATE),
-                                   tval(r, i, LIST_COMPLETE) ? "" : " (incomplete)");
-            text_col(out, r, i, LIST_TRACE);
-            if (val(r, i, LIST_LABELS)) {
-                g_string_append(out, "  [");
-                text_str(out, val(r, i, LIST_LABELS));
-                g_string_append_c(out, ']');
-            }
-            g_string_append_printf(out, "\n%s  trace sha256 %s\n", only ? "" : "",
-                                   val(r, i, LIST_SHA256));
-        }
-        if (only) {
-            if (o->json) {
-                jsonw_key(&w, "products");
-                jsonw_array_begin(&w);
-            } else {
-                g_string_append(out, "products:\n");
-            }
-            for (int k = 0; k < PQntuples(pr); k++) {
-                if (o->json) {
-                    jsonw_object_begin(&w);
-                    jsonw_key(&w, "path");
-                    json_col(&w, pr, k, SP_PATH);
-                    jsonw_kv_string(&w, "sha256", val(pr, k, SP_SHA256));
-                    jsonw_kv_string(&w, "license", val(pr, k, SP_LICENSE));
-                    jsonw_kv_int(&w, "leaves", ival(pr, k, SP_LEAVES));
-                    jsonw_object_end(&w);
-                } else {
-                    g_string_append(out, "  ");
-                    text_col(out, pr, k, SP_PATH);
-                    g_string_append_printf(out, "  %s leaves  license ", val(pr, k, SP_LEAVES));
-                    text_str(out, val(pr, k, SP_LICENSE) ? val(pr, k, SP_LICENSE) : "unknown");
-                    g_string_append_c(out, '\n');
-                }
-            }
-            if (o->json) {
-                jsonw_array_end(&w);
-                jsonw_key(&w, "packages");
-                jsonw_array_begin(&w);
-            } else {
-                g_string_append(out, "Debian packages (in the products' closures):\n");
-            }
-            static const char *const uses[] = {[SK_CODE] = "code", [SK_HEADERS] = "headers",
-                                               [SK_RUNTIME] = "runtime", [SK_SHLIB] = "shlib",
-                                               [SK_TOOL] = "tool"};
-            for (int k = 0; k < PQntuples(pk); k++) {
-                if (o->json) {
-                    jsonw_object_begin(&w);
-                    jsonw_kv_string(&w, "name", val(pk, k, SK_NAME));
-                    jsonw_kv_string(&w, "version", val(pk, k, SK_VERSION));
-                    for (int c = SK_CODE; c <= SK_TOOL; c++)
-                        jsonw_kv_bool(&w, uses[c], tval(pk, k, c));
-                    jsonw_object_end(&w);
-                } else {
-                    g_string_append(out, "  ");
-                    text_str(out, val(pk, k, SK_NAME));
-                    g_string_append_c(out, ' ');
-                    text_str(out, val(pk, k, SK_VERSION));
-                    g_string_append_c(out, ':');
-                    for (int c = SK_CODE; c <= SK_TOOL; c++)
-                        if (tval(pk, k, c))
-                            g_string_append_printf(out, " %s", uses[c]);
-                    g_string_append_c(out, '\n');
-                }
-            }
-            if (o->json)
-                jsonw_array_end(&w);
-        }
-        if (o->json)
-            jsonw_object_end(&w);
-    }
-    if (o->json) {
-        jsonw_array_end(&w);
-        jsonw_object_end(&w);
-        g_string_append_c(out, '\n');
-    }
-    PQclear(r);
-    PQclear(pr);
-    PQclear(pk);
-    return emit(out);
+    return a;
 }
 
-static int do_rm(struct pgstore *s, struct sopts *o, int64_t id)
+/* The line under an answer whose rows stopped at --limit builds. */
+static void more_builds(GString *out, int hit, unsigned limit)
 {
-    char *err = NULL;
-    int r = pgstore_rm(s, id, &err);
-    if (r == -ENOENT) {
-        fprintf(stderr, "buildtrail store rm: no build %" G_GINT64_FORMAT " in the store; "
-                        "'buildtrail store list' lists them\n", id);
-        return 1;
-    }
-    if (r < 0)
-        return fail("rm", err);
-    GString *out = g_string_new(NULL);
-    if (o->json) {
-        struct jsonw w;
-        json_doc(&w, out);
-        jsonw_kv_int(&w, "removed", id);
-        jsonw_object_end(&w);
-        g_string_append_c(out, '\n');
-    } else {
-        g_string_append_printf(out, "removed build %" G_GINT64_FORMAT "\n", id);
-    }
-    return emit(out);
+    if (limit && (unsigned)hit > limit)
+        g_string_append_printf(out, "(rows for the first %u of the %d builds; --limit 0 lists "
+                                    "every one)\n", limit, hit);
 }
 
 /* FILE or sha256:HEX as a lower-case hex SHA-256, or NULL after printing why not. */
@@ -489,24 +272,33 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *hex)
 {
     char *err = NULL;
     int64_t n = pgstore_count_builds(s, &err);
-    PGresult *r = n < 0 ? NULL : pgstore_who_ships(s, hex, &err);
-    if (!r)
+    PGresult *hit = n < 0 ? NULL : pgstore_who_ships_builds(s, hex, &err);
+    if (!hit)
         return fail("who-ships", err);
+    int nhit = PQntuples(hit);
+    GArray *listed = first_builds(hit, o->limit);
+    PQclear(hit);
+    PGresult *r = pgstore_who_ships(s, hex, (const int64_t *)listed->data, (int)listed->len,
+                                    &err);
+    if (!r) {
+        g_array_unref(listed);
+        return fail("who-ships", err);
+    }
     GString *out = g_string_new(NULL);
     struct jsonw w;
     int rows = PQntuples(r);
-    GHashTable *builds = g_hash_table_new(g_str_hash, g_str_equal);
-    for (int i = 0; i < rows; i++)
-        g_hash_table_add(builds, (gpointer)PQgetvalue(r, i, SH_BUILD));
     if (o->json) {
         json_begin(&w, out, n);
         jsonw_kv_string(&w, "sha256", hex);
+        jsonw_kv_int(&w, "builds_hit", nhit);
+        jsonw_kv_int(&w, "builds_listed", listed->len);
         jsonw_key(&w, "ships");
         jsonw_array_begin(&w);
     } else {
-        g_string_append_printf(out, "sha256 %s: in %u of %" G_GINT64_FORMAT " builds\n", hex,
-                               g_hash_table_size(builds), n);
+        g_string_append_printf(out, "sha256 %s: in %d of %" G_GINT64_FORMAT " builds\n", hex,
+                               nhit, n);
     }
+    g_array_unref(listed);
     /* Every build's edges at once, for all the rows. */
     GArray *bs = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), (guint)rows);
     GArray *ls = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), (guint)rows);
@@ -522,7 +314,6 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *hex)
     if (!edges) {
         g_string_free(out, TRUE);
         PQclear(r);
-        g_hash_table_destroy(builds);
         return fail("who-ships", err);
     }
     for (int i = 0; i < rows; i++) {
@@ -576,8 +367,9 @@ static int do_who_ships(struct pgstore *s, struct sopts *o, const char *hex)
         jsonw_array_end(&w);
         jsonw_object_end(&w);
         g_string_append_c(out, '\n');
+    } else {
+        more_builds(out, nhit, o->limit);
     }
-    g_hash_table_destroy(builds);
     PQclear(r);
     int ret = emit(out);
     return ret ? ret : rows ? 0 : 1;
@@ -595,6 +387,24 @@ static bool uses_operand(char *name, const char **version)
     return *name && (!*version || **version);
 }
 
+/* The versions of `name` in the store that VERSION names (as dpkg compares them: 0:1.2 is
+ * 1.2), or NULL for no VERSION; *err set on an error. */
+static GPtrArray *matching_versions(struct pgstore *s, const char *name, const char *version,
+                                    char **err)
+{
+    if (!version)
+        return NULL;
+    PGresult *r = pgstore_package_versions(s, name, err);
+    if (!r)
+        return NULL;
+    GPtrArray *vs = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; i < PQntuples(r); i++)
+        if (debver_equal_str(PQgetvalue(r, i, 0), version))
+            g_ptr_array_add(vs, g_strdup(PQgetvalue(r, i, 0)));
+    PQclear(r);
+    return vs;
+}
+
 /* arg: checked by uses_operand() before connecting */
 static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
 {
@@ -603,26 +413,38 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
     uses_operand(name, &version);
     char *err = NULL;
     int64_t n = pgstore_count_builds(s, &err);
-    PGresult *r = n < 0 ? NULL : pgstore_uses(s, name, version, &err);
-    if (!r)
+    GPtrArray *vs = n < 0 ? NULL : matching_versions(s, name, version, &err);
+    if (n < 0 || (version && !vs))
         return fail("uses", err);
-    /* Per build: code wins over headers only, headers over tools and libraries. */
+    const char *const *vv = vs ? (const char *const *)vs->pdata : NULL;
+    int nv = vs ? (int)vs->len : -1;
+    PGresult *hit = pgstore_uses_builds(s, name, vv, nv, &err);
+    GArray *listed = hit ? first_builds(hit, o->limit) : NULL;
+    int nhit = hit ? PQntuples(hit) : 0;
+    unsigned code_builds = 0;
+    for (int i = 0; i < nhit; i++)
+        code_builds += tval(hit, i, 1);
+    PQclear(hit);
+    PGresult *r = listed ? pgstore_uses(s, name, vv, nv, (const int64_t *)listed->data,
+                                        (int)listed->len, &err)
+                         : NULL;
+    if (vs)
+        g_ptr_array_free(vs, TRUE);
+    if (!r) {
+        if (listed)
+            g_array_unref(listed);
+        return fail("uses", err);
+    }
     GString *out = g_string_new(NULL);
     struct jsonw w;
     int rows = PQntuples(r);
-    unsigned code_builds = 0;
-    for (int i = 0; i < rows; i++)
-        if ((i == 0 || ival(r, i, US_BUILD) != ival(r, i - 1, US_BUILD))) {
-            for (int k = i; k < rows && ival(r, k, US_BUILD) == ival(r, i, US_BUILD); k++)
-                if (tval(r, k, US_CODE)) {
-                    code_builds++;
-                    break;
-                }
-        }
     if (o->json) {
         json_begin(&w, out, n);
         jsonw_kv_string(&w, "package", name);
         jsonw_kv_string(&w, "version", version);
+        jsonw_kv_int(&w, "builds_hit", nhit);
+        jsonw_kv_int(&w, "builds_with_code", code_builds);
+        jsonw_kv_int(&w, "builds_listed", listed->len);
         jsonw_key(&w, "products");
         jsonw_array_begin(&w);
     } else {
@@ -630,6 +452,7 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
                                     " builds\n", name, version ? "=" : "",
                                version ? version : "", code_builds, n);
     }
+    g_array_unref(listed);
     for (int i = 0; i < rows; i++) {
         bool code = tval(r, i, US_CODE), headers = tval(r, i, US_HEADERS);
         const char *roles = val(r, i, US_ROLES);
@@ -670,6 +493,8 @@ static int do_uses(struct pgstore *s, struct sopts *o, const char *arg)
         jsonw_array_end(&w);
         jsonw_object_end(&w);
         g_string_append_c(out, '\n');
+    } else {
+        more_builds(out, nhit, o->limit);
     }
     PQclear(r);
     int ret = emit(out);
@@ -805,7 +630,7 @@ int store_main(int argc, char **argv)
         known_sub |= !strcmp(sub, subcommands[i]);
     if (!known_sub)
         return usage_error("'%s' is not a store subcommand; see 'buildtrail store --help'", sub);
-    enum { O_NAME = 256, O_LABEL, O_ALLOW, O_ADMIN, O_KNOWN, O_STORE, O_JSON };
+    enum { O_NAME = 256, O_LABEL, O_ALLOW, O_ADMIN, O_KNOWN, O_STORE, O_JSON, O_LIMIT };
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},
         {"name", required_argument, NULL, O_NAME},
@@ -815,10 +640,12 @@ int store_main(int argc, char **argv)
         {"known", required_argument, NULL, O_KNOWN},
         {"store", required_argument, NULL, O_STORE},
         {"json", no_argument, NULL, O_JSON},
+        {"limit", required_argument, NULL, O_LIMIT},
         {"help", no_argument, NULL, 'h'},
         {0},
     };
-    struct sopts o = {.labels = g_array_new(FALSE, FALSE, sizeof(struct store_label))};
+    struct sopts o = {.labels = g_array_new(FALSE, FALSE, sizeof(struct store_label)),
+                      .limit = 100};
     char *hex = NULL; /* who-ships: the content asked for */
     int c, ret = 2;
     optind = 1;
@@ -855,6 +682,18 @@ int store_main(int argc, char **argv)
         case O_KNOWN: o.known = optarg; break;
         case O_STORE: o.store = optarg; break;
         case O_JSON: o.json = true; break;
+        case O_LIMIT: {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (errno || end == optarg || *end || *optarg == '-' || v > 1000000000) {
+                usage_error("--limit '%s' is not a number of builds (0: every one)",
+                            escaped(optarg)->str);
+                goto out;
+            }
+            o.limit = (unsigned)v;
+            break;
+        }
         case 'h':
             fputs(store_help, stdout);
             ret = 0;
@@ -907,11 +746,11 @@ int store_main(int argc, char **argv)
     } else if (!strcmp(sub, "push")) {
         ret = do_push(s, &o);
     } else if (!strcmp(sub, "list")) {
-        ret = do_list(s, &o, 0, sub);
+        ret = store_list(s, &o, 0, sub);
     } else if (!strcmp(sub, "show")) {
-        ret = do_list(s, &o, id, sub);
+        ret = store_list(s, &o, id, sub);
     } else if (!strcmp(sub, "rm")) {
-        ret = do_rm(s, &o, id);
+        ret = store_rm(s, &o, id);
     } else if (!strcmp(sub, "who-ships")) {
         ret = do_who_ships(s, &o, hex);
     } else if (!strcmp(sub, "uses")) {

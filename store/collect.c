@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -20,7 +21,7 @@
 
 const char *const store_table_names[ST_COUNT] = {
     "t_content", "t_path", "t_argv", "t_package", "t_process",
-    "t_version", "t_product", "t_closure", "t_edge",
+    "t_version", "t_product", "t_closure", "t_edge", "t_product_package",
 };
 
 void store_parse_known(const char *text, size_t len, GPtrArray *hashes, GHashTable *names)
@@ -130,7 +131,7 @@ struct collector {
     GHashTable *paths;    /* path already sent */
     GHashTable *versions; /* vid (int64 key owned by prov) already sent */
     GHashTable *owners;   /* path -> const struct dpkg_pkg* or NULL (looked up) */
-    GHashTable *packages; /* struct dpkg_pkg* already sent */
+    GHashTable *packages; /* struct dpkg_pkg* already sent -> its row's number + 1 */
     struct dpkgdb *db;
     const char *cwd;
     GHashTable *archive_syms; /* vid -> symbol set of a static archive, or NULL: unknown */
@@ -266,8 +267,10 @@ static const struct dpkg_pkg *owner(struct collector *c, const char *path)
     const struct dpkg_pkg *pkg = dpkgdb_owner(c->db, path);
     g_hash_table_insert(c->owners, g_strdup(path), (gpointer)pkg);
     if (pkg && !g_hash_table_contains(c->packages, pkg)) {
-        g_hash_table_add(c->packages, (gpointer)pkg);
+        int64_t n = c->t->nrows[ST_PACKAGE];
+        g_hash_table_insert(c->packages, (gpointer)pkg, GSIZE_TO_POINTER((gsize)n + 1));
         GString *o = c->t->rows[ST_PACKAGE];
+        g_string_append_printf(o, "%" G_GINT64_FORMAT "\t", n);
         store_copy_text(o, pkg->name);
         col(o);
         store_copy_text(o, pkg->version);
@@ -280,6 +283,16 @@ static const struct dpkg_pkg *owner(struct collector *c, const char *path)
         endrow(c->t, ST_PACKAGE);
     }
     return pkg;
+}
+
+/* The number of package row `pkg` (sent by owner()), as the last column of a row. */
+static void package_col(struct collector *c, GString *o, const struct dpkg_pkg *pkg)
+{
+    if (pkg)
+        g_string_append_printf(o, "%" G_GSIZE_FORMAT,
+                               GPOINTER_TO_SIZE(g_hash_table_lookup(c->packages, pkg)) - 1);
+    else
+        g_string_append(o, "\\N");
 }
 
 static void add_processes(struct collector *c, struct qdb *q)
@@ -348,6 +361,23 @@ static void add_processes(struct collector *c, struct qdb *q)
     g_ptr_array_free(all, TRUE);
 }
 
+/* A product's rows of product_package: per package and role, how many of its leaves. */
+static void add_product_packages(struct store_trace *t, int64_t product, GHashTable *per_package)
+{
+    GHashTableIter it;
+    gpointer k, n;
+    g_hash_table_iter_init(&it, per_package);
+    while (g_hash_table_iter_next(&it, &k, &n)) {
+        const char *tab = strchr(k, '\t');
+        g_string_append_printf(t->rows[ST_PRODUCT_PACKAGE], "%" G_GINT64_FORMAT "\t", product);
+        store_copy_text(t->rows[ST_PRODUCT_PACKAGE], tab + 1);
+        g_string_append_printf(t->rows[ST_PRODUCT_PACKAGE], "\t%" G_GSIZE_FORMAT "\t%.*s",
+                               GPOINTER_TO_SIZE(n), (int)(tab - (const char *)k),
+                               (const char *)k);
+        endrow(t, ST_PRODUCT_PACKAGE);
+    }
+}
+
 /* Each product: its leaves (what the build did not make) with roles, the package owning each,
  * its licenses — one walk per product (closures_of: `inputs --leaves --roles`, with scripts,
  * stopping at shared libraries, the walk the licenses sort and the SBOM exports list) —; and
@@ -382,10 +412,11 @@ static void add_products(struct collector *c, struct qdb *q)
         GPtrArray *files = licroll_of_nodes(closures_of(closures, pv->id), lic_cache);
         GHashTable *product_syms = NULL;
         int product_kind = -1;
+        /* "PACKAGE-ROW\tROLE" -> how many of the product's leaves */
+        g_autoptr(GHashTable) per_package = g_hash_table_new_full(g_str_hash, g_str_equal,
+                                                                   g_free, NULL);
         g_autofree char *rollup = licroll_rollup(files);
-        g_string_append_printf(t->rows[ST_PRODUCT], "%" G_GINT64_FORMAT "\t", pv->id);
-        store_copy_text(t->rows[ST_PRODUCT], rollup);
-        endrow(t, ST_PRODUCT);
+        int64_t leaves = t->nrows[ST_CLOSURE];
         for (guint k = 0; k < files->len; k++) {
             const struct lic_file *f = files->pdata[k];
             if (f->v->origin != TRACEDB_VERSION_FOUND || filekind_is_runtime_data(f->v->path))
@@ -403,13 +434,23 @@ static void add_products(struct collector *c, struct qdb *q)
                 role = "unlinked-archive";
             store_copy_text(o, role);
             g_string_append_printf(o, "\t%s\t", f->guess ? "t" : "f");
-            store_copy_text(o, pkg ? pkg->name : NULL);
-            col(o);
-            store_copy_text(o, pkg ? pkg->version : NULL);
-            col(o);
-            store_copy_text(o, pkg ? pkg->arch : NULL);
+            package_col(c, o, pkg);
             endrow(t, ST_CLOSURE);
+            if (pkg) {
+                g_autofree char *key = g_strdup_printf(
+                    "%" G_GSIZE_FORMAT "\t%s",
+                    GPOINTER_TO_SIZE(g_hash_table_lookup(c->packages, pkg)) - 1, role);
+                gpointer n = g_hash_table_lookup(per_package, key);
+                g_hash_table_insert(per_package, g_steal_pointer(&key),
+                                    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(n) + 1));
+            }
         }
+        add_product_packages(t, pv->id, per_package);
+        g_string_append_printf(t->rows[ST_PRODUCT], "%" G_GINT64_FORMAT "\t", pv->id);
+        store_copy_text(t->rows[ST_PRODUCT], rollup);
+        g_string_append_printf(t->rows[ST_PRODUCT], "\t%" G_GINT64_FORMAT,
+                               t->nrows[ST_CLOSURE] - leaves);
+        endrow(t, ST_PRODUCT);
         g_ptr_array_free(files, TRUE);
         if (product_syms)
             g_hash_table_destroy(product_syms);
@@ -431,16 +472,28 @@ static void add_products(struct collector *c, struct qdb *q)
             continue;
         add_version(c, v);
         GArray *ins = prov_inputs(p, vid, &step);
+        /* one edge per (vid, from): the least role name, as the store's key wants */
+        g_autoptr(GHashTable) from = g_hash_table_new(g_int64_hash, g_int64_equal);
+        GPtrArray *order = g_ptr_array_new();
         for (guint k = 0; k < ins->len; k++) {
             const struct prov_node *n = &g_array_index(ins, struct prov_node, k);
             if (n->depth != 1)
                 continue;
             add_version(c, n->v);
+            const char *role = prov_role_name(n->role), *had = g_hash_table_lookup(from, &n->v->id);
+            if (!had)
+                g_ptr_array_add(order, (gpointer)n->v);
+            if (!had || strcmp(role, had) < 0)
+                g_hash_table_insert(from, (gpointer)&n->v->id, (gpointer)role);
+        }
+        for (guint k = 0; k < order->len; k++) {
+            const struct prov_version *fv = order->pdata[k];
             g_string_append_printf(t->rows[ST_EDGE], "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t",
-                                   vid, n->v->id);
-            store_copy_text(t->rows[ST_EDGE], prov_role_name(n->role));
+                                   vid, fv->id);
+            store_copy_text(t->rows[ST_EDGE], g_hash_table_lookup(from, &fv->id));
             endrow(t, ST_EDGE);
         }
+        g_ptr_array_free(order, TRUE);
         g_array_unref(ins);
     }
     g_array_unref(todo);
@@ -450,32 +503,65 @@ static void add_products(struct collector *c, struct qdb *q)
     g_ptr_array_free(products, TRUE);
 }
 
+/* BUILDTRAIL_STORE_TEST_PAUSE=read:SECONDS (tests only): sleep with the trace open, before
+ * its path is checked, after writing "pausing" to pause_fd. */
+static void test_pause_read(int pause_fd)
+{
+    const char *v = getenv("BUILDTRAIL_STORE_TEST_PAUSE");
+    if (!v || strncmp(v, "read:", 5))
+        return;
+    if (pause_fd >= 0 && write(pause_fd, "pausing\n", 8) < 0) {
+        /* a test's pipe gone: nothing to tell */
+    }
+    sleep((unsigned)atoi(v + 5));
+}
+
+/* Whether the file open at fd is no longer as `was` found it (written, truncated). */
+static bool changed_since(int fd, const struct stat *was)
+{
+    struct stat st;
+    return fstat(fd, &st) < 0 || st.st_size != was->st_size ||
+           st.st_mtim.tv_sec != was->st_mtim.tv_sec || st.st_mtim.tv_nsec != was->st_mtim.tv_nsec;
+}
+
 int store_collect(const char *trace_path, bool allow_incomplete, const char *admindir,
-                  struct store_trace **out, char **err)
+                  int pause_fd, struct store_trace **out, char **err)
 {
     *out = NULL;
     *err = NULL;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    struct qdb *q = NULL;
-    int r = qdb_open(trace_path, &q, err);
-    if (r < 0)
-        return r;
-    /* The identity is the file's bytes, hashed through a descriptor opened now: a trace is
-     * not written once its run ended, and one still being recorded is refused below. */
+    /* The identity is the bytes of the file the rows are read from: the file is opened (and
+     * later hashed) through one descriptor, opened before the trace is, and the trace's path
+     * must still name that file once it is open (a trace replaced in between is refused), and
+     * the file must not have changed by the end (a finished trace is never written again;
+     * one still being recorded is refused below). */
     int fd = open(trace_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        r = fd < 0 ? -errno : -EINVAL;
-        *err = g_strdup_printf("cannot read %s: %s", trace_path, g_strerror(-r));
+        int r = fd < 0 ? -errno : -EINVAL;
+        if (r != -ENOENT)
+            *err = g_strdup_printf("cannot read %s: %s", trace_path, g_strerror(-r));
         if (fd >= 0)
             close(fd);
-        qdb_close(q);
         return r;
     }
+    struct qdb *q = NULL;
+    int r = qdb_open(trace_path, &q, err);
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    test_pause_read(pause_fd);
     struct store_trace *t = g_new0(struct store_trace, 1);
+    struct stat now;
+    if (stat(trace_path, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+        *err = g_strdup_printf("the trace %s was replaced while it was being read; push it "
+                               "again", trace_path);
+        r = -ESTALE;
+        goto fail;
+    }
     t->identity = hash_fd(fd, &t->trace_size);
-    close(fd);
     const struct qdb_run *run = qdb_run(q);
     if (!t->identity) {
         *err = g_strdup_printf("cannot read %s", trace_path);
@@ -527,6 +613,8 @@ int store_collect(const char *trace_path, bool allow_incomplete, const char *adm
     };
     if (admindir && dpkgdb_load(admindir, &c.db) < 0)
         c.db = NULL;
+    if (c.db)
+        t->packages_from = g_strdup_printf("%s:%s", g_get_host_name(), admindir);
     add_processes(&c, q);
     c.p = prov_new(q);
     if (c.p) {
@@ -551,6 +639,13 @@ int store_collect(const char *trace_path, bool allow_incomplete, const char *adm
         r = -EINVAL;
         goto fail;
     }
+    if (changed_since(fd, &st)) {
+        *err = g_strdup_printf("the trace %s changed while it was being read; push it again",
+                               trace_path);
+        r = -ESTALE;
+        goto fail;
+    }
+    close(fd);
     qdb_close(q);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -558,6 +653,7 @@ int store_collect(const char *trace_path, bool allow_incomplete, const char *adm
     *out = t;
     return 0;
 fail:
+    close(fd);
     qdb_close(q);
     store_trace_free(t);
     return r;
@@ -575,6 +671,7 @@ void store_trace_free(struct store_trace *t)
     g_free(t->cwd);
     g_free(t->version);
     g_free(t->argv);
+    g_free(t->packages_from);
     for (int k = 0; k < ST_COUNT; k++)
         if (t->rows[k])
             g_string_free(t->rows[k], TRUE);

@@ -1,31 +1,20 @@
 /* pgstore — the store in PostgreSQL (contract in pgstore.h). */
 #include "pgstore.h"
 
+#include "pgstore-internal.h"
 #include "schema.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
-
-struct pgstore {
-    PGconn *conn;
-};
 
 static void no_notice(void *arg, const char *message)
 {
     (void)arg;
     (void)message;
-}
-
-/* The first line of libpq's message (it may end in newlines or hold a DETAIL). */
-static char *first_line(const char *msg)
-{
-    if (!msg || !*msg)
-        return g_strdup("unknown error");
-    const char *nl = strchr(msg, '\n');
-    return g_strndup(msg, nl ? (size_t)(nl - msg) : strlen(msg));
 }
 
 static int fail_conn(struct pgstore *s, const char *what, char **err)
@@ -35,44 +24,75 @@ static int fail_conn(struct pgstore *s, const char *what, char **err)
     return -EIO;
 }
 
-static int fail_res(PGresult *r, const char *what, char **err)
+/* Wait for the connection to be readable (POLLIN) or writable: 0, or -ETIMEDOUT after
+ * timeout_s of silence (s->gone), or -EIO. */
+static int pgs_poll(struct pgstore *s, short events, const char *what, char **err)
 {
-    g_autofree char *m = first_line(PQresultErrorMessage(r));
-    *err = g_strdup_printf("%s: %s", what, m);
-    PQclear(r);
-    return -EIO;
-}
-
-/* Run a statement with no result rows; 0 or -EIO. */
-static int exec(struct pgstore *s, const char *sql, const char *what, char **err)
-{
-    PGresult *r = PQexec(s->conn, sql);
-    ExecStatusType st = PQresultStatus(r);
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-        return fail_res(r, what, err);
-    PQclear(r);
-    return 0;
-}
-
-static PGresult *query(struct pgstore *s, const char *sql, int n, const char *const *params,
-                       const char *what, char **err)
-{
-    PGresult *r = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
-    ExecStatusType st = PQresultStatus(r);
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        fail_res(r, what, err);
-        return NULL;
+    struct pollfd p = {.fd = PQsocket(s->conn), .events = events};
+    for (;;) {
+        int n = poll(&p, 1, s->timeout_s * 1000);
+        if (n > 0)
+            return 0;
+        if (n == 0) {
+            s->gone = true;
+            *err = g_strdup_printf("%s: the store has not answered for %d s (a hung or stopped "
+                                   "server); given up ($BUILDTRAIL_STORE_TIMEOUT gives a slow "
+                                   "one longer)", what, s->timeout_s);
+            return -ETIMEDOUT;
+        }
+        if (errno != EINTR) {
+            *err = g_strdup_printf("%s: %s", what, g_strerror(errno));
+            return -EIO;
+        }
     }
-    return r;
 }
 
-/* query() with one parameter, a build id ($1::bigint). */
-static PGresult *query_build(struct pgstore *s, int64_t build, const char *sql, const char *what,
-                             char **err)
+PGresult *pgs_result(struct pgstore *s, const char *what, char **err)
 {
-    g_autofree char *b = g_strdup_printf("%" G_GINT64_FORMAT, build);
-    const char *p[] = {b};
-    return query(s, sql, 1, p, what, err);
+    PGresult *last = NULL;
+    for (;;) {
+        while (PQisBusy(s->conn)) {
+            if (pgs_poll(s, POLLIN, what, err) < 0) {
+                PQclear(last);
+                return NULL;
+            }
+            if (!PQconsumeInput(s->conn)) {
+                PQclear(last);
+                return fail_conn(s, what, err), NULL;
+            }
+        }
+        PGresult *r = PQgetResult(s->conn);
+        if (!r)
+            break;
+        if (PQresultStatus(r) == PGRES_COPY_IN) {
+            PQclear(last);
+            return r;
+        }
+        PQclear(last);
+        last = r;
+    }
+    if (!last)
+        fail_conn(s, what, err);
+    return last;
+}
+
+int pgs_flush(struct pgstore *s, const char *what, char **err)
+{
+    int f;
+    while ((f = PQflush(s->conn)) == 1) {
+        int r = pgs_poll(s, POLLOUT | POLLIN, what, err);
+        if (r < 0)
+            return r;
+        if (!PQconsumeInput(s->conn))
+            return fail_conn(s, what, err);
+    }
+    return f < 0 ? fail_conn(s, what, err) : 0;
+}
+
+void pgs_rollback(struct pgstore *s)
+{
+    if (!s->gone)
+        PQclear(PQexec(s->conn, "ROLLBACK"));
 }
 
 int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
@@ -151,6 +171,8 @@ int pgstore_connect(const char *conninfo, struct pgstore **out, char **err)
     PQclear(jr);
     struct pgstore *s = g_new0(struct pgstore, 1);
     s->conn = c;
+    const char *to = getenv("BUILDTRAIL_STORE_TIMEOUT");
+    s->timeout_s = to && atoi(to) > 0 ? atoi(to) : 300;
     *out = s;
     return 0;
 }
@@ -263,7 +285,7 @@ int pgstore_init(struct pgstore *s, int *from, int *to, char **err)
         goto rollback;
     return 0;
 rollback:
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    pgs_rollback(s);
     return r;
 }
 
@@ -291,19 +313,19 @@ int pgstore_read_snapshot(struct pgstore *s, char **err)
     return exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "starting a read", err);
 }
 
-/* The per-push temporary tables, in store_table order (collect.h says what each row holds). */
-static const char *const temp_tables[ST_COUNT] = {
+/* The per-push temporary tables of what is interned or looked up (collect.h says what each
+ * row holds); the closure, the edges and product_package go straight into the store's tables
+ * (copy_rows). */
+static const char *const temp_tables[ST_CLOSURE] = {
     "t_content (sha256 bytea, size bigint)",
     "t_path (path bytea)",
     "t_argv (sha256 bytea, argv bytea)",
-    "t_package (name text, version text, arch text, source text, source_version text)",
+    "t_package (n integer, name text, version text, arch text, source text,"
+    " source_version text)",
     "t_process (id bigint, parent bigint, prev_image bigint, argv_sha256 bytea, exe bytea,"
     " cwd bytea, exit_code integer, exit_signal integer)",
     "t_version (vid bigint, path bytea, sha256 bytea, size bigint, origin text)",
-    "t_product (vid bigint, license text)",
-    "t_closure (product_vid bigint, vid bigint, role text, guess boolean,"
-    " pkg_name text, pkg_version text, pkg_arch text)",
-    "t_edge (vid bigint, from_vid bigint, role text)",
+    "t_product (vid bigint, license text, leaves integer)",
 };
 
 /* Interned tables first, each in its key's order (two pushers inserting the same keys take
@@ -320,21 +342,39 @@ static const char *const intern_sql[] = {
     " source_version FROM t_package ORDER BY name, version, arch ON CONFLICT DO NOTHING",
 };
 
-/* The build's rows ($1: the build's id). */
+/* The build's rows that need interned ids ($1: the build's id). */
 static const char *const build_sql[] = {
     "INSERT INTO process SELECT $1, t.id, t.parent, t.prev_image, a.id, e.id, c.id, t.exit_code,"
     " t.exit_signal FROM t_process t LEFT JOIN argv a ON a.sha256 = t.argv_sha256"
     " LEFT JOIN path e ON e.digest = sha256(t.exe) LEFT JOIN path c ON c.digest = sha256(t.cwd)",
     "INSERT INTO version SELECT $1, t.vid, p.id, c.id, t.size, t.origin FROM t_version t"
     " LEFT JOIN path p ON p.digest = sha256(t.path) LEFT JOIN content c ON c.sha256 = t.sha256",
-    "INSERT INTO product SELECT $1, vid, license FROM t_product",
-    "INSERT INTO closure SELECT $1, t.product_vid, t.vid, t.role, t.guess, pk.id"
-    " FROM t_closure t LEFT JOIN package pk ON pk.name = t.pkg_name"
-    " AND pk.version = t.pkg_version AND pk.arch = coalesce(t.pkg_arch, '')",
-    "INSERT INTO edge SELECT $1, vid, from_vid, min(role) FROM t_edge GROUP BY vid, from_vid",
-    "INSERT INTO product_package SELECT $1, product_vid, package_id, role, count(*) FROM closure"
-    " WHERE build_id = $1 AND package_id IS NOT NULL GROUP BY product_vid, package_id, role",
+    "INSERT INTO product (build_id, vid, license, leaves) SELECT $1, vid, license, leaves"
+    " FROM t_product",
 };
+
+/* The big per-build tables, COPYed straight in (no temporary table, no INSERT ... SELECT, no
+ * per-row foreign-key check: schema version 3): the build's id put before each row, and a
+ * package row's number (the last column, when `package`) made the package's id. */
+static const struct {
+    enum store_table k;
+    const char *copy;
+    bool package;
+} direct[] = {
+    {ST_CLOSURE, "COPY closure (build_id, product_vid, vid, role, guess, package_id) FROM STDIN",
+     true},
+    {ST_EDGE, "COPY edge (build_id, vid, from_vid, role) FROM STDIN", false},
+    {ST_PRODUCT_PACKAGE, "COPY product_package (build_id, product_vid, role, files, package_id)"
+                         " FROM STDIN", true},
+};
+
+/* After product_package: the build's one row per package (`uses` counts builds from it). */
+static const char build_package_sql[] =
+    "INSERT INTO build_package SELECT $1, package_id,"
+    " bool_or(role IN ('source', 'object', 'copy', 'generated')), bool_or(role = 'header'),"
+    " bool_or(role = 'runtime'), bool_or(role = 'shlib'), bool_or(role = 'tool'),"
+    " bool_or(role = 'unlinked-archive')"
+    " FROM product_package WHERE build_id = $1 GROUP BY package_id";
 
 /* BUILDTRAIL_STORE_TEST_PAUSE (tests only): "SECONDS" pauses before COMMIT, "copy:SECONDS"
  * in the middle of the COPY of the closure rows (half sent); "pausing" goes to pause_fd
@@ -356,41 +396,116 @@ static void do_pause(unsigned secs, int pause_fd)
     sleep(secs);
 }
 
-static int copy_in(struct pgstore *s, enum store_table k, const GString *rows, int pause_fd,
-                   char **err)
+/* The next rows of `rows` from *off (whole lines, about `chunk` bytes) into `out`, each with
+ * "PREFIX\t" before it and, when pkmap, its last column (a package row's number) made the
+ * package's id.  -EINVAL on a number out of range. */
+static int rewrite_rows(const GString *rows, size_t *off, size_t chunk, GString *out,
+                        const char *prefix, const int64_t *pkmap, int64_t npk)
 {
-    g_autofree char *sql = g_strdup_printf("COPY %s FROM STDIN", store_table_names[k]);
-    PGresult *r = PQexec(s->conn, sql);
-    if (PQresultStatus(r) != PGRES_COPY_IN)
-        return fail_res(r, "starting a COPY", err);
-    PQclear(r);
+    g_string_truncate(out, 0);
+    while (*off < rows->len && out->len < chunk) {
+        const char *line = rows->str + *off;
+        const char *nl = memchr(line, '\n', rows->len - *off);
+        size_t n = nl ? (size_t)(nl - line) : rows->len - *off;
+        g_string_append(out, prefix);
+        g_string_append_c(out, '\t');
+        if (!pkmap) {
+            g_string_append_len(out, line, (gssize)n);
+        } else {
+            const char *tab = line + n;
+            while (tab > line && tab[-1] != '\t')
+                tab--;
+            g_string_append_len(out, line, tab - line);
+            if (!strncmp(tab, "\\N", 2)) {
+                g_string_append(out, "\\N");
+            } else {
+                int64_t k = g_ascii_strtoll(tab, NULL, 10);
+                if (k < 0 || k >= npk)
+                    return -EINVAL;
+                g_string_append_printf(out, "%" G_GINT64_FORMAT, pkmap[k]);
+            }
+        }
+        g_string_append_c(out, '\n');
+        *off += n + (nl ? 1 : 0);
+    }
+    return 0;
+}
+
+/* copy_in's rows, sent and ended. */
+static int copy_rows(struct pgstore *s, enum store_table k, const GString *rows,
+                     const char *prefix, const int64_t *pkmap, int64_t npk, int pause_fd,
+                     char **err)
+{
     const size_t chunk = 1 << 20;
     unsigned pause = k == ST_CLOSURE ? test_pause(true) : 0;
     size_t half = rows->len / 2;
+    g_autoptr(GString) buf = g_string_sized_new(chunk + 4096);
     for (size_t off = 0; off < rows->len;) {
-        size_t n = MIN(chunk, rows->len - off);
-        if (pause && off < half)
-            n = MIN(n, half - off);
-        if (PQputCopyData(s->conn, rows->str + off, (int)n) != 1)
-            return fail_conn(s, "sending rows", err);
-        off += n;
-        if (pause && off == half) {
-            if (PQflush(s->conn) != 0)
-                return fail_conn(s, "sending rows", err);
-            do_pause(pause, pause_fd);
+        size_t was = off;
+        if (prefix) {
+            if (rewrite_rows(rows, &off, pause && off < half ? MIN(chunk, half - off) : chunk,
+                             buf, prefix, pkmap, npk) < 0) {
+                PQputCopyEnd(s->conn, "a closure row names no package");
+                *err = g_strdup("sending rows: a row names a package the trace's rows lack");
+                return -EINVAL;
+            }
+        } else {
+            size_t n = MIN(chunk, rows->len - off);
+            if (pause && off < half)
+                n = MIN(n, half - off);
+            g_string_truncate(buf, 0);
+            g_string_append_len(buf, rows->str + off, (gssize)n);
+            off += n;
         }
+        int q, f;
+        while ((q = PQputCopyData(s->conn, buf->str, (int)buf->len)) == 0)
+            if ((f = pgs_flush(s, "sending rows", err)) < 0)
+                return f;
+        if (q < 0)
+            return fail_conn(s, "sending rows", err);
+        if ((f = pgs_flush(s, "sending rows", err)) < 0)
+            return f;
+        if (pause && was < half && off >= half)
+            do_pause(pause, pause_fd);
     }
-    if (PQputCopyEnd(s->conn, NULL) != 1)
+    int q, f;
+    while ((q = PQputCopyEnd(s->conn, NULL)) == 0)
+        if ((f = pgs_flush(s, "ending a COPY", err)) < 0)
+            return f;
+    if (q < 0)
         return fail_conn(s, "ending a COPY", err);
-    r = PQgetResult(s->conn);
-    int ret = 0;
+    return pgs_flush(s, "ending a COPY", err);
+}
+
+/* COPY `rows` (whole lines) by `sql`: as they are, or rewritten (rewrite_rows) when prefix. */
+static int copy_in(struct pgstore *s, const char *sql, enum store_table k, const GString *rows,
+                   const char *prefix, const int64_t *pkmap, int64_t npk, int pause_fd,
+                   char **err)
+{
+    if (!PQsendQuery(s->conn, sql))
+        return fail_conn(s, "starting a COPY", err);
+    PGresult *r = pgs_result(s, "starting a COPY", err);
+    if (!r)
+        return pgs_errno(s);
+    if (PQresultStatus(r) != PGRES_COPY_IN)
+        return fail_res(r, "starting a COPY", err);
+    PQclear(r);
+    /* nonblocking while the rows go: a server that stops taking them is given up, not waited
+     * for in a blocking write */
+    if (PQsetnonblocking(s->conn, 1) != 0)
+        return fail_conn(s, "starting a COPY", err);
+    int ret = copy_rows(s, k, rows, prefix, pkmap, npk, pause_fd, err);
+    if (PQsetnonblocking(s->conn, 0) != 0 && !ret)
+        ret = fail_conn(s, "ending a COPY", err);
+    if (ret < 0)
+        return ret;
+    r = pgs_result(s, "copying rows", err);
+    if (!r)
+        return pgs_errno(s);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        ret = fail_res(r, "copying rows", err);
-    else
-        PQclear(r);
-    while ((r = PQgetResult(s->conn)))
-        PQclear(r);
-    return ret;
+        return fail_res(r, "copying rows", err);
+    PQclear(r);
+    return 0;
 }
 
 static char *iso(int64_t ns, char buf[40])
@@ -409,6 +524,47 @@ static char *hex_bytea(const void *s, size_t len)
     for (size_t i = 0; i < len; i++)
         g_string_append_printf(o, "%02x", ((const unsigned char *)s)[i]);
     return g_string_free(o, FALSE);
+}
+
+/* The package rows' ids by their numbers in the trace's rows, then the direct tables. */
+static int push_direct(struct pgstore *s, const struct store_trace *t, const char *bid,
+                       int pause_fd, char **err)
+{
+    PGresult *q = query(s, "SELECT t.n, pk.id FROM t_package t JOIN package pk"
+                           " ON pk.name = t.name AND pk.version = t.version"
+                           " AND pk.arch = coalesce(t.arch, '')", 0, NULL,
+                        "looking the packages up", err);
+    if (!q)
+        return -EIO;
+    int64_t npk = t->nrows[ST_PACKAGE];
+    g_autofree int64_t *pkmap = g_new0(int64_t, npk + 1);
+    for (int i = 0; i < PQntuples(q); i++) {
+        int64_t n = g_ascii_strtoll(PQgetvalue(q, i, 0), NULL, 10);
+        if (n >= 0 && n < npk)
+            pkmap[n] = g_ascii_strtoll(PQgetvalue(q, i, 1), NULL, 10);
+    }
+    PQclear(q);
+    for (int64_t n = 0; n < npk; n++)
+        if (!pkmap[n]) {
+            *err = g_strdup("looking the packages up: a package of the trace's rows was not "
+                            "stored");
+            return -EIO;
+        }
+    for (size_t i = 0; i < G_N_ELEMENTS(direct); i++) {
+        int r = copy_in(s, direct[i].copy, direct[i].k, t->rows[direct[i].k], bid,
+                        direct[i].package ? pkmap : NULL, npk, pause_fd, err);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+/* *err with `more` after it. */
+static void append(char **err, const char *more)
+{
+    char *m = g_strconcat(*err ? *err : "", more, NULL);
+    g_free(*err);
+    *err = m;
 }
 
 int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *name,
@@ -436,15 +592,17 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
     if (PQntuples(q)) {
         *build_id = g_ascii_strtoll(PQgetvalue(q, 0, 0), NULL, 10);
         PQclear(q);
-        PQclear(PQexec(s->conn, "ROLLBACK"));
+        pgs_rollback(s);
         return 1;
     }
     PQclear(q);
-    for (int k = 0; k < ST_COUNT; k++) {
+    for (int k = 0; k < ST_CLOSURE; k++) {
         g_autofree char *sql = g_strdup_printf("CREATE TEMP TABLE %s ON COMMIT DROP",
                                                temp_tables[k]);
+        g_autofree char *copy = g_strdup_printf("COPY %s FROM STDIN", store_table_names[k]);
         if ((r = exec(s, sql, "making a temporary table", err)) < 0 ||
-            (r = copy_in(s, (enum store_table)k, t->rows[k], pause_fd, err)) < 0)
+            (r = copy_in(s, copy, (enum store_table)k, t->rows[k], NULL, NULL, 0, pause_fd,
+                         err)) < 0)
             goto rollback_r;
     }
     for (size_t i = 0; i < G_N_ELEMENTS(intern_sql); i++)
@@ -460,13 +618,13 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
         char b1[40], b2[40];
         const char *bp[] = {ident, name, tp, size, t->hostname, cwd, argv, t->state,
                             t->complete ? "t" : "f", t->incomplete, iso(t->started_ns, b1),
-                            iso(t->finished_ns, b2), exit_s, t->version};
+                            iso(t->finished_ns, b2), exit_s, t->version, t->packages_from};
         q = query(s, "INSERT INTO build (identity, name, trace_path, trace_size, hostname, cwd,"
                      " argv, state, complete, incomplete, started, finished, exit_status,"
-                     " recorder) VALUES ($1::bytea, $2, $3::bytea, $4, $5, $6::bytea,"
-                     " $7::bytea, $8, $9, $10, to_timestamp($11::double precision),"
-                     " to_timestamp($12::double precision), $13, $14) RETURNING id",
-                  14, bp, "storing the build", err);
+                     " recorder, packages_from) VALUES ($1::bytea, $2, $3::bytea, $4, $5,"
+                     " $6::bytea, $7::bytea, $8, $9, $10, to_timestamp($11::double precision),"
+                     " to_timestamp($12::double precision), $13, $14, $15) RETURNING id",
+                  15, bp, "storing the build", err);
         if (!q)
             goto rollback;
         *build_id = g_ascii_strtoll(PQgetvalue(q, 0, 0), NULL, 10);
@@ -490,308 +648,48 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
             goto rollback;
         PQclear(q);
     }
+    if ((r = push_direct(s, t, bid, pause_fd, err)) < 0)
+        goto rollback_r;
+    {
+        const char *p[] = {bid};
+        q = query(s, build_package_sql, 1, p, "storing the build's packages", err);
+        if (!q)
+            goto rollback;
+        PQclear(q);
+    }
     unsigned pause = test_pause(false);
     if (pause)
         do_pause(pause, pause_fd);
     if ((r = exec(s, "COMMIT", "committing the build", err)) < 0) {
         *build_id = 0;
+        if (r == -ETIMEDOUT)
+            append(err, "; whether the build was stored is not known: push the trace again "
+                        "(it says 'already stored' if it was)");
         return r;
     }
     return 0;
 rollback:
-    r = -EIO;
+    r = pgs_errno(s);
 rollback_r:
-    PQclear(PQexec(s->conn, "ROLLBACK"));
+    if (r == -ETIMEDOUT)
+        append(err, "; nothing of this push is stored (the server drops the transaction "
+                    "when it sees the connection closed)");
+    pgs_rollback(s);
     *build_id = 0;
     return r;
 }
 
-int64_t pgstore_find(struct pgstore *s, const char *identity, char **err)
+int64_t pgstore_find(struct pgstore *s, const char *identity, bool *complete, char **err)
 {
     g_autofree char *ident = g_strdup_printf("\\x%s", identity);
     const char *p[] = {ident};
-    PGresult *r = query(s, "SELECT id FROM build WHERE identity = $1::bytea", 1, p,
+    PGresult *r = query(s, "SELECT id, complete FROM build WHERE identity = $1::bytea", 1, p,
                         "looking the trace up", err);
     if (!r)
         return -EIO;
     int64_t id = PQntuples(r) ? g_ascii_strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+    *complete = PQntuples(r) && !strcmp(PQgetvalue(r, 0, 1), "t");
     PQclear(r);
     return id;
 }
 
-int64_t pgstore_count_builds(struct pgstore *s, char **err)
-{
-    PGresult *r = query(s, "SELECT count(*) FROM build", 0, NULL, "counting builds", err);
-    if (!r)
-        return -EIO;
-    int64_t n = g_ascii_strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    return n;
-}
-
-PGresult *pgstore_list(struct pgstore *s, int64_t only_build, char **err)
-{
-    return query_build(s, only_build,
-                 "SELECT b.id, b.name, to_char(b.started AT TIME ZONE 'UTC',"
-                 " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), b.state, b.complete,"
-                 " (SELECT count(*) FROM product p WHERE p.build_id = b.id), b.trace_path,"
-                 " encode(b.identity, 'hex'),"
-                 " (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM build_label l"
-                 "  WHERE l.build_id = b.id)"
-                 " FROM build b WHERE $1::bigint = 0 OR b.id = $1::bigint ORDER BY b.id",
-                 "listing builds", err);
-}
-
-PGresult *pgstore_show_products(struct pgstore *s, int64_t build, char **err)
-{
-    return query_build(s, build,
-                 "SELECT pa.path, encode(c.sha256, 'hex'), p.license,"
-                 " (SELECT count(*) FROM closure cl WHERE cl.build_id = p.build_id"
-                 "  AND cl.product_vid = p.vid)"
-                 " FROM product p JOIN version v ON v.build_id = p.build_id AND v.vid = p.vid"
-                 " LEFT JOIN path pa ON pa.id = v.path_id LEFT JOIN content c ON c.id = v.content_id"
-                 " WHERE p.build_id = $1::bigint ORDER BY pa.path",
-                 "reading the build's products", err);
-}
-
-PGresult *pgstore_show_packages(struct pgstore *s, int64_t build, char **err)
-{
-    return query_build(s, build,
-                 "SELECT name, version, code, headers, runtime, shlib, tool FROM build_packages"
-                 " WHERE build_id = $1::bigint ORDER BY name",
-                 "reading the build's packages", err);
-}
-
-int pgstore_rm(struct pgstore *s, int64_t build, char **err)
-{
-    PGresult *r = query_build(s, build, "DELETE FROM build WHERE id = $1::bigint",
-                              "removing the build", err);
-    if (!r)
-        return -EIO;
-    bool gone = atoi(PQcmdTuples(r)) > 0;
-    PQclear(r);
-    return gone ? 0 : -ENOENT;
-}
-
-PGresult *pgstore_who_ships(struct pgstore *s, const char *sha256_hex, char **err)
-{
-    g_autofree char *h = g_strdup_printf("\\x%s", sha256_hex);
-    const char *p[] = {h};
-    return query(s,
-                 "WITH hits AS ("
-                 " SELECT cl.build_id, cl.product_vid, cl.vid, cl.role FROM content c"
-                 "  JOIN version v ON v.content_id = c.id"
-                 "  JOIN closure cl ON cl.build_id = v.build_id AND cl.vid = v.vid"
-                 "  WHERE c.sha256 = $1::bytea"
-                 "  AND cl.role IN ('source', 'header', 'object', 'copy', 'generated')"
-                 " UNION"
-                 " SELECT p.build_id, p.vid, p.vid, 'product' FROM content c"
-                 "  JOIN version v ON v.content_id = c.id"
-                 "  JOIN product p ON p.build_id = v.build_id AND p.vid = v.vid"
-                 "  WHERE c.sha256 = $1::bytea)"
-                 " SELECT h.build_id, b.name, pp.path, h.product_vid, lp.path, h.vid, h.role"
-                 " FROM hits h JOIN build b ON b.id = h.build_id"
-                 " JOIN version pv ON pv.build_id = h.build_id AND pv.vid = h.product_vid"
-                 " LEFT JOIN path pp ON pp.id = pv.path_id"
-                 " JOIN version lv ON lv.build_id = h.build_id AND lv.vid = h.vid"
-                 " LEFT JOIN path lp ON lp.id = lv.path_id"
-                 " ORDER BY h.build_id, pp.path, lp.path",
-                 1, p, "asking who ships it", err);
-}
-
-struct edge_to {
-    int64_t from;
-    char *path; /* the path of `from` */
-};
-
-/* A version of one build: the edges' key. */
-struct bvid {
-    int64_t build, vid;
-};
-
-static guint bvid_hash(gconstpointer p)
-{
-    const struct bvid *k = p;
-    return g_int64_hash(&k->build) * 31u + g_int64_hash(&k->vid);
-}
-
-static gboolean bvid_equal(gconstpointer a, gconstpointer b)
-{
-    const struct bvid *x = a, *y = b;
-    return x->build == y->build && x->vid == y->vid;
-}
-
-struct pgstore_edges {
-    GHashTable *down; /* struct bvid -> GArray of struct edge_to */
-};
-
-static void edges_array_free(gpointer p)
-{
-    GArray *a = p;
-    for (guint i = 0; i < a->len; i++)
-        g_free(g_array_index(a, struct edge_to, i).path);
-    g_array_unref(a);
-}
-
-static char *int_array(const int64_t *v, int n)
-{
-    GString *arr = g_string_new("{");
-    for (int i = 0; i < n; i++)
-        g_string_append_printf(arr, "%s%" G_GINT64_FORMAT, i ? "," : "", v[i]);
-    g_string_append_c(arr, '}');
-    return g_string_free(arr, FALSE);
-}
-
-struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *builds,
-                                         const int64_t *leaves, int n, char **err)
-{
-    g_autofree char *b = int_array(builds, n);
-    g_autofree char *l = int_array(leaves, n);
-    const char *p[] = {b, l};
-    /* The edges up from the leaves (UNION: each edge once, so it ends): what carries a leaf is
-     * closed upwards, so these are all the edges among what carries the leaves. */
-    PGresult *r = query(s,
-                        "WITH RECURSIVE up(build_id, vid, from_vid) AS ("
-                        " SELECT e.build_id, e.vid, e.from_vid"
-                        "  FROM (SELECT DISTINCT * FROM unnest($1::bigint[], $2::bigint[])) l(b, v)"
-                        "  JOIN edge e ON e.build_id = l.b AND e.from_vid = l.v UNION"
-                        /* OFFSET 0: an index lookup per row of the step, never a merge join
-                         * over the whole edge table (the step's size is misestimated) */
-                        " SELECT e.build_id, e.vid, e.from_vid FROM up, LATERAL (SELECT * FROM edge"
-                        "  WHERE build_id = up.build_id AND from_vid = up.vid OFFSET 0) e)"
-                        " SELECT up.build_id, up.vid, up.from_vid, pa.path FROM up"
-                        " JOIN version v ON v.build_id = up.build_id AND v.vid = up.from_vid"
-                        " LEFT JOIN path pa ON pa.id = v.path_id",
-                        2, p, "drawing the chains", err);
-    if (!r)
-        return NULL;
-    struct pgstore_edges *e = g_new0(struct pgstore_edges, 1);
-    e->down = g_hash_table_new_full(bvid_hash, bvid_equal, g_free, edges_array_free);
-    for (int i = 0; i < PQntuples(r); i++) {
-        struct bvid k = {g_ascii_strtoll(PQgetvalue(r, i, 0), NULL, 10),
-                         g_ascii_strtoll(PQgetvalue(r, i, 1), NULL, 10)};
-        GArray *a = g_hash_table_lookup(e->down, &k);
-        if (!a) {
-            a = g_array_new(FALSE, FALSE, sizeof(struct edge_to));
-            g_hash_table_insert(e->down, g_memdup2(&k, sizeof k), a);
-        }
-        size_t len;
-        struct edge_to t = {.from = g_ascii_strtoll(PQgetvalue(r, i, 2), NULL, 10),
-                            .path = pgstore_bytea(r, i, 3, &len)};
-        g_array_append_val(a, t);
-    }
-    PQclear(r);
-    return e;
-}
-
-struct step {
-    int64_t parent;   /* the version it was reached from */
-    const char *path; /* its own path */
-};
-
-GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t build, int64_t top, int64_t leaf)
-{
-    if (top == leaf)
-        return NULL;
-    /* Breadth first from the product: the shortest chain. */
-    GHashTable *prev = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
-    GArray *queue = g_array_new(FALSE, FALSE, sizeof(int64_t));
-    g_array_append_val(queue, top);
-    for (guint qi = 0; qi < queue->len; qi++) {
-        int64_t cur = g_array_index(queue, int64_t, qi);
-        if (cur == leaf)
-            break;
-        struct bvid k = {build, cur};
-        GArray *a = g_hash_table_lookup(e->down, &k);
-        for (guint i = 0; a && i < a->len; i++) {
-            const struct edge_to *t = &g_array_index(a, struct edge_to, i);
-            if (t->from == top || g_hash_table_contains(prev, &t->from))
-                continue;
-            struct step *st = g_new(struct step, 1);
-            st->parent = cur;
-            st->path = t->path;
-            g_hash_table_insert(prev, g_memdup2(&t->from, sizeof t->from), st);
-            g_array_append_val(queue, t->from);
-        }
-    }
-    GPtrArray *chain = NULL;
-    if (g_hash_table_contains(prev, &leaf)) {
-        chain = g_ptr_array_new_with_free_func(g_free);
-        for (int64_t at = leaf; at != top;) {
-            const struct step *st = g_hash_table_lookup(prev, &at);
-            g_ptr_array_insert(chain, 0, g_strdup(st->path ? st->path : "?"));
-            at = st->parent;
-        }
-    }
-    g_array_unref(queue);
-    g_hash_table_destroy(prev);
-    return chain;
-}
-
-void pgstore_edges_free(struct pgstore_edges *e)
-{
-    if (!e)
-        return;
-    g_hash_table_destroy(e->down);
-    g_free(e);
-}
-
-PGresult *pgstore_uses(struct pgstore *s, const char *package, const char *version, char **err)
-{
-    const char *p[] = {package, version};
-    return query(s,
-                 "SELECT u.build_id, b.name, pp.path, min(pk.version),"
-                 " bool_or(u.role IN ('source', 'object', 'copy', 'generated')),"
-                 " bool_or(u.role = 'header'), string_agg(DISTINCT u.role, ','), sum(u.files)"
-                 " FROM package pk JOIN product_package u ON u.package_id = pk.id"
-                 " JOIN build b ON b.id = u.build_id"
-                 " JOIN version pv ON pv.build_id = u.build_id AND pv.vid = u.product_vid"
-                 " LEFT JOIN path pp ON pp.id = pv.path_id"
-                 " WHERE pk.name = $1 AND ($2::text IS NULL OR pk.version = $2)"
-                 " GROUP BY u.build_id, b.name, u.product_vid, pp.path"
-                 " ORDER BY u.build_id, pp.path",
-                 2, p, "asking who uses it", err);
-}
-
-PGresult *pgstore_copies(struct pgstore *s, const char *const *known, int nknown, char **err)
-{
-    GString *arr = g_string_new("{");
-    for (int i = 0; i < nknown; i++)
-        g_string_append_printf(arr, "%s\"\\\\x%s\"", i ? "," : "", known[i]);
-    g_string_append_c(arr, '}');
-    const char *p[] = {arr->str};
-    /* Sources and headers of a build's own tree (no package owns them: outside /usr) whose
-     * content is in another build too, or in the known index. */
-    PGresult *r = query(s,
-                        "WITH src AS ("
-                        " SELECT DISTINCT v.content_id, cl.build_id, v.path_id, cl.role"
-                        " FROM closure cl JOIN version v ON v.build_id = cl.build_id"
-                        " AND v.vid = cl.vid WHERE cl.role IN ('source', 'header')"
-                        " AND cl.package_id IS NULL AND v.content_id IS NOT NULL),"
-                        " hit AS (SELECT content_id FROM src GROUP BY content_id"
-                        "  HAVING count(DISTINCT build_id) > 1"
-                        "  UNION SELECT c.id FROM content c WHERE c.sha256 = ANY($1::bytea[]))"
-                        " SELECT encode(c.sha256, 'hex'), src.build_id, b.name, pa.path, b.cwd,"
-                        " src.role FROM src JOIN hit USING (content_id)"
-                        " JOIN content c ON c.id = src.content_id JOIN build b ON b.id = src.build_id"
-                        " LEFT JOIN path pa ON pa.id = src.path_id"
-                        " ORDER BY 1, 2, pa.path",
-                        1, p, "finding copies", err);
-    g_string_free(arr, TRUE);
-    return r;
-}
-
-char *pgstore_bytea(const PGresult *r, int row, int col, size_t *len)
-{
-    *len = 0;
-    if (PQgetisnull(r, row, col))
-        return NULL;
-    unsigned char *b = PQunescapeBytea((const unsigned char *)PQgetvalue(r, row, col), len);
-    if (!b)
-        return NULL;
-    char *s = g_malloc(*len + 1);
-    memcpy(s, b, *len);
-    s[*len] = 0;
-    PQfreemem(b);
-    return s;
-}

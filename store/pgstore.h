@@ -9,7 +9,10 @@
  *     holds a password is refused (-EPERM), and so is a set $PGPASSWORD: passwords come from
  *     libpq's own means (.pgpass, PGPASSFILE, a service file), never argv or a variable a
  *     trace records.  A connection is given up after 20 s unless the string's connect_timeout
- *     or $PGCONNECT_TIMEOUT says otherwise.
+ *     or $PGCONNECT_TIMEOUT says otherwise; once connected, a statement's result (or the
+ *     server's taking COPY rows, sent in nonblocking mode) is waited for at most
+ *     $BUILDTRAIL_STORE_TIMEOUT seconds of silence (300): then -ETIMEDOUT, and the connection
+ *     is used no more (no ROLLBACK sent; the server rolls back when it sees it closed).
  *   - The schema is versioned (table bt_schema); STORE_SCHEMA_VERSION is this binary's.
  *     pgstore_init() applies the migrations (an ordered array in schema.c) above the
  *     database's version, in one transaction under an advisory lock; a database whose version
@@ -21,8 +24,10 @@
  *     (two pushes of one trace wait for each other), nothing added when a build of that
  *     identity is there (returns 1, *build_id the existing one), else COPY into temporary
  *     tables, interned content (content, path, argv, package: INSERT ... ON CONFLICT DO
- *     NOTHING, in key order so that concurrent pushers never deadlock), then the build's rows,
- *     then COMMIT.  A push killed at any moment leaves nothing: the server rolls back.
+ *     NOTHING, in key order so that concurrent pushers never deadlock), then the build's rows
+ *     (closure, edge, product_package COPYed straight in, the build's id and package ids put
+ *     in here), build_package, then COMMIT.  A timeout's *err says whether anything may be
+ *     stored (only when it came at COMMIT).  A push killed at any moment leaves nothing: the server rolls back.
  *     $BUILDTRAIL_STORE_TEST_PAUSE (tests only) = SECONDS sleeps before COMMIT, = copy:SECONDS
  *     in the middle of the closure rows' COPY, after writing "pausing" to pause_fd, so that a
  *     test can kill a push inside its transaction.
@@ -37,7 +42,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct pgstore;
 
@@ -60,14 +65,19 @@ int pgstore_push(struct pgstore *s, const struct store_trace *t, const char *nam
                  const struct store_label *labels, int nlabels, int pause_fd,
                  int64_t *build_id, char **err);
 
-/* The build stored with that identity (hex), 0 when none, or a negative errno. */
-int64_t pgstore_find(struct pgstore *s, const char *identity, char **err);
+/* The build stored with that identity (hex), 0 when none, or a negative errno; *complete
+ * its completeness. */
+int64_t pgstore_find(struct pgstore *s, const char *identity, bool *complete, char **err);
 
 /* How many builds the store holds (what each answer covered). */
 int64_t pgstore_count_builds(struct pgstore *s, char **err);
 
+/* LIST_LABELS: "KEYHEX=VALUEHEX,..." in key order (pgstore_labels splits it), or NULL;
+ * LIST_PACKAGES_FROM: "HOST:ADMINDIR", the dpkg database that named the build's packages. */
 enum list_col { LIST_ID, LIST_NAME, LIST_STARTED, LIST_STATE, LIST_COMPLETE, LIST_PRODUCTS,
-                LIST_TRACE, LIST_SHA256, LIST_LABELS };
+                LIST_TRACE, LIST_SHA256, LIST_LABELS, LIST_PACKAGES_FROM };
+/* LIST_LABELS' text as its keys and values, alternately (g_strfreev). */
+char **pgstore_labels(const char *hexpairs);
 PGresult *pgstore_list(struct pgstore *s, int64_t only_build, char **err);
 
 enum show_product_col { SP_PATH, SP_SHA256, SP_LICENSE, SP_LEAVES };
@@ -78,9 +88,13 @@ PGresult *pgstore_show_packages(struct pgstore *s, int64_t build, char **err);
 /* 0 removed, -ENOENT no such build. */
 int pgstore_rm(struct pgstore *s, int64_t build, char **err);
 
-/* who-ships: every product whose closure (code roles) holds that content, or that is it. */
+/* who-ships: the builds with a product whose closure (code roles) holds that content, or
+ * that is it (one column, the build's id, in order): every one, exactly; then the rows of
+ * `builds` (some of those): every such product. */
+PGresult *pgstore_who_ships_builds(struct pgstore *s, const char *sha256_hex, char **err);
 enum ships_col { SH_BUILD, SH_NAME, SH_PRODUCT, SH_PRODUCT_VID, SH_LEAF, SH_LEAF_VID, SH_ROLE };
-PGresult *pgstore_who_ships(struct pgstore *s, const char *sha256_hex, char **err);
+PGresult *pgstore_who_ships(struct pgstore *s, const char *sha256_hex, const int64_t *builds,
+                            int nbuilds, char **err);
 /* The code edges among what carries any of the leaves (builds[i], leaves[i]), of every build
  * at once (one query for the whole answer: a header in every build is one round trip, not
  * one per build), then the chain in build `build` from product `top` down to version `leaf`:
@@ -92,10 +106,17 @@ struct pgstore_edges *pgstore_edges_load(struct pgstore *s, const int64_t *build
 GPtrArray *pgstore_chain(const struct pgstore_edges *e, int64_t build, int64_t top, int64_t leaf);
 void pgstore_edges_free(struct pgstore_edges *e);
 
-/* uses: per build and product, how that package's files are in its closure. */
+/* uses: the package's versions in the store (one column), to pick those a VERSION names
+ * (debver); the builds whose products hold any of its files, of `versions` (nversions < 0:
+ * any), code first (columns: the build's id, whether code), every one; then per build of
+ * `builds` and product, how that package's files are in its closure. */
+PGresult *pgstore_package_versions(struct pgstore *s, const char *package, char **err);
+PGresult *pgstore_uses_builds(struct pgstore *s, const char *package,
+                              const char *const *versions, int nversions, char **err);
 enum uses_col { US_BUILD, US_NAME, US_PRODUCT, US_VERSION, US_CODE, US_HEADERS, US_ROLES,
                 US_FILES };
-PGresult *pgstore_uses(struct pgstore *s, const char *package, const char *version, char **err);
+PGresult *pgstore_uses(struct pgstore *s, const char *package, const char *const *versions,
+                       int nversions, const int64_t *builds, int nbuilds, char **err);
 
 /* copies: compiled sources and headers of each build's own tree (no package owns them) whose
  * content is in another build or in `known` (hex sha256 list, may be NULL). */

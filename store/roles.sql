@@ -20,5 +20,5 @@ GRANT USAGE ON SCHEMA public TO buildtrail_push, buildtrail_read;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO buildtrail_read;
 GRANT SELECT ON bt_schema TO buildtrail_push;
 GRANT SELECT, INSERT ON content, path, argv, package, build, build_label, process, version,
-    product, closure, edge, product_package TO buildtrail_push;
+    product, closure, edge, product_package, build_package TO buildtrail_push;
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO buildtrail_push;

@@ -94,10 +94,55 @@ static const char migration_2[] =
     "  FROM product_package pp JOIN package pk ON pk.id = pp.package_id"
     "  GROUP BY pp.build_id, pk.id;";
 
+static const char migration_3[] =
+    /* A push at a big build's size (1.5M closure rows, 1.3M edges: docs/performance.md): the
+     * per-build tables lose their per-row foreign keys (a push inserts the build's row in the
+     * same transaction, and the closure, edges and product_package are COPYed straight in;
+     * `store rm` deletes from each table), and `uses` counts builds from one row per build and
+     * package (build_package) instead of grouping every product's rows at each question. */
+    "ALTER TABLE process DROP CONSTRAINT process_build_id_fkey;"
+    "ALTER TABLE version DROP CONSTRAINT version_build_id_fkey;"
+    "ALTER TABLE product DROP CONSTRAINT product_build_id_fkey;"
+    "ALTER TABLE closure DROP CONSTRAINT closure_build_id_fkey,"
+    "  DROP CONSTRAINT closure_package_id_fkey;"
+    "ALTER TABLE edge DROP CONSTRAINT edge_build_id_fkey;"
+    /* and the closure and the edges keep one index each, the one a question reads
+     * (closure_version, edge_from): each index is a btree insertion per row (a push's closure
+     * COPYed in 3 s without indexes, 28 s with two); a product's leaf count (what `show` read
+     * the closure's primary key for) is kept in product.leaves. The rows are unique by
+     * construction (collect.c writes each once). */
+    "ALTER TABLE closure DROP CONSTRAINT closure_pkey;"
+    /* who-ships probes closure_version once per stored version of the content (a header in
+     * every build: one per build) and keeps the rows with a code role: with the role and the
+     * product in the index, the probe does not read the table */
+    "DROP INDEX closure_version;"
+    "CREATE INDEX closure_version ON closure (build_id, vid) INCLUDE (role, product_vid);"
+    "ALTER TABLE edge DROP CONSTRAINT edge_pkey;"
+    "ALTER TABLE product ADD COLUMN leaves integer;"
+    "UPDATE product p SET leaves = (SELECT count(*) FROM closure c"
+    "  WHERE c.build_id = p.build_id AND c.product_vid = p.vid);"
+    "ALTER TABLE product_package DROP CONSTRAINT product_package_build_id_fkey,"
+    "  DROP CONSTRAINT product_package_package_id_fkey;"
+    "CREATE TABLE build_package (build_id bigint NOT NULL, package_id bigint NOT NULL,"
+    "  code boolean NOT NULL, headers boolean NOT NULL, runtime boolean NOT NULL,"
+    "  shlib boolean NOT NULL, tool boolean NOT NULL, unlinked boolean NOT NULL,"
+    "  PRIMARY KEY (build_id, package_id));"
+    "INSERT INTO build_package SELECT build_id, package_id,"
+    "  bool_or(role IN ('source', 'object', 'copy', 'generated')), bool_or(role = 'header'),"
+    "  bool_or(role = 'runtime'), bool_or(role = 'shlib'), bool_or(role = 'tool'),"
+    "  bool_or(role = 'unlinked-archive') FROM product_package GROUP BY build_id, package_id;"
+    "CREATE INDEX build_package_package ON build_package (package_id, build_id);"
+    "CREATE OR REPLACE VIEW build_packages AS SELECT bp.build_id, pk.name, pk.version,"
+    "  pk.source, bp.code, bp.headers, bp.runtime, bp.shlib, bp.tool"
+    "  FROM build_package bp JOIN package pk ON pk.id = bp.package_id;"
+    /* Which machine's dpkg database named the build's packages (`push` names them there). */
+    "ALTER TABLE build ADD COLUMN packages_from text;";
+
 static const char *const migrations[] = {
     NULL, /* version 0: no schema */
     migration_1,
     migration_2,
+    migration_3,
 };
 
 G_STATIC_ASSERT(G_N_ELEMENTS(migrations) == STORE_SCHEMA_VERSION + 1);

@@ -4,7 +4,7 @@
 # the push's time (reading the trace, sending it) and what the database grew by
 # (pg_database_size before and after, after a CHECKPOINT), then one push again (nothing
 # added) and the time of who-ships and uses on what was pushed.  docs/performance.md has the
-# numbers.  As root the server runs as buildtrail-test (initdb refuses root).
+# numbers.  As root the server runs as postgres ($PG_USER) (initdb refuses root).
 set -eu
 bt=$(readlink -f "$1"); shift
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -12,8 +12,8 @@ d=$(mktemp -d "${TMPDIR:-/tmp}/bt-store-bench.XXXXXX")
 chmod 755 "$d"
 as=""
 if [ "$(id -u)" = 0 ]; then
-    chown buildtrail-test "$d"
-    as="setpriv --reuid=buildtrail-test --regid=buildtrail-test --clear-groups"
+    chown "${PG_USER:-postgres}" "$d"
+    as="setpriv --reuid="${PG_USER:-postgres}" --regid="${PG_USER:-postgres}" --clear-groups"
 fi
 trap '$as "$PG_BIN/pg_ctl" -D "$d/data" -m immediate -w stop >/dev/null 2>&1; rm -rf "$d"' EXIT
 $as "$PG_BIN/initdb" -D "$d/data" -A trust -U bt --no-sync >/dev/null

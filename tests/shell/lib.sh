@@ -151,6 +151,42 @@ store_with_build() {
     fi
     bt run -q -- "$@" || fail "the build failed"
 }
+# store_with_zlib_static: (as root, with PostgreSQL and zlib1g-dev, else skipped) a private
+# store, initialised, and in $T/z (the current directory after) z.c linked with libz.a, traced
+# with --system as $T/static.db.
+store_with_zlib_static() {
+    require_root
+    require_postgres
+    require_zlib_dev
+    start_store
+    bt store init >/dev/null
+    mkdir "$T/z" && cd "$T/z"
+    printf '#include <zlib.h>\nint main(void) { return zlibVersion()[0] == 49 ? 0 : 1; }\n' > z.c
+    bt run -q --system -o "$T/static.db" -- cc -o zstatic z.c "$zlib_a" || fail "the static build"
+}
+# store_downgrade_to_2: a store made by this buildtrail (schema 3) with builds in it, turned
+# back into what schema 2 was (migration 3 undone by hand: the per-build foreign keys and
+# primary keys back, build_package, product.leaves and build.packages_from gone), for the
+# upgrade tests (t9530, t9560).
+store_downgrade_to_2() {
+    psql -c "CREATE OR REPLACE VIEW build_packages AS SELECT pp.build_id, pk.name, pk.version,
+  pk.source, bool_or(pp.role IN ('source', 'object', 'copy', 'generated')) AS code,
+  bool_or(pp.role = 'header') AS headers, bool_or(pp.role = 'runtime') AS runtime,
+  bool_or(pp.role = 'shlib') AS shlib, bool_or(pp.role = 'tool') AS tool
+  FROM product_package pp JOIN package pk ON pk.id = pp.package_id GROUP BY pp.build_id, pk.id" \
+         -c "DROP TABLE build_package" -c "ALTER TABLE product DROP COLUMN leaves" \
+         -c "ALTER TABLE build DROP COLUMN packages_from" \
+         -c "ALTER TABLE process ADD FOREIGN KEY (build_id) REFERENCES build ON DELETE CASCADE" \
+         -c "ALTER TABLE version ADD FOREIGN KEY (build_id) REFERENCES build ON DELETE CASCADE" \
+         -c "ALTER TABLE product ADD FOREIGN KEY (build_id) REFERENCES build ON DELETE CASCADE" \
+         -c "ALTER TABLE closure ADD FOREIGN KEY (build_id) REFERENCES build ON DELETE CASCADE,
+             ADD FOREIGN KEY (package_id) REFERENCES package, ADD PRIMARY KEY (build_id, product_vid, vid)" \
+         -c "ALTER TABLE edge ADD FOREIGN KEY (build_id) REFERENCES build ON DELETE CASCADE,
+             ADD PRIMARY KEY (build_id, vid, from_vid)" \
+         -c "ALTER TABLE product_package ADD FOREIGN KEY (build_id) REFERENCES build ON DELETE CASCADE,
+             ADD FOREIGN KEY (package_id) REFERENCES package" \
+         -c "UPDATE bt_schema SET version = 2" || fail "the downgrade to schema 2"
+}
 # require_zlib_dev: zlib1g-dev's libz.a (its path in zlib_a) and zlib.h, or missing.
 require_zlib_dev() {
     zlib_a=$(ls /usr/lib/*/libz.a 2>/dev/null | head -n 1)

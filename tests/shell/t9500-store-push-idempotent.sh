@@ -7,7 +7,7 @@ store_with_build
 
 one_line_error bt store list
 assert_contains "$e" "run 'buildtrail store init'" "a store before init"
-bt store init | grep -q 'now version 2 (was 0)' || fail "init did not create the schema"
+bt store init | grep -q 'now version 3 (was 0)' || fail "init did not create the schema"
 bt store init | grep -q 'nothing to do' || fail "init again did something"
 
 out=$(bt store push --name first --label distro=bookworm --label arch=amd64)
@@ -22,7 +22,7 @@ assert_eq "$(psql -c 'SELECT count(*) FROM product')" 1 "products after three pu
 
 out=$(bt store list)
 assert_contains "$out" "1 build in the store" "list"
-assert_contains "$out" "[arch=amd64 distro=bookworm]" "list's labels"
+assert_contains "$out" "labels: arch=amd64 distro=bookworm" "list's labels"
 assert_contains "$(bt store show 1)" "$T/p/a " "show names the product"
 bt store show 1 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["builds_covered"] == 1 and d["builds"][0]["product_count"] == 1 and len(d["builds"][0]["products"]) == 1, d' ||
     fail "show --json"

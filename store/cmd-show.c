@@ -107,9 +107,15 @@ int store_list(struct pgstore *s, struct sopts *o, int64_t only, const char *sub
             jsonw_key(&w, "trace");
             json_col(&w, r, i, LIST_TRACE);
             jsonw_kv_string(&w, "trace_sha256", val(r, i, LIST_SHA256));
-            jsonw_key(&w, "labels");
-            jsonw_object_begin(&w);
+            /* labels: "K=V K2=V2" as json_version 1 had it (ambiguous when a value holds a
+             * space: kept for its readers); label_map: each label, exactly */
             g_auto(GStrv) kv = pgstore_labels(val(r, i, LIST_LABELS));
+            g_autoptr(GString) flat = g_string_new(NULL);
+            for (int k = 0; kv[k] && kv[k + 1]; k += 2)
+                g_string_append_printf(flat, "%s%s=%s", k ? " " : "", kv[k], kv[k + 1]);
+            jsonw_kv_string(&w, "labels", flat->len ? flat->str : NULL);
+            jsonw_key(&w, "label_map");
+            jsonw_object_begin(&w);
             for (int k = 0; kv[k] && kv[k + 1]; k += 2)
                 jsonw_kv_string(&w, kv[k], kv[k + 1]);
             jsonw_object_end(&w);

@@ -4,7 +4,6 @@
 #include "artcmp.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,11 +119,11 @@ static int summarize(struct archive_reader *r, struct node *into, char **why)
 
 static int hash_file(const char *path, char out[65], char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    g_autofree char *w = NULL;
+    int fd = archive_open_regular(path, &w);
     if (fd < 0) {
-        int e = errno;
-        *why = g_strdup_printf("%s: cannot open: %s", path, g_strerror(e));
-        return -e;
+        *why = g_strdup_printf("%s: %s", path, w);
+        return fd;
     }
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
     uint8_t buf[65536];

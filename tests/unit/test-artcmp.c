@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static GPtrArray *compare(const char *dir, const char *a, const char *b)
@@ -323,6 +324,33 @@ static void test_errors(void)
     ua_dir_free(dir);
 }
 
+/* Not a regular file: a FIFO (nobody writing), a device that never ends, a directory: one
+ * error naming the file and its type at once, never a wait or an endless read. */
+static void test_not_regular(void)
+{
+    char *dir = ua_dir_new();
+    g_autofree char *pa = ua_path(dir, "a"), *pf = ua_path(dir, "fifo");
+    g_assert_true(g_file_set_contents(pa, "x", 1, NULL));
+    g_assert_cmpint(mkfifo(pf, 0600), ==, 0);
+    const char *other[] = {pf, "/dev/zero", dir};
+    const char *type[] = {"a FIFO", "a character device", "a directory"};
+    alarm(20); /* (a hang fails the test) */
+    for (int i = 0; i < 3; i++)
+        for (int swap = 0; swap < 2; swap++) {
+            GPtrArray *d = NULL;
+            g_autofree char *why = NULL;
+            const char *x = swap ? other[i] : pa, *y = swap ? pa : other[i];
+            g_assert_cmpint(artcmp_compare(x, y, NULL, &d, &why), ==, -EINVAL);
+            g_assert_null(d);
+            g_autofree char *want = g_strdup_printf("%s: not a regular file (%s)", other[i],
+                                                    type[i]);
+            if (!g_str_has_prefix(why, want))
+                g_error("%s does not start with %s", why, want);
+        }
+    alarm(0);
+    ua_dir_free(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -338,5 +366,6 @@ int main(int argc, char **argv)
     g_test_add_func("/artcmp/device", test_device);
     g_test_add_func("/artcmp/plain", test_plain);
     g_test_add_func("/artcmp/errors", test_errors);
+    g_test_add_func("/artcmp/not-regular", test_not_regular);
     return g_test_run();
 }

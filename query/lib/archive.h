@@ -31,8 +31,10 @@
  *     every reader nested in it: the bytes all decompressors produce together (default
  *     4 GiB: a gzip bomb stops there), the nesting depth (default 8, each compression layer
  *     and each archive counting one), the headers read (default 1 Mi), and the size of one
- *     name, link, pax header or long-name table (default 1 MiB).  A limit reached is an error
- *     (-EFBIG, -ELOOP) naming the member; so is damaged input (-EINVAL, "truncated tar header
+ *     name, link, pax header or long-name table (default 1 MiB); fixed ones bound a
+ *     decompressor's memory (xz: 256 MiB; zstd: a 128 MiB window, zstd's own default, which
+ *     `zstd --long=31` data exceeds).  A limit reached is an error (-EFBIG, -ELOOP) naming
+ *     the member; so is damaged input (-EINVAL, "truncated tar header
  *     at offset N", "bad checksum", an octal or base-256 number out of range, a size past the
  *     end: -EINVAL naming the member and the offset of its header in its (decompressed)
  *     archive).  Memory stays bounded by the limits whatever the bytes say; no input makes

@@ -718,6 +718,17 @@ static void test_not_regular(void)
     ua_dir_free(dir);
 }
 
+/* A zstd frame asking for a 2 GiB window (zstd --long=31, its input's size unknown): a limit
+ * reached (-EFBIG, saying so), not damage: the data is valid, as xz's memory limit is. */
+static void test_zstd_window(void)
+{
+    static const unsigned char long31[] = {0x28, 0xb5, 0x2f, 0xfd, 0x04, 0xa8, 0x09,
+                                           0x00, 0x00, 0x78, 0x23, 0x11, 0x04, 0x83};
+    g_autofree char *why = NULL;
+    g_assert_cmpint(walk_bytes(long31, sizeof long31, NULL, &why), ==, -EFBIG);
+    g_assert_nonnull(strstr(why, "zstd data needs a window of more than 128 MiB"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -736,5 +747,6 @@ int main(int argc, char **argv)
     g_test_add_func("/archive/damaged-ar", test_damaged_ar);
     g_test_add_func("/archive/truncations", test_truncations);
     g_test_add_func("/archive/not-regular", test_not_regular);
+    g_test_add_func("/archive/zstd-window", test_zstd_window);
     return g_test_run();
 }

@@ -13,6 +13,7 @@
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void spawn_init(struct spawn *sp)
@@ -67,7 +68,9 @@ void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct va
     if (uname(&sp->uts) < 0)
         memset(&sp->uts, 0, sizeof sp->uts);
     sp->locales = installed_locales();
+    struct stat st;
     *f = (struct vary_facts){
+        .cwd_uid = cwd && stat(cwd, &st) == 0 ? (long long)st.st_uid : -1,
         .cwd = cwd, .n_cpus = CPU_COUNT(&sp->caller_cpus),
         .locales = (const char *const *)sp->locales,
         .randomize_va_space = read_int_file("/proc/sys/kernel/randomize_va_space", -1),

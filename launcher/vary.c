@@ -144,7 +144,10 @@ static void plan_locales(struct vary_plan *p, bool exp, const struct vary_facts 
 
 static void plan_user(struct vary_plan *p, bool exp, const struct vary_facts *f)
 {
-    if (exp && f->nested_userns) {
+    /* Root's build as uid 2000 is root without capabilities: in a directory of another
+     * user's it could not write, and the experiment would fail for that alone. */
+    bool foreign = f->uid == 0 && f->cwd_uid > 0;
+    if (exp && f->nested_userns && !foreign) {
         unsigned u = f->uid == 2000 ? 2001 : 2000, g = f->gid == 2000 ? 2001 : 2000;
         p->nest_user = true;
         p->inner_uid = u;
@@ -157,7 +160,13 @@ static void plan_user(struct vary_plan *p, bool exp, const struct vary_facts *f)
         return;
     }
     char *value = g_strdup_printf("uid %u gid %u (the caller's)", f->uid, f->gid);
-    if (exp)
+    if (exp && foreign)
+        row(p, VARY_USER_GROUP, false, value,
+            g_strdup_printf("the build's directory %s belongs to uid %lld: as uid 2000 (root "
+                            "without its capabilities) the build could not write there; the "
+                            "control's value was used (build in a tree root owns, or run "
+                            "buildtrail as its owner)", f->cwd ? f->cwd : "?", f->cwd_uid));
+    else if (exp)
         row(p, VARY_USER_GROUP, false, value,
             g_strdup("the build cannot make a user namespace of its own here "
                      "(user.max_user_namespaces); the control's value was used"));

@@ -13,7 +13,9 @@
  *   - vary_plan_make: one row per name in the set (in vary_name order) with what was set, for
  *     people, or why it could not be (applied false; why_not).  A variation that cannot take
  *     effect on the experiment side leaves the experiment at the control's value (so that the
- *     two builds still differ only in what was varied) and says so.  Partly made (fileordering
+ *     two builds still differ only in what was varied) and says so.  user_group for root in a
+ *     directory another user owns is such a one: uid 2000 holds none of root's capabilities
+ *     and could not write there.  Partly made (fileordering
  *     with trees watched by fanotify): applied, with why_not naming what was not.
  *   - vary_environ: the build's environment from `env` (NULL-terminated NAME=VALUE) with the
  *     plan's variables set or removed; g_strfreev it.
@@ -71,6 +73,7 @@ struct vary_facts {
     bool watched_trees;              /* system trees watched by fanotify (--system as root) */
     bool nested_userns;              /* the build may make a user namespace of its own */
     unsigned uid, gid;               /* the caller's */
+    long long cwd_uid;               /* the owner of `cwd`; -1 unknown */
     const char *hostname, *domainname, *release; /* the machine's (uname) */
 };
 

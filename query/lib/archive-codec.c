@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 #ifdef ARCHIVE_HAVE_BZIP2
 #include <bzlib.h>
 #endif
@@ -225,6 +226,9 @@ static gssize zstd_step(struct archive_reader *r, uint8_t *out, size_t len)
     ZSTD_outBuffer o = {out, len, 0};
     size_t rc = ZSTD_decompressStream(r->z, &o, &in);
     r->inpos += in.pos;
+    if (ZSTD_isError(rc) && ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge)
+        return arc_fail(r, -EFBIG, NULL, "zstd data needs a window of more than %u MiB to "
+                        "decompress (zstd --long)", 1u << (ARC_ZSTD_WINDOWLOG - 20));
     if (ZSTD_isError(rc))
         return corrupt(r, ZSTD_getErrorName(rc));
     r->z_between = rc == 0;

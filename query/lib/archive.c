@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ARC_DEFAULT_TOTAL (UINT64_C(4) << 30)
@@ -126,18 +127,38 @@ int archive_open_memory(const void *data, size_t len, const struct archive_limit
     return reader_open(r, out, why);
 }
 
+static const char *file_type_name(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory"
+         : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+int archive_open_regular(const char *path, char **why)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (a regular file ignores it) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    int e = fd < 0 || fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+    if (!e)
+        return fd;
+    if (why) {
+        g_free(*why);
+        *why = e == EINVAL && fd >= 0
+                   ? g_strdup_printf("not a regular file (%s)", file_type_name(st.st_mode))
+                   : g_strdup_printf("cannot open: %s", g_strerror(e));
+    }
+    if (fd >= 0)
+        close(fd);
+    return -e;
+}
+
 int archive_open_file(const char *path, const struct archive_limits *lim,
                       struct archive_reader **out, char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        if (why) {
-            g_free(*why);
-            *why = g_strdup_printf("cannot open: %s", g_strerror(e));
-        }
-        return -e;
-    }
+    int fd = archive_open_regular(path, why);
+    if (fd < 0)
+        return fd;
     struct archive_reader *r = reader_new(NULL, lim);
     r->label = g_strdup("");
     r->fd = fd;

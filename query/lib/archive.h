@@ -31,12 +31,16 @@
  *     every reader nested in it: the bytes all decompressors produce together (default
  *     4 GiB: a gzip bomb stops there), the nesting depth (default 8, each compression layer
  *     and each archive counting one), the headers read (default 1 Mi), and the size of one
- *     name, link, pax header or long-name table (default 1 MiB).  A limit reached is an error
- *     (-EFBIG, -ELOOP) naming the member; so is damaged input (-EINVAL, "truncated tar header
+ *     name, link, pax header or long-name table (default 1 MiB); fixed ones bound a
+ *     decompressor's memory (xz: 256 MiB; zstd: a 128 MiB window, zstd's own default, which
+ *     `zstd --long=31` data exceeds).  A limit reached is an error (-EFBIG, -ELOOP) naming
+ *     the member; so is damaged input (-EINVAL, "truncated tar header
  *     at offset N", "bad checksum", an octal or base-256 number out of range, a size past the
  *     end: -EINVAL naming the member and the offset of its header in its (decompressed)
  *     archive).  Memory stays bounded by the limits whatever the bytes say; no input makes
  *     it crash or loop (fuzzed: tests/fuzz/fuzz-archive.c).
+ *   - archive_open_file reads regular files only (archive_open_regular): a FIFO, a device or
+ *     a directory is -EINVAL at once, never a wait or an endless read.
  *   - `why` (when non-NULL) receives one g_strdup'd line on error (the caller frees it);
  *     nothing is printed or logged.  A reader is not thread-safe.
  */
@@ -84,6 +88,11 @@ struct archive_reader;
 
 int archive_open_file(const char *path, const struct archive_limits *lim,
                       struct archive_reader **out, char **why);
+/* The descriptor archive_open_file reads: `path` opened read-only without waiting (a FIFO
+ * with no writer does not block), or a negative errno with *why (when non-NULL) one line
+ * without the path: "cannot open: ...", or -EINVAL "not a regular file (a FIFO)" for anything
+ * but a regular file (a FIFO, a device such as /dev/zero that never ends, a directory). */
+int archive_open_regular(const char *path, char **why);
 int archive_open_memory(const void *data, size_t len, const struct archive_limits *lim,
                         struct archive_reader **out, char **why);
 int archive_open_member(struct archive_reader *parent, struct archive_reader **out, char **why);

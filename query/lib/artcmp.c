@@ -4,7 +4,6 @@
 #include "artcmp.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
@@ -120,11 +119,11 @@ static int summarize(struct archive_reader *r, struct node *into, char **why)
 
 static int hash_file(const char *path, char out[65], char **why)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    g_autofree char *w = NULL;
+    int fd = archive_open_regular(path, &w);
     if (fd < 0) {
-        int e = errno;
-        *why = g_strdup_printf("%s: cannot open: %s", path, g_strerror(e));
-        return -e;
+        *why = g_strdup_printf("%s: %s", path, w);
+        return fd;
     }
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
     uint8_t buf[65536];
@@ -295,6 +294,53 @@ static void compare_order(struct cmp *c, GPtrArray *oa, GPtrArray *ob)
         add(c, ARTCMP_ORDER, NULL, order_text(oa, i), order_text(ob, i), NULL);
 }
 
+/* The length of `name` without a compression suffix ("data.tar" of "data.tar.xz"). */
+static size_t stem_len(const char *name)
+{
+    static const char *const suffixes[] = {".gz", ".xz", ".zst", ".bz2"};
+    size_t n = strlen(name);
+    for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++)
+        if (g_str_has_suffix(name, suffixes[i]))
+            return n - strlen(suffixes[i]);
+    return n;
+}
+
+/* x (only in A) and y (only in B): one archive compressed otherwise ("data.tar.xz",
+ * "data.tar.zst"), whose members are compared still. */
+static gboolean recompressed(const struct node *x, const struct node *y)
+{
+    size_t len = stem_len(x->name);
+    return x->kind != ARCHIVE_NONE && x->kind == y->kind && x->codec != y->codec && !x->occ &&
+           !y->occ && len == stem_len(y->name) && memcmp(x->name, y->name, len) == 0;
+}
+
+/* The members only in A and only in B, each said; those of one archive compressed otherwise
+ * on each side compared member by member (named by A's), the two notes saying so. */
+static void compare_only(struct cmp *c, GPtrArray *only_a, GPtrArray *only_b)
+{
+    g_autofree char **note_b = g_new0(char *, only_b->len + 1);
+    for (guint i = 0; i < only_a->len; i++) {
+        const struct node *x = only_a->pdata[i];
+        g_autofree char *note = NULL;
+        for (guint k = 0; k < only_b->len && !note; k++) {
+            const struct node *y = only_b->pdata[k];
+            if (note_b[k] || !recompressed(x, y))
+                continue;
+            note = g_strdup_printf("its members compared with B's %s", y->name);
+            note_b[k] = g_strdup_printf("its members compared with A's %s", x->name);
+            g_ptr_array_add(c->parts, part_of(x));
+            compare_members(c, x, y);
+            g_ptr_array_remove_index(c->parts, c->parts->len - 1);
+        }
+        add(c, ARTCMP_ONLY_A, x, g_strdup(archive_type_name(x->m.type)), NULL, note);
+    }
+    for (guint k = 0; k < only_b->len; k++) {
+        const struct node *y = only_b->pdata[k];
+        add(c, ARTCMP_ONLY_B, y, NULL, g_strdup(archive_type_name(y->m.type)), note_b[k]);
+        g_free(note_b[k]);
+    }
+}
+
 /* The members of two archives: paired by name and occurrence.  Returns the differences added. */
 static guint compare_members(struct cmp *c, const struct node *a, const struct node *b)
 {
@@ -306,12 +352,13 @@ static guint compare_members(struct cmp *c, const struct node *a, const struct n
         g_hash_table_insert(in_b, key_of(n), n);
     }
     g_autoptr(GPtrArray) oa = g_ptr_array_new(), ob = g_ptr_array_new();
+    g_autoptr(GPtrArray) only_a = g_ptr_array_new(), only_b = g_ptr_array_new();
     for (guint i = 0; i < a->children->len; i++) {
         struct node *x = a->children->pdata[i];
         g_autofree char *k = key_of(x);
         struct node *y = g_hash_table_lookup(in_b, k);
         if (!y) {
-            add(c, ARTCMP_ONLY_A, x, g_strdup(archive_type_name(x->m.type)), NULL, NULL);
+            g_ptr_array_add(only_a, x);
             continue;
         }
         g_hash_table_add(paired, y);
@@ -320,11 +367,9 @@ static guint compare_members(struct cmp *c, const struct node *a, const struct n
     }
     for (guint i = 0; i < b->children->len; i++) {
         struct node *y = b->children->pdata[i];
-        if (g_hash_table_contains(paired, y))
-            g_ptr_array_add(ob, y);
-        else
-            add(c, ARTCMP_ONLY_B, y, NULL, g_strdup(archive_type_name(y->m.type)), NULL);
+        g_ptr_array_add(g_hash_table_contains(paired, y) ? ob : only_b, y);
     }
+    compare_only(c, only_a, only_b);
     compare_order(c, oa, ob);
     return c->diffs->len - before;
 }

@@ -16,7 +16,11 @@
  *     difference each; content is compared only between two files (or indexes, or "other");
  *   - the members both have, in another order (a tar made from readdir's order): one
  *     ARTCMP_ORDER naming the archive;
- *   - a member in one only: ARTCMP_ONLY_A / ARTCMP_ONLY_B;
+ *   - a member in one only: ARTCMP_ONLY_A / ARTCMP_ONLY_B; an archive in A only and one in B
+ *     only whose names differ by a compression suffix alone (.gz, .xz, .zst, .bz2: a .deb's
+ *     data.tar.xz and data.tar.zst) are still compared member by member, the differences
+ *     named by A's name, each ONLY's note naming the other ("its members compared with B's
+ *     data.tar.zst");
  *   - a member that looks like an archive or compressed data but cannot be read as such (a
  *     test suite's corrupt .gz, nesting past the limit) is compared by its bytes alone, its
  *     ARTCMP_CONTENT noting why; damage in the files themselves, in a member they need

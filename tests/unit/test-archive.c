@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <glib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct rec {
     char *name, *link, *uname, *gname;
@@ -694,6 +696,39 @@ static void test_truncations(void)
     ua_dir_free(dir);
 }
 
+/* archive_open_file on what is not a regular file: -EINVAL naming its type, at once (a FIFO
+ * with no writer must not block the open). */
+static void test_not_regular(void)
+{
+    char *dir = ua_dir_new();
+    g_autofree char *pf = ua_path(dir, "fifo");
+    g_assert_cmpint(mkfifo(pf, 0600), ==, 0);
+    const char *path[] = {pf, "/dev/null", dir};
+    const char *want[] = {"not a regular file (a FIFO)", "not a regular file (a character device)",
+                          "not a regular file (a directory)"};
+    alarm(20); /* (a hang fails the test) */
+    for (int i = 0; i < 3; i++) {
+        struct archive_reader *r = NULL;
+        g_autofree char *why = NULL;
+        g_assert_cmpint(archive_open_file(path[i], NULL, &r, &why), ==, -EINVAL);
+        g_assert_null(r);
+        g_assert_cmpstr(why, ==, want[i]);
+    }
+    alarm(0);
+    ua_dir_free(dir);
+}
+
+/* A zstd frame asking for a 2 GiB window (zstd --long=31, its input's size unknown): a limit
+ * reached (-EFBIG, saying so), not damage: the data is valid, as xz's memory limit is. */
+static void test_zstd_window(void)
+{
+    static const unsigned char long31[] = {0x28, 0xb5, 0x2f, 0xfd, 0x04, 0xa8, 0x09,
+                                           0x00, 0x00, 0x78, 0x23, 0x11, 0x04, 0x83};
+    g_autofree char *why = NULL;
+    g_assert_cmpint(walk_bytes(long31, sizeof long31, NULL, &why), ==, -EFBIG);
+    g_assert_nonnull(strstr(why, "zstd data needs a window of more than 128 MiB"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -711,5 +746,7 @@ int main(int argc, char **argv)
     g_test_add_func("/archive/nesting", test_nesting);
     g_test_add_func("/archive/damaged-ar", test_damaged_ar);
     g_test_add_func("/archive/truncations", test_truncations);
+    g_test_add_func("/archive/not-regular", test_not_regular);
+    g_test_add_func("/archive/zstd-window", test_zstd_window);
     return g_test_run();
 }

@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static GPtrArray *compare(const char *dir, const char *a, const char *b)
@@ -323,6 +324,63 @@ static void test_errors(void)
     ua_dir_free(dir);
 }
 
+/* The same package compressed otherwise (control.tar.xz and data.tar.xz in A, .zst in B):
+ * each is only in one, and their members are still compared, named by A's, the notes saying
+ * so: a changed file is found, not hidden behind the names. */
+static void test_other_compression(void)
+{
+    if (!ua_have("dpkg-deb") || !ua_have("zstd"))
+        return;
+    char *dir = ua_dir_new();
+    sh_deb(dir, "pkg p && pkg q && printf '#!/bin/sh\\necho y\\n' > q/usr/bin/x && "
+                "deb p a.deb -Zxz && deb q b.deb -Zzstd && deb p c.deb -Zzstd");
+    g_autofree char *sa = ua_sha(dir, "p/usr/bin/x"), *sb = ua_sha(dir, "q/usr/bin/x");
+    GPtrArray *d = compare(dir, "a.deb", "b.deb");
+    g_autofree char *got = show(d);
+    g_autofree char *want = g_strdup_printf(
+        "control.tar.xz|only in A|file|-|its members compared with B's control.tar.zst\n"
+        "control.tar.zst|only in B|-|file|its members compared with A's control.tar.xz\n"
+        "data.tar.xz|only in A|file|-|its members compared with B's data.tar.zst\n"
+        "data.tar.xz ./usr/bin/x|content|%s|%s|-\n"
+        "data.tar.zst|only in B|-|file|its members compared with A's data.tar.xz\n", sa, sb);
+    g_assert_cmpstr(got, ==, want);
+    g_ptr_array_unref(d);
+    /* the same tree: nothing but the two names */
+    expect(dir, "a.deb", "c.deb",
+           "control.tar.xz|only in A|file|-|its members compared with B's control.tar.zst\n"
+           "control.tar.zst|only in B|-|file|its members compared with A's control.tar.xz\n"
+           "data.tar.xz|only in A|file|-|its members compared with B's data.tar.zst\n"
+           "data.tar.zst|only in B|-|file|its members compared with A's data.tar.xz\n");
+    ua_dir_free(dir);
+}
+
+/* Not a regular file: a FIFO (nobody writing), a device that never ends, a directory: one
+ * error naming the file and its type at once, never a wait or an endless read. */
+static void test_not_regular(void)
+{
+    char *dir = ua_dir_new();
+    g_autofree char *pa = ua_path(dir, "a"), *pf = ua_path(dir, "fifo");
+    g_assert_true(g_file_set_contents(pa, "x", 1, NULL));
+    g_assert_cmpint(mkfifo(pf, 0600), ==, 0);
+    const char *other[] = {pf, "/dev/zero", dir};
+    const char *type[] = {"a FIFO", "a character device", "a directory"};
+    alarm(20); /* (a hang fails the test) */
+    for (int i = 0; i < 3; i++)
+        for (int swap = 0; swap < 2; swap++) {
+            GPtrArray *d = NULL;
+            g_autofree char *why = NULL;
+            const char *x = swap ? other[i] : pa, *y = swap ? pa : other[i];
+            g_assert_cmpint(artcmp_compare(x, y, NULL, &d, &why), ==, -EINVAL);
+            g_assert_null(d);
+            g_autofree char *want = g_strdup_printf("%s: not a regular file (%s)", other[i],
+                                                    type[i]);
+            if (!g_str_has_prefix(why, want))
+                g_error("%s does not start with %s", why, want);
+        }
+    alarm(0);
+    ua_dir_free(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -338,5 +396,7 @@ int main(int argc, char **argv)
     g_test_add_func("/artcmp/device", test_device);
     g_test_add_func("/artcmp/plain", test_plain);
     g_test_add_func("/artcmp/errors", test_errors);
+    g_test_add_func("/artcmp/not-regular", test_not_regular);
+    g_test_add_func("/artcmp/other-compression", test_other_compression);
     return g_test_run();
 }

@@ -150,6 +150,29 @@ static void test_cannot(void)
     vary_plan_free(e);
 }
 
+/* Root in a directory another user owns: user_group is not varied (uid 2000 could not write
+ * there); in one root owns, or for another caller, it is. */
+static void test_root_foreign_tree(void)
+{
+    struct vary_facts f = machine();
+    f.uid = f.gid = 0;
+    f.cwd_uid = 1000;
+    struct vary_plan *e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_false(e->nest_user);
+    g_assert_false(find(e, VARY_USER_GROUP)->applied);
+    g_assert_nonnull(strstr(find(e, VARY_USER_GROUP)->why_not, "/src/p belongs to uid 1000"));
+    vary_plan_free(e);
+    f.cwd_uid = 0;
+    e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_true(e->nest_user);
+    vary_plan_free(e);
+    f.uid = 1000;
+    f.cwd_uid = 0;
+    e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_true(e->nest_user);
+    vary_plan_free(e);
+}
+
 static void test_environ(void)
 {
     struct vary_facts f = machine();
@@ -178,6 +201,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vary/parse", test_parse);
     g_test_add_func("/vary/sides", test_sides);
     g_test_add_func("/vary/cannot", test_cannot);
+    g_test_add_func("/vary/root-foreign-tree", test_root_foreign_tree);
     g_test_add_func("/vary/environ", test_environ);
     return g_test_run();
 }

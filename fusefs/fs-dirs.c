@@ -50,6 +50,77 @@ static bool dirent_gated(struct fs *fs, fuse_req_t req, struct fs_inode *in,
     return true;
 }
 
+/* One entry of a reversed listing (fs_handle.dir_snap). */
+struct fs_dirsnap_entry {
+    ino_t ino;
+    unsigned char type;
+    char name[];
+};
+
+static bool is_dot_or_dotdot(const char *n)
+{
+    return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+/* The whole listing of `h`, read again from its start: "." and ".." first, then the other
+ * entries in the reverse of the real filesystem's order.  0 or an errno. */
+static int snap_listing(struct fs_handle *h)
+{
+    if (h->dir_snap)
+        g_ptr_array_set_size(h->dir_snap, 0);
+    else
+        h->dir_snap = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *rest = g_ptr_array_new();
+    rewinddir(h->dir);
+    int err = 0;
+    for (;;) {
+        errno = 0;
+        struct dirent *d = readdir(h->dir);
+        if (!d) {
+            err = errno;
+            break;
+        }
+        size_t len = strlen(d->d_name);
+        struct fs_dirsnap_entry *e = g_malloc(sizeof *e + len + 1);
+        e->ino = d->d_ino;
+        e->type = d->d_type;
+        memcpy(e->name, d->d_name, len + 1);
+        g_ptr_array_add(is_dot_or_dotdot(e->name) ? h->dir_snap : rest, e);
+    }
+    for (guint i = rest->len; i-- > 0;)
+        g_ptr_array_add(h->dir_snap, rest->pdata[i]);
+    g_ptr_array_free(rest, FALSE);
+    h->dir_entry = NULL;
+    return err;
+}
+
+/* READDIR with reversed listings (fs_config.reverse_listings): from the listing read at offset
+ * 0, entry `off` on. */
+static void readdir_reversed(struct fs *fs, fuse_req_t req, struct fs_handle *h,
+                             struct fs_inode *in, size_t size, off_t off)
+{
+    int err = off == 0 || !h->dir_snap ? snap_listing(h) : 0;
+    char *buf = fs_thread_buffer(size);
+    size_t used = 0;
+    for (guint i = (guint)MAX(off, 0); i < h->dir_snap->len; i++) {
+        const struct fs_dirsnap_entry *e = h->dir_snap->pdata[i];
+        struct dirent d = {.d_ino = e->ino, .d_type = e->type};
+        g_strlcpy(d.d_name, e->name, sizeof d.d_name);
+        if (fs_inode_hidden(fs, in, e->name) || dirent_gated(fs, req, in, &d))
+            continue;
+        struct stat st = {.st_ino = fs_present_ino(fs, in->dev, e->ino),
+                          .st_mode = (mode_t)e->type << 12};
+        size_t need = fuse_add_direntry(req, buf + used, size - used, e->name, &st, i + 1);
+        if (need > size - used)
+            break;
+        used += need;
+    }
+    if (err && used == 0)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_buf(req, buf, used);
+}
+
 void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                    struct fuse_file_info *fi)
 {
@@ -61,6 +132,10 @@ void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     }
     struct fs_handle *h = (struct fs_handle *)(uintptr_t)fi->fh;
     struct fs_inode *in = fs_inode_get(req, ino);
+    if (fs->reverse_listings) {
+        readdir_reversed(fs, req, h, in, size, off);
+        return;
+    }
     char *buf = fs_thread_buffer(size);
     size_t used = 0;
     int err = 0;

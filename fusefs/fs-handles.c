@@ -150,6 +150,8 @@ void fs_handle_release(struct fs *fs, struct fs_handle *h)
     pthread_mutex_unlock(&h->acct_lock);
     if (h->vw)
         vers_write_end(fs->vers, h->vw, vers_reopen_for_hash(h->fd));
+    if (h->dir_snap)
+        g_ptr_array_free(h->dir_snap, TRUE);
     if (h->dir)
         closedir(h->dir);
     else if (h->fd >= 0 && h->type != HANDLE_OUTPUT)

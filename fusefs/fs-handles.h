@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,6 +40,9 @@ struct fs_handle {
     DIR *dir;            /* HANDLE_DIR */
     off_t dir_offset;    /* HANDLE_DIR */
     struct dirent *dir_entry; /* HANDLE_DIR: an entry read but not yet returned */
+    GPtrArray *dir_snap; /* HANDLE_DIR with reversed listings: the listing read at offset 0,
+                          * in the order served (struct fs_dirsnap_entry; offset i+1 follows
+                          * entry i), or NULL */
     int64_t file_id;
     int open_flags;
     dev_t dev;           /* HANDLE_FILE: the file, for its versions */

@@ -85,6 +85,7 @@ struct fs {
     bool is_root;
     bool present_ids_as_own;
     bool cache_lookups;
+    bool reverse_listings; /* fs_config.reverse_listings, fixed */
     /* run --only-inputs (fs_config.gate): the gate, fixed; and the inodes the build made
      * (struct ino_key set), which the gate never hides: made_lock, a leaf, protects `made`. */
     const struct gate *gate;

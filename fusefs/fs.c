@@ -154,6 +154,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     fs->want_kernel_checks = cfg->kernel_checks;
     fs->wire.want_killpriv_v2 = !cfg->no_killpriv_v2;
     fs->cache_lookups = cfg->cache_lookups;
+    fs->reverse_listings = cfg->reverse_listings;
     fs->gate = cfg->gate;
     fs->out_node.type = NODE_STDOUT;
     fs->out_node.ino = FS_VIRTUAL_INO(2);

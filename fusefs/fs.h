@@ -94,6 +94,11 @@ struct fs_config {
     /* Let the kernel cache failed lookups (for `timeout`) and symlink targets: a name found
      * missing or a symlink followed is then recorded for the first process, not for every one. */
     bool cache_lookups;
+    /* `run --vary fileordering` (launcher/vary.h): every directory's entries are listed in the
+     * reverse of the real filesystem's order ("." and ".." first), from one reading of the
+     * directory taken at offset 0 (a rewind reads it again), so that offsets stay stable
+     * across READDIR calls. */
+    bool reverse_listings;
     /* `run --only-inputs` (capture/gate.h), or NULL: a file in a restricted tree that existed
      * before the build and that the gate does not let through looks absent — lookup answers
      * ENOENT (recorded as a probe), a listing leaves it out.  What the build made (created,

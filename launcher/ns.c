@@ -1,6 +1,8 @@
 /* ns — see ns.h.  After the clone, only async-signal-safe calls: no malloc, no stdio. */
 #include "ns.h"
 
+#include "vary.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +16,10 @@
 #include <linux/seccomp.h>
 #include <sys/fanotify.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -46,6 +50,7 @@ const char *ns_step_describe(int step)
     case NS_STEP_WATCH_MARK: return "watch a system tree's mount with fanotify";
     case NS_STEP_GUARD: return "watch the build's mount calls (seccomp)";
     case NS_STEP_STARTED: return "start the build command";
+    case NS_STEP_VARY: return "apply a variation";
     default: return "set up the build";
     }
 }
@@ -188,6 +193,34 @@ static void not_started(int started_fd)
     errno = e;
 }
 
+/* The variations (ns.h: plan->vary), each failure reported with its name (vary.h's enum). */
+static void apply_vary(const struct ns_plan *p, int started_fd)
+{
+    const struct ns_vary *v = &p->vary;
+    int failed = -1;
+    if (v->umask >= 0)
+        umask((mode_t)v->umask);
+    if (v->affinity && sched_setaffinity(0, sizeof v->cpus, &v->cpus) < 0)
+        failed = VARY_NUM_CPUS;
+    else if (v->personality && personality(v->persona) < 0)
+        failed = VARY_KERNEL;
+    else if (v->uts && (unshare(CLONE_NEWUTS) < 0 || sethostname(v->hostname, strlen(v->hostname)) < 0 ||
+                        setdomainname(v->domainname, strlen(v->domainname)) < 0))
+        failed = VARY_DOMAIN_HOST;
+    else if (v->nest_user &&
+             (unshare(CLONE_NEWUSER) < 0 ||
+              (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) ||
+              write_file("/proc/self/uid_map", v->uid_map) < 0 ||
+              write_file("/proc/self/gid_map", v->gid_map) < 0))
+        failed = VARY_USER_GROUP;
+    if (failed >= 0) {
+        not_started(started_fd);
+        fail(p, NS_STEP_VARY, failed);
+    }
+    if (v->envp)
+        environ = (char **)v->envp;
+}
+
 static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd, int started_fd)
 {
     restore_signals(p);
@@ -199,6 +232,7 @@ static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd,
      * until its exec (close-on-exec): nothing else of the launcher's. */
     int keep[] = {p->report_fd, started_fd};
     close_all_but(STDERR_FILENO + 1, keep, 2);
+    apply_vary(p, started_fd);
     if (chdir(p->cwd) < 0) {
         not_started(started_fd);
         fail(p, NS_STEP_CHDIR, -1);

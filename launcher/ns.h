@@ -24,8 +24,10 @@
  *     setup reports NS_STEP_INIT_DIED {signal} before the build's status.
  *   build: restores the caller's signal mask and SIGPIPE disposition, makes the FUSE
  *     stdout/stderr files fds 1 and 2, closes everything else (the report pipe is
- *     close-on-exec), chdir()s to plan->cwd again (now through the mount) and
- *     execvp()s plan->argv.  Its parent is setup, outside its namespace (getppid() is 0).
+ *     close-on-exec), makes the variations (plan->vary: umask, CPU affinity, personality, a
+ *     UTS namespace and its names, then a user namespace of its own, last, since it leaves
+ *     the build no power in the others), chdir()s to plan->cwd again (now through the mount)
+ *     and execvp()s plan->argv (with plan->vary.envp when set).  Its parent is setup, outside its namespace (getppid() is 0).
  *
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
  * a struct ns_report {step, errno}; {NS_STEP_STARTED} once the build's exec succeeded (setup
@@ -43,6 +45,7 @@
 #pragma once
 
 #include <linux/filter.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -75,6 +78,7 @@ enum ns_step {
     NS_STEP_GUARD,      /* install the mount-call filter (launcher/nsguard.h) or pass it on */
     NS_STEP_STARTED,    /* not a failure: the build's command was executed (its exec succeeded;
                          * or, rarely, the build was killed before it could fail) */
+    NS_STEP_VARY,       /* apply a variation (tree: which, enum vary_name) */
 };
 
 struct ns_report {
@@ -119,6 +123,21 @@ struct ns_plan {
     unsigned short init_len;
     const char *cwd;
     char *const *argv;
+    /* The variations (launcher/vary.h: run --vary, --vary-control), made by the build just
+     * before its exec, in this order; a failure is NS_STEP_VARY with the variation's name in
+     * `tree`.  Each "the caller's" unless set. */
+    struct ns_vary {
+        char *const *envp;         /* the build's environment, or NULL */
+        int umask;                 /* or -1 */
+        bool affinity;             /* sched_setaffinity(cpus) */
+        cpu_set_t cpus;
+        bool personality;          /* personality(persona) */
+        unsigned long persona;
+        bool uts;                  /* a new UTS namespace with these names */
+        const char *hostname, *domainname;
+        bool nest_user;            /* a user namespace of its own, with these maps */
+        char uid_map[64], gid_map[64];
+    } vary;
     sigset_t sigmask;     /* the caller's signal mask, for the build */
     bool sigpipe_ignored; /* whether the caller ignored SIGPIPE (the daemon does) */
     int sock_fd;    /* setup's end of the socketpair (O_CLOEXEC) */

@@ -19,6 +19,7 @@
 #include "spawn.h"
 #include "textout.h"
 #include "trace.h"
+#include "vary.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,6 +51,8 @@ struct run_opts {
     bool cache_lookups;
     int64_t hash_limit;
     mode_t output_mode;
+    const char *vary_option;  /* "--vary" or "--vary-control", or NULL */
+    uint32_t vary_set;        /* its LIST (vary.h) */
     char **argv;
 };
 
@@ -133,6 +136,17 @@ static void usage(FILE *f)
           "                        (lookups fail, listings leave it out); what the build\n"
           "                        makes stays visible; the system trees only where a\n"
           "                        manifest names paths in them\n"
+          "      --vary LIST       make the experiment's value of each variation in LIST\n"
+          "                        (reprotest's names, comma-separated: environment,\n"
+          "                        build_path, fileordering, home, kernel, locales,\n"
+          "                        exec_path, time, timezone, umask, user_group,\n"
+          "                        domain_host, num_cpus, aslr; all: every one but time;\n"
+          "                        -NAME leaves one out: all,-fileordering).  Each is made\n"
+          "                        in the build's namespaces (docs/repro.md, Variations);\n"
+          "                        one that cannot take effect here is said and recorded\n"
+          "                        as not varied (info shows them)\n"
+          "      --vary-control LIST  make the control's (the fixed baseline's) value of\n"
+          "                        each variation in LIST instead\n"
           "  -q, --quiet           print no summary line at the end\n"
           "  -h, --help            print this help\n"
           "\n"
@@ -158,6 +172,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         {"cache-lookups", no_argument, NULL, 'M'},
         {"only-inputs", required_argument, NULL, 'I'},
         {"output-mode", required_argument, NULL, 'P'},
+        {"vary", required_argument, NULL, 'V'},
+        {"vary-control", required_argument, NULL, 'C'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -209,6 +225,22 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         case 'I':
             g_ptr_array_add(o->only_inputs, g_strdup(optarg));
             break;
+        case 'V':
+        case 'C': {
+            const char *name = c == 'V' ? "--vary" : "--vary-control";
+            g_autofree char *err = NULL;
+            if (o->vary_option && strcmp(o->vary_option, name)) {
+                fputs("buildtrail run: --vary and --vary-control cannot both be given: a run is "
+                      "one side, the experiment or the control; run twice\n", stderr);
+                return -1;
+            }
+            if (vary_parse(optarg, &o->vary_set, &err) < 0) {
+                fprintf(stderr, "buildtrail run: %s: %s\n", name, err);
+                return -1;
+            }
+            o->vary_option = name;
+            break;
+        }
         case 'q':
             o->quiet = true;
             break;
@@ -292,6 +324,7 @@ struct run {
     struct engine e;               /* the capture engine and the filesystem */
     char *own_judge;               /* reached filesystems that judge permissions themselves */
     struct gate *gate;             /* --only-inputs, or NULL; outlives the filesystem */
+    struct vary_plan *vary;        /* --vary, --vary-control, or NULL */
     /* how it ended */
     char *unseen;                  /* what the guard saw hide accesses (runs.notes "unseen=") */
     char *tree_note;               /* runs.process_tree */
@@ -394,6 +427,12 @@ static int run_plan(struct run *r)
     if (plan_trace_dirs(r) < 0)
         return -1;
     plan_set_workspace(r->plan, r->cwd);
+    if (r->o.vary_option) {
+        struct vary_facts facts;
+        spawn_vary_facts(&r->sp, r->cwd, r->plan->watched->len > 0, &facts);
+        r->vary = vary_plan_make(r->o.vary_set, strcmp(r->o.vary_option, "--vary")
+                                                    ? VARY_CONTROL : VARY_EXPERIMENT, &facts);
+    }
     if (r->gate) {
         onlyin_add_trees(r->gate, r->plan);
         if (!gate_n_entries(r->gate))
@@ -427,7 +466,8 @@ static int prepare_trace(struct run *r)
         return -1;
     struct trace_start start = {
         .argv = r->o.argv, .argv_redact = (char *const *)r->o.argv_redact->pdata,
-        .cwd = r->cwd, .options = r->o.options, .mode = r->o.output_mode, .plan = r->plan};
+        .cwd = r->cwd, .options = r->o.options, .mode = r->o.output_mode, .plan = r->plan,
+        .vary = r->vary};
     return trace_create(&r->t, &start);
 }
 
@@ -454,6 +494,7 @@ static int start_engine(struct run *r)
             .present_ids_as_own = r->sp.user_ns,
             .kernel_checks = !r->sp.user_ns, /* user namespace: decided once the ids are mapped */
             .cache_lookups = r->o.cache_lookups,
+            .reverse_listings = r->vary && r->vary->fileorder_reversed,
             .gate = r->gate,
             .debug = g_strcmp0(g_getenv("BUILDTRAIL_DEBUG"), "fs") == 0,
             /* For benchmarks: BUILDTRAIL_NO_KILLPRIV_V2=1 keeps the kernel's getxattr per write. */
@@ -475,6 +516,8 @@ static int run_prepare(struct run *r)
         prepare_trace(r) < 0 ||
         spawn_prepare(&r->sp, r->plan, r->e.watch_fd, r->cwd, r->o.argv) < 0)
         return -1;
+    if (r->vary)
+        spawn_vary(&r->sp, r->vary);
     serve_block_signals(&r->s, &r->sp.ns);
     if (serve_watch_start(&r->s, r->t.path) < 0) {
         spawn_close_trees(&r->sp);
@@ -671,6 +714,19 @@ static void run_cleanup(struct run *r)
     g_free(r->failure_text);
     g_free(r->own_judge);
     gate_free(r->gate); /* after the filesystem, which uses it */
+    vary_plan_free(r->vary);
+}
+
+/* The variations made (and not), one line: unless -q, or always when one was not made. */
+static void say_variations(const struct run *r)
+{
+    bool any_not = false;
+    for (int i = 0; r->vary && i < r->vary->n_rows; i++)
+        any_not |= !r->vary->rows[i].applied || r->vary->rows[i].why_not;
+    if (!r->vary || (r->o.quiet && !any_not))
+        return;
+    g_autofree char *line = vary_summary(r->vary);
+    fprintf(stderr, "buildtrail run: variations (%s): %s\n", r->o.vary_option, line);
 }
 
 int run_main(int argc, char **argv)
@@ -708,6 +764,8 @@ int run_main(int argc, char **argv)
                 .unmapped_groups = r->sp.ids_mapped ? r->sp.unmapped_groups : NULL};
             trace_print_summary(&r->t, &sum);
         }
+        if (r->t.published)
+            say_variations(r);
     }
     int status = r->status;
     run_cleanup(r);

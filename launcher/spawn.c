@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,7 +18,69 @@
 void spawn_init(struct spawn *sp)
 {
     *sp = (struct spawn){.scratch = {NULL, -1}, .sv = {-1, -1}, .rp = {-1, -1},
-                         .map_pipe = {-1, -1}};
+                         .map_pipe = {-1, -1}, .ns.vary.umask = -1};
+}
+
+static int read_int_file(const char *path, int fallback)
+{
+    g_autofree char *v = NULL;
+    return g_file_get_contents(path, &v, NULL, NULL) ? atoi(v) : fallback;
+}
+
+void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f)
+{
+    CPU_ZERO(&sp->caller_cpus);
+    if (sched_getaffinity(0, sizeof sp->caller_cpus, &sp->caller_cpus) < 0)
+        CPU_ZERO(&sp->caller_cpus);
+    if (uname(&sp->uts) < 0)
+        memset(&sp->uts, 0, sizeof sp->uts);
+    /* The installed locales, as `locale -a` lists them (none if it cannot run). */
+    g_autofree char *out = NULL;
+    char *argv[] = {(char *)"locale", (char *)"-a", NULL};
+    int status = 0;
+    if (g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                     NULL, &out, NULL, &status, NULL) &&
+        g_spawn_check_wait_status(status, NULL))
+        sp->locales = g_strsplit(g_strchomp(out), "\n", -1);
+    *f = (struct vary_facts){
+        .cwd = cwd, .n_cpus = CPU_COUNT(&sp->caller_cpus),
+        .locales = (const char *const *)sp->locales,
+        .randomize_va_space = read_int_file("/proc/sys/kernel/randomize_va_space", -1),
+        .watched_trees = watched,
+        .nested_userns = read_int_file("/proc/sys/user/max_user_namespaces", 1) > 0,
+        .uid = getuid(), .gid = getgid(),
+        .hostname = sp->uts.nodename, .domainname = sp->uts.domainname,
+        .release = sp->uts.release};
+}
+
+void spawn_vary(struct spawn *sp, const struct vary_plan *v)
+{
+    struct ns_vary *nv = &sp->ns.vary;
+    extern char **environ;
+    sp->vary_env = vary_environ(v, environ);
+    nv->envp = sp->vary_env;
+    nv->umask = v->umask;
+    if (v->keep_cpus > 0) {
+        nv->affinity = true;
+        CPU_ZERO(&nv->cpus);
+        for (int c = 0, kept = 0; c < CPU_SETSIZE && kept < v->keep_cpus; c++)
+            if (CPU_ISSET(c, &sp->caller_cpus)) {
+                CPU_SET(c, &nv->cpus);
+                kept++;
+            }
+    }
+    if (v->personality) {
+        int now = personality(0xffffffff);
+        nv->personality = now >= 0;
+        nv->persona = ((unsigned long)(now < 0 ? 0 : now) | v->personality_set) &
+                      ~(unsigned long)v->personality_clear;
+    }
+    nv->uts = v->uts;
+    nv->hostname = v->hostname;
+    nv->domainname = v->domainname;
+    nv->nest_user = v->nest_user;
+    snprintf(nv->uid_map, sizeof nv->uid_map, "%u %u 1\n", v->inner_uid, getuid());
+    snprintf(nv->gid_map, sizeof nv->gid_map, "%u %u 1\n", v->inner_gid, getgid());
 }
 
 static int userns_hint(void)
@@ -287,6 +350,11 @@ static void describe_failure(FILE *f, const struct ns_report *r, const struct pl
                 err);
         return;
     }
+    case NS_STEP_VARY:
+        fprintf(f, "buildtrail run: cannot apply the variation %s: %s; leave it out (--vary "
+                   "all,-%s)\n", vary_name_str((enum vary_name)r->tree), err,
+                vary_name_str((enum vary_name)r->tree));
+        return;
     case NS_STEP_MOUNT_FUSE:
         fprintf(f, "buildtrail run: cannot mount the FUSE filesystem: %s; %s" DOCTOR_HINT "\n",
                 err,
@@ -330,4 +398,6 @@ void spawn_cleanup(struct spawn *sp)
     g_free(sp->scratch_base);
     g_free(sp->idmap_note);
     g_free(sp->unmapped_groups);
+    g_strfreev(sp->locales);
+    g_strfreev(sp->vary_env);
 }

@@ -21,9 +21,11 @@
 #include "nsguard.h"
 #include "plan.h"
 #include "scratch.h"
+#include "vary.h"
 
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 struct spawn {
     bool user_ns;                  /* not root: a user namespace */
@@ -42,6 +44,11 @@ struct spawn {
     char *unmapped_groups;         /* groups no subgid line maps, or NULL */
     struct sock_filter guard_filter[NSGUARD_FILTER_MAX]; /* launcher/nsguard.h, with syswatch */
     struct sock_filter init_filter[NSGUARD_FILTER_MAX];  /* the same calls refused, for init */
+    /* The variations' facts and what the build gets (spawn_vary_facts, spawn_vary) */
+    char **locales;                /* `locale -a` */
+    struct utsname uts;
+    cpu_set_t caller_cpus;
+    char **vary_env;               /* the build's environment, or NULL */
 };
 
 void spawn_init(struct spawn *sp);
@@ -65,5 +72,12 @@ void spawn_map_ids(struct spawn *sp, struct fs *fs);
 /* A failed step of setup's, one line on stderr, ending with `tail` (NULL: nothing). */
 void spawn_report_failure(const struct spawn *sp, const struct plan *plan,
                           const struct ns_report *r, char **argv, const char *tail);
+/* What vary_plan_make needs to know of this machine and run (vary.h), in *f (pointing into
+ * `sp`, which must outlive it): the caller's CPUs, the installed locales, the personality the
+ * kernel allows, whether the build may nest a user namespace, the names of the machine. */
+void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f);
+/* The variations of `v` into the namespace plan (after spawn_prepare): the environment, umask,
+ * affinity, personality, names and ids the build gets (ns.h, struct ns_vary). */
+void spawn_vary(struct spawn *sp, const struct vary_plan *v);
 void spawn_close_trees(struct spawn *sp);
 void spawn_cleanup(struct spawn *sp);

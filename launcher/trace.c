@@ -95,13 +95,22 @@ static int write_start(struct trace *t, const struct trace_start *s)
         rows[n_rows++] = (struct tracedb_tree){s->cwd, role_names[PLAN_WORKSPACE]};
     for (guint i = 0; i < p->watched->len && i < NS_MAX_TREES; i++)
         rows[n_rows++] = (struct tracedb_tree){p->watched->pdata[i], "watched"};
+    struct tracedb_variation vrows[VARY_COUNT];
+    int n_vrows = 0;
+    for (int i = 0; s->vary && i < s->vary->n_rows; i++) {
+        const struct vary_row *v = &s->vary->rows[i];
+        vrows[n_vrows++] = (struct tracedb_variation){
+            vary_name_str(v->name), vary_side_str(s->vary->side), v->value, v->applied,
+            v->why_not};
+    }
     gsize args_len = 0;
     const void *args_data = g_bytes_get_data(args, &args_len);
     struct tracedb_run_start start = {
         .argv = args_data, .argv_len = args_len, .cwd = s->cwd,
         .start_realtime_ns = realtime_ns(), .start_ns = rec_now_ns(),
         .uid = getuid(), .gid = getgid(), .hostname = host, .version = BT_VERSION,
-        .options = s->options, .trees = rows, .n_trees = n_rows};
+        .options = s->options, .trees = rows, .n_trees = n_rows, .variations = vrows,
+        .n_variations = n_vrows};
     if (tracedb_write_run_start(t->db, &start, &err) < 0) {
         fprintf(stderr, "buildtrail run: cannot write the trace %s: %s; choose a writable place "
                         "with -o FILE\n", t->path, err);

@@ -23,6 +23,7 @@
 
 #include "plan.h"
 #include "tracedb.h"
+#include "vary.h"
 
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -52,6 +53,7 @@ struct trace_start {
     const char *options;         /* runs.options */
     mode_t mode;                 /* --output-mode */
     const struct plan *plan;     /* the trees rows */
+    const struct vary_plan *vary; /* the variations rows, or NULL */
 };
 
 void trace_init(struct trace *t);

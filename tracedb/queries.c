@@ -56,6 +56,7 @@ static const char *const sql[TQ_COUNT] = {
     [TQ_FILE_PATHS] = "SELECT id, path FROM files",
     [TQ_TREES] = "SELECT path, role FROM trees",
     [TQ_SYSTEM_TREES_TRACED] = "SELECT count(*) FROM trees WHERE path IN ('/usr', '/') AND ?1 = ?1",
+    [TQ_VARIATIONS] = "SELECT name, side, value, applied, why_not FROM variations ORDER BY rowid",
     /* Accesses */
     [TQ_WRITERS_OF_FILE] =
         "SELECT process_id, kind, SUM(COALESCE(bytes,0)), COUNT(*), MIN(first_ns) AS t FROM "
@@ -94,7 +95,7 @@ const char *tracedb_sql(enum tracedb_query q)
 
 /* The schema versions a statement is written for, where that is not every version: what
  * came later (accesses.version_id and versions 3, environments 5, exits.killed_at_end 7,
- * denials 8), and
+ * denials 8, variations 9), and
  * the recorder's writes, which are for the current schema only. */
 #define NOW TRACEDB_SCHEMA_VERSION
 static const struct {
@@ -111,6 +112,7 @@ static const struct {
     [TQ_COUNTS] = {3, NOW},
     [TQ_COUNTS_V2] = {1, 2},
     [TQ_KILLED_AT_END] = {7, NOW},
+    [TQ_VARIATIONS] = {9, NOW},
     [TQ_VERSIONS_READ_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_MADE_BY_PROCESS] = {3, NOW},
     [TQ_VERSIONS_OPENED_BY_PROCESS] = {3, NOW},

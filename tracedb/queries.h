@@ -47,6 +47,9 @@ enum tracedb_query {
     TQ_FILE_PATHS, /* every (id, path) */
     TQ_TREES, /* the traced trees: (path, role) */
     TQ_SYSTEM_TREES_TRACED, /* how many of / and /usr were traced (?1 unused) */
+    /* the variations the run made (run --vary, --vary-control), in the order recorded:
+     * columns enum tq_variations (schema 9) */
+    TQ_VARIATIONS,
 
     /* Accesses */
     /* (process, kind, bytes, count, first time) of every image that wrote file ?1 (a kind of
@@ -73,6 +76,10 @@ enum tq_activity {
     TQ_ACTIVITY_LAST, TQ_ACTIVITY_RESULT
 };
 enum tq_last_output { TQ_LAST_OUTPUT_PROCESS, TQ_LAST_OUTPUT_TIME };
+enum tq_variations {
+    TQ_VARIATIONS_NAME, TQ_VARIATIONS_SIDE, TQ_VARIATIONS_VALUE, TQ_VARIATIONS_APPLIED,
+    TQ_VARIATIONS_WHY_NOT
+};
 
 const char *tracedb_sql(enum tracedb_query q);
 

@@ -169,6 +169,17 @@ static const struct {
      ");"
      "CREATE INDEX denials_process ON denials(process_id);"
      "CREATE INDEX denials_file ON denials(file_id);"},
+    {"record the variations a run made (run --vary, --vary-control)",
+     /* One row per variation asked for (launcher/vary.h, docs/repro.md "Variations"): its
+      * reprotest name, the side whose value was set, what was set (for people), whether it
+      * took effect, and why not (or, applied, what part could not be made). */
+     "CREATE TABLE variations ("
+     "  name TEXT NOT NULL,"
+     "  side TEXT NOT NULL,"               /* 'control' or 'experiment' */
+     "  value TEXT,"
+     "  applied INTEGER NOT NULL,"         /* 0 or 1 */
+     "  why_not TEXT"
+     ");"},
 };
 
 #define N_MIGRATIONS ((int)G_N_ELEMENTS(migrations))

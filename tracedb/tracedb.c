@@ -808,6 +808,18 @@ int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char
         bind_text(st, 2, r->trees[i].role, &rc);
         step_done(st, &rc);
     }
+    for (int i = 0; rc == SQLITE_OK && i < r->n_variations; i++) {
+        const struct tracedb_variation *v = &r->variations[i];
+        st = NULL;
+        rc = sqlite3_prepare_v2(db, "INSERT INTO variations (name, side, value, applied, why_not) "
+                                    "VALUES (?, ?, ?, ?, ?)", -1, &st, NULL);
+        bind_text(st, 1, v->name, &rc);
+        bind_text(st, 2, v->side, &rc);
+        bind_text(st, 3, v->value, &rc);
+        bind_int64(st, 4, v->applied, true, &rc);
+        bind_text(st, 5, v->why_not, &rc);
+        step_done(st, &rc);
+    }
     if (rc != SQLITE_OK)
         return tdb_set_err(err, -EIO, g_strdup(sqlite3_errmsg(db)));
     return 0;

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TRACEDB_SCHEMA_VERSION 8
+#define TRACEDB_SCHEMA_VERSION 9
 
 /* What a process did to a file: accesses.kind.  Stored as integers (small rows); the table
  * access_kinds in every database maps them to these names.  Append only: never renumber. */
@@ -209,6 +209,11 @@ struct tracedb_tree {
     const char *path;
     const char *role; /* "workspace", "trace", "tmp", "system" */
 };
+struct tracedb_variation {
+    const char *name, *side, *value; /* side: "control" or "experiment" */
+    bool applied;
+    const char *why_not;             /* may be NULL */
+};
 struct tracedb_run_start {
     const void *argv;       /* the build command, NUL-separated */
     size_t argv_len;
@@ -219,6 +224,8 @@ struct tracedb_run_start {
     const char *options;    /* buildtrail's own options, as a shell would quote them */
     const struct tracedb_tree *trees;
     int n_trees;
+    const struct tracedb_variation *variations; /* run --vary, --vary-control */
+    int n_variations;
 };
 int tracedb_write_run_start(sqlite3 *db, const struct tracedb_run_start *r, char **err);
 struct tracedb_run_end {

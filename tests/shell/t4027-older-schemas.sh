@@ -1,5 +1,5 @@
 #!/bin/sh
-# A trace written by an older buildtrail (schema 1 to 7: the sample's trace taken back, one
+# A trace written by an older buildtrail (schema 1 to 8: the sample's trace taken back, one
 # migration at a time, to the tables that version made) is a trace, never "damaged": every
 # query answers or says what the older trace lacks, and info describes it.  info called a
 # schema 2 trace damaged ("no such table: versions": it counted versions).
@@ -9,6 +9,7 @@ require_cmd python3
 . "$(dirname "$0")/crafted.sh"
 record_sample
 # What each migration added, taken away: back[N] makes a schema N+1 trace one of schema N.
+back8="DROP TABLE variations"
 back7="DROP TABLE denials"
 back6="ALTER TABLE exits DROP COLUMN killed_at_end"
 back5="ALTER TABLE runs DROP COLUMN options"
@@ -17,7 +18,7 @@ back3="ALTER TABLE runs DROP COLUMN failure"
 back2="DROP INDEX accesses_version; ALTER TABLE accesses DROP COLUMN version_id; DROP TABLE versions"
 back1="DROP TABLE exits; ALTER TABLE runs DROP COLUMN process_tree"
 cp "$T/good.db" "$T/older.db"
-for v in 7 6 5 4 3 2 1; do
+for v in 8 7 6 5 4 3 2 1; do
     eval "sql=\$back$v"
     sqlite3 "$T/older.db" "$sql; UPDATE meta SET value = '$v' WHERE key = 'schema_version'" ||
         fail "taking the trace back to schema $v"

@@ -194,10 +194,21 @@ static int one_build(struct repro_run *rr, const char *slot, bool control, uint3
 }
 
 
+/* The variables the variations set differ in every process: no cause. */
+static void expect_env(struct diffeng *d, uint32_t set)
+{
+    for (int v = 0; v < RV_COUNT; v++)
+        if (set & RV_BIT(v))
+            for (const char *const *n = reproeng_expected_env(v); *n; n++)
+                diffeng_expect_env(d, *n);
+}
+
 struct repro_state {
     struct repro_run *rr;
     struct repro_report *rep;
     struct prov *p[2];
+    struct qdb *base_q;   /* --bisect's baseline: a build with no variation set either way */
+    struct prov *base_p;
     int status; /* a bisect build's error status, or 0 */
 };
 
@@ -205,14 +216,9 @@ struct repro_state {
  * another path); what was asked and not made goes to not_applied. */
 static void variations_made(struct repro_report *r)
 {
-    r->applied = 0;
+    (void)reproeng_variations_made(r->q[1], r->asked, &r->applied, r->not_applied);
     if ((r->asked & RV_BIT(RV_BUILD_PATH)) && strcmp(r->build[0]->built_at, r->build[1]->built_at))
         r->applied |= RV_BIT(RV_BUILD_PATH);
-    for (int v = 0; v < RV_COUNT; v++)
-        if ((r->asked & RV_BIT(v)) && !(r->applied & RV_BIT(v)))
-            g_ptr_array_add(r->not_applied,
-                            g_strdup_printf("%s: not made by this buildtrail's run",
-                                            reproeng_variation_name(v)));
 }
 
 /* Each cause that reaches an artifact, once, in the artifacts' order, with its hints. */
@@ -229,7 +235,7 @@ static void collect_causes(struct repro_report *r)
             if (g_hash_table_contains(r->hints, GSIZE_TO_POINTER(c + 1)))
                 continue;
             struct reproeng_facts f;
-            reproeng_cause_facts(r->q[0], r->q[1], m, m->causes->pdata[c], &f);
+            reproeng_cause_facts(r->q[0], r->q[1], m, m->causes->pdata[c], r->asked, &f);
             g_hash_table_insert(r->hints, GSIZE_TO_POINTER(c + 1),
                                 GUINT_TO_POINTER(reproeng_hints(&f)));
             reproeng_facts_clear(&f);
@@ -268,7 +274,8 @@ static GHashTable *bisect_build(uint32_t set, void *ctx)
     struct qdb *q = s->status ? NULL : query_open("repro", b.trace);
     struct prov *p = q ? query_open_prov("repro", q) : NULL;
     if (p) {
-        struct diffeng *d = diffeng_new(s->rep->q[0], s->p[0], q, p);
+        struct diffeng *d = diffeng_new(s->base_q, s->base_p, q, p);
+        expect_env(d, set);
         GPtrArray *arts = reproeng_artifacts(d, s->rr->cli->globs);
         if (qdb_failed(q) ? !query_failed(q) : true)
             keys = artifact_keys(d, arts);
@@ -285,14 +292,27 @@ static GHashTable *bisect_build(uint32_t set, void *ctx)
     return keys;
 }
 
+/* Each step's build sets the experiment's values of a subset S and leaves the others as
+ * they are (run takes --vary or --vary-control, not both): so it is compared with a build
+ * that sets none, made first, and differs from it in S alone. */
 static void bisect(struct repro_state *s)
 {
     struct repro_report *r = s->rep;
     const struct diffeng_model *m = diffeng_run(r->d);
+    struct reprorun_build base = {0};
+    r->bisected = true;
+    r->bisect_builds++;
+    s->status = one_build(s->rr, "bisect-baseline", true, 0, &base);
+    s->base_q = s->status ? NULL : query_open("repro", base.trace);
+    s->base_p = s->base_q ? query_open_prov("repro", s->base_q) : NULL;
+    reprorun_build_clear(&base);
+    if (!s->base_p) {
+        s->status = s->status ? s->status : 2;
+        return;
+    }
     GHashTable *wanted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (guint i = 0; i < r->causes->len; i++)
         g_hash_table_add(wanted, reproeng_cause_key(m, m->causes->pdata[g_array_index(r->causes, size_t, i)]));
-    r->bisected = true;
     r->bisect_failed = !reproeng_bisect(r->applied, wanted, bisect_build, s, &r->pins);
     g_hash_table_unref(wanted);
 }
@@ -345,6 +365,7 @@ static int compare(struct repro_state *s)
             return 2;
     }
     r->d = diffeng_new(r->q[0], s->p[0], r->q[1], s->p[1]);
+    expect_env(r->d, r->asked);
     diffeng_run(r->d);
     variations_made(r);
     r->artifacts = reproeng_artifacts(r->d, s->rr->cli->globs);
@@ -379,6 +400,10 @@ static void report_free(struct repro_state *s)
     struct repro_report *r = s->rep;
     if (r->d)
         diffeng_free(r->d);
+    if (s->base_p)
+        prov_free(s->base_p);
+    if (s->base_q)
+        qdb_close(s->base_q);
     for (int i = 0; i < 2; i++) {
         if (s->p[i])
             prov_free(s->p[i]);

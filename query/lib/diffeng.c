@@ -270,10 +270,12 @@ static char *argv_difference(struct diffeng *d, const struct qdb_process *a,
     return out;
 }
 
-/* Variables whose values say how a driver runs, not what a process makes. */
+/* Variables whose values say how a driver runs, not what a process makes, or change from run
+ * to run whatever the build does (fakeroot's key to its daemon: random per run, so it would
+ * make every process under fakeroot differ and blame the first one reached). */
 static bool env_noise(const char *name, size_t len)
 {
-    static const char *const noise[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
+    static const char *const noise[] = {"FAKEROOTKEY", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
                                         "MAKE_TERMERR", "_", "OLDPWD", "SHLVL", "TERM",
                                         "DISPLAY", "SSH_AUTH_SOCK", "SSH_CLIENT",
                                         "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
@@ -301,6 +303,9 @@ static GHashTable *env_table(struct diffeng *d, struct side *s, int64_t id, bool
         const char *eq = memchr(entry, '=', elen);
         gsize nlen = eq ? (gsize)(eq - entry) : elen;
         if (!nlen || env_noise(entry, nlen))
+            continue;
+        g_autofree char *name = g_strndup(entry, nlen);
+        if (g_hash_table_contains(d->expected_env, name))
             continue;
         g_autofree char *value = eq ? g_strndup(eq + 1, elen - nlen - 1) : g_strdup("");
         g_hash_table_insert(t, g_strndup(entry, nlen),
@@ -792,6 +797,7 @@ struct diffeng *diffeng_new(struct qdb *qa, struct prov *pa, struct qdb *qb, str
     }
     d->maps = g_ptr_array_new_with_free_func(g_free);
     d->excludes = g_ptr_array_new_with_free_func(g_free);
+    d->expected_env = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     d->tmp_pair = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     (GDestroyNotify)g_array_unref);
@@ -827,6 +833,7 @@ void diffeng_free(struct diffeng *d)
     g_hash_table_destroy(d->embedders);
     g_ptr_array_free(d->maps, TRUE);
     g_ptr_array_free(d->excludes, TRUE);
+    g_hash_table_destroy(d->expected_env);
     g_hash_table_destroy(d->tmp_pair);
     g_hash_table_destroy(d->pair_path); /* (its keys are the memo's) */
     g_hash_table_destroy(d->via);
@@ -842,6 +849,11 @@ void diffeng_free(struct diffeng *d)
     g_ptr_array_free(d->m.causes, TRUE);
     g_ptr_array_free(d->m.artifacts, TRUE);
     g_free(d);
+}
+
+void diffeng_expect_env(struct diffeng *d, const char *name)
+{
+    g_hash_table_add(d->expected_env, g_strdup(name));
 }
 
 void diffeng_exclude(struct diffeng *d, const char *glob)

@@ -92,6 +92,10 @@ void diffeng_free(struct diffeng *d);
 void diffeng_add_map(struct diffeng *d, const char *old, const char *new);
 /* Leave out the products `glob` matches (g_pattern_match_simple). */
 void diffeng_exclude(struct diffeng *d, const char *glob);
+/* A variable whose values are expected to differ (repro's variations set it: TZ, HOME, LANG):
+ * its difference is no environment cause; a process whose output differs all the same is
+ * non-determinism, to be explained by what it ran.  Before diffeng_run. */
+void diffeng_expect_env(struct diffeng *d, const char *name);
 /* Compare the two builds (once; later calls return the same model). */
 const struct diffeng_model *diffeng_run(struct diffeng *d);
 /* The causes that reach `product` (one of model->differ): indices into model->causes, each

@@ -5,6 +5,7 @@
 #include "stmt.h"
 #include "tracedb.h"
 
+#include <errno.h>
 #include <string.h>
 
 TRACEDB_STATEMENT(sql_subtree, 1, TRACEDB_SCHEMA_VERSION,
@@ -18,6 +19,43 @@ TRACEDB_STATEMENT(sql_scope_access, 1, TRACEDB_SCHEMA_VERSION,
                   "WHERE a.process_id = ?1 AND (a.kind IN " TRACEDB_KINDS_READ
                   " OR a.kind IN " TRACEDB_KINDS_LISTED ") ORDER BY f.path");
 enum { SA_KIND, SA_PATH };
+TRACEDB_STATEMENT(sql_variations, 9, TRACEDB_SCHEMA_VERSION,
+                  "SELECT name, applied, why_not FROM variations WHERE side = 'experiment' "
+                  "ORDER BY rowid");
+enum { VA_NAME, VA_APPLIED, VA_WHY_NOT };
+
+int reproeng_variations_made(struct qdb *q, uint32_t asked, uint32_t *made, GPtrArray *why)
+{
+    *made = 0;
+    uint32_t said = 0;
+    sqlite3_stmt *st = NULL;
+    if (q->schema_version >= 9) {
+        if (!qdb_prepare(q, sql_variations, &st))
+            return -EIO;
+        while (qdb_row(q, st)) {
+            const char *name = (const char *)sqlite3_column_text(st, VA_NAME);
+            const char *why_not = (const char *)sqlite3_column_text(st, VA_WHY_NOT);
+            int v = name ? reproeng_variation_of(name, strlen(name)) : -1;
+            if (v < 0 || !(asked & RV_BIT(v)))
+                continue;
+            said |= RV_BIT(v);
+            if (sqlite3_column_int(st, VA_APPLIED))
+                *made |= RV_BIT(v);
+            if (why_not)
+                g_ptr_array_add(why, g_strdup_printf("%s: %s%s", name,
+                                                     sqlite3_column_int(st, VA_APPLIED)
+                                                         ? "partly: " : "", why_not));
+        }
+        sqlite3_finalize(st);
+        if (qdb_failed(q))
+            return -EIO;
+    }
+    for (int v = 0; v < RV_COUNT; v++)
+        if ((asked & ~said & RV_BIT(v)) && v != RV_BUILD_PATH)
+            g_ptr_array_add(why, g_strdup_printf("%s: the experiment's trace does not say it "
+                                                 "was made", reproeng_variation_name(v)));
+    return 0;
+}
 
 /* Variables that change from run to run whatever is varied (fakeroot's key) or say how a
  * driver runs: never a hint. */
@@ -172,7 +210,7 @@ static GHashTable *env_of(struct qdb *q, int64_t id)
 
 /* The variables whose values differ (A's build directory read as B's). */
 static void env_facts(struct qdb *qa, struct qdb *qb, const struct diffeng_model *m,
-                      const struct diffeng_cause *c, struct reproeng_facts *f)
+                      const struct diffeng_cause *c, uint32_t varied, struct reproeng_facts *f)
 {
     GHashTable *a = env_of(qa, c->proc[0]), *b = env_of(qb, c->proc[1]);
     if (a && b) {
@@ -188,7 +226,8 @@ static void env_facts(struct qdb *qa, struct qdb *qb, const struct diffeng_model
         GList *sorted = g_list_sort(g_hash_table_get_keys(names), (GCompareFunc)strcmp);
         for (GList *l = sorted; l; l = l->next) {
             const char *va = g_hash_table_lookup(a, l->data), *vb = g_hash_table_lookup(b, l->data);
-            if (env_noise(l->data) || (va && vb && !strcmp(va, vb)))
+            if (env_noise(l->data) || reproeng_env_expected(varied, l->data) ||
+                (va && vb && !strcmp(va, vb)))
                 continue;
             if (va && vb) {
                 g_auto(GStrv) parts = g_strsplit(va, m->root[0], -1);
@@ -208,10 +247,11 @@ static void env_facts(struct qdb *qa, struct qdb *qb, const struct diffeng_model
 }
 
 void reproeng_cause_facts(struct qdb *qa, struct qdb *qb, const struct diffeng_model *m,
-                          const struct diffeng_cause *c, struct reproeng_facts *f)
+                          const struct diffeng_cause *c, uint32_t varied,
+                          struct reproeng_facts *f)
 {
     reproeng_facts_init(f, c->kind);
-    env_facts(qa, qb, m, c, f);
+    env_facts(qa, qb, m, c, varied, f);
     int side = c->proc[1] ? 1 : 0;
     struct qdb *q = side ? qb : qa;
     if (!c->proc[side])

@@ -64,6 +64,36 @@ char *reproeng_vary_list(uint32_t set)
     return g_string_free(s, FALSE);
 }
 
+const char *const *reproeng_expected_env(enum reproeng_variation v)
+{
+    static const char *const env[] = {"REPROTEST_CAPTURE_ENVIRONMENT", NULL};
+    static const char *const home[] = {"HOME", NULL};
+    static const char *const path[] = {"PATH", NULL};
+    static const char *const tz[] = {"TZ", NULL};
+    static const char *const loc[] = {"LANG", "LC_ALL", "LANGUAGE", NULL};
+    static const char *const user[] = {"USER", "LOGNAME", NULL};
+    static const char *const none[] = {NULL};
+    switch (v) {
+    case RV_ENVIRONMENT: return env;
+    case RV_HOME: return home;
+    case RV_EXEC_PATH: return path;
+    case RV_TIMEZONE: return tz;
+    case RV_LOCALES: return loc;
+    case RV_USER_GROUP: return user;
+    default: return none;
+    }
+}
+
+bool reproeng_env_expected(uint32_t set, const char *name)
+{
+    for (int v = 0; v < RV_COUNT; v++)
+        if (set & RV_BIT(v))
+            for (const char *const *n = reproeng_expected_env(v); *n; n++)
+                if (!strcmp(*n, name))
+                    return true;
+    return false;
+}
+
 void reproeng_facts_init(struct reproeng_facts *f, enum diffeng_kind kind)
 {
     *f = (struct reproeng_facts){.kind = kind,

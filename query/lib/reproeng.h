@@ -69,6 +69,11 @@ int reproeng_parse_vary(const char *list, uint32_t *set, char **err);
 /* "a,b,c" in reprotest's order (g_free); "" for none. */
 char *reproeng_vary_list(uint32_t set);
 
+/* The variables variation v sets on both sides (NULL-terminated; empty for most), and whether
+ * `name` is one of those of a set: their differences are expected (diffeng_expect_env). */
+const char *const *reproeng_expected_env(enum reproeng_variation v);
+bool reproeng_env_expected(uint32_t set, const char *name);
+
 struct reproeng_facts {
     enum diffeng_kind kind;
     GPtrArray *commands;    /* char*: each scope process's program and arguments, spaces between */
@@ -81,9 +86,16 @@ void reproeng_facts_init(struct reproeng_facts *f, enum diffeng_kind kind);
 void reproeng_facts_clear(struct reproeng_facts *f);
 /* The variations that may explain a cause with these facts. */
 uint32_t reproeng_hints(const struct reproeng_facts *f);
-/* The facts of cause `c` of the model, from the two traces. */
+/* The facts of cause `c` of the model, from the two traces; the variables the variations
+ * `varied` set are not counted as differing (every process has them). */
 void reproeng_cause_facts(struct qdb *qa, struct qdb *qb, const struct diffeng_model *m,
-                          const struct diffeng_cause *c, struct reproeng_facts *f);
+                          const struct diffeng_cause *c, uint32_t varied,
+                          struct reproeng_facts *f);
+
+/* The variations of `asked` the experiment's trace q says were made (table variations, schema
+ * 9) into *made; a line "NAME: why" into `why` (char*) for each not made, or made in part.
+ * build_path is the caller's (where it built).  0, or -EIO (qdb_failed says why). */
+int reproeng_variations_made(struct qdb *q, uint32_t asked, uint32_t *made, GPtrArray *why);
 
 enum reproeng_state { RA_IDENTICAL, RA_DIFFERS, RA_ONLY_CONTROL, RA_ONLY_EXPERIMENT };
 struct reproeng_artifact {

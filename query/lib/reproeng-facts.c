@@ -94,26 +94,47 @@ static void add_subtree(struct qdb *q, int64_t id, GHashTable *scope)
     g_array_unref(ids);
 }
 
+/* Programs that run another and pass its output on: the scope climbs through them. */
+static bool is_wrapper(const struct qdb_process *p)
+{
+    static const char *const wrappers[] = {"xargs", "env", "nice", "ionice", "timeout", "stdbuf",
+                                           "time", "fakeroot", "faked", "chronic", NULL};
+    const char *prog = qdb_process_program(p);
+    for (const char *const *w = wrappers; *w; w++)
+        if (prog && !strcmp(prog, *w))
+            return true;
+    return false;
+}
+
+/* The children of `parent` that ran while `a` did (a pipeline's other ends, `$(...)`), with
+ * what they started. */
+static void add_beside(struct qdb *q, const struct qdb_process *parent,
+                       const struct qdb_process *a, GHashTable *scope)
+{
+    GArray *kids = qdb_ids(q, sql_children, parent->id);
+    for (guint i = 0; i < kids->len; i++) {
+        const struct qdb_process *s = qdb_process(q, g_array_index(kids, int64_t, i));
+        if (s && s->id != a->id && overlaps(a, s))
+            add_subtree(q, s->id, scope);
+    }
+    g_array_unref(kids);
+}
+
 /* The cause's process, what it started, and the processes running beside it in the same
- * command (a pipeline's other end), up to the nearest shell, two levels at most. */
+ * command: climbing through wrappers (xargs, env...) up to a shell, whose other children
+ * that ran meanwhile are the pipeline; never past make or the build's root. */
 static GHashTable *scope_of(struct qdb *q, int64_t id)
 {
     GHashTable *scope = g_hash_table_new(g_direct_hash, g_direct_equal);
     add_subtree(q, id, scope);
     int64_t root = qdb_run(q)->root_id;
     const struct qdb_process *a = qdb_process(q, id);
-    for (int level = 0; a && level < 2; level++) {
+    for (int level = 0; a && level < 3 && a->id != root; level++) {
         const struct qdb_process *parent = a->parent_id ? qdb_process(q, a->parent_id) : NULL;
-        if (!parent || a->id == root)
+        if (!parent || !(is_shell(parent) || is_wrapper(parent)))
             break;
-        GArray *kids = qdb_ids(q, sql_children, parent->id);
-        for (guint i = 0; i < kids->len; i++) {
-            const struct qdb_process *s = qdb_process(q, g_array_index(kids, int64_t, i));
-            if (s && s->id != a->id && overlaps(a, s))
-                add_subtree(q, s->id, scope);
-        }
-        g_array_unref(kids);
-        if (is_shell(parent) || parent->id == root)
+        add_beside(q, parent, a, scope);
+        if (is_shell(parent))
             break;
         a = parent;
     }
@@ -174,7 +195,9 @@ static void scope_facts(struct qdb *q, GHashTable *scope, const char *home, cons
         while (qdb_row(q, st)) {
             const char *path = (const char *)sqlite3_column_text(st, SA_PATH);
             if (sqlite3_column_int(st, SA_KIND) == TRACEDB_READDIR) {
-                if (lists_sorted(cmd))
+                if (strstr(cmd, " --sort=name"))
+                    ; /* tar --sort=name: in no order the variations change */
+                else if (lists_sorted(cmd))
                     f->listed_sorted = true;
                 else
                     f->listed_unsorted = true;

@@ -16,8 +16,9 @@ static const struct query_command info_command = {
     .about = "Describe the trace: the build command, its directory, when it started and\n"
              "ended (UTC), its exit status, the run's state and whether the trace is\n"
              "complete, what it holds (processes, programs run, files read and written,\n"
-             "output), the trees traced, the options of 'buildtrail run' and the version\n"
-             "that recorded it.\n",
+             "output), the trees traced, the options of 'buildtrail run', the variations\n"
+             "it made (run --vary, --vary-control: each one's value, or why it was not\n"
+             "varied) and the version that recorded it.\n",
 };
 
 static void text_field(GString *out, const char *name)
@@ -35,7 +36,50 @@ struct info_answer {
     GArray *killed;   /* the processes killed at the end */
     char *blocked;    /* the directory the build could not remove because the trace lay in
                        * it, or NULL */
+    GPtrArray *vary;  /* struct info_variation*, or NULL: not recorded (before schema 9) */
 };
+
+struct info_variation {
+    char *name, *side, *value, *why_not;
+    bool applied;
+};
+
+static void variation_free(gpointer p)
+{
+    struct info_variation *v = p;
+    g_free(v->name);
+    g_free(v->side);
+    g_free(v->value);
+    g_free(v->why_not);
+    g_free(v);
+}
+
+static char *column_dup(sqlite3_stmt *st, int col)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    return t ? g_strdup(t) : NULL;
+}
+
+/* The variations the run made (schema 9 on). */
+static GPtrArray *collect_variations(struct qdb *q)
+{
+    if (q->schema_version < 9)
+        return NULL;
+    GPtrArray *out = g_ptr_array_new_with_free_func(variation_free);
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(q, tracedb_sql(TQ_VARIATIONS), &st))
+        while (qdb_row(q, st)) {
+            struct info_variation *v = g_new0(struct info_variation, 1);
+            v->name = column_dup(st, TQ_VARIATIONS_NAME);
+            v->side = column_dup(st, TQ_VARIATIONS_SIDE);
+            v->value = column_dup(st, TQ_VARIATIONS_VALUE);
+            v->applied = sqlite3_column_int64(st, TQ_VARIATIONS_APPLIED) != 0;
+            v->why_not = column_dup(st, TQ_VARIATIONS_WHY_NOT);
+            g_ptr_array_add(out, v);
+        }
+    sqlite3_finalize(st);
+    return out;
+}
 
 static void info_collect(struct qdb *q, struct info_answer *a)
 {
@@ -55,6 +99,7 @@ static void info_collect(struct qdb *q, struct info_answer *a)
     struct stat sb;
     a->size = stat(q->path, &sb) == 0 ? (int64_t)sb.st_size : -1;
     a->killed = qdb_killed_at_end(q);
+    a->vary = collect_variations(q);
     /* A directory the build could not remove because this trace lay in it (run's summary
      * says the same): the highest ancestor of the trace whose rmdir failed as not empty. */
     g_autofree char *real = realpath(q->path, NULL);
@@ -74,6 +119,8 @@ static void info_clear(struct info_answer *a)
     g_array_free(a->killed, TRUE);
     g_free(a->options);
     g_free(a->blocked);
+    if (a->vary)
+        g_ptr_array_free(a->vary, TRUE);
     qdb_run_info_clear(&a->row);
 }
 
@@ -92,6 +139,28 @@ static void json_counts(struct jsonw *w, struct qdb *q, const struct tracedb_cou
         jsonw_null(w); /* a trace before schema 3 has no versions: not none, unknown */
     jsonw_kv_int(w, "output_bytes", c->output_bytes);
     jsonw_object_end(w);
+}
+
+/* "variations": one object per variation, or null before schema 9. */
+static void json_variations(struct jsonw *w, const GPtrArray *vary)
+{
+    jsonw_key(w, "variations");
+    if (!vary) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_array_begin(w);
+    for (guint i = 0; i < vary->len; i++) {
+        const struct info_variation *v = vary->pdata[i];
+        jsonw_object_begin(w);
+        jsonw_kv_string(w, "name", v->name);
+        jsonw_kv_string(w, "side", v->side);
+        jsonw_kv_string(w, "value", v->value);
+        jsonw_kv_bool(w, "applied", v->applied);
+        jsonw_kv_string(w, "why_not", v->why_not);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
 }
 
 static void render_json(GString *out, struct qdb *q, const struct info_answer *a)
@@ -119,6 +188,7 @@ static void render_json(GString *out, struct qdb *q, const struct info_answer *a
         jsonw_object_end(&w);
     }
     jsonw_array_end(&w);
+    json_variations(&w, a->vary);
     jsonw_kv_string(&w, "removal_blocked_by_trace", a->blocked);
     jsonw_key(&w, "killed_at_end");
     jsonw_array_begin(&w);
@@ -218,6 +288,32 @@ static void text_holds(GString *out, struct qdb *q, const struct info_answer *a)
     g_string_append(out, killed->len > 10 ? ", ...\n" : "\n");
 }
 
+/* varied: the side, then one line per variation: its value, or why it was not varied. */
+static void text_variations(GString *out, const GPtrArray *vary)
+{
+    if (!vary || !vary->len)
+        return;
+    const struct info_variation *first = vary->pdata[0];
+    text_field(out, "varied:");
+    g_string_append_printf(out, "the %s's values (run --vary%s)\n",
+                           first->side ? first->side : "?",
+                           g_strcmp0(first->side, "control") ? "" : "-control");
+    for (guint i = 0; i < vary->len; i++) {
+        const struct info_variation *v = vary->pdata[i];
+        g_string_append_printf(out, "  %-13s ", v->name ? v->name : "?");
+        if (!v->applied)
+            g_string_append(out, "NOT VARIED: ");
+        if (v->value)
+            text_escape(out, v->value, strlen(v->value));
+        if (v->why_not) {
+            g_string_append(out, v->applied ? " (partly: " : " (");
+            text_escape(out, v->why_not, strlen(v->why_not));
+            g_string_append_c(out, ')');
+        }
+        g_string_append_c(out, '\n');
+    }
+}
+
 static void render_text(GString *out, struct qdb *q, const struct info_answer *a)
 {
     text_run(out, q, a);
@@ -236,6 +332,7 @@ static void render_text(GString *out, struct qdb *q, const struct info_answer *a
     text_field(out, "options:");
     g_string_append_printf(out, "%s\n", a->options ? (*a->options ? a->options : "(none)")
                                                    : "(not recorded: an older trace)");
+    text_variations(out, a->vary);
     text_field(out, "recorded:");
     g_string_append_printf(out, "by buildtrail %s on %s\n",
                            a->row.version ? a->row.version : "?",

@@ -1,0 +1,183 @@
+/* unit/vary: launcher/vary.[ch] — the LIST parser, and what each side sets from the machine's
+ * facts (one CPU, no second locale, ASLR off, watched trees), and the build's environment. */
+#include "vary.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define BIT(n) (1u << (n))
+
+static uint32_t parse_ok(const char *list)
+{
+    uint32_t set = 0xdead;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(vary_parse(list, &set, &err), ==, 0);
+    g_assert_null(err);
+    return set;
+}
+
+static void parse_bad(const char *list, const char *word)
+{
+    uint32_t set = 7;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(vary_parse(list, &set, &err), ==, -1);
+    if (!strstr(err, word))
+        g_error("%s: %s", list, err);
+    g_assert_nonnull(strstr(err, "num_cpus")); /* lists the valid names */
+    g_assert_cmpuint(set, ==, 7);
+}
+
+static void test_parse(void)
+{
+    uint32_t all = parse_ok("all");
+    g_assert_false(all & BIT(VARY_TIME));
+    for (int n = 0; n < VARY_COUNT; n++)
+        if (n != VARY_TIME)
+            g_assert_true(all & BIT(n));
+    g_assert_cmpuint(parse_ok("all,-fileordering"), ==, all & ~BIT(VARY_FILEORDERING));
+    g_assert_cmpuint(parse_ok("all,+time"), ==, all | BIT(VARY_TIME));
+    g_assert_cmpuint(parse_ok("umask,timezone"), ==, BIT(VARY_UMASK) | BIT(VARY_TIMEZONE));
+    g_assert_cmpuint(parse_ok("umask,-umask"), ==, 0);
+    g_assert_cmpuint(parse_ok("-all,+aslr"), ==, BIT(VARY_ASLR));
+    parse_bad("foo", "'foo'");
+    parse_bad("all,-nosuch", "'nosuch'");
+    parse_bad("umask,", "empty");
+    parse_bad("", "empty");
+    parse_bad("+", "empty");
+    parse_bad("all,umask\x01x", "'umask\\x01x'"); /* escaped */
+    parse_bad("Umask", "'Umask'");                 /* names are exact */
+}
+
+static const char *const no_locales[] = {"C", "C.utf8", "POSIX", NULL};
+static const char *const fr_locales[] = {"C", "C.utf8", "de_DE.utf8", "fr_CH.utf8", "POSIX", NULL};
+
+static struct vary_facts machine(void)
+{
+    return (struct vary_facts){.cwd = "/src/p", .n_cpus = 4, .locales = fr_locales,
+                               .randomize_va_space = 2, .nested_userns = true, .uid = 1000,
+                               .gid = 1000, .hostname = "h", .domainname = "(none)",
+                               .release = "6.1.0"};
+}
+
+static const struct vary_row *find(const struct vary_plan *p, enum vary_name n)
+{
+    for (int i = 0; i < p->n_rows; i++)
+        if (p->rows[i].name == n)
+            return &p->rows[i];
+    g_error("no row for %s", vary_name_str(n));
+}
+
+static const char *env_of(const struct vary_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_env; i++)
+        if (!strcmp(p->env[i].name, name))
+            return p->env[i].value ? p->env[i].value : "(unset)";
+    return NULL;
+}
+
+static void test_sides(void)
+{
+    struct vary_facts f = machine();
+    uint32_t all = parse_ok("all");
+    struct vary_plan *c = vary_plan_make(all, VARY_CONTROL, &f);
+    struct vary_plan *e = vary_plan_make(all, VARY_EXPERIMENT, &f);
+    g_assert_cmpint(c->n_rows, ==, VARY_COUNT - 1);
+    for (int i = 0; i < e->n_rows; i++) {
+        g_assert_true(e->rows[i].applied);
+        g_assert_null(e->rows[i].why_not);
+        g_assert_true(c->rows[i].applied);
+    }
+    g_assert_cmpint(c->umask, ==, 0022);
+    g_assert_cmpint(e->umask, ==, 0002);
+    g_assert_cmpstr(env_of(c, "TZ"), ==, "GMT+12");
+    g_assert_cmpstr(env_of(e, "TZ"), ==, "GMT-14");
+    g_assert_cmpstr(env_of(c, "LC_ALL"), ==, "C.UTF-8");
+    g_assert_cmpstr(env_of(e, "LC_ALL"), ==, "fr_CH.utf8");
+    g_assert_cmpstr(env_of(c, "HOME"), ==, "/nonexistent/first-build");
+    g_assert_cmpstr(env_of(e, "HOME"), ==, "/nonexistent/second-build");
+    g_assert_cmpstr(env_of(c, VARY_ENV_NAME), ==, "(unset)");
+    g_assert_cmpstr(env_of(e, VARY_ENV_NAME), ==, VARY_ENV_VALUE);
+    g_assert_false(c->uts);
+    g_assert_true(e->uts);
+    g_assert_cmpint(c->keep_cpus, ==, 0);
+    g_assert_cmpint(e->keep_cpus, ==, 2);
+    g_assert_true(c->personality_set & VARY_PER_ADDR_NO_RANDOMIZE);
+    g_assert_true(c->personality_clear & VARY_PER_UNAME26);
+    g_assert_true(e->personality_set & VARY_PER_UNAME26);
+    g_assert_true(e->personality_clear & VARY_PER_ADDR_NO_RANDOMIZE);
+    g_assert_false(c->fileorder_reversed);
+    g_assert_true(e->fileorder_reversed);
+    g_assert_false(c->nest_user);
+    g_assert_true(e->nest_user);
+    g_assert_cmpuint(e->inner_uid, !=, 1000);
+    g_assert_nonnull(strstr(find(c, VARY_BUILD_PATH)->value, "/src/p"));
+    vary_plan_free(c);
+    vary_plan_free(e);
+    /* time: only when asked, and never made */
+    e = vary_plan_make(BIT(VARY_TIME), VARY_EXPERIMENT, &f);
+    g_assert_cmpint(e->n_rows, ==, 1);
+    g_assert_false(e->rows[0].applied);
+    g_assert_nonnull(strstr(e->rows[0].why_not, "faketime"));
+    vary_plan_free(e);
+}
+
+/* What this machine cannot vary is said, and the experiment keeps the control's value. */
+static void test_cannot(void)
+{
+    struct vary_facts f = machine();
+    f.n_cpus = 1;
+    f.locales = no_locales;
+    f.randomize_va_space = 0;
+    f.nested_userns = false;
+    f.watched_trees = true;
+    struct vary_plan *e = vary_plan_make(parse_ok("all"), VARY_EXPERIMENT, &f);
+    enum vary_name not[] = {VARY_NUM_CPUS, VARY_LOCALES, VARY_ASLR, VARY_USER_GROUP};
+    for (guint i = 0; i < G_N_ELEMENTS(not); i++) {
+        const struct vary_row *r = find(e, not[i]);
+        g_assert_false(r->applied);
+        g_assert_nonnull(r->why_not);
+    }
+    g_assert_cmpint(e->keep_cpus, ==, 0);
+    g_assert_cmpstr(env_of(e, "LANG"), ==, "C.UTF-8");
+    g_assert_true(e->personality_set & VARY_PER_ADDR_NO_RANDOMIZE);
+    g_assert_false(e->nest_user);
+    const struct vary_row *fo = find(e, VARY_FILEORDERING); /* partly */
+    g_assert_true(fo->applied);
+    g_assert_nonnull(strstr(fo->why_not, "fanotify"));
+    g_autofree char *line = vary_summary(e);
+    g_assert_nonnull(strstr(line, "not varied: "));
+    g_assert_nonnull(strstr(line, "num_cpus (only 1 CPU"));
+    vary_plan_free(e);
+}
+
+static void test_environ(void)
+{
+    struct vary_facts f = machine();
+    char *env[] = {(char *)"HOME=/root", (char *)"PATH=/usr/bin", (char *)"LC_ALL=de_DE",
+                   (char *)"REPROTEST_CAPTURE_ENVIRONMENT=x", (char *)"HOMEX=1", NULL};
+    struct vary_plan *c = vary_plan_make(parse_ok("all"), VARY_CONTROL, &f);
+    g_auto(GStrv) ce = vary_environ(c, env);
+    g_autofree char *cj = g_strjoinv(" ", ce);
+    g_assert_cmpstr(cj, ==, "PATH=/usr/bin HOMEX=1 HOME=/nonexistent/first-build LANG=C.UTF-8 "
+                            "LC_ALL=C.UTF-8 LANGUAGE=en_US:en TZ=GMT+12");
+    struct vary_plan *e = vary_plan_make(parse_ok("exec_path,environment"), VARY_EXPERIMENT, &f);
+    g_auto(GStrv) ee = vary_environ(e, env);
+    g_autofree char *ej = g_strjoinv(" ", ee);
+    g_assert_cmpstr(ej, ==, "HOME=/root PATH=/usr/bin:/i_capture_the_path LC_ALL=de_DE HOMEX=1 "
+                            "REPROTEST_CAPTURE_ENVIRONMENT=i_capture_the_environment");
+    char *bare[] = {(char *)"A=1", NULL};
+    g_auto(GStrv) be = vary_environ(e, bare);
+    g_assert_cmpstr(be[1], ==, "PATH=/bin:/usr/bin:/i_capture_the_path");
+    vary_plan_free(c);
+    vary_plan_free(e);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vary/parse", test_parse);
+    g_test_add_func("/vary/sides", test_sides);
+    g_test_add_func("/vary/cannot", test_cannot);
+    g_test_add_func("/vary/environ", test_environ);
+    return g_test_run();
+}

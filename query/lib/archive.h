@@ -30,7 +30,7 @@
  *   - Limits (struct archive_limits, 0 fields taking the defaults) are shared by a reader and
  *     every reader nested in it: the bytes all decompressors produce together (default
  *     4 GiB: a gzip bomb stops there), the nesting depth (default 8, each compression layer
- *     and each archive counting one), the members read (default 4 Mi), and the size of one
+ *     and each archive counting one), the headers read (default 1 Mi), and the size of one
  *     name, link, pax header or long-name table (default 1 MiB).  A limit reached is an error
  *     (-EFBIG, -ELOOP) naming the member; so is damaged input (-EINVAL, "truncated tar header
  *     at offset N", "bad checksum", an octal or base-256 number out of range, a size past the
@@ -76,7 +76,7 @@ struct archive_member {
 struct archive_limits {
     uint64_t max_total;    /* decompressed bytes, all layers together (0: 4 GiB) */
     unsigned max_depth;    /* nesting, compression layers included (0: 8) */
-    uint64_t max_members;  /* members read, nested ones included (0: 4 Mi) */
+    uint64_t max_members;  /* headers read, nested ones included (0: 1 Mi) */
     uint64_t max_name;     /* one name, link, pax header or "//" table (0: 1 MiB) */
 };
 

@@ -1,5 +1,6 @@
 /* repro-render: `buildtrail repro`'s report, for people (the verdict and the artifacts first,
  * each differing one with its own causes) and as JSON (docs/json.md, "repro"). */
+#include "artcmp.h"
 #include "driver.h"
 #include "jsonw.h"
 #include "repro.h"
@@ -103,6 +104,54 @@ static void text_cause(GString *out, struct repro_report *r, const char *path, s
     }
 }
 
+/* The members of an archive that differ ("member t/x: mode 0644 / 0664"), or why they could
+ * not be compared; nothing for a plain file whose content alone differs. */
+static void text_members(GString *out, struct repro_report *r, const char *path)
+{
+    const char *why = r->member_errors ? g_hash_table_lookup(r->member_errors, path) : NULL;
+    if (why) {
+        g_string_append(out, "    members: not compared: ");
+        text_str(out, why);
+        g_string_append_c(out, '\n');
+        return;
+    }
+    GPtrArray *diffs = r->members ? g_hash_table_lookup(r->members, path) : NULL;
+    for (guint i = 0; diffs && i < diffs->len; i++) {
+        const struct artcmp_diff *d = diffs->pdata[i];
+        if (!*d->member && d->kind == ARTCMP_CONTENT && !d->note)
+            continue;
+        if (d->kind == ARTCMP_ORDER) { /* a and b: the names in each order, one a line */
+            g_string_append(out, "    members in another order");
+            if (*d->member) {
+                g_string_append(out, " in ");
+                text_str(out, d->member);
+            }
+            for (int side = 0; side < 2; side++) {
+                g_autofree char *l = g_strdup(side ? d->b : d->a);
+                g_strdelimit(l ? l : (l = g_strdup("")), "\n", ' ');
+                g_string_append(out, side ? " / " : ": ");
+                text_str(out, l);
+            }
+        } else {
+            g_string_append(out, "    member ");
+            text_str(out, *d->member ? d->member : "(the file itself)");
+            g_string_append_printf(out, ": %s", artcmp_kind_name(d->kind));
+            if (d->kind != ARTCMP_CONTENT && (d->a || d->b)) {
+                g_string_append(out, " ");
+                text_str(out, d->a ? d->a : "-");
+                g_string_append(out, " / ");
+                text_str(out, d->b ? d->b : "-");
+            }
+        }
+        if (d->note) {
+            g_string_append(out, " (");
+            text_str(out, d->note);
+            g_string_append(out, ")");
+        }
+        g_string_append_c(out, '\n');
+    }
+}
+
 static void text_header(GString *out, struct repro_report *r, unsigned counts[4])
 {
     unsigned bad = counts[1] + counts[2] + counts[3];
@@ -157,6 +206,7 @@ void repro_render_text(GString *out, struct repro_report *r)
         g_string_append_printf(out, "\n%s: ", state_names[a->state]);
         text_str(out, rel);
         g_string_append_c(out, '\n');
+        text_members(out, r, a->path);
         GArray *ci = diffeng_causes_of(r->d, a->path);
         for (guint k = 0; k < ci->len; k++)
             text_cause(out, r, a->path, g_array_index(ci, size_t, k));
@@ -226,6 +276,36 @@ static void json_cause(struct jsonw *w, struct repro_report *r, size_t ci)
     jsonw_object_end(w);
 }
 
+/* "members": [{member, parts, kind, a, b, note}] (null: not compared; "members_error" says). */
+static void json_members(struct jsonw *w, struct repro_report *r, const char *path)
+{
+    GPtrArray *diffs = r->members ? g_hash_table_lookup(r->members, path) : NULL;
+    jsonw_key(w, "members");
+    if (!diffs) {
+        jsonw_null(w);
+    } else {
+        jsonw_array_begin(w);
+        for (guint i = 0; i < diffs->len; i++) {
+            const struct artcmp_diff *d = diffs->pdata[i];
+            jsonw_object_begin(w);
+            jsonw_kv_string(w, "member", d->member);
+            jsonw_key(w, "parts");
+            jsonw_array_begin(w);
+            for (char **p = d->parts; p && *p; p++)
+                jsonw_string(w, *p);
+            jsonw_array_end(w);
+            jsonw_kv_string(w, "kind", artcmp_kind_name(d->kind));
+            jsonw_kv_string(w, "a", d->a);
+            jsonw_kv_string(w, "b", d->b);
+            jsonw_kv_string(w, "note", d->note);
+            jsonw_object_end(w);
+        }
+        jsonw_array_end(w);
+    }
+    jsonw_kv_string(w, "members_error",
+                    r->member_errors ? g_hash_table_lookup(r->member_errors, path) : NULL);
+}
+
 static void json_artifact(struct jsonw *w, struct repro_report *r,
                           const struct reproeng_artifact *a)
 {
@@ -235,6 +315,7 @@ static void json_artifact(struct jsonw *w, struct repro_report *r,
     g_autofree char *rel = reproeng_rel(m, a->path);
     jsonw_kv_string(w, "relative", rel);
     jsonw_kv_string(w, "state", state_keys[a->state]);
+    json_members(w, r, a->path);
     jsonw_key(w, "causes");
     jsonw_array_begin(w);
     GArray *ci = diffeng_causes_of(r->d, a->path);

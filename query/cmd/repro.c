@@ -8,6 +8,7 @@
  * on); the conclusions query/lib/reproeng's and diffeng's; the report repro-render.c's.
  * Exit: 0 reproducible, 1 not, 2 an error (bad input, a build that failed), 128+N when
  * signal N stopped it (the copies kept, and where they are said). */
+#include "artcmp.h"
 #include "driver.h"
 #include "query.h"
 #include "repro.h"
@@ -245,6 +246,29 @@ static void collect_causes(struct repro_report *r)
     }
 }
 
+/* Each differing artifact's two files on disk (in the copies) compared member by member. */
+static void compare_members(struct repro_report *r)
+{
+    const struct diffeng_model *m = diffeng_run(r->d);
+    r->members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify)g_ptr_array_unref);
+    r->member_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    for (guint i = 0; i < r->artifacts->len; i++) {
+        const struct reproeng_artifact *a = r->artifacts->pdata[i];
+        if (a->state != RA_DIFFERS)
+            continue;
+        g_autofree char *rel = reproeng_rel(m, a->path);
+        g_autofree char *fa = g_canonicalize_filename(rel, r->build[0]->copy);
+        g_autofree char *fb = g_canonicalize_filename(rel, r->build[1]->copy);
+        GPtrArray *diffs = NULL;
+        char *why = NULL;
+        if (artcmp_compare(fa, fb, NULL, &diffs, &why) < 0)
+            g_hash_table_insert(r->member_errors, g_strdup(a->path), why);
+        else
+            g_hash_table_insert(r->members, g_strdup(a->path), diffs);
+    }
+}
+
 /* The keys of the causes that reach the artifacts of a comparison. */
 static GHashTable *artifact_keys(struct diffeng *d, GPtrArray *artifacts)
 {
@@ -370,6 +394,7 @@ static int compare(struct repro_state *s)
     variations_made(r);
     r->artifacts = reproeng_artifacts(r->d, s->rr->cli->globs);
     collect_causes(r);
+    compare_members(r);
     for (int i = 0; i < 2; i++)
         if (qdb_failed(r->q[i])) {
             query_failed(r->q[i]);
@@ -419,6 +444,10 @@ static void report_free(struct repro_state *s)
         g_hash_table_unref(r->pins);
     if (r->diffoscope_text)
         g_hash_table_unref(r->diffoscope_text);
+    if (r->members)
+        g_hash_table_unref(r->members);
+    if (r->member_errors)
+        g_hash_table_unref(r->member_errors);
 }
 
 static int repro_steps(struct repro_run *rr, int argc, char **cmd)

@@ -28,6 +28,9 @@ struct repro_report {
     bool bisect_failed;               /* a bisect build failed: pins are partial */
     GHashTable *pins;                 /* cause key -> variations (--bisect), or NULL */
     unsigned bisect_builds;
+    GHashTable *members;              /* artifact path -> GPtrArray of struct artcmp_diff*
+                                       * (artcmp: the members that differ), or -> NULL */
+    GHashTable *member_errors;        /* artifact path -> why artcmp could not compare */
     bool diffoscope;                  /* --diffoscope asked */
     bool diffoscope_missing;          /* ... and it is not installed */
     GHashTable *diffoscope_text;      /* artifact path -> its report */

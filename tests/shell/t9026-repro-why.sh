@@ -4,7 +4,8 @@
 # made the difference: hostname for out/host.txt, nproc for out/cpus.txt, date for out/tz.txt,
 # tar for out/modes.tar, the shell running pwd for out/where.txt, cat after `ls -f` for
 # out/order.txt) and the variations that may explain it from what that process did; the
-# constant output is not reported.  A variation this machine cannot make (one CPU, no second
+# constant output is not reported; in a tar or a static library, the member that differs is
+# named (t/x's mode, h.o's content, the members' order).  A variation this machine cannot make (one CPU, no second
 # locale) is said as not varied, and its output is then not expected to differ.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/repro.sh"
@@ -38,6 +39,13 @@ check out/order.txt fileordering 'cat d/'
 check out/order.tar fileordering 'tar --mtime'
 check out/libh.a domain_host '/bin/sh -c .*hostname'
 check out/sorted.txt locales 'sort$'
+# archives compared member by member: the member that differs is named, and how
+member() { # ARTIFACT LINE-PATTERN
+    printf '%s\n' "$(block "$out" "$1")" | grep -Eq "^    $2" || fail "$1: $2: $(block "$out" "$1")"
+}
+member out/modes.tar 'member t/x: mode 0644 / 0664$'
+member out/libh.a 'member h.o: content$'
+member out/order.tar 'members in another order: d/'
 # the hints are each cause's own: hostname's block does not offer num_cpus, nproc's not domain_host
 printf '%s\n' "$(block "$out" out/host.txt)" | grep -q 'may be explained by: .*num_cpus' && fail "host.txt: $out"
 printf '%s\n' "$(block "$out" out/cpus.txt)" | grep -q 'may be explained by: .*domain_host' && fail "cpus.txt: $out"

@@ -54,7 +54,7 @@ static void usage(FILE *f)
           "      --bisect          pin each root cause to the variation(s) that trigger it\n"
           "                        (one more build per step)\n"
           "      --artifacts GLOB  compare the products GLOB matches (relative to the tree,\n"
-          "                        ../*.deb beside it, or absolute; repeatable)\n"
+          "                        as out/*.tar or ../*.deb, or absolute; repeatable)\n"
           "      --diffoscope      add diffoscope's report for each artifact that differs\n"
           "                        (when diffoscope is installed)\n"
           "      --json            print the report as one JSON document (docs/json.md)\n"

@@ -227,8 +227,8 @@ uint32_t reproeng_hints(const struct reproeng_facts *f)
         h |= RV_BIT(RV_LOCALES);
     if (f->read_home)
         h |= RV_BIT(RV_HOME);
-    if (!h && f->kind == DIFFENG_NONDET)
-        h = RV_BIT(RV_TIME) | RV_BIT(RV_ASLR);
+    if (!h && f->kind == DIFFENG_NONDET) /* the clock (read in local time), randomness */
+        h = RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_ASLR);
     return h;
 }
 

@@ -23,11 +23,11 @@
  *   PATH differing                                        exec_path
  *   an archiver (tar, cpio, ar, zip, ...) or `ls -l`, `stat` umask, user_group, time
  *   another variable differing                            environment
- *   nondeterminism with none of the above                 time, aslr
+ *   nondeterminism with none of the above                 time, timezone, aslr
  * Not detected: an order carried through a file between two steps (`ls -f > list`, later
  * `cat $(cat list)`) nor by a process outside the scope; a process that reads the clock,
  * the CPU count or the host name through a system call without running a program for it
- * is "nondeterminism" (time, aslr) only.  The hints are what MAY explain a cause; --bisect
+ * is "nondeterminism" (time, timezone, aslr) only.  The hints are what MAY explain a cause; --bisect
  * says which does.
  *
  * Contract

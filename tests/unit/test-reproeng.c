@@ -85,10 +85,10 @@ static void test_hints(void)
     g_assert_cmphex(hints(DIFFENG_BUILD_PATH, NULL, NULL, 0, 0, 0), ==, RV_BIT(RV_BUILD_PATH));
     g_assert_cmphex(hints(DIFFENG_CWD, CMDS("cc"), NULL, 0, 0, 0), ==, RV_BIT(RV_BUILD_PATH));
     g_assert_cmphex(hints(DIFFENG_NONDET, CMDS("cc -c a.c"), NULL, 0, 0, 0), ==,
-                    RV_BIT(RV_TIME) | RV_BIT(RV_ASLR));
+                    RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_ASLR));
     /* a word inside another is not a program: "update" is not date */
     g_assert_cmphex(hints(DIFFENG_NONDET, CMDS("sh -c echo update > x"), NULL, 0, 0, 0), ==,
-                    RV_BIT(RV_TIME) | RV_BIT(RV_ASLR));
+                    RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_ASLR));
 }
 
 static void test_expected_env(void)

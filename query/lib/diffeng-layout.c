@@ -154,9 +154,17 @@ bool diffeng_is_artifact(struct diffeng *d, const char *product)
     size_t l = strlen(root);
     if (l <= 1 || de_is_system_path(product))
         return false;
-    if (strncmp(product, root, l) || product[l] != '/')
-        return d->layout[1] && g_str_has_prefix(product, d->layout[1]) &&
-               product[strlen(d->layout[1])] == '/';
+    if (strncmp(product, root, l) || product[l] != '/') {
+        if (d->layout[1])
+            return g_str_has_prefix(product, d->layout[1]) &&
+                   product[strlen(d->layout[1])] == '/';
+        /* two builds at one path (repro without build_path): what lies beside the build
+         * directory, in its parent (dpkg-buildpackage's packages in `..`) */
+        const char *slash = strrchr(root, '/');
+        size_t pl = (size_t)(slash - root);
+        return pl > 0 && !strncmp(product, root, pl) && product[pl] == '/' &&
+               !strchr(product + pl + 1, '/');
+    }
     const char *rel = product + l + 1;
     if (!g_str_has_prefix(rel, "debian/") || rel[7] == '.')
         return false;

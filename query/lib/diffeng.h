@@ -102,7 +102,8 @@ const struct diffeng_model *diffeng_run(struct diffeng *d);
  * once, in the order found; g_array_unref it.  Empty for a product not in model->differ. */
 GArray *diffeng_causes_of(struct diffeng *d, const char *product);
 /* Whether a product (B's terms) is an artifact, what the build delivers: a file left beside
- * the build directory (the .deb, .buildinfo, .changes dpkg-buildpackage leaves in `..`) or
+ * the build directory (the .deb, .buildinfo, .changes dpkg-buildpackage leaves in `..`: under
+ * where the two layouts part, or in the build directory's parent when both ran at one path) or
  * installed into a package's tree (ROOT/debian/PKG/...); the rest are intermediate files. */
 bool diffeng_is_artifact(struct diffeng *d, const char *product);
 /* The files between `product` (one of model->differ) and where cause index `cause` arose. */

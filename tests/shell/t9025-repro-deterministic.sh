@@ -32,7 +32,12 @@ ctl=$(printf '%s\n' "$out" | sed -n 's/^control: .*built at \(.*\))$/\1/p')
 ln -s src/a.c "$T/proj/link"
 chmod 751 "$T/proj/src"
 touch -d @1000000000 "$T/proj/src/b.c"
-bt repro --vary build_path -o "$T/out2" -- make -s >/dev/null 2>&1 || fail "second run"
+bt repro --vary build_path --private-tmp --env-redact SECRETISH -o "$T/out2" -- make -s >/dev/null 2>&1 || fail "second run"
+# run's options are passed on to both builds
+for s in control experiment; do
+    bt -d "$T/out2/$s.db" info | grep -q '^options: .*--private-tmp --env-redact SECRETISH' ||
+        fail "the $s build's options: $(bt -d "$T/out2/$s.db" info | grep options)"
+done
 c="$T/out2/control/proj"
 [ "$(readlink "$c/link")" = src/a.c ] || fail "the link copied as a link"
 [ "$(stat -c %a "$c/src")" = 751 ] || fail "the mode copied"

@@ -408,6 +408,21 @@ static void test_layout_from_parent(void)
     done(&x);
 }
 
+/* Both builds at one path, /s/pkg, their package left in `..`: an artifact (the layout does
+ * not part, yet the parent holds what the build delivers); a file two levels up is not. */
+static void test_artifacts_beside_one_path(void)
+{
+    struct build a = base, b = base;
+    a.root = b.root = "/s/pkg", a.cc_cwd = b.cc_cwd = "/s/pkg", a.app = b.app = "/s/pkg.deb";
+    struct pair x;
+    compare(&x, &a, &b);
+    g_assert_true(diffeng_is_artifact(x.d, "/s/pkg.deb"));
+    g_assert_false(diffeng_is_artifact(x.d, "/pkg.deb"));
+    g_assert_false(diffeng_is_artifact(x.d, "/s/other/pkg.deb"));
+    assert_list(x.m->artifacts, "/s/pkg.deb");
+    done(&x);
+}
+
 /* configure's probes: conftest.err written by `gcc -v`, then by `gcc -V` (other content),
  * both read by the configure shell, which writes config.log.  Each version pairs with the
  * other build's made by the same command, in order: config.log differing is the shell's own
@@ -527,6 +542,7 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/environment", test_environment);
     g_test_add_func("/diffeng/fakeroot-key-noise", test_fakeroot_key_noise);
     g_test_add_func("/diffeng/expected-env", test_expected_env);
+    g_test_add_func("/diffeng/artifacts-beside-one-path", test_artifacts_beside_one_path);
     g_test_add_func("/diffeng/read-in-one-build", test_read_in_one_build);
     g_test_add_func("/diffeng/map-and-exclude", test_map_and_exclude);
     g_test_add_func("/diffeng/layout", test_layout);

@@ -13,12 +13,18 @@
 #include "query.h"
 #include "repro.h"
 #include "textout.h"
+#include "vary.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* reproeng's variation bits are vary.h's (run's): one LIST, one meaning. */
+G_STATIC_ASSERT((int)RV_COUNT == (int)VARY_COUNT && (int)RV_TIME == (int)VARY_TIME &&
+                (int)RV_ASLR == (int)VARY_ASLR && (int)RV_BUILD_PATH == (int)VARY_BUILD_PATH &&
+                (int)RV_UMASK == (int)VARY_UMASK);
 
 struct repro_cli {
     const char *out;
@@ -106,8 +112,8 @@ static int parse(int argc, char **argv, struct repro_cli *c)
         switch (opt) {
         case 'o': c->out = optarg; break;
         case 'V':
-            if (reproeng_parse_vary(optarg, &c->vary, &err) < 0) {
-                fprintf(stderr, "buildtrail repro: %s\n", err);
+            if (vary_parse(optarg, &c->vary, &err) < 0) { /* run's own parser: one LIST */
+                fprintf(stderr, "buildtrail repro: --vary %s\n", err);
                 g_free(err);
                 return 2;
             }
@@ -122,15 +128,22 @@ static int parse(int argc, char **argv, struct repro_cli *c)
             pass_on(c, opt, abs); /* the builds run elsewhere */
             break;
         }
-        case '?':
-            if (optopt)
-                fprintf(stderr, "buildtrail repro: option -%c %s; see 'buildtrail repro "
-                                "--help'\n", optopt, strchr("o", optopt) ? "needs a value"
-                                                                         : "is not known");
+        case '?': {
+            const char *name = NULL;
+            for (const struct option *o = options; o->name && optopt; o++)
+                if (o->val == optopt)
+                    name = o->name;
+            if (name || optopt == 'o')
+                fprintf(stderr, "buildtrail repro: --%s needs a value; see 'buildtrail repro "
+                                "--help'\n", name ? name : "output");
+            else if (optopt)
+                fprintf(stderr, "buildtrail repro: -%c is not an option of repro; see "
+                                "'buildtrail repro --help'\n", optopt);
             else
-                fprintf(stderr, "buildtrail repro: %s: not an option of repro (or missing its "
-                                "value); see 'buildtrail repro --help'\n", argv[optind - 1]);
+                fprintf(stderr, "buildtrail repro: %s: not an option of repro; see 'buildtrail "
+                                "repro --help'\n", argv[optind - 1]);
             return 2;
+        }
         default: pass_on(c, opt, optarg); break;
         }
     }

@@ -4,7 +4,6 @@
 #include "tracedb.h"
 #include "stmt.h"
 
-#include <errno.h>
 #include <string.h>
 
 static const char *const names[RV_COUNT] = {
@@ -24,35 +23,6 @@ int reproeng_variation_of(const char *name, size_t len)
         if (strlen(names[v]) == len && !memcmp(names[v], name, len))
             return v;
     return -1;
-}
-
-int reproeng_parse_vary(const char *list, uint32_t *set, char **err)
-{
-    uint32_t s = 0;
-    for (const char *p = list;;) {
-        const char *end = strchrnul(p, ',');
-        bool minus = *p == '-';
-        const char *w = (*p == '-' || *p == '+') ? p + 1 : p;
-        size_t len = (size_t)(end - w);
-        uint32_t bits = 0;
-        if (len == 3 && !memcmp(w, "all", 3))
-            bits = RV_DEFAULT;
-        else if (reproeng_variation_of(w, len) >= 0)
-            bits = RV_BIT(reproeng_variation_of(w, len));
-        else {
-            g_autofree char *word = g_strndup(w, len);
-            g_autofree char *known = reproeng_vary_list(RV_ALL);
-            *err = g_strdup_printf("--vary %s: '%s' is not a variation; give NAME, +NAME, -NAME "
-                                   "or all, separated by commas, of: %s", list, word, known);
-            return -EINVAL;
-        }
-        s = minus ? s & ~bits : s | bits;
-        if (!*end)
-            break;
-        p = end + 1;
-    }
-    *set = s;
-    return 0;
 }
 
 char *reproeng_vary_list(uint32_t set)

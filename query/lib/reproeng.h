@@ -63,9 +63,6 @@ enum reproeng_variation {
 const char *reproeng_variation_name(enum reproeng_variation v);
 /* The variation of a name, or -1. */
 int reproeng_variation_of(const char *name, size_t len);
-/* A LIST as `--vary` takes it: comma-separated NAME, +NAME, -NAME or all (every variation but
- * time), applied left to right starting from nothing.  0, or -EINVAL with *err (g_free). */
-int reproeng_parse_vary(const char *list, uint32_t *set, char **err);
 /* "a,b,c" in reprotest's order (g_free); "" for none. */
 char *reproeng_vary_list(uint32_t set);
 

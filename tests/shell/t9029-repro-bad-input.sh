@@ -28,7 +28,8 @@ bad "no command after --" "no command given" -o "$T/new" --
 bad "a non-empty directory" "-o $T/full is not empty; give a new or empty directory" -o "$T/full" -- make
 bad "a file" "-o $T/file is not a directory; give a new or empty directory" -o "$T/file" -- make
 bad "inside the tree" "is inside the source tree" -o "$T/proj/out" -- make
-bad "an unknown variation" "'hostname' is not a variation; give NAME, +NAME, -NAME or all" --vary umask,hostname -- make
+bad "an unknown variation" "--vary " --vary umask,hostname -- make
+assert_contains "$err" "'hostname'; give a comma-separated list of" "the unknown variation named"
 bad "an unknown option" "--frobnicate: not an option of repro" --frobnicate -- make
 # a build that fails: exit 2, its log named, the copies kept
 set +e; err=$(bt repro --vary umask -o "$T/o" -- false 2>&1 >/dev/null); st=$?; set -e

@@ -1,4 +1,4 @@
-/* Unit tests of repro's conclusions (query/lib/reproeng): the --vary LIST, the variations
+/* Unit tests of repro's conclusions (query/lib/reproeng): the variation names, the variations
  * that may explain a cause from what its processes did, and the bisection (with a made-up
  * oracle in place of builds: each cause triggered by one variation, one by two together). */
 #include "reproeng.h"
@@ -6,32 +6,13 @@
 #include <glib.h>
 #include <string.h>
 
-static uint32_t parse_ok(const char *list)
+static void test_names(void)
 {
-    uint32_t set = 0;
-    char *err = NULL;
-    g_assert_cmpint(reproeng_parse_vary(list, &set, &err), ==, 0);
-    g_assert_null(err);
-    return set;
-}
-
-static void test_parse_vary(void)
-{
-    g_assert_cmphex(parse_ok("all"), ==, RV_DEFAULT);
-    g_assert_false(parse_ok("all") & RV_BIT(RV_TIME));
-    g_assert_cmphex(parse_ok("all,-fileordering,+time"), ==,
-                    (RV_DEFAULT & ~RV_BIT(RV_FILEORDERING)) | RV_BIT(RV_TIME));
-    g_assert_cmphex(parse_ok("umask,build_path"), ==, RV_BIT(RV_UMASK) | RV_BIT(RV_BUILD_PATH));
     g_autofree char *l = reproeng_vary_list(RV_BIT(RV_UMASK) | RV_BIT(RV_BUILD_PATH));
     g_assert_cmpstr(l, ==, "build_path,umask"); /* reprotest's order */
-    uint32_t set = 7;
-    char *err = NULL;
-    g_assert_cmpint(reproeng_parse_vary("umask,hostname", &set, &err), <, 0);
-    g_assert_nonnull(strstr(err, "'hostname' is not a variation"));
-    g_assert_cmphex(set, ==, 7); /* untouched */
-    g_free(err);
-    g_assert_cmpint(reproeng_parse_vary("", &set, &err), <, 0);
-    g_free(err);
+    g_assert_cmpint(reproeng_variation_of("umask", 5), ==, RV_UMASK);
+    g_assert_cmpint(reproeng_variation_of("umas", 4), ==, -1);
+    g_assert_false(RV_DEFAULT & RV_BIT(RV_TIME));
 }
 
 /* The hints of one cause: its kind, the command lines of its scope, the variables. */
@@ -156,7 +137,7 @@ static void test_bisect(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/reproeng/parse-vary", test_parse_vary);
+    g_test_add_func("/reproeng/names", test_names);
     g_test_add_func("/reproeng/hints", test_hints);
     g_test_add_func("/reproeng/expected-env", test_expected_env);
     g_test_add_func("/reproeng/bisect", test_bisect);

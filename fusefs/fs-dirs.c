@@ -89,7 +89,7 @@ static int snap_listing(struct fs_handle *h)
     }
     for (guint i = rest->len; i-- > 0;)
         g_ptr_array_add(h->dir_snap, rest->pdata[i]);
-    g_ptr_array_free(rest, FALSE);
+    g_ptr_array_free(rest, TRUE); /* (no free function: the entries are dir_snap's now) */
     h->dir_entry = NULL;
     return err;
 }

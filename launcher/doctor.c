@@ -4,6 +4,7 @@
 #include "idmap.h"
 #include "procevents.h"
 #include "nsguard.h"
+#include "spawn.h"
 #include "syswatch.h"
 #include "textout.h"
 
@@ -285,6 +286,39 @@ static void check_tmpdir(void)
     report(OK, "TMPDIR", found, NULL);
 }
 
+/* What `run --vary all` can make here (launcher/vary.h): a note naming each variation it
+ * cannot, with why. */
+static void check_variations(void)
+{
+    struct spawn sp;
+    spawn_init(&sp);
+    struct vary_facts facts;
+    spawn_vary_facts(&sp, "/", false, &facts);
+    uint32_t all = 0;
+    g_autofree char *err = NULL;
+    (void)vary_parse("all", &all, &err);
+    struct vary_plan *p = vary_plan_make(all, VARY_EXPERIMENT, &facts);
+    g_autoptr(GString) names = g_string_new(NULL);
+    g_autoptr(GString) why = g_string_new(NULL);
+    for (int i = 0; i < p->n_rows; i++) {
+        if (p->rows[i].applied)
+            continue;
+        const char *n = vary_name_str(p->rows[i].name);
+        g_string_append_printf(names, "%s%s", names->len ? ", " : "", n);
+        g_string_append_printf(why, "%s%s: %s", why->len ? "; " : "", n, p->rows[i].why_not);
+    }
+    if (names->len) {
+        g_autofree char *found = g_strdup_printf("run --vary all cannot vary %s here (said as "
+                                                 "not varied)", names->str);
+        report(NOTE, "variations", found, why->str);
+    } else {
+        report(OK, "variations", "run --vary all can make every variation here (not time: it "
+                                 "would need faketime)", NULL);
+    }
+    vary_plan_free(p);
+    spawn_cleanup(&sp);
+}
+
 /* The proof: this binary records `true` into a scratch trace. */
 static void check_trial_run(void)
 {
@@ -330,9 +364,9 @@ int doctor_main(int argc, char **argv)
         fputs("Usage: buildtrail doctor [--json]\n"
               "Check what tracing needs on this machine: /dev/fuse, FUSE in the kernel, a\n"
               "container, user namespaces (when not root), id maps, the kernel's process\n"
-              "events, how --system traces, versions, TMPDIR, and a trial run.  Each line\n"
-              "says ok, note (tracing works, with a loss said) or FAIL, with the command\n"
-              "that fixes it.\n"
+              "events, how --system traces, versions, TMPDIR, the variations run --vary\n"
+              "can make, and a trial run.  Each line says ok, note (tracing works, with a\n"
+              "loss said) or FAIL, with the command that fixes it.\n"
               "\n"
               "Options:\n"
               "      --json            one JSON document: {\"works\": true|false, \"checks\":\n"
@@ -373,6 +407,7 @@ int doctor_main(int argc, char **argv)
     check_system_watch();
     check_versions();
     check_tmpdir();
+    check_variations();
     check_trial_run();
     fflush(stdout);
     if (json) {

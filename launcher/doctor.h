@@ -8,7 +8,8 @@
  *     real, when not root), id maps (newuidmap, the subordinate ranges; a "group map" note
  *     per supplementary group no /etc/subgid line maps, with the line "USER:GID:1" that
  *     would), the kernel's process events
- *     (root, or Linux 6.6+), libfuse and kernel versions, $TMPDIR writable, and last a trial
+ *     (root, or Linux 6.6+), libfuse and kernel versions, $TMPDIR writable, the variations
+ *     `run --vary all` cannot make here (a note each, launcher/vary.h), and last a trial
  *     run: `buildtrail run -q -- true` into a scratch trace, removed afterwards.
  *   - --json: the same checks as one JSON document (docs/json.md), nothing else on stdout.
  *   - Exit status: 0 when tracing works here (no FAIL), 1 otherwise, 2 for a usage error.

@@ -27,6 +27,38 @@ static int read_int_file(const char *path, int fallback)
     return g_file_get_contents(path, &v, NULL, NULL) ? atoi(v) : fallback;
 }
 
+/* The installed locales, as `locale -a` lists them (none if it cannot run), and those in the
+ * directories of $LOCPATH, which glibc reads first and `locale -a` does not list. */
+static char **installed_locales(void)
+{
+    GPtrArray *all = g_ptr_array_new();
+    g_autofree char *out = NULL;
+    char *argv[] = {(char *)"locale", (char *)"-a", NULL};
+    int status = 0;
+    if (g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                     NULL, &out, NULL, &status, NULL) &&
+        g_spawn_check_wait_status(status, NULL)) {
+        g_auto(GStrv) lines = g_strsplit(g_strchomp(out), "\n", -1);
+        for (int i = 0; lines[i]; i++)
+            if (*lines[i])
+                g_ptr_array_add(all, g_strdup(lines[i]));
+    }
+    const char *locpath = g_getenv("LOCPATH");
+    g_auto(GStrv) dirs = locpath && *locpath ? g_strsplit(locpath, ":", -1) : NULL;
+    for (int i = 0; dirs && dirs[i]; i++) {
+        GDir *d = *dirs[i] ? g_dir_open(dirs[i], 0, NULL) : NULL;
+        for (const char *n; d && (n = g_dir_read_name(d));) {
+            g_autofree char *ctype = g_build_filename(dirs[i], n, "LC_CTYPE", NULL);
+            if (g_file_test(ctype, G_FILE_TEST_IS_REGULAR))
+                g_ptr_array_add(all, g_strdup(n));
+        }
+        if (d)
+            g_dir_close(d);
+    }
+    g_ptr_array_add(all, NULL);
+    return (char **)g_ptr_array_free(all, FALSE);
+}
+
 void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f)
 {
     CPU_ZERO(&sp->caller_cpus);
@@ -34,14 +66,7 @@ void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct va
         CPU_ZERO(&sp->caller_cpus);
     if (uname(&sp->uts) < 0)
         memset(&sp->uts, 0, sizeof sp->uts);
-    /* The installed locales, as `locale -a` lists them (none if it cannot run). */
-    g_autofree char *out = NULL;
-    char *argv[] = {(char *)"locale", (char *)"-a", NULL};
-    int status = 0;
-    if (g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                     NULL, &out, NULL, &status, NULL) &&
-        g_spawn_check_wait_status(status, NULL))
-        sp->locales = g_strsplit(g_strchomp(out), "\n", -1);
+    sp->locales = installed_locales();
     *f = (struct vary_facts){
         .cwd = cwd, .n_cpus = CPU_COUNT(&sp->caller_cpus),
         .locales = (const char *const *)sp->locales,

@@ -135,8 +135,9 @@ static void plan_locales(struct vary_plan *p, bool exp, const struct vary_facts 
     char *value = g_strdup_printf("LANG=%s LC_ALL=%s LANGUAGE=%s", loc, loc, language);
     if (exp && !other)
         row(p, VARY_LOCALES, false, value,
-            g_strdup("no locale but C and POSIX is installed (locale -a); install another one "
-                     "(e.g. fr_CH.UTF-8: locale-gen) to vary it; the control's value was used"));
+            g_strdup("no locale but C and POSIX is installed (locale -a, $LOCPATH); install "
+                     "another one (e.g. fr_CH.UTF-8: locale-gen) to vary it; the control's "
+                     "value was used"));
     else
         row(p, VARY_LOCALES, true, value, NULL);
 }

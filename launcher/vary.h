@@ -65,7 +65,8 @@ int vary_parse(const char *list, uint32_t *set, char **err);
 struct vary_facts {
     const char *cwd;                 /* the build's directory */
     int n_cpus;                      /* CPUs in the caller's affinity mask */
-    const char *const *locales;      /* the installed locales (`locale -a`), NULL-terminated */
+    const char *const *locales;      /* the installed locales (`locale -a`, and those in
+                                      * $LOCPATH's directories), NULL-terminated */
     int randomize_va_space;          /* /proc/sys/kernel/randomize_va_space; -1 unknown */
     bool watched_trees;              /* system trees watched by fanotify (--system as root) */
     bool nested_userns;              /* the build may make a user namespace of its own */

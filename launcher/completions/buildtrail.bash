@@ -13,6 +13,10 @@ _buildtrail_formats() {
     buildtrail export --help 2>/dev/null | awk '/^Formats:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'
 }
 
+_buildtrail_variations() { # the names run --vary takes, from its one line on a bad LIST
+    buildtrail run --vary '' -- true 2>&1 | sed -n 's/.*list of \(.*\) (-NAME.*/\1/p' | tr -d ','
+}
+
 _buildtrail_store_subcommands() {
     buildtrail store --help 2>/dev/null | awk '/^Subcommands:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'
 }
@@ -34,7 +38,7 @@ _buildtrail() {
     fi
     if [ "$cmd" = run ]; then # after the command to run: that command's own words
         for ((i = 2; i < COMP_CWORD; i++)); do
-            if [ "${COMP_WORDS[i]}" = -- ] || [[ ${COMP_WORDS[i]} != -* && ${COMP_WORDS[i-1]} != -o && ${COMP_WORDS[i-1]} != --output && ${COMP_WORDS[i-1]} != --trace && ${COMP_WORDS[i-1]} != --env-redact && ${COMP_WORDS[i-1]} != --hash-limit && ${COMP_WORDS[i-1]} != --output-mode ]]; then
+            if [ "${COMP_WORDS[i]}" = -- ] || [[ ${COMP_WORDS[i]} != -* && ${COMP_WORDS[i-1]} != -o && ${COMP_WORDS[i-1]} != --output && ${COMP_WORDS[i-1]} != --trace && ${COMP_WORDS[i-1]} != --env-redact && ${COMP_WORDS[i-1]} != --hash-limit && ${COMP_WORDS[i-1]} != --output-mode && ${COMP_WORDS[i-1]} != --vary && ${COMP_WORDS[i-1]} != --vary-control ]]; then
                 if [ "$i" -eq $((COMP_CWORD - 1)) ] && [ "${COMP_WORDS[i]}" = -- ]; then
                     COMPREPLY=($(compgen -c -- "$cur"))
                 else
@@ -50,6 +54,12 @@ _buildtrail() {
         return ;;
     -o|--output|--build-depends|--inputs|--corresponding-source|--admindir|--trace|--root|--known)
         COMPREPLY=($(compgen -f -- "$cur"))
+        return ;;
+    --vary|--vary-control) # LIST: the word after its last comma, and its sign
+        local head=${cur%,*} last=${cur##*,} sign=
+        if [ "$head" = "$cur" ]; then head=; else head=$head,; fi
+        case $last in [-+]*) sign=${last:0:1}; last=${last:1} ;; esac
+        COMPREPLY=($(compgen -P "$head$sign" -W "$(_buildtrail_variations)" -- "$last"))
         return ;;
     -f|--format)
         [ "$cmd" = export ] && COMPREPLY=($(compgen -W "$(_buildtrail_formats)" -- "$cur"))

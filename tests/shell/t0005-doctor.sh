@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 require_fuse
 out=$(bt doctor) || fail "doctor failed where tracing works: $out"
-for c in "/dev/fuse" "FUSE in the kernel" "user namespaces" "id maps" "process events" "--system" "versions" "TMPDIR" "a trial run"; do
+for c in "/dev/fuse" "FUSE in the kernel" "user namespaces" "id maps" "process events" "--system" "versions" "TMPDIR" "variations" "a trial run"; do
     printf '%s\n' "$out" | grep -Eq "^(ok  |note)  $c " || fail "check '$c': $out"
 done
 printf '%s\n' "$out" | grep -q "^FAIL" && fail "a FAIL where tracing works: $out"

@@ -60,6 +60,9 @@ comp buildtrail tree --fu | grep -qx -- --full || { echo "option"; exit 1; }
 comp buildtrail tree -d "" | grep -qx a.db || { echo "trace file"; exit 1; }
 comp buildtrail tree -d "" | grep -qx b.txt && { echo "not a trace"; exit 1; }
 comp buildtrail help do | grep -qx doctor || { echo "help COMMAND"; exit 1; }
+comp buildtrail run --vary all,-file | grep -qx all,-fileordering || { echo "run --vary LIST"; exit 1; }
+comp buildtrail run --vary-control u | grep -qx user_group || { echo "run --vary-control LIST"; exit 1; }
+comp buildtrail run --vary all --qu | grep -qx -- --quiet || { echo "a LIST taken for the command"; exit 1; }
 exit 0' sh "$T/inst" > "$T/bash.out" 2>&1 || fail "bash completion: $(cat "$T/bash.out")"
 if command -v zsh > /dev/null; then
     zsh -n "$T/inst/share/zsh/vendor-completions/_buildtrail" || fail "zsh: syntax"
@@ -69,10 +72,11 @@ else
     missing_part "zsh (apt-get install zsh)"
 fi
 if command -v fish > /dev/null; then
-    out=$(HOME="$T" fish -c "source '$T/inst/share/fish/vendor_completions.d/buildtrail.fish'; complete -C 'buildtrail exp'; complete -C 'buildtrail export --format sp'") ||
+    out=$(HOME="$T" fish -c "source '$T/inst/share/fish/vendor_completions.d/buildtrail.fish'; complete -C 'buildtrail exp'; complete -C 'buildtrail export --format sp'; complete -C 'buildtrail run --vary all,-file'") ||
         fail "fish: $out"
     printf '%s\n' "$out" | grep -q '^export' || fail "fish: command: $out"
     printf '%s\n' "$out" | grep -qx 'spdx3' || fail "fish: format: $out"
+    printf '%s\n' "$out" | grep -qx 'all,-fileordering' || fail "fish: run --vary LIST: $out"
 else
     missing_part "fish (apt-get install fish)"
 fi

@@ -19,12 +19,23 @@ echo "id=$(id -u):$(id -g)"
 echo "uname=$(uname -r)"
 echo "date=$(date -d @0 +%Y-%m-%dT%H)"
 echo "LANG=$LANG LC_ALL=$LC_ALL LANGUAGE=$LANGUAGE"
+echo "weekday=$(date -d @0 +%A)"
 echo "listing=$(ls -f d | grep -v '^\.' | tr '\n' ' ')"
 echo "HOME=$HOME"
 echo "PATH=$PATH"
 echo "extra=${REPROTEST_CAPTURE_ENVIRONMENT:-}"
 echo "personality=$(cat /proc/self/personality)"
 EOS
+# A second locale of the test's own where glibc's sources are there (LOCPATH: the machine's
+# locales are left alone)
+fr=
+if command -v localedef > /dev/null && [ -d /usr/share/i18n/locales ]; then
+    mkdir "$T/loc"
+    localedef -i fr_CH -f UTF-8 "$T/loc/fr_CH.UTF-8" > /dev/null 2>&1 || true
+    if [ -f "$T/loc/fr_CH.UTF-8/LC_CTYPE" ]; then
+        LOCPATH=$T/loc; export LOCPATH; fr=1
+    fi
+fi
 native_listing=$(ls -f d | grep -v '^\.' | tr '\n' ' ')
 bt run -o "$T/c.db" --vary-control all -- sh probe.sh > "$T/c.out" 2> "$T/c.err" ||
     fail "control: $(cat "$T/c.err")"
@@ -62,8 +73,12 @@ assert_eq "$(v e id)" "2000:2000" "experiment ids"
 if [ "$(nproc)" -gt 1 ]; then
     assert_eq "$(v e nproc)" "$(( $(nproc) / 2 ))" "experiment: half the CPUs"
 fi
-# locales: another installed locale, or said
-if locale -a | grep -qvE '^(C|POSIX|C\..*)$'; then
+# locales: the private fr_CH.UTF-8 (LOCPATH), else another installed one, else said
+if [ -n "$fr" ]; then
+    assert_eq "$(v e LANG)" "fr_CH.UTF-8 LC_ALL=fr_CH.UTF-8 LANGUAGE=fr_CH.UTF-8:fr" "experiment locale"
+    assert_eq "$(v c weekday)" "Wednesday" "control: C's day names"
+    assert_eq "$(v e weekday)" "jeudi" "experiment: French day names"
+elif locale -a | grep -qvE '^(C|POSIX|C\..*)$'; then
     [ "$(v e LANG)" != "$(v c LANG)" ] || fail "experiment: the same locale"
 else
     assert_eq "$(v e LANG)" "$(v c LANG)" "experiment locale without a second one: the control's"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A variation that cannot take effect is said and recorded as not varied, never skipped in
-# silence: num_cpus with one CPU (taskset -c 0), and time (it would need faketime), asked for
-# by name; the build still runs, with the control's value.
+# silence: num_cpus with one CPU (taskset -c 0), time (it would need faketime) asked for by
+# name, locales with no second locale; the build still runs, with the control's value.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd taskset
@@ -20,6 +20,14 @@ assert_contains "$(sql "$T/t.db" "SELECT why_not FROM variations WHERE name = 'n
 bt info -d "$T/t.db" > "$T/info" || fail "info"
 assert_contains "$(cat "$T/info")" "  num_cpus      NOT VARIED: all 1 CPUs of the caller's affinity (only 1 CPU"
 assert_contains "$(cat "$T/info")" "  time          NOT VARIED: the real clock"
+# locales, where no locale but C's is installed (LOCPATH unset)
+if ! locale -a | grep -qvE '^(C|POSIX|C\..*)$'; then
+    env -u LOCPATH "$BUILDTRAIL" run -o "$T/l.db" --vary locales -- sh -c 'echo "$LANG"' \
+        > "$T/lout" 2> "$T/lerr" || fail "run: $(cat "$T/lerr")"
+    assert_eq "$(cat "$T/lout")" "C.UTF-8" "no second locale: the control's"
+    assert_contains "$(cat "$T/lerr")" "not varied: locales (no locale but C and POSIX is installed"
+    assert_eq "$(sql "$T/l.db" "SELECT applied FROM variations WHERE name = 'locales'")" 0 "locales row"
+fi
 # -q keeps the line when something was not varied
 taskset -c 0 "$BUILDTRAIL" run -q -o "$T/q.db" --vary num_cpus -- true 2> "$T/qerr" ||
     fail "run -q: $(cat "$T/qerr")"

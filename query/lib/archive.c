@@ -104,13 +104,9 @@ static int reader_start(struct archive_reader *r, char **why)
     return 0;
 }
 
-int archive_open_memory(const void *data, size_t len, const struct archive_limits *lim,
-                        struct archive_reader **out, char **why)
+/* Starts r and hands it out, or frees it. */
+static int reader_open(struct archive_reader *r, struct archive_reader **out, char **why)
 {
-    struct archive_reader *r = reader_new(NULL, lim);
-    r->label = g_strdup("");
-    r->mem = data;
-    r->memlen = len;
     int rc = reader_start(r, why);
     if (rc < 0) {
         archive_free(r);
@@ -118,6 +114,16 @@ int archive_open_memory(const void *data, size_t len, const struct archive_limit
     }
     *out = r;
     return 0;
+}
+
+int archive_open_memory(const void *data, size_t len, const struct archive_limits *lim,
+                        struct archive_reader **out, char **why)
+{
+    struct archive_reader *r = reader_new(NULL, lim);
+    r->label = g_strdup("");
+    r->mem = data;
+    r->memlen = len;
+    return reader_open(r, out, why);
 }
 
 int archive_open_file(const char *path, const struct archive_limits *lim,
@@ -135,13 +141,7 @@ int archive_open_file(const char *path, const struct archive_limits *lim,
     struct archive_reader *r = reader_new(NULL, lim);
     r->label = g_strdup("");
     r->fd = fd;
-    int rc = reader_start(r, why);
-    if (rc < 0) {
-        archive_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
+    return reader_open(r, out, why);
 }
 
 int archive_open_member(struct archive_reader *parent, struct archive_reader **out, char **why)
@@ -159,13 +159,7 @@ int archive_open_member(struct archive_reader *parent, struct archive_reader **o
     r->label = *parent->label ? g_strdup_printf("%s %s", parent->label, parent->m.name)
                               : g_strdup(parent->m.name);
     parent->child_open = TRUE;
-    int rc = reader_start(r, why);
-    if (rc < 0) {
-        archive_free(r);
-        return rc;
-    }
-    *out = r;
-    return 0;
+    return reader_open(r, out, why);
 }
 
 void arc_pax_clear(struct arc_pax *p)

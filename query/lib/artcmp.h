@@ -16,7 +16,11 @@
  *     difference each; content is compared only between two files (or indexes, or "other");
  *   - the members both have, in another order (a tar made from readdir's order): one
  *     ARTCMP_ORDER naming the archive;
- *   - a member in one only: ARTCMP_ONLY_A / ARTCMP_ONLY_B.
+ *   - a member in one only: ARTCMP_ONLY_A / ARTCMP_ONLY_B;
+ *   - a member that looks like an archive or compressed data but cannot be read as such (a
+ *     test suite's corrupt .gz, nesting past the limit) is compared by its bytes alone, its
+ *     ARTCMP_CONTENT noting why; damage in the files themselves, in a member they need
+ *     read (a .deb's data.tar.xz cut short), or the decompression limit is an error.
  * Two files that are not both archives of the same kind (ar or tar, compression aside) are
  * compared as wholes by SHA-256 (ARTCMP_CONTENT with member ""); the same for two archives
  * that are byte-identical (no member is read).
@@ -32,13 +36,14 @@
  *     members), then by kind (enum order).
  *   - A difference's member names the path through the archives as people read it: the
  *     parts joined by one space, the file the caller named left out ("data.tar.xz
- *     ./usr/bin/dash", "libx.a x.o"; "" for the file itself), `parts` the same as a
- *     NULL-terminated vector (names may hold spaces).  The names are the archives' bytes:
+ *     ./usr/bin/dash", "libx.a x.o"; "" for the file itself; the n-th of several members
+ *     of one name, n > 1, "x.o [n]"), `parts` the same as a NULL-terminated vector (names
+ *     may hold spaces).  The names are the archives' bytes:
  *     a caller escapes them to print (common/textout).
  *   - a / b (either may be NULL), per kind: CONTENT: the SHA-256 (64 hex digits); ONLY_A,
  *     ONLY_B: the member's type name (archive_type_name) on its side; TYPE: the type names;
- *     MODE: octal ("0755"); OWNER: "uid/gid" and, when the archive has names,
- *     " uname/gname" ("0/0 root/root"); MTIME: seconds since the epoch, with ".NNNNNNNNN"
+ *     MODE: octal ("0755"); OWNER: "uid/gid" and, when the archive names either,
+ *     " uname/gname" ("0/0 root/root", "-" for a name left empty); MTIME: seconds since the epoch, with ".NNNNNNNNN"
  *     when either has a fraction; LINK: the targets; DEVICE: "major,minor"; ORDER: the
  *     common members in each order from the first place the orders part, at most 8 names,
  *     one per line, then "..." when more.  `note` (may be NULL) adds a sentence
@@ -79,6 +84,9 @@ struct artcmp_opts {
 
 int artcmp_compare(const char *path_a, const char *path_b, const struct artcmp_opts *opts,
                    GPtrArray **diffs, char **why);
+/* The same for two artifacts in memory (borrowed for the call); a why names "the bytes". */
+int artcmp_compare_memory(const void *data_a, size_t len_a, const void *data_b, size_t len_b,
+                          const struct artcmp_opts *opts, GPtrArray **diffs, char **why);
 
 /* "only in A", "only in B", "type", "content", "link target", "mode", "owner", "mtime",
  * "device", "order". */

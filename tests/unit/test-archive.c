@@ -165,27 +165,41 @@ static void test_pax_mtime(void)
     ua_dir_free(dir);
 }
 
+/* Is the program installed?  (no skip: the codecs without one are left out) */
+static gboolean have(const char *program)
+{
+    g_autofree char *p = g_find_program_in_path(program);
+    return p != NULL;
+}
+
+static const struct { const char *tool, *tar, *ext; enum archive_codec codec; } codecs[] = {
+    {"gzip", "-z", "gz", ARCHIVE_GZIP}, {"xz", "-J", "xz", ARCHIVE_XZ},
+    {"zstd", "--zstd", "zst", ARCHIVE_ZSTD},
+#ifdef ARCHIVE_HAVE_BZIP2
+    {"bzip2", "-j", "bz2", ARCHIVE_BZIP2},
+#endif
+};
+
 static void test_compressed(void)
 {
-    if (!ua_have("tar gzip xz zstd bzip2 mkfifo"))
+    if (!ua_have("tar gzip mkfifo"))
         return;
     char *dir = ua_dir_new();
     make_tree(dir, TRUE);
-    ua_sh(dir, "o='--owner=alice:1234 --group=staff:5678 --mtime=@1600000000 --sort=name' && "
-               "tar $o -czf x.tar.gz t && tar $o -cJf x.tar.xz t && tar $o --zstd -cf x.tar.zst t"
-               " && tar $o -cjf x.tar.bz2 t && cat x.tar.gz x.tar.gz > twice.gz");
-    struct { const char *name; enum archive_codec codec; } c[] = {
-        {"x.tar.gz", ARCHIVE_GZIP}, {"x.tar.xz", ARCHIVE_XZ}, {"x.tar.zst", ARCHIVE_ZSTD},
-#ifdef ARCHIVE_HAVE_BZIP2
-        {"x.tar.bz2", ARCHIVE_BZIP2},
-#endif
-    };
-    for (unsigned i = 0; i < G_N_ELEMENTS(c); i++) {
-        GPtrArray *a = collect_file(dir, c[i].name, ARCHIVE_TAR, c[i].codec);
+    for (unsigned i = 0; i < G_N_ELEMENTS(codecs); i++) {
+        if (!have(codecs[i].tool))
+            continue;
+        g_autofree char *cmd = g_strdup_printf(
+            "tar --owner=alice:1234 --group=staff:5678 --mtime=@1600000000 --sort=name %s "
+            "-cf x.tar.%s t", codecs[i].tar, codecs[i].ext);
+        ua_sh(dir, cmd);
+        g_autofree char *name = g_strdup_printf("x.tar.%s", codecs[i].ext);
+        GPtrArray *a = collect_file(dir, name, ARCHIVE_TAR, codecs[i].codec);
         check_tree(a, TRUE);
         g_ptr_array_unref(a);
     }
     /* two gzip members one after the other are one stream (the tar's end blocks stop it) */
+    ua_sh(dir, "cat x.tar.gz x.tar.gz > twice.gz");
     GPtrArray *a = collect_file(dir, "twice.gz", ARCHIVE_TAR, ARCHIVE_GZIP);
     check_tree(a, TRUE);
     g_ptr_array_unref(a);
@@ -195,19 +209,22 @@ static void test_compressed(void)
 /* A compressed file that is no archive: no members, its bytes through archive_read_raw. */
 static void test_compressed_plain(void)
 {
-    if (!ua_have("gzip zstd xz"))
-        return;
     char *dir = ua_dir_new();
-    ua_sh(dir, "seq 1 20000 > n && gzip -k n && zstd -q n && xz -k n");
+    ua_sh(dir, "seq 1 20000 > n");
     g_autofree char *want = ua_sha(dir, "n");
-    const char *names[] = {"n.gz", "n.zst", "n.xz", "n"};
-    const enum archive_codec codecs[] = {ARCHIVE_GZIP, ARCHIVE_ZSTD, ARCHIVE_XZ, ARCHIVE_RAW};
-    for (unsigned i = 0; i < G_N_ELEMENTS(names); i++) {
-        g_autofree char *p = ua_path(dir, names[i]);
+    for (int i = -1; i < (int)G_N_ELEMENTS(codecs); i++) {
+        if (i >= 0 && !have(codecs[i].tool))
+            continue;
+        g_autofree char *cmd = i < 0 ? NULL : g_strdup_printf("%s -c n > n.%s", codecs[i].tool,
+                                                              codecs[i].ext);
+        if (cmd)
+            ua_sh(dir, cmd);
+        g_autofree char *name = i < 0 ? g_strdup("n") : g_strdup_printf("n.%s", codecs[i].ext);
+        g_autofree char *p = ua_path(dir, name);
         struct archive_reader *r = NULL;
         g_assert_cmpint(archive_open_file(p, NULL, &r, NULL), ==, 0);
         g_assert_cmpint(archive_kind(r), ==, ARCHIVE_NONE);
-        g_assert_cmpint(archive_codec(r), ==, codecs[i]);
+        g_assert_cmpint(archive_codec(r), ==, i < 0 ? ARCHIVE_RAW : codecs[i].codec);
         const struct archive_member *m;
         g_assert_cmpint(archive_next(r, &m, NULL), ==, 0);
         g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
@@ -475,6 +492,32 @@ static void test_pax(void)
     g_assert_cmpstr(m->name, ==, "after");
     g_assert_cmpint(m->uid, ==, 0);
     g_assert_cmpstr(m->gname, ==, "root");
+    g_ptr_array_unref(a);
+    archive_free(r);
+
+    /* a global header: for every member after it, a local one still first */
+    g_byte_array_set_size(b, 0);
+    g_string_truncate(x, 0);
+    pax_record(x, "uname=everyone", 14);
+    pax_record(x, "mtime=7", 7);
+    ua_tar_header(h, "GlobalHead", 'g', x->len);
+    ua_tar_add(b, h, x->str, x->len);
+    ua_tar_header(h, "one", '0', 0);
+    ua_tar_add(b, h, NULL, 0);
+    g_string_truncate(x, 0);
+    pax_record(x, "uname=me", 8);
+    ua_tar_header(h, "PaxHeaders/two", 'x', x->len);
+    ua_tar_add(b, h, x->str, x->len);
+    ua_tar_header(h, "two", '0', 0);
+    ua_tar_add(b, h, NULL, 0);
+    ua_tar_end(b);
+    g_assert_cmpint(archive_open_memory(b->data, b->len, NULL, &r, NULL), ==, 0);
+    a = collect(r, &rc, NULL);
+    g_assert_cmpint(rc, ==, 0);
+    g_assert_cmpstr(find(a, "one")->uname, ==, "everyone");
+    g_assert_cmpint(find(a, "one")->mtime, ==, 7);
+    g_assert_cmpstr(find(a, "two")->uname, ==, "me");
+    g_assert_cmpint(find(a, "two")->mtime, ==, 7);
     g_ptr_array_unref(a);
     archive_free(r);
 

@@ -5,8 +5,9 @@
 #   time, never varied), its packages are identical: exit 0, "reproducible";
 # - a copy whose debian/rules ships a listing of src/ in `ls -f` order is not: the .deb
 #   differs, the member named (data.tar.xz ./usr/share/doc/dash/src-order), and its cause is
-#   that file, made through the shell running `ls -f` (the chain from the .deb follows
-#   dpkg-deb's tar down to it, not stopping at dpkg-deb), which fileordering may explain.
+#   that file, written by the grep at the end of the `ls -f src | grep` pipeline (the chain
+#   from the .deb follows dpkg-deb's tar down to it, not stopping at dpkg-deb), which
+#   fileordering may explain (the pipeline's ls -f listed src/).
 # cost: package (four whole Debian package builds, two repro runs)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
@@ -49,8 +50,8 @@ own = [c for c in causes if c["key"].endswith("debian/dash/usr/share/doc/dash/sr
 assert own, [(c["kind"], c["key"]) for c in causes]
 c = own[0]
 argv = " ".join(c["process_experiment"]["argv"])
-assert "ls -f src" in argv, argv
-assert "fileordering" in c["may_explain"], c
+assert argv.startswith("grep -v"), argv   # the writer: the pipeline's last process
+assert "fileordering" in c["may_explain"], c   # ... whose `ls -f` listed src/
 chain = [x["chain"] for x in deb["causes"] if d["root_causes"][x["cause"]] is c][0]
 assert chain and chain[-1].endswith("/src-order"), chain   # through dpkg-deb and its tar
 PY

@@ -208,13 +208,22 @@ static int one_build(struct repro_run *rr, const char *slot, bool control, uint3
 }
 
 
-/* The variables the variations set differ in every process: no cause. */
+/* The variables the variations set differ in every process: no cause; with locales, the
+ * locales' data another LANG makes every process read is no input either. */
 static void expect_env(struct diffeng *d, uint32_t set)
 {
     for (int v = 0; v < RV_COUNT; v++)
         if (set & RV_BIT(v))
             for (const char *const *n = reproeng_expected_env(v); *n; n++)
                 diffeng_expect_env(d, *n);
+    if (!(set & RV_BIT(RV_LOCALES)))
+        return;
+    diffeng_expect_path(d, "/usr/lib/locale");
+    const char *locpath = g_getenv("LOCPATH"); /* glibc's own search path (vary reads it) */
+    g_auto(GStrv) dirs = g_strsplit(locpath ? locpath : "", ":", -1);
+    for (int i = 0; dirs[i]; i++)
+        if (dirs[i][0] == '/')
+            diffeng_expect_path(d, dirs[i]);
 }
 
 struct repro_state {

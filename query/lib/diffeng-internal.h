@@ -44,6 +44,7 @@ struct diffeng {
     GPtrArray *maps;      /* char*: "OLD\0NEW" pairs, longest OLD first: A's paths as B's */
     GPtrArray *excludes;  /* char*: globs */
     GHashTable *expected_env; /* variables whose differences are no cause (diffeng_expect_env) */
+    GPtrArray *expected_paths; /* char*: directories whose files read are no input (idem) */
     GHashTable *tmp_pair; /* A's temporary path -> B's (owned strings) */
     GHashTable *memo;     /* "vA:vB" -> GArray of cause indices */
     GHashTable *via;      /* "vA:vB|cause" -> the pair "vA:vB" it came through (the chain) */

@@ -142,15 +142,28 @@ int64_t de_writer_of(struct side *s, int64_t vid)
     return w;
 }
 
-/* The versions `vid`'s writer read before writing it (its direct inputs). */
-static GPtrArray *direct_inputs(struct side *s, int64_t vid)
+/* Whether `path` lies under a directory diffeng_expect_path named. */
+static bool expected_path(const struct diffeng *d, const char *path)
+{
+    for (guint i = 0; i < d->expected_paths->len; i++) {
+        const char *dir = d->expected_paths->pdata[i];
+        size_t l = strlen(dir);
+        if (!strncmp(path, dir, l) && path[l] == '/')
+            return true;
+    }
+    return false;
+}
+
+/* The versions `vid`'s writer read before writing it (its direct inputs), but those under an
+ * expected directory (another locale's data, read because LANG differs as asked). */
+static GPtrArray *direct_inputs(const struct diffeng *d, struct side *s, int64_t vid)
 {
     static const struct prov_walk_opts walk = {.scripts = false, .max_depth = 1, .every_read = true};
     GArray *nodes = prov_inputs(s->p, vid, &walk);
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < nodes->len; i++) {
         const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
-        if (n->depth == 1)
+        if (n->depth == 1 && !expected_path(d, n->v->path))
             g_ptr_array_add(out, (gpointer)n->v);
     }
     g_array_unref(nodes);
@@ -712,7 +725,8 @@ static void explain_writers(struct diffeng *d, const char *memo_key, GArray *cau
         g_array_append_val(causes, at);
         return;
     }
-    GPtrArray *ia = direct_inputs(&d->s[0], va->id), *ib = direct_inputs(&d->s[1], vb->id);
+    GPtrArray *ia = direct_inputs(d, &d->s[0], va->id),
+              *ib = direct_inputs(d, &d->s[1], vb->id);
     drop_system(d, ia);
     drop_system(d, ib);
     /* (the earlier step, if any, agreed: it is not an input to explain) */
@@ -798,6 +812,7 @@ struct diffeng *diffeng_new(struct qdb *qa, struct prov *pa, struct qdb *qb, str
     d->maps = g_ptr_array_new_with_free_func(g_free);
     d->excludes = g_ptr_array_new_with_free_func(g_free);
     d->expected_env = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    d->expected_paths = g_ptr_array_new_with_free_func(g_free);
     d->tmp_pair = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     (GDestroyNotify)g_array_unref);
@@ -834,6 +849,7 @@ void diffeng_free(struct diffeng *d)
     g_ptr_array_free(d->maps, TRUE);
     g_ptr_array_free(d->excludes, TRUE);
     g_hash_table_destroy(d->expected_env);
+    g_ptr_array_free(d->expected_paths, TRUE);
     g_hash_table_destroy(d->tmp_pair);
     g_hash_table_destroy(d->pair_path); /* (its keys are the memo's) */
     g_hash_table_destroy(d->via);
@@ -854,6 +870,11 @@ void diffeng_free(struct diffeng *d)
 void diffeng_expect_env(struct diffeng *d, const char *name)
 {
     g_hash_table_add(d->expected_env, g_strdup(name));
+}
+
+void diffeng_expect_path(struct diffeng *d, const char *dir)
+{
+    g_ptr_array_add(d->expected_paths, g_strdup(dir));
 }
 
 void diffeng_exclude(struct diffeng *d, const char *glob)

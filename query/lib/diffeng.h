@@ -96,6 +96,10 @@ void diffeng_exclude(struct diffeng *d, const char *glob);
  * its difference is no environment cause; a process whose output differs all the same is
  * non-determinism, to be explained by what it ran.  Before diffeng_run. */
 void diffeng_expect_env(struct diffeng *d, const char *name);
+/* A directory (absolute, no trailing slash) whose files a process reads because of what was
+ * varied (the locales' data, read for another LANG): not an input of anything, so never "read
+ * by one build only".  Before diffeng_run. */
+void diffeng_expect_path(struct diffeng *d, const char *dir);
 /* Compare the two builds (once; later calls return the same model). */
 const struct diffeng_model *diffeng_run(struct diffeng *d);
 /* The causes that reach `product` (one of model->differ): indices into model->causes, each

@@ -73,3 +73,13 @@ MK
 block() {
     printf '%s\n' "$1" | awk -v a="$2" '$0 == "differs: " a { on = 1; print; next } on && /^$/ { exit } on { print }'
 }
+
+# repro_second_locale: fr_CH.UTF-8 compiled into $T/loc and LOCPATH set to it (as t9020), so
+# that locales can be varied without touching the machine's locales; nothing when localedef
+# or glibc's locale sources are missing (locales is then said as not varied).
+repro_second_locale() {
+    command -v localedef > /dev/null && [ -d /usr/share/i18n/locales ] || return 0
+    mkdir -p "$T/loc"
+    localedef -i fr_CH -f UTF-8 "$T/loc/fr_CH.UTF-8" > /dev/null 2>&1 || true
+    if [ -f "$T/loc/fr_CH.UTF-8/LC_CTYPE" ]; then LOCPATH=$T/loc; export LOCPATH; fi
+}

@@ -9,6 +9,7 @@
 require_fuse
 require_cmd cc
 require_cmd make
+repro_second_locale
 repro_scenario "$T/proj"
 cd "$T/proj"
 set +e; out=$(bt repro --bisect -o "$T/out" -- make -s 2>"$T/err"); st=$?; set -e

@@ -408,6 +408,21 @@ static void test_layout_from_parent(void)
     done(&x);
 }
 
+/* A file read by B's compile only, under a directory repro expects to be read (another
+ * locale's data): no input; the compile's other output is its own doing. */
+static void test_expected_path(void)
+{
+    struct build b = base;
+    b.extra = "loc/fr_CH.UTF-8/LC_CTYPE", b.o = "11", b.exe = "21";
+    struct pair x;
+    open_pair(&x, &base, &b);
+    diffeng_expect_path(x.d, "/w/loc");
+    x.m = diffeng_run(x.d);
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_NONDET);
+    done(&x);
+}
+
 /* Both builds at one path, /s/pkg, their package left in `..`: an artifact (the layout does
  * not part, yet the parent holds what the build delivers); a file two levels up is not. */
 static void test_artifacts_beside_one_path(void)
@@ -543,6 +558,7 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/fakeroot-key-noise", test_fakeroot_key_noise);
     g_test_add_func("/diffeng/expected-env", test_expected_env);
     g_test_add_func("/diffeng/artifacts-beside-one-path", test_artifacts_beside_one_path);
+    g_test_add_func("/diffeng/expected-path", test_expected_path);
     g_test_add_func("/diffeng/read-in-one-build", test_read_in_one_build);
     g_test_add_func("/diffeng/map-and-exclude", test_map_and_exclude);
     g_test_add_func("/diffeng/layout", test_layout);

@@ -64,6 +64,9 @@ bool de_is_system_path(const char *path);
 int64_t de_writer_of(struct side *s, int64_t vid);
 gint de_by_str(gconstpointer a, gconstpointer b);
 
+/* diffeng-layout.c: whether a path lies under a directory diffeng_expect_path named (the
+ * expectations, diffeng_expect_env and _path, are kept there too) */
+bool de_expected_path(const struct diffeng *d, const char *path);
 /* diffeng-layout.c: map the layout (diffeng_run, first); name the build path's cause and
  * find the artifacts (diffeng_run, last) */
 void de_map_layout(struct diffeng *d);

@@ -222,3 +222,26 @@ bool de_compile_records_dir(struct diffeng *d, const struct qdb_process *pa)
     }
     return debug;
 }
+
+/* Whether `path` lies under a directory diffeng_expect_path named. */
+bool de_expected_path(const struct diffeng *d, const char *path)
+{
+    for (guint i = 0; i < d->expected_paths->len; i++) {
+        const char *dir = d->expected_paths->pdata[i];
+        size_t l = strlen(dir);
+        if (!strncmp(path, dir, l) && path[l] == '/')
+            return true;
+    }
+    return false;
+}
+
+void diffeng_expect_env(struct diffeng *d, const char *name)
+{
+    g_hash_table_add(d->expected_env, g_strdup(name));
+}
+
+void diffeng_expect_path(struct diffeng *d, const char *dir)
+{
+    g_ptr_array_add(d->expected_paths, g_strdup(dir));
+}
+

@@ -142,18 +142,6 @@ int64_t de_writer_of(struct side *s, int64_t vid)
     return w;
 }
 
-/* Whether `path` lies under a directory diffeng_expect_path named. */
-static bool expected_path(const struct diffeng *d, const char *path)
-{
-    for (guint i = 0; i < d->expected_paths->len; i++) {
-        const char *dir = d->expected_paths->pdata[i];
-        size_t l = strlen(dir);
-        if (!strncmp(path, dir, l) && path[l] == '/')
-            return true;
-    }
-    return false;
-}
-
 /* The versions `vid`'s writer read before writing it (its direct inputs), but those under an
  * expected directory (another locale's data, read because LANG differs as asked). */
 static GPtrArray *direct_inputs(const struct diffeng *d, struct side *s, int64_t vid)
@@ -163,7 +151,7 @@ static GPtrArray *direct_inputs(const struct diffeng *d, struct side *s, int64_t
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < nodes->len; i++) {
         const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
-        if (n->depth == 1 && !expected_path(d, n->v->path))
+        if (n->depth == 1 && !de_expected_path(d, n->v->path))
             g_ptr_array_add(out, (gpointer)n->v);
     }
     g_array_unref(nodes);
@@ -865,16 +853,6 @@ void diffeng_free(struct diffeng *d)
     g_ptr_array_free(d->m.causes, TRUE);
     g_ptr_array_free(d->m.artifacts, TRUE);
     g_free(d);
-}
-
-void diffeng_expect_env(struct diffeng *d, const char *name)
-{
-    g_hash_table_add(d->expected_env, g_strdup(name));
-}
-
-void diffeng_expect_path(struct diffeng *d, const char *dir)
-{
-    g_ptr_array_add(d->expected_paths, g_strdup(dir));
 }
 
 void diffeng_exclude(struct diffeng *d, const char *glob)

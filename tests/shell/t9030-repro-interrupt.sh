@@ -19,6 +19,7 @@ for sig in INT TERM; do
     pid=$!
     wait_until 20 test -e "$o/build/proj/started"
     [ -e "$o/build/proj/started" ] || fail "$sig: the build did not start: $(cat "$T/err")"
+    wait_until 20 pgrep -f "^sh -c sleep 60; : $TEST_MARK\$"   # (its exec done, under load too)
     sleep 0.3
     if [ "$sig" = INT ]; then n=2; /bin/kill -s INT -- "-$pid"; else n=15; kill -TERM "$pid"; fi
     set +e; wait "$pid"; st=$?; set -e
@@ -34,7 +35,7 @@ o="$T/o-kill"
 "$BUILDTRAIL" repro --vary umask -o "$o" -- sh -c "$slow" > "$T/out" 2> "$T/err" &
 pid=$!
 wait_until 20 test -e "$o/build/proj/started"
-sleep 0.3
+wait_until 20 pgrep -f "^sh -c sleep 60; : $TEST_MARK\$"
 pkill -KILL -f "^sh -c sleep 60; : $TEST_MARK\$" || fail "no build to kill"
 set +e; wait "$pid"; st=$?; set -e
 [ "$st" = 2 ] || fail "killed build: exit $st: $(cat "$T/err")"

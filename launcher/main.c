@@ -33,6 +33,7 @@ static const struct command commands[] = {
     {"copies", query_copies_main, "embedded copies of code, exact or edited, and where they shipped"},
     {"packages", query_packages_main, "the Debian packages the build used and incorporated"},
     {"diff", query_diff_main, "why two builds of the same source differ: the root causes"},
+    {"repro", query_repro_main, "build twice with reprotest's variations: what differs and why"},
     {"critical-path", query_critpath_main, "what set the build's wall time, and how parallel it was"},
     {"report", query_report_main, "the build as one HTML page: timeline, critical path, log, products"},
     {"export", query_export_main, "the trace as compile_commands.json, DOT, SPDX, CycloneDX..."},
@@ -84,7 +85,7 @@ static int not_a_command(const char *word)
 static bool is_query(const char *name)
 {
     return strcmp(name, "run") && strcmp(name, "doctor") && strcmp(name, "help") &&
-           strcmp(name, "store") &&
+           strcmp(name, "store") && strcmp(name, "repro") &&
            *name != '-';
 }
 

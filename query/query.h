@@ -30,6 +30,7 @@ int query_licenses_main(int argc, char **argv);
 int query_packages_main(int argc, char **argv);
 int query_copies_main(int argc, char **argv);
 int query_diff_main(int argc, char **argv);
+int query_repro_main(int argc, char **argv);
 int query_critpath_main(int argc, char **argv);
 int query_report_main(int argc, char **argv);
 

@@ -43,6 +43,8 @@ struct diffeng {
     struct side s[2];
     GPtrArray *maps;      /* char*: "OLD\0NEW" pairs, longest OLD first: A's paths as B's */
     GPtrArray *excludes;  /* char*: globs */
+    GHashTable *expected_env; /* variables whose differences are no cause (diffeng_expect_env) */
+    GPtrArray *expected_paths; /* char*: directories whose files read are no input (idem) */
     GHashTable *tmp_pair; /* A's temporary path -> B's (owned strings) */
     GHashTable *memo;     /* "vA:vB" -> GArray of cause indices */
     GHashTable *via;      /* "vA:vB|cause" -> the pair "vA:vB" it came through (the chain) */
@@ -71,6 +73,9 @@ char *de_map_path(struct diffeng *d, const char *path);
  * the denying process and the first that found it */
 void de_add_denials(struct diffeng *d);
 
+/* diffeng-layout.c: whether a path lies under a directory diffeng_expect_path named (the
+ * expectations, diffeng_expect_env and _path, are kept there too) */
+bool de_expected_path(const struct diffeng *d, const char *path);
 /* diffeng-layout.c: map the layout (diffeng_run, first); name the build path's cause and
  * find the artifacts (diffeng_run, last) */
 void de_map_layout(struct diffeng *d);

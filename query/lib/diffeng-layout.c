@@ -154,9 +154,17 @@ bool diffeng_is_artifact(struct diffeng *d, const char *product)
     size_t l = strlen(root);
     if (l <= 1 || de_is_system_path(product))
         return false;
-    if (strncmp(product, root, l) || product[l] != '/')
-        return d->layout[1] && g_str_has_prefix(product, d->layout[1]) &&
-               product[strlen(d->layout[1])] == '/';
+    if (strncmp(product, root, l) || product[l] != '/') {
+        if (d->layout[1])
+            return g_str_has_prefix(product, d->layout[1]) &&
+                   product[strlen(d->layout[1])] == '/';
+        /* two builds at one path (repro without build_path): what lies beside the build
+         * directory, in its parent (dpkg-buildpackage's packages in `..`) */
+        const char *slash = strrchr(root, '/');
+        size_t pl = (size_t)(slash - root);
+        return pl > 0 && !strncmp(product, root, pl) && product[pl] == '/' &&
+               !strchr(product + pl + 1, '/');
+    }
     const char *rel = product + l + 1;
     if (!g_str_has_prefix(rel, "debian/") || rel[7] == '.')
         return false;
@@ -214,3 +222,26 @@ bool de_compile_records_dir(struct diffeng *d, const struct qdb_process *pa)
     }
     return debug;
 }
+
+/* Whether `path` lies under a directory diffeng_expect_path named. */
+bool de_expected_path(const struct diffeng *d, const char *path)
+{
+    for (guint i = 0; i < d->expected_paths->len; i++) {
+        const char *dir = d->expected_paths->pdata[i];
+        size_t l = strlen(dir);
+        if (!strncmp(path, dir, l) && path[l] == '/')
+            return true;
+    }
+    return false;
+}
+
+void diffeng_expect_env(struct diffeng *d, const char *name)
+{
+    g_hash_table_add(d->expected_env, g_strdup(name));
+}
+
+void diffeng_expect_path(struct diffeng *d, const char *dir)
+{
+    g_ptr_array_add(d->expected_paths, g_strdup(dir));
+}
+

@@ -142,15 +142,16 @@ int64_t de_writer_of(struct side *s, int64_t vid)
     return w;
 }
 
-/* The versions `vid`'s writer read before writing it (its direct inputs). */
-static GPtrArray *direct_inputs(struct side *s, int64_t vid)
+/* The versions `vid`'s writer read before writing it (its direct inputs), but those under an
+ * expected directory (another locale's data, read because LANG differs as asked). */
+static GPtrArray *direct_inputs(const struct diffeng *d, struct side *s, int64_t vid)
 {
     static const struct prov_walk_opts walk = {.scripts = false, .max_depth = 1, .every_read = true};
     GArray *nodes = prov_inputs(s->p, vid, &walk);
     GPtrArray *out = g_ptr_array_new();
     for (guint i = 0; i < nodes->len; i++) {
         const struct prov_node *n = &g_array_index(nodes, struct prov_node, i);
-        if (n->depth == 1)
+        if (n->depth == 1 && !de_expected_path(d, n->v->path))
             g_ptr_array_add(out, (gpointer)n->v);
     }
     g_array_unref(nodes);
@@ -281,10 +282,12 @@ static char *argv_difference(struct diffeng *d, const struct qdb_process *a,
     return out;
 }
 
-/* Variables whose values say how a driver runs, not what a process makes. */
+/* Variables whose values say how a driver runs, not what a process makes, or change from run
+ * to run whatever the build does (fakeroot's key to its daemon: random per run, so it would
+ * make every process under fakeroot differ and blame the first one reached). */
 static bool env_noise(const char *name, size_t len)
 {
-    static const char *const noise[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
+    static const char *const noise[] = {"FAKEROOTKEY", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKE_TERMOUT",
                                         "MAKE_TERMERR", "_", "OLDPWD", "SHLVL", "TERM",
                                         "DISPLAY", "SSH_AUTH_SOCK", "SSH_CLIENT",
                                         "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
@@ -312,6 +315,9 @@ static GHashTable *env_table(struct diffeng *d, struct side *s, int64_t id, bool
         const char *eq = memchr(entry, '=', elen);
         gsize nlen = eq ? (gsize)(eq - entry) : elen;
         if (!nlen || env_noise(entry, nlen))
+            continue;
+        g_autofree char *name = g_strndup(entry, nlen);
+        if (g_hash_table_contains(d->expected_env, name))
             continue;
         g_autofree char *value = eq ? g_strndup(eq + 1, elen - nlen - 1) : g_strdup("");
         g_hash_table_insert(t, g_strndup(entry, nlen),
@@ -718,7 +724,8 @@ static void explain_writers(struct diffeng *d, const char *memo_key, GArray *cau
         g_array_append_val(causes, at);
         return;
     }
-    GPtrArray *ia = direct_inputs(&d->s[0], va->id), *ib = direct_inputs(&d->s[1], vb->id);
+    GPtrArray *ia = direct_inputs(d, &d->s[0], va->id),
+              *ib = direct_inputs(d, &d->s[1], vb->id);
     drop_system(d, ia);
     drop_system(d, ib);
     /* (the earlier step, if any, agreed: it is not an input to explain) */
@@ -803,6 +810,8 @@ struct diffeng *diffeng_new(struct qdb *qa, struct prov *pa, struct qdb *qb, str
     }
     d->maps = g_ptr_array_new_with_free_func(g_free);
     d->excludes = g_ptr_array_new_with_free_func(g_free);
+    d->expected_env = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    d->expected_paths = g_ptr_array_new_with_free_func(g_free);
     d->tmp_pair = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     d->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     (GDestroyNotify)g_array_unref);
@@ -838,6 +847,8 @@ void diffeng_free(struct diffeng *d)
     g_hash_table_destroy(d->embedders);
     g_ptr_array_free(d->maps, TRUE);
     g_ptr_array_free(d->excludes, TRUE);
+    g_hash_table_destroy(d->expected_env);
+    g_ptr_array_free(d->expected_paths, TRUE);
     g_hash_table_destroy(d->tmp_pair);
     g_hash_table_destroy(d->pair_path); /* (its keys are the memo's) */
     g_hash_table_destroy(d->via);

@@ -95,13 +95,22 @@ void diffeng_free(struct diffeng *d);
 void diffeng_add_map(struct diffeng *d, const char *old, const char *new);
 /* Leave out the products `glob` matches (g_pattern_match_simple). */
 void diffeng_exclude(struct diffeng *d, const char *glob);
+/* A variable whose values are expected to differ (repro's variations set it: TZ, HOME, LANG):
+ * its difference is no environment cause; a process whose output differs all the same is
+ * non-determinism, to be explained by what it ran.  Before diffeng_run. */
+void diffeng_expect_env(struct diffeng *d, const char *name);
+/* A directory (absolute, no trailing slash) whose files a process reads because of what was
+ * varied (the locales' data, read for another LANG): not an input of anything, so never "read
+ * by one build only".  Before diffeng_run. */
+void diffeng_expect_path(struct diffeng *d, const char *dir);
 /* Compare the two builds (once; later calls return the same model). */
 const struct diffeng_model *diffeng_run(struct diffeng *d);
 /* The causes that reach `product` (one of model->differ): indices into model->causes, each
  * once, in the order found; g_array_unref it.  Empty for a product not in model->differ. */
 GArray *diffeng_causes_of(struct diffeng *d, const char *product);
 /* Whether a product (B's terms) is an artifact, what the build delivers: a file left beside
- * the build directory (the .deb, .buildinfo, .changes dpkg-buildpackage leaves in `..`) or
+ * the build directory (the .deb, .buildinfo, .changes dpkg-buildpackage leaves in `..`: under
+ * where the two layouts part, or in the build directory's parent when both ran at one path) or
  * installed into a package's tree (ROOT/debian/PKG/...); the rest are intermediate files. */
 bool diffeng_is_artifact(struct diffeng *d, const char *product);
 /* The files between `product` (one of model->differ) and where cause index `cause` arose. */

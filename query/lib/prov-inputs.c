@@ -309,7 +309,9 @@ static void expand_writer(struct walk *w, const struct prov_version *v, int64_t 
     int64_t after = pv_advance(&w->done_data, pid, bound, true);
     if (after != INT64_MAX)
         add_reads(w, pid, after, bound, false, depth);
-    if (code && f->step == PROGKIND_ARCHIVE)
+    /* (every read too: what dpkg-deb's tar child read is what the .deb holds; diff and repro
+     * follow a differing .deb down to the file that differs through it, t9032) */
+    if (f && f->step == PROGKIND_ARCHIVE && (code || w->o->every_read))
         add_archived_through_pipes(w, pid, bound, depth);
     if (code || !w->o->scripts)
         return;

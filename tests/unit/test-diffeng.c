@@ -314,6 +314,37 @@ static void test_environment(void)
     done(&x);
 }
 
+/* fakeroot's key (random per run) is no cause: the compile's other output is its own
+ * non-determinism, not "environment" (repro's pitfall: every process under fakeroot had it). */
+static void test_fakeroot_key_noise(void)
+{
+    struct build a = base, b = base;
+    a.env = "FAKEROOTKEY=1234", b.env = "FAKEROOTKEY=98765", b.o = "11", b.exe = "21";
+    struct pair x;
+    one_cause(&x, &a, &b, DIFFENG_NONDET);
+    done(&x);
+}
+
+/* A variable repro's variations set on both sides (diffeng_expect_env) is no cause either;
+ * one that is not expected still is. */
+static void test_expected_env(void)
+{
+    struct build a = base, b = base;
+    a.env = "TZ=GMT+12", b.env = "TZ=GMT-14", b.o = "11", b.exe = "21";
+    struct pair x;
+    open_pair(&x, &a, &b);
+    diffeng_expect_env(x.d, "TZ");
+    x.m = diffeng_run(x.d);
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_NONDET);
+    done(&x);
+    open_pair(&x, &a, &b);
+    diffeng_expect_env(x.d, "HOME");
+    x.m = diffeng_run(x.d);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_ENV);
+    done(&x);
+}
+
 /* A file read by B's compile only: an "inputs" cause naming it and both processes. */
 static void test_read_in_one_build(void)
 {
@@ -387,6 +418,36 @@ static void test_layout_from_parent(void)
     compare(&x, &a, &b);
     assert_list(x.m->identical, "/s/up2/a.o|/s/up2/app");
     g_assert_cmpuint(x.m->only_a->len + x.m->only_b->len + x.m->causes->len, ==, 0);
+    done(&x);
+}
+
+/* A file read by B's compile only, under a directory repro expects to be read (another
+ * locale's data): no input; the compile's other output is its own doing. */
+static void test_expected_path(void)
+{
+    struct build b = base;
+    b.extra = "loc/fr_CH.UTF-8/LC_CTYPE", b.o = "11", b.exe = "21";
+    struct pair x;
+    open_pair(&x, &base, &b);
+    diffeng_expect_path(x.d, "/w/loc");
+    x.m = diffeng_run(x.d);
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_NONDET);
+    done(&x);
+}
+
+/* Both builds at one path, /s/pkg, their package left in `..`: an artifact (the layout does
+ * not part, yet the parent holds what the build delivers); a file two levels up is not. */
+static void test_artifacts_beside_one_path(void)
+{
+    struct build a = base, b = base;
+    a.root = b.root = "/s/pkg", a.cc_cwd = b.cc_cwd = "/s/pkg", a.app = b.app = "/s/pkg.deb";
+    struct pair x;
+    compare(&x, &a, &b);
+    g_assert_true(diffeng_is_artifact(x.d, "/s/pkg.deb"));
+    g_assert_false(diffeng_is_artifact(x.d, "/pkg.deb"));
+    g_assert_false(diffeng_is_artifact(x.d, "/s/other/pkg.deb"));
+    assert_list(x.m->artifacts, "/s/pkg.deb");
     done(&x);
 }
 
@@ -538,6 +599,10 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/nondeterministic-tool", test_nondeterministic_tool);
     g_test_add_func("/diffeng/other-directory", test_other_directory);
     g_test_add_func("/diffeng/environment", test_environment);
+    g_test_add_func("/diffeng/fakeroot-key-noise", test_fakeroot_key_noise);
+    g_test_add_func("/diffeng/expected-env", test_expected_env);
+    g_test_add_func("/diffeng/artifacts-beside-one-path", test_artifacts_beside_one_path);
+    g_test_add_func("/diffeng/expected-path", test_expected_path);
     g_test_add_func("/diffeng/read-in-one-build", test_read_in_one_build);
     g_test_add_func("/diffeng/map-and-exclude", test_map_and_exclude);
     g_test_add_func("/diffeng/layout", test_layout);

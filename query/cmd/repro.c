@@ -1,0 +1,530 @@
+/* repro: build a tree twice, the control with a fixed baseline and the experiment with
+ * reprotest's variations, each traced; compare what the build delivers and say, for each
+ * artifact that differs, its own root causes (diffeng_causes_of: the process, the file, the
+ * chain to the artifact) and which variations may explain each; --bisect rebuilds with
+ * subsets of the variations until each cause is pinned to the one(s) that trigger it.
+ *
+ * The builds are launcher/reprorun's (copies, `buildtrail run` as a child, signals passed
+ * on); the conclusions query/lib/reproeng's and diffeng's; the report repro-render.c's.
+ * Exit: 0 reproducible, 1 not, 2 an error (bad input, a build that failed), 128+N when
+ * signal N stopped it (the copies kept, and where they are said). */
+#include "artcmp.h"
+#include "driver.h"
+#include "query.h"
+#include "repro.h"
+#include "textout.h"
+#include "vary.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* reproeng's variation bits are vary.h's (run's): one LIST, one meaning. */
+G_STATIC_ASSERT((int)RV_COUNT == (int)VARY_COUNT && (int)RV_TIME == (int)VARY_TIME &&
+                (int)RV_ASLR == (int)VARY_ASLR && (int)RV_BUILD_PATH == (int)VARY_BUILD_PATH &&
+                (int)RV_UMASK == (int)VARY_UMASK);
+
+struct repro_cli {
+    const char *out;
+    uint32_t vary;
+    bool bisect, json, diffoscope;
+    GPtrArray *globs;    /* --artifacts */
+    GPtrArray *run_args; /* passed on to run */
+};
+
+static void usage(FILE *f)
+{
+    fputs("Usage: buildtrail repro [OPTION]... -- COMMAND [ARG]...\n"
+          "Build the tree in the current directory twice, as reprotest does, each build\n"
+          "traced as 'buildtrail run' traces it: a control with a fixed baseline and an\n"
+          "experiment with the variations, each in its own copy of the tree under -o DIR.\n"
+          "Compare what the build delivers (for dpkg-buildpackage the packages it leaves\n"
+          "in '..', else every product) and, for each artifact that differs, say its own\n"
+          "root causes (the process, the file, the chain to the artifact, as 'diff' does)\n"
+          "and the variations that may explain each from what the process did (listed a\n"
+          "directory, read $HOME, ran date or hostname, another LANG...).  With --bisect,\n"
+          "rebuild with halves of the variations until each cause is pinned to the\n"
+          "variation(s) that trigger it.  docs/repro.md has the details.\n"
+          "\n"
+          "Options:\n"
+          "  -o, --output DIR      keep the copies, traces and build logs in DIR (new or\n"
+          "                        empty; default: a new directory NAME.repro beside the\n"
+          "                        tree, named on stderr)\n"
+          "      --vary LIST       the variations (reprotest's names, comma-separated:\n"
+          "                        environment, build_path, fileordering, home, kernel,\n"
+          "                        locales, exec_path, time, timezone, umask, user_group,\n"
+          "                        domain_host, num_cpus, aslr; all: every one but time;\n"
+          "                        +NAME adds, -NAME removes; default: all)\n"
+          "      --bisect          pin each root cause to the variation(s) that trigger it\n"
+          "                        (one more build per step)\n"
+          "      --artifacts GLOB  compare the products GLOB matches (relative to the tree,\n"
+          "                        as out/*.tar or ../*.deb, or absolute; repeatable)\n"
+          "      --diffoscope      add diffoscope's report for each artifact that differs\n"
+          "                        (when diffoscope is installed)\n"
+          "      --json            print the report as one JSON document (docs/json.md)\n"
+          "      --system[=TREES], --no-tmp, --private-tmp, --env-redact NAME,\n"
+          "      --argv-redact WORD, --hash-limit SIZE, --cache-lookups,\n"
+          "      --only-inputs MANIFEST  passed on to each build's 'buildtrail run'\n"
+          "  -h, --help            print this help\n"
+          "\n"
+          "Exit status: 0 reproducible (every artifact identical); 1 not; 2 an error (bad\n"
+          "input, a build that failed: nothing is compared); 128+N when signal N stopped\n"
+          "it (the copies are kept, and where they are is said).\n",
+          f);
+}
+
+static const struct option options[] = {
+    {"output", required_argument, NULL, 'o'},   {"vary", required_argument, NULL, 'V'},
+    {"bisect", no_argument, NULL, 'B'},         {"artifacts", required_argument, NULL, 'a'},
+    {"diffoscope", no_argument, NULL, 'D'},     {"json", no_argument, NULL, 'j'},
+    {"system", optional_argument, NULL, 'S'},   {"no-tmp", no_argument, NULL, 'N'},
+    {"private-tmp", no_argument, NULL, 'p'},    {"env-redact", required_argument, NULL, 'E'},
+    {"argv-redact", required_argument, NULL, 'A'}, {"hash-limit", required_argument, NULL, 'L'},
+    {"cache-lookups", no_argument, NULL, 'M'},  {"only-inputs", required_argument, NULL, 'I'},
+    {"help", no_argument, NULL, 'h'},           {0}};
+
+/* A run option passed on: its long name (and value). */
+static void pass_on(struct repro_cli *c, int opt, const char *arg)
+{
+    for (const struct option *o = options; o->name; o++)
+        if (o->val == opt) {
+            if (o->has_arg == required_argument) {
+                g_ptr_array_add(c->run_args, g_strdup_printf("--%s", o->name));
+                g_ptr_array_add(c->run_args, g_strdup(arg));
+            } else if (arg)
+                g_ptr_array_add(c->run_args, g_strdup_printf("--%s=%s", o->name, arg));
+            else
+                g_ptr_array_add(c->run_args, g_strdup_printf("--%s", o->name));
+        }
+}
+
+/* -1 to go on, else the exit status (after printing). */
+static int parse(int argc, char **argv, struct repro_cli *c)
+{
+    c->vary = RV_DEFAULT;
+    opterr = 0;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
+        char *err = NULL;
+        switch (opt) {
+        case 'o': c->out = optarg; break;
+        case 'V':
+            if (vary_parse(optarg, &c->vary, &err) < 0) { /* run's own parser: one LIST */
+                fprintf(stderr, "buildtrail repro: --vary %s\n", err);
+                g_free(err);
+                return 2;
+            }
+            break;
+        case 'B': c->bisect = true; break;
+        case 'a': g_ptr_array_add(c->globs, g_strdup(optarg)); break;
+        case 'D': c->diffoscope = true; break;
+        case 'j': c->json = true; break;
+        case 'h': usage(stdout); return 0;
+        case 'I': {
+            g_autofree char *abs = g_canonicalize_filename(optarg, NULL);
+            pass_on(c, opt, abs); /* the builds run elsewhere */
+            break;
+        }
+        case '?': {
+            const char *name = NULL;
+            for (const struct option *o = options; o->name && optopt; o++)
+                if (o->val == optopt)
+                    name = o->name;
+            if (name || optopt == 'o')
+                fprintf(stderr, "buildtrail repro: --%s needs a value; see 'buildtrail repro "
+                                "--help'\n", name ? name : "output");
+            else if (optopt)
+                fprintf(stderr, "buildtrail repro: -%c is not an option of repro; see "
+                                "'buildtrail repro --help'\n", optopt);
+            else
+                fprintf(stderr, "buildtrail repro: %s: not an option of repro; see 'buildtrail "
+                                "repro --help'\n", argv[optind - 1]);
+            return 2;
+        }
+        default: pass_on(c, opt, optarg); break;
+        }
+    }
+    if (optind >= argc) {
+        fputs("buildtrail repro: no command given; e.g. 'buildtrail repro -- make'\n", stderr);
+        return 2;
+    }
+    return -1;
+}
+
+/* The variations a run option LIST takes (build_path is repro's own: where the copy is). */
+static void vary_args(GPtrArray *args, const char *option, uint32_t set)
+{
+    set &= ~RV_BIT(RV_BUILD_PATH);
+    if (!set)
+        return;
+    g_ptr_array_add(args, g_strdup(option));
+    g_ptr_array_add(args, reproeng_vary_list(set));
+}
+
+struct repro_run {
+    const struct repro_cli *cli;
+    const char *src, *out;
+    const char *const *cmd;
+    unsigned n_builds;
+};
+
+/* One traced build with the experiment's values of `set` (control: the baseline's). */
+static int one_build(struct repro_run *rr, const char *slot, bool control, uint32_t set,
+                     struct reprorun_build *b)
+{
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < rr->cli->run_args->len; i++)
+        g_ptr_array_add(args, g_strdup(rr->cli->run_args->pdata[i]));
+    vary_args(args, control ? "--vary-control" : "--vary", set);
+    g_ptr_array_add(args, NULL);
+    char *err = NULL;
+    bool other = !control && (set & RV_BIT(RV_BUILD_PATH));
+    int r = reprorun_build(rr->out, rr->src, slot, other, (const char *const *)args->pdata,
+                           rr->cmd, b, &err);
+    g_ptr_array_free(args, TRUE);
+    rr->n_builds++;
+    if (r == -EINTR) {
+        fprintf(stderr, "buildtrail repro: stopped by signal %d during the %s build; the copies "
+                        "and traces so far are in %s (this build's copy: %s)\n",
+                reprorun_stopped(), slot, rr->out, b->copy);
+        g_free(err);
+        return 128 + reprorun_stopped();
+    }
+    if (r < 0) {
+        fprintf(stderr, "buildtrail repro: the %s build: %s; the copies are in %s\n", slot, err,
+                rr->out);
+        g_free(err);
+        return 2;
+    }
+    if (b->status) {
+        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in %s, "
+                        "its trace %s\n", slot, b->status, b->log, b->trace);
+        return 2;
+    }
+    return 0;
+}
+
+
+/* The variables the variations set differ in every process: no cause; with locales, the
+ * locales' data another LANG makes every process read is no input either. */
+static void expect_env(struct diffeng *d, uint32_t set)
+{
+    for (int v = 0; v < RV_COUNT; v++)
+        if (set & RV_BIT(v))
+            for (const char *const *n = reproeng_expected_env(v); *n; n++)
+                diffeng_expect_env(d, *n);
+    if (!(set & RV_BIT(RV_LOCALES)))
+        return;
+    diffeng_expect_path(d, "/usr/lib/locale");
+    const char *locpath = g_getenv("LOCPATH"); /* glibc's own search path (vary reads it) */
+    g_auto(GStrv) dirs = g_strsplit(locpath ? locpath : "", ":", -1);
+    for (int i = 0; dirs[i]; i++)
+        if (dirs[i][0] == '/')
+            diffeng_expect_path(d, dirs[i]);
+}
+
+struct repro_state {
+    struct repro_run *rr;
+    struct repro_report *rep;
+    struct prov *p[2];
+    struct qdb *base_q;   /* --bisect's baseline: a build with no variation set either way */
+    struct prov *base_p;
+    int status; /* a bisect build's error status, or 0 */
+};
+
+/* What the experiment's trace says was varied (build_path: whether its copy was built at
+ * another path); what was asked and not made goes to not_applied. */
+static void variations_made(struct repro_report *r)
+{
+    (void)reproeng_variations_made(r->q[1], r->asked, &r->applied, r->not_applied);
+    if ((r->asked & RV_BIT(RV_BUILD_PATH)) && strcmp(r->build[0]->built_at, r->build[1]->built_at))
+        r->applied |= RV_BIT(RV_BUILD_PATH);
+}
+
+/* Each cause that reaches an artifact, once, in the artifacts' order, with its hints. */
+static void collect_causes(struct repro_report *r)
+{
+    const struct diffeng_model *m = diffeng_run(r->d);
+    for (guint i = 0; i < r->artifacts->len; i++) {
+        const struct reproeng_artifact *a = r->artifacts->pdata[i];
+        if (a->state != RA_DIFFERS)
+            continue;
+        GArray *ci = diffeng_causes_of(r->d, a->path);
+        for (guint k = 0; k < ci->len; k++) {
+            size_t c = g_array_index(ci, size_t, k);
+            if (g_hash_table_contains(r->hints, GSIZE_TO_POINTER(c + 1)))
+                continue;
+            struct reproeng_facts f;
+            reproeng_cause_facts(r->q[0], r->q[1], m, m->causes->pdata[c], r->asked, &f);
+            g_hash_table_insert(r->hints, GSIZE_TO_POINTER(c + 1),
+                                GUINT_TO_POINTER(reproeng_hints(&f)));
+            reproeng_facts_clear(&f);
+            g_array_append_val(r->causes, c);
+        }
+        g_array_unref(ci);
+    }
+}
+
+/* Each differing artifact's two files on disk (in the copies) compared member by member. */
+static void compare_members(struct repro_report *r)
+{
+    const struct diffeng_model *m = diffeng_run(r->d);
+    r->members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify)g_ptr_array_unref);
+    r->member_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    for (guint i = 0; i < r->artifacts->len; i++) {
+        const struct reproeng_artifact *a = r->artifacts->pdata[i];
+        if (a->state != RA_DIFFERS)
+            continue;
+        g_autofree char *rel = reproeng_rel(m, a->path);
+        g_autofree char *fa = g_canonicalize_filename(rel, r->build[0]->copy);
+        g_autofree char *fb = g_canonicalize_filename(rel, r->build[1]->copy);
+        GPtrArray *diffs = NULL;
+        char *why = NULL;
+        if (artcmp_compare(fa, fb, NULL, &diffs, &why) < 0)
+            g_hash_table_insert(r->member_errors, g_strdup(a->path), why);
+        else
+            g_hash_table_insert(r->members, g_strdup(a->path), diffs);
+    }
+}
+
+/* The keys of the causes that reach the artifacts of a comparison. */
+static GHashTable *artifact_keys(struct diffeng *d, GPtrArray *artifacts)
+{
+    GHashTable *keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    const struct diffeng_model *m = diffeng_run(d);
+    for (guint i = 0; i < artifacts->len; i++) {
+        const struct reproeng_artifact *a = artifacts->pdata[i];
+        if (a->state != RA_DIFFERS)
+            continue;
+        GArray *ci = diffeng_causes_of(d, a->path);
+        for (guint k = 0; k < ci->len; k++)
+            g_hash_table_add(keys, reproeng_cause_key(m, m->causes->pdata[g_array_index(ci, size_t, k)]));
+        g_array_unref(ci);
+    }
+    return keys;
+}
+
+/* A bisect step: the experiment rebuilt with `set` alone, compared with the control. */
+static GHashTable *bisect_build(uint32_t set, void *ctx)
+{
+    struct repro_state *s = ctx;
+    g_autofree char *slot = g_strdup_printf("bisect-%u", s->rep->bisect_builds + 1);
+    struct reprorun_build b = {0};
+    GHashTable *keys = NULL;
+    s->rep->bisect_builds++;
+    s->status = one_build(s->rr, slot, false, set, &b);
+    struct qdb *q = s->status ? NULL : query_open("repro", b.trace);
+    struct prov *p = q ? query_open_prov("repro", q) : NULL;
+    if (p) {
+        struct diffeng *d = diffeng_new(s->base_q, s->base_p, q, p);
+        expect_env(d, set);
+        GPtrArray *arts = reproeng_artifacts(d, s->rr->cli->globs);
+        if (qdb_failed(q) ? !query_failed(q) : true)
+            keys = artifact_keys(d, arts);
+        g_ptr_array_unref(arts);
+        diffeng_free(d);
+    }
+    if (!keys && !s->status)
+        s->status = 2;
+    if (p)
+        prov_free(p);
+    if (q)
+        qdb_close(q);
+    reprorun_build_clear(&b);
+    return keys;
+}
+
+/* Each step's build sets the experiment's values of a subset S and leaves the others as
+ * they are (run takes --vary or --vary-control, not both): so it is compared with a build
+ * that sets none, made first, and differs from it in S alone. */
+static void bisect(struct repro_state *s)
+{
+    struct repro_report *r = s->rep;
+    const struct diffeng_model *m = diffeng_run(r->d);
+    struct reprorun_build base = {0};
+    r->bisected = true;
+    r->bisect_builds++;
+    s->status = one_build(s->rr, "bisect-baseline", true, 0, &base);
+    s->base_q = s->status ? NULL : query_open("repro", base.trace);
+    s->base_p = s->base_q ? query_open_prov("repro", s->base_q) : NULL;
+    reprorun_build_clear(&base);
+    if (!s->base_p) {
+        s->status = s->status ? s->status : 2;
+        return;
+    }
+    GHashTable *wanted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < r->causes->len; i++)
+        g_hash_table_add(wanted, reproeng_cause_key(m, m->causes->pdata[g_array_index(r->causes, size_t, i)]));
+    r->bisect_failed = !reproeng_bisect(r->applied, wanted, bisect_build, s, &r->pins);
+    g_hash_table_unref(wanted);
+}
+
+/* diffoscope's text report on each artifact that differs (or that it is not installed). */
+static void run_diffoscope(struct repro_report *r)
+{
+    g_autofree char *prog = g_find_program_in_path("diffoscope");
+    if (!prog) {
+        r->diffoscope_missing = true;
+        return;
+    }
+    const struct diffeng_model *m = diffeng_run(r->d);
+    r->diffoscope_text = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
+        const struct reproeng_artifact *a = r->artifacts->pdata[i];
+        if (a->state != RA_DIFFERS)
+            continue;
+        g_autofree char *rel = reproeng_rel(m, a->path);
+        g_autofree char *fa = g_canonicalize_filename(rel, r->build[0]->copy);
+        g_autofree char *fb = g_canonicalize_filename(rel, r->build[1]->copy);
+        const char *argv[] = {prog, "--text", "-", fa, fb, NULL};
+        char *text = NULL;
+        GError *e = NULL;
+        if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                          &text, NULL, NULL, &e)) {
+            text = g_strdup_printf("(diffoscope could not run: %s)\n", e->message);
+            g_error_free(e);
+        }
+        g_hash_table_insert(r->diffoscope_text, g_strdup(a->path), text);
+    }
+}
+
+bool repro_differs(const struct repro_report *r)
+{
+    for (guint i = 0; i < r->artifacts->len; i++)
+        if (((const struct reproeng_artifact *)r->artifacts->pdata[i])->state != RA_IDENTICAL)
+            return true;
+    return false;
+}
+
+/* Compare the two builds and report; the exit status. */
+static int compare(struct repro_state *s)
+{
+    struct repro_report *r = s->rep;
+    for (int i = 0; i < 2; i++) {
+        r->q[i] = query_open("repro", r->build[i]->trace);
+        s->p[i] = r->q[i] ? query_open_prov("repro", r->q[i]) : NULL;
+        if (!s->p[i])
+            return 2;
+    }
+    r->d = diffeng_new(r->q[0], s->p[0], r->q[1], s->p[1]);
+    expect_env(r->d, r->asked);
+    diffeng_run(r->d);
+    variations_made(r);
+    r->artifacts = reproeng_artifacts(r->d, s->rr->cli->globs);
+    collect_causes(r);
+    compare_members(r);
+    for (int i = 0; i < 2; i++)
+        if (qdb_failed(r->q[i])) {
+            query_failed(r->q[i]);
+            return 2;
+        }
+    if (s->rr->cli->bisect && r->causes->len) {
+        bisect(s);
+        if (s->status)
+            return s->status;
+    }
+    if (s->rr->cli->diffoscope)
+        run_diffoscope(r);
+    GString *out = g_string_new(NULL);
+    if (s->rr->cli->json)
+        repro_render_json(out, r);
+    else
+        repro_render_text(out, r);
+    int st = query_emit(NULL, out) ? 2 : repro_differs(r) ? 1 : 0;
+    g_string_free(out, TRUE);
+    if (r->diffoscope_missing)
+        fputs("buildtrail repro: --diffoscope: diffoscope is not installed (apt install "
+              "diffoscope); its reports are left out\n", stderr);
+    return st;
+}
+
+static void report_free(struct repro_state *s)
+{
+    struct repro_report *r = s->rep;
+    if (r->d)
+        diffeng_free(r->d);
+    if (s->base_p)
+        prov_free(s->base_p);
+    if (s->base_q)
+        qdb_close(s->base_q);
+    for (int i = 0; i < 2; i++) {
+        if (s->p[i])
+            prov_free(s->p[i]);
+        if (r->q[i])
+            qdb_close(r->q[i]);
+    }
+    if (r->artifacts)
+        g_ptr_array_unref(r->artifacts);
+    g_array_unref(r->causes);
+    g_hash_table_unref(r->hints);
+    g_ptr_array_unref(r->not_applied);
+    if (r->pins)
+        g_hash_table_unref(r->pins);
+    if (r->diffoscope_text)
+        g_hash_table_unref(r->diffoscope_text);
+    if (r->members)
+        g_hash_table_unref(r->members);
+    if (r->member_errors)
+        g_hash_table_unref(r->member_errors);
+}
+
+static int repro_steps(struct repro_run *rr, int argc, char **cmd)
+{
+    struct reprorun_build b[2] = {{0}, {0}};
+    g_autofree char *command = NULL;
+    GString *c = g_string_new(NULL);
+    for (int i = 0; i < argc; i++)
+        g_string_append_printf(c, "%s%s", i ? " " : "", cmd[i]);
+    command = g_string_free(c, FALSE);
+    struct repro_report rep = {.out = rr->out, .command = command, .build = {&b[0], &b[1]},
+                               .asked = rr->cli->vary,
+                               .not_applied = g_ptr_array_new_with_free_func(g_free),
+                               .causes = g_array_new(FALSE, FALSE, sizeof(size_t)),
+                               .hints = g_hash_table_new(g_direct_hash, g_direct_equal),
+                               .diffoscope = rr->cli->diffoscope};
+    struct repro_state s = {.rr = rr, .rep = &rep};
+    int st = one_build(rr, "control", true, rr->cli->vary, &b[0]);
+    if (!st)
+        st = one_build(rr, "experiment", false, rr->cli->vary, &b[1]);
+    if (!st)
+        st = compare(&s);
+    report_free(&s);
+    reprorun_build_clear(&b[0]);
+    reprorun_build_clear(&b[1]);
+    return st;
+}
+
+int query_repro_main(int argc, char **argv)
+{
+    struct repro_cli cli = {.globs = g_ptr_array_new_with_free_func(g_free),
+                            .run_args = g_ptr_array_new_with_free_func(g_free)};
+    g_autoptr(GPtrArray) globs = cli.globs;
+    g_autoptr(GPtrArray) run_args = cli.run_args;
+    int r = parse(argc, argv, &cli);
+    if (r >= 0)
+        return r;
+    g_autofree char *here = g_get_current_dir();
+    g_autofree char *src = g_canonicalize_filename(here, NULL);
+    g_autofree char *out = NULL;
+    char *err = NULL;
+    if (reprorun_outdir(cli.out, src, &out, &err) < 0) {
+        fprintf(stderr, "buildtrail repro: %s\n", err);
+        g_free(err);
+        return 2;
+    }
+    int e = reprorun_outdir_make(out);
+    if (e < 0) {
+        fprintf(stderr, "buildtrail repro: cannot make %s: %s\n", out, g_strerror(-e));
+        return 2;
+    }
+    fprintf(stderr, "buildtrail repro: the copies, traces and build logs go to %s\n", out);
+    struct repro_run rr = {&cli, src, out, (const char *const *)argv + optind, 0};
+    reprorun_signals_begin();
+    r = repro_steps(&rr, argc - optind, argv + optind);
+    reprorun_signals_end();
+    return r;
+}

@@ -1,0 +1,342 @@
+/* reproeng — what `repro` concludes from two builds (reproeng.h has the contract). */
+#include "reproeng.h"
+
+#include "tracedb.h"
+#include "stmt.h"
+
+#include <string.h>
+
+static const char *const names[RV_COUNT] = {
+    "environment", "build_path", "fileordering", "home",     "kernel",
+    "locales",     "exec_path",  "time",         "timezone", "umask",
+    "user_group",  "domain_host", "num_cpus",    "aslr",
+};
+
+const char *reproeng_variation_name(enum reproeng_variation v)
+{
+    return (unsigned)v < RV_COUNT ? names[v] : NULL;
+}
+
+int reproeng_variation_of(const char *name, size_t len)
+{
+    for (int v = 0; v < RV_COUNT; v++)
+        if (strlen(names[v]) == len && !memcmp(names[v], name, len))
+            return v;
+    return -1;
+}
+
+char *reproeng_vary_list(uint32_t set)
+{
+    GString *s = g_string_new(NULL);
+    for (int v = 0; v < RV_COUNT; v++)
+        if (set & RV_BIT(v))
+            g_string_append_printf(s, "%s%s", s->len ? "," : "", names[v]);
+    return g_string_free(s, FALSE);
+}
+
+const char *const *reproeng_expected_env(enum reproeng_variation v)
+{
+    static const char *const env[] = {"REPROTEST_CAPTURE_ENVIRONMENT", NULL};
+    static const char *const home[] = {"HOME", NULL};
+    static const char *const path[] = {"PATH", NULL};
+    static const char *const tz[] = {"TZ", NULL};
+    static const char *const loc[] = {"LANG", "LC_ALL", "LANGUAGE", NULL};
+    static const char *const user[] = {"USER", "LOGNAME", NULL};
+    static const char *const none[] = {NULL};
+    switch (v) {
+    case RV_ENVIRONMENT: return env;
+    case RV_HOME: return home;
+    case RV_EXEC_PATH: return path;
+    case RV_TIMEZONE: return tz;
+    case RV_LOCALES: return loc;
+    case RV_USER_GROUP: return user;
+    default: return none;
+    }
+}
+
+bool reproeng_env_expected(uint32_t set, const char *name)
+{
+    for (int v = 0; v < RV_COUNT; v++)
+        if (set & RV_BIT(v))
+            for (const char *const *n = reproeng_expected_env(v); *n; n++)
+                if (!strcmp(*n, name))
+                    return true;
+    return false;
+}
+
+void reproeng_facts_init(struct reproeng_facts *f, enum diffeng_kind kind)
+{
+    *f = (struct reproeng_facts){.kind = kind,
+                                 .commands = g_ptr_array_new_with_free_func(g_free),
+                                 .env_names = g_ptr_array_new_with_free_func(g_free)};
+}
+
+void reproeng_facts_clear(struct reproeng_facts *f)
+{
+    g_ptr_array_unref(f->commands);
+    g_ptr_array_unref(f->env_names);
+    *f = (struct reproeng_facts){0};
+}
+
+/* Whether command line `cmd` ("prog arg ...") has the short option letter `c` in one of its
+ * option words (-f, -lf). */
+static bool has_short(const char *cmd, char c)
+{
+    g_auto(GStrv) w = g_strsplit(cmd, " ", -1);
+    for (int i = 1; w[i]; i++)
+        if (w[i][0] == '-' && w[i][1] != '-' && strchr(w[i] + 1, c))
+            return true;
+    return false;
+}
+
+static bool word_is(const char *cmd, const char *const *progs)
+{
+    size_t len = strcspn(cmd, " ");
+    for (; *progs; progs++)
+        if (strlen(*progs) == len && !memcmp(cmd, *progs, len))
+            return true;
+    return false;
+}
+
+/* What one program run in the scope may be sensitive to. */
+static uint32_t command_hints(const char *cmd)
+{
+    static const char *const host[] = {"hostname", "domainname", "dnsdomainname",
+                                       "nisdomainname", "ypdomainname", NULL};
+    static const char *const cpus[] = {"nproc", "getconf", NULL};
+    static const char *const ids[] = {"id", "whoami", "logname", "groups", "users", NULL};
+    static const char *const sorts[] = {"sort", "comm", "join", "uniq", NULL};
+    static const char *const archivers[] = {"tar", "cpio", "ar", "zip", "pax", "mksquashfs",
+                                            "genisoimage", "xorriso", "stat", NULL};
+    uint32_t h = 0;
+    if (word_is(cmd, host))
+        h |= RV_BIT(RV_DOMAIN_HOST);
+    if (word_is(cmd, (const char *const[]){"uname", NULL})) {
+        bool n = has_short(cmd, 'n') || strstr(cmd, "--nodename") || has_short(cmd, 'a');
+        bool r = has_short(cmd, 'r') || has_short(cmd, 'v') || has_short(cmd, 'a') ||
+                 !strchr(cmd, ' ');
+        h |= (n ? RV_BIT(RV_DOMAIN_HOST) : 0) | (r || !n ? RV_BIT(RV_KERNEL) : 0);
+    }
+    if (word_is(cmd, cpus))
+        h |= RV_BIT(RV_NUM_CPUS);
+    if (word_is(cmd, ids))
+        h |= RV_BIT(RV_USER_GROUP);
+    if (word_is(cmd, sorts))
+        h |= RV_BIT(RV_LOCALES);
+    if (word_is(cmd, (const char *const[]){"date", NULL}))
+        h |= RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_LOCALES);
+    if (word_is(cmd, (const char *const[]){"pwd", NULL}))
+        h |= RV_BIT(RV_BUILD_PATH);
+    if (word_is(cmd, archivers) ||
+        (word_is(cmd, (const char *const[]){"ls", NULL}) && has_short(cmd, 'l')))
+        h |= RV_BIT(RV_UMASK) | RV_BIT(RV_USER_GROUP) | RV_BIT(RV_TIME);
+    return h;
+}
+
+static uint32_t env_hints(const char *name)
+{
+    if (!strcmp(name, "LANG") || !strcmp(name, "LANGUAGE") || !strncmp(name, "LC_", 3))
+        return RV_BIT(RV_LOCALES);
+    if (!strcmp(name, "TZ"))
+        return RV_BIT(RV_TIMEZONE);
+    if (!strcmp(name, "HOME"))
+        return RV_BIT(RV_HOME);
+    if (!strcmp(name, "PATH"))
+        return RV_BIT(RV_EXEC_PATH);
+    if (!strcmp(name, "USER") || !strcmp(name, "LOGNAME"))
+        return RV_BIT(RV_USER_GROUP);
+    if (!strcmp(name, "PWD") || !strcmp(name, "OLDPWD"))
+        return RV_BIT(RV_BUILD_PATH);
+    return RV_BIT(RV_ENVIRONMENT);
+}
+
+static bool is_shell_word(const char *cmd)
+{
+    static const char *const shells[] = {"sh", "dash", "bash", "zsh", "ksh", "mksh", NULL};
+    return word_is(cmd, shells);
+}
+
+/* A shell's -c script: each program it names (its builtins too: pwd) and $VARIABLE it reads,
+ * as if each were run: `sh -c 'echo $(hostname) > h'`. */
+static uint32_t script_hints(const char *cmd)
+{
+    const char *c = strstr(cmd, " -c ");
+    if (!is_shell_word(cmd) || !c)
+        return 0;
+    uint32_t h = 0;
+    g_auto(GStrv) words = g_regex_split_simple("[^A-Za-z0-9_$-]+", c + 4, 0, 0);
+    for (int i = 0; words[i]; i++) {
+        const char *w = words[i];
+        if (w[0] == '$') {
+            static const char *const vars[] = {"PWD", "HOME", "LANG", "LC_ALL", "TZ", "USER",
+                                               "LOGNAME", "PATH", NULL};
+            for (int v = 0; vars[v]; v++)
+                if (!strcmp(w + 1, vars[v]))
+                    h |= env_hints(vars[v]);
+        } else if (w[0] && w[0] != '-') {
+            h |= command_hints(w); /* each word alone: its options are not told apart */
+        }
+    }
+    return h;
+}
+
+uint32_t reproeng_hints(const struct reproeng_facts *f)
+{
+    uint32_t h = 0;
+    if (f->kind == DIFFENG_BUILD_PATH || f->kind == DIFFENG_CWD)
+        h |= RV_BIT(RV_BUILD_PATH);
+    if (f->kind == DIFFENG_EXE)
+        h |= RV_BIT(RV_EXEC_PATH);
+    for (guint i = 0; i < f->commands->len; i++)
+        h |= command_hints(f->commands->pdata[i]) | script_hints(f->commands->pdata[i]);
+    for (guint i = 0; i < f->env_names->len; i++)
+        h |= env_hints(f->env_names->pdata[i]);
+    if (f->listed_unsorted)
+        h |= RV_BIT(RV_FILEORDERING);
+    if (f->listed_sorted)
+        h |= RV_BIT(RV_LOCALES);
+    if (f->read_home)
+        h |= RV_BIT(RV_HOME);
+    if (!h && f->kind == DIFFENG_NONDET) /* the clock (read in local time), randomness */
+        h = RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_ASLR);
+    return h;
+}
+
+char *reproeng_rel(const struct diffeng_model *m, const char *path)
+{
+    const char *root = m->root[1];
+    size_t l = strlen(root);
+    if (l > 1 && !strncmp(path, root, l) && path[l] == '/')
+        return g_strdup(path + l + 1);
+    const char *slash = strrchr(root, '/');
+    size_t pl = slash ? (size_t)(slash - root) : 0;
+    if (pl > 0 && !strncmp(path, root, pl) && path[pl] == '/' && !strchr(path + pl + 1, '/'))
+        return g_strdup_printf("..%s", path + pl);
+    return g_strdup(path);
+}
+
+char *reproeng_cause_key(const struct diffeng_model *m, const struct diffeng_cause *c)
+{
+    return reproeng_rel(m, c->path);
+}
+
+static bool matches(const GPtrArray *globs, const struct diffeng_model *m, const char *path)
+{
+    g_autofree char *rel = reproeng_rel(m, path);
+    for (guint i = 0; i < globs->len; i++)
+        if (g_pattern_match_simple(globs->pdata[i], rel) ||
+            g_pattern_match_simple(globs->pdata[i], path))
+            return true;
+    return false;
+}
+
+static gint by_path(gconstpointer a, gconstpointer b)
+{
+    const struct reproeng_artifact *x = *(void *const *)a, *y = *(void *const *)b;
+    return strcmp(x->path, y->path);
+}
+
+static void artifact_free(gpointer p)
+{
+    struct reproeng_artifact *a = p;
+    g_free(a->path);
+    g_free(a);
+}
+
+GPtrArray *reproeng_artifacts(struct diffeng *d, const GPtrArray *globs)
+{
+    const struct diffeng_model *m = diffeng_run(d);
+    const GPtrArray *lists[] = {m->identical, m->differ, m->only_a, m->only_b};
+    GPtrArray *out = g_ptr_array_new_with_free_func(artifact_free);
+    bool delivered = m->artifacts->len > 0;
+    for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            const char *p = lists[l]->pdata[i];
+            if (globs && globs->len ? !matches(globs, m, p)
+                                    : delivered && !diffeng_is_artifact(d, p))
+                continue;
+            struct reproeng_artifact *a = g_new0(struct reproeng_artifact, 1);
+            a->path = g_strdup(p);
+            a->state = (enum reproeng_state)l;
+            g_ptr_array_add(out, a);
+        }
+    g_ptr_array_sort(out, by_path);
+    return out;
+}
+
+/* The keys of `wanted` that are in `got` too. */
+static GHashTable *both(GHashTable *wanted, GHashTable *got)
+{
+    GHashTable *t = g_hash_table_new(g_str_hash, g_str_equal);
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, wanted);
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        if (got && g_hash_table_contains(got, k))
+            g_hash_table_add(t, k);
+    return t;
+}
+
+static void pin(GHashTable *pins, gpointer key, uint32_t set)
+{
+    uint32_t had = GPOINTER_TO_UINT(g_hash_table_lookup(pins, key));
+    g_hash_table_insert(pins, g_strdup(key), GUINT_TO_POINTER(had | set));
+}
+
+/* The lower half of set's bits (by count). */
+static uint32_t lower_half(uint32_t set)
+{
+    unsigned n = (unsigned)__builtin_popcount(set) / 2, seen = 0;
+    uint32_t low = 0;
+    for (int v = 0; v < RV_COUNT && seen < n; v++)
+        if (set & RV_BIT(v)) {
+            low |= RV_BIT(v);
+            seen++;
+        }
+    return low;
+}
+
+static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
+                   GHashTable *pins)
+{
+    if (!g_hash_table_size(wanted))
+        return true;
+    GHashTableIter it;
+    gpointer k;
+    if (__builtin_popcount(set) <= 1) {
+        g_hash_table_iter_init(&it, wanted);
+        while (g_hash_table_iter_next(&it, &k, NULL))
+            pin(pins, k, set);
+        return true;
+    }
+    uint32_t half[2] = {lower_half(set), set & ~lower_half(set)};
+    GHashTable *got[2] = {NULL, NULL};
+    bool ok = true;
+    for (int h = 0; h < 2 && ok; h++) {
+        got[h] = build(half[h], ctx);
+        if (!got[h])
+            ok = false;
+    }
+    for (int h = 0; h < 2 && ok; h++) {
+        GHashTable *w = both(wanted, got[h]);
+        ok = bisect(half[h], w, build, ctx, pins);
+        g_hash_table_unref(w);
+    }
+    if (ok) { /* neither half alone: the two together */
+        g_hash_table_iter_init(&it, wanted);
+        while (g_hash_table_iter_next(&it, &k, NULL))
+            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k))
+                pin(pins, k, set);
+    }
+    for (int h = 0; h < 2; h++)
+        if (got[h])
+            g_hash_table_unref(got[h]);
+    return ok;
+}
+
+bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
+                     GHashTable **pins)
+{
+    *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    return bisect(set, wanted, build, ctx, *pins);
+}

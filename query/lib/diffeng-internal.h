@@ -73,6 +73,14 @@ char *de_map_path(struct diffeng *d, const char *path);
  * the denying process and the first that found it */
 void de_add_denials(struct diffeng *d);
 
+/* diffeng-procs.c: what differs between two processes' command lines (the outermost words
+ * that differ, for people; NULL: none) and environments (NULL: none; `cwd_differs`: the
+ * shell's PWD and OLDPWD then differ by nature), and whether two paths differ in B's terms */
+char *de_argv_difference(struct diffeng *d, const struct qdb_process *a,
+                         const struct qdb_process *b);
+char *de_env_difference(struct diffeng *d, int64_t pa, int64_t pb, bool cwd_differs);
+bool de_differs_mapped(struct diffeng *d, const char *a, const char *b);
+
 /* diffeng-layout.c: whether a path lies under a directory diffeng_expect_path named (the
  * expectations, diffeng_expect_env and _path, are kept there too) */
 bool de_expected_path(const struct diffeng *d, const char *path);

@@ -136,7 +136,7 @@ void debset_add_base(struct debset *s)
     const GPtrArray *pkgs = dpkgdb_packages(s->db);
     for (guint i = 0; i < pkgs->len; i++) {
         const struct dpkg_pkg *k = pkgs->pdata[i];
-        if (k->essential)
+        if (k->essential || k->required)
             g_hash_table_add(s->names, g_strdup(k->name));
     }
     const char *base = dpkgdb_package(s->db, "build-essential")

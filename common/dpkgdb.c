@@ -161,6 +161,9 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
         } else if ((v = field(line, l, "Essential"))) {
             k->essential = !g_ascii_strcasecmp(v, "yes");
             g_free(v);
+        } else if ((v = field(line, l, "Priority"))) {
+            k->required = !g_ascii_strcasecmp(v, "required");
+            g_free(v);
         } else if ((v = field(line, l, "Status"))) {
             installed = g_str_has_prefix(v, "install ") && g_str_has_suffix(v, " installed");
             g_free(v);

@@ -6,7 +6,8 @@
  *     name, architecture, version, source package and version (the Source field, "name" or
  *     "name (version)"; the package itself when absent), the virtual package names it
  *     Provides and the package names it Depends or Pre-Depends on (every alternative;
- *     continuation lines folded; and the two fields as written), whether it is Essential.  It takes any bytes and never fails.
+ *     continuation lines folded; and the two fields as written), whether it is Essential and
+ *     whether its Priority is required.  It takes any bytes and never fails.
  *     Fuzzed (tests/fuzz/fuzz-dpkgstatus.c).
  *   - dpkgdb_load() reads ADMINDIR/status and ADMINDIR/info/PKG[:ARCH].list; returns 0 or a
  *     negative errno (the status file is unreadable).  dpkgdb_owner() answers for a path,
@@ -27,6 +28,7 @@ struct dpkg_pkg {
     char **depends;  /* Depends and Pre-Depends: NULL-terminated, never NULL */
     char *depends_field; /* Depends and Pre-Depends as written, joined with ", " ("" none) */
     bool essential;      /* "Essential: yes" */
+    bool required;       /* "Priority: required" */
 };
 
 struct dpkgdb;

@@ -23,6 +23,8 @@ static const char status[] =
     "Package: zlib1g-dev\n" INSTALLED "Depends: zlib1g\n\n"
     "Package: zlib1g\n" INSTALLED "\n"
     "Package: libssl-dev\n" INSTALLED "\n"
+    "Package: mawk\n" INSTALLED "Priority: required\nDepends: libreadline8\n\n"
+    "Package: libreadline8\n" INSTALLED "Priority: optional\n\n"
     "Package: gone\nStatus: deinstall ok config-files\nVersion: 1\n";
 
 static struct dpkgdb *fake_db(char **dir)
@@ -62,6 +64,8 @@ static void test_dpkgdb_fields(void)
     struct dpkgdb *db = fake_db(&dir);
     g_assert_true(dpkgdb_package(db, "dpkg")->essential);
     g_assert_false(dpkgdb_package(db, "libc6")->essential);
+    g_assert_true(dpkgdb_package(db, "mawk")->required);
+    g_assert_false(dpkgdb_package(db, "libreadline8")->required);
     g_assert_cmpstr(dpkgdb_package(db, "debhelper")->depends_field, ==, "perl:any,  man-db");
     g_assert_cmpstr(dpkgdb_package(db, "gcc")->depends_field, ==, "");
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
@@ -84,10 +88,11 @@ static void test_base_and_closure(void)
     struct debset *s = debset_new(db);
     debset_add_base(s);
     debset_close(s);
-    /* Essential dpkg and what it pre-depends on, transitively; build-essential and its
-     * members; libc-dev through its provider (libc6-dev is not installed). */
-    const char *in[] = {"dpkg", "libc6", "libgcc-s1", "build-essential", "gcc", "make",
-                        "musl-dev"};
+    /* Essential dpkg and what it pre-depends on, transitively; mawk (Priority: required, as
+     * in every debootstrap chroot) and its Depends; build-essential and its members; libc-dev
+     * through its provider (libc6-dev is not installed). */
+    const char *in[] = {"dpkg", "libc6", "libgcc-s1", "mawk", "libreadline8", "build-essential",
+                        "gcc", "make", "musl-dev"};
     for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
         g_assert_true(debset_has(s, in[i]));
     g_assert_false(debset_has(s, "zlib1g-dev"));

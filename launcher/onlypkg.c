@@ -71,7 +71,8 @@ static void add_path(const char *path, void *data)
 }
 
 /* Every installed package's files into a new pkggate, judged by `set`.  NULL after one line. */
-static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set)
+static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set,
+                                 const char *workspace)
 {
     struct pkggate *g = pkggate_new();
     const GPtrArray *pkgs = dpkgdb_packages(db);
@@ -87,11 +88,13 @@ static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set)
             return NULL;
         }
     }
+    pkggate_spare(g, workspace);
     pkggate_seal(g);
     return g;
 }
 
-int onlypkg_load(const char *spec, const char *admindir, struct pkggate **out)
+int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
+                 struct pkggate **out)
 {
     if (!admindir)
         admindir = "/var/lib/dpkg";
@@ -119,7 +122,7 @@ int onlypkg_load(const char *spec, const char *admindir, struct pkggate **out)
     } else {
         debset_add_base(set);
         debset_close(set);
-        g = gate_from(db, set);
+        g = gate_from(db, set, workspace);
     }
     debset_free(set);
     dpkgdb_free(db);

@@ -9,10 +9,12 @@
  * closed over Depends and Pre-Depends — what sbuild's minimal chroot would hold.
  * onlypkg_load(): 0 and a sealed pkggate, or -1 after one line on stderr naming what is wrong
  * and the fix (a file that cannot be read or declares no Build-Depends, a package that is not
- * installed, no dpkg database).  `admindir`: dpkg's (NULL: /var/lib/dpkg).
+ * installed, no dpkg database).  `admindir`: dpkg's (NULL: /var/lib/dpkg).  Nothing in the
+ * build's `workspace`, nor a directory on the way to it, is hidden (pkggate_spare).
  */
 #pragma once
 
 struct pkggate;
 
-int onlypkg_load(const char *spec, const char *admindir, struct pkggate **out);
+int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
+                 struct pkggate **out);

@@ -472,7 +472,8 @@ static int run_plan(struct run *r)
         return -1;
     }
     if ((r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) ||
-        (r->o.only_packages && onlypkg_load(r->o.only_packages, NULL, &r->pkggate) < 0)) {
+        (r->o.only_packages &&
+         onlypkg_load(r->o.only_packages, NULL, r->cwd, &r->pkggate) < 0)) {
         r->status = 2;
         return -1;
     }

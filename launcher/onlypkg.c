@@ -18,8 +18,15 @@
  * NULL after one line on stderr. */
 static char *relations_of(const char *spec)
 {
-    if (spec[0] != '@')
+    if (spec[0] != '@') {
+        if (spec[strspn(spec, ", \t\n\r")] == '\0') {
+            /* An empty list ("$PKGS" unset) would allow the base set alone, silently. */
+            fputs("buildtrail run: --only-packages names no package; give the packages the "
+                  "build may use (--only-packages a,b) or @debian/control\n", stderr);
+            return NULL;
+        }
         return g_strdup(spec);
+    }
     g_autoptr(GString) esc = g_string_new(NULL);
     text_escape(esc, spec + 1, strlen(spec + 1));
     g_autoptr(GString) text = g_string_new(NULL);

@@ -12,6 +12,7 @@ struct dpkgdb {
     GPtrArray *pkgs;     /* struct dpkg_pkg* (owned) */
     GHashTable *by_name; /* "name" and "name:arch" -> struct dpkg_pkg* */
     GHashTable *owner;   /* path -> struct dpkg_pkg* */
+    GHashTable *diverted; /* FROM -> GStrv {TO, diverting package or ":"}; NULL: none read */
     char *admindir;
 };
 
@@ -190,6 +191,30 @@ struct dpkgdb *dpkgdb_from_status(const char *text, size_t len)
     return db;
 }
 
+/* ADMINDIR/diversions, three lines per diversion (none when it cannot be read). */
+static void read_diversions(struct dpkgdb *db)
+{
+    g_autofree char *path = g_build_filename(db->admindir, "diversions", NULL);
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return;
+    db->diverted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify)g_strfreev);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i] && lines[i + 1] && lines[i + 2]; i += 3) {
+        char **v = g_new0(char *, 3);
+        v[0] = g_strdup(lines[i + 1]);
+        v[1] = g_strdup(lines[i + 2]);
+        g_hash_table_replace(db->diverted, g_strdup(lines[i]), v);
+    }
+}
+
+const char *dpkgdb_diverted(struct dpkgdb *db, const char *path, const char *package)
+{
+    char **v = db->diverted ? g_hash_table_lookup(db->diverted, path) : NULL;
+    return v && strcmp(v[1], package) ? v[0] : NULL;
+}
+
 int dpkgdb_load(const char *admindir, struct dpkgdb **out)
 {
     g_autofree char *status = g_build_filename(admindir, "status", NULL);
@@ -221,6 +246,7 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
     }
     if (dir)
         g_dir_close(dir);
+    read_diversions(db);
     *out = db;
     return 0;
 }
@@ -289,6 +315,8 @@ void dpkgdb_free(struct dpkgdb *db)
     if (!db)
         return;
     g_hash_table_destroy(db->owner);
+    if (db->diverted)
+        g_hash_table_destroy(db->diverted);
     g_hash_table_destroy(db->by_name);
     g_ptr_array_free(db->pkgs, TRUE);
     g_free(db->admindir);

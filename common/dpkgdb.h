@@ -14,6 +14,10 @@
  *     merged-/usr aware (/lib/x and /usr/lib/x are the same file on Debian 12).
  *     dpkgdb_each_listed() reads one package's list again (for `run --only-packages`, which
  *     needs every owner of a path, not the first).
+ *   - dpkgdb_diverted() reads ADMINDIR/diversions (dpkg-divert's: FROM, TO, the diverting
+ *     package or ":" for a local diversion, a line each): where the file package `package`
+ *     lists as `path` really is — TO when `path` is diverted and `package` is not the one that
+ *     diverted it, else NULL (the file is at `path`).
  *   - Single-threaded; no logging.  Free with dpkgdb_free().
  */
 #pragma once
@@ -51,6 +55,7 @@ const GPtrArray *dpkgdb_packages(struct dpkgdb *db);
  * with no list names nothing: 0). */
 int dpkgdb_each_listed(struct dpkgdb *db, const struct dpkg_pkg *k,
                        void (*fn)(const char *path, void *data), void *data);
+const char *dpkgdb_diverted(struct dpkgdb *db, const char *path, const char *package);
 /* dpkg's own architecture (the installed dpkg package's), or NULL. */
 const char *dpkgdb_native_arch(struct dpkgdb *db);
 void dpkgdb_free(struct dpkgdb *db);

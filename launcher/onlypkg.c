@@ -65,12 +65,19 @@ static char **active_profiles(void)
 
 struct listing {
     struct pkggate *g;
+    struct dpkgdb *db;
+    const char *lister;  /* the package whose list it is */
     const char *package; /* NULL: an allowed package's */
 };
 
 static void add_path(const char *path, void *data)
 {
     const struct listing *l = data;
+    /* A diverted file of this package's lies where dpkg-divert moved it: what is at `path`
+     * is the diverting package's (libpq-dev's pg_config and postgresql-common's wrapper). */
+    const char *moved = dpkgdb_diverted(l->db, path, l->lister);
+    if (moved)
+        path = moved;
     if (l->package)
         pkggate_add_denied(l->g, path, l->package);
     else
@@ -85,7 +92,7 @@ static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set,
     const GPtrArray *pkgs = dpkgdb_packages(db);
     for (guint i = 0; i < pkgs->len; i++) {
         const struct dpkg_pkg *k = pkgs->pdata[i];
-        struct listing l = {g, debset_has(set, k->name) ? NULL : k->name};
+        struct listing l = {g, db, k->name, debset_has(set, k->name) ? NULL : k->name};
         int r = dpkgdb_each_listed(db, k, add_path, &l);
         if (r < 0) {
             fprintf(stderr, "buildtrail run: --only-packages: cannot read the file list of %s:%s "

@@ -36,6 +36,10 @@ static struct dpkgdb *fake_db(char **dir)
     g_assert_true(g_file_set_contents(st, status, -1, NULL));
     g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
     g_assert_true(g_file_set_contents(l, "/.\n/usr\n/usr/include/zlib.h\n", -1, NULL));
+    g_autofree char *dv = g_build_filename(*dir, "diversions", NULL);
+    g_assert_true(g_file_set_contents(dv, "/usr/bin/pg_config\n/usr/bin/pg_config.libpq-dev\n"
+                                          "postgresql-common\n/etc/x\n/etc/x.local\n:\n",
+                                      -1, NULL));
     struct dpkgdb *db = NULL;
     g_assert_cmpint(dpkgdb_load(*dir, &db), ==, 0);
     return db;
@@ -46,6 +50,8 @@ static void remove_db(char *dir)
     g_autofree char *info = g_build_filename(dir, "info", NULL);
     g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
     g_autofree char *st = g_build_filename(dir, "status", NULL);
+    g_autofree char *dv = g_build_filename(dir, "diversions", NULL);
+    g_unlink(dv);
     g_unlink(l);
     g_rmdir(info);
     g_unlink(st);
@@ -68,6 +74,12 @@ static void test_dpkgdb_fields(void)
     g_assert_false(dpkgdb_package(db, "libreadline8")->required);
     g_assert_cmpstr(dpkgdb_package(db, "debhelper")->depends_field, ==, "perl:any,  man-db");
     g_assert_cmpstr(dpkgdb_package(db, "gcc")->depends_field, ==, "");
+    /* Diversions: another package's file moved aside; the diverter's own stays. */
+    g_assert_cmpstr(dpkgdb_diverted(db, "/usr/bin/pg_config", "libpq-dev"), ==,
+                    "/usr/bin/pg_config.libpq-dev");
+    g_assert_null(dpkgdb_diverted(db, "/usr/bin/pg_config", "postgresql-common"));
+    g_assert_cmpstr(dpkgdb_diverted(db, "/etc/x", "any"), ==, "/etc/x.local");
+    g_assert_null(dpkgdb_diverted(db, "/usr/bin/other", "libpq-dev"));
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
     g_assert_cmpint(dpkgdb_each_listed(db, dpkgdb_package(db, "zlib1g-dev"), collect, paths), ==, 0);
     g_assert_cmpuint(paths->len, ==, 3);

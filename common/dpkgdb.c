@@ -166,7 +166,9 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
             k->required = !g_ascii_strcasecmp(v, "required");
             g_free(v);
         } else if ((v = field(line, l, "Status"))) {
-            installed = g_str_has_prefix(v, "install ") && g_str_has_suffix(v, " installed");
+            /* "WANT FLAG STATE": installed whatever is wanted of it (install, hold,
+             * deinstall: still there until it is removed). */
+            installed = g_str_has_suffix(v, " installed");
             g_free(v);
         }
     }

@@ -167,8 +167,11 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
             g_free(v);
         } else if ((v = field(line, l, "Status"))) {
             /* "WANT FLAG STATE": installed whatever is wanted of it (install, hold,
-             * deinstall: still there until it is removed). */
-            installed = g_str_has_suffix(v, " installed");
+             * deinstall: still there until it is removed); a package whose triggers are
+             * pending or awaited is configured, as dpkg counts it for Depends. */
+            installed = g_str_has_suffix(v, " installed") ||
+                        g_str_has_suffix(v, " triggers-pending") ||
+                        g_str_has_suffix(v, " triggers-awaited");
             g_free(v);
         }
     }

@@ -3,7 +3,7 @@
  * Contract
  *   - dpkg_parse_status() parses the text of /var/lib/dpkg/status (RFC 822-style stanzas) and
  *     appends a struct dpkg_pkg* for every installed package ("Status: install ok installed",
- *     "hold ok installed" — the state, not what is wanted):
+ *     "hold ok installed" — the state, not what is wanted; triggers-pending and -awaited count):
  *     name, architecture, version, source package and version (the Source field, "name" or
  *     "name (version)"; the package itself when absent), the virtual package names it
  *     Provides and the package names it Depends or Pre-Depends on (every alternative;

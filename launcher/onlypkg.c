@@ -131,8 +131,13 @@ int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
     if (r < 0) {
         g_autoptr(GString) esc = g_string_new(NULL);
         text_escape(esc, missing, strlen(missing));
-        fprintf(stderr, "buildtrail run: --only-packages: %s is not installed; install it "
-                        "(apt-get install), or leave it out\n", esc->str);
+        if (spec[0] != '@' && strchr(missing, '/') && g_file_test(missing, G_FILE_TEST_EXISTS))
+            /* A package name has no '/': a control file given without its '@'. */
+            fprintf(stderr, "buildtrail run: --only-packages: %s is a file, not a package; "
+                            "give @%s to read its Build-Depends\n", esc->str, esc->str);
+        else
+            fprintf(stderr, "buildtrail run: --only-packages: %s is not installed; install it "
+                            "(apt-get install), or leave it out\n", esc->str);
     } else {
         debset_add_base(set);
         debset_close(set);

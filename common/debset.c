@@ -80,6 +80,8 @@ static char *clause_text(const struct debdep_clause *c, const char *arch,
         if (arch && !debdeps_applies(alt, arch, profiles))
             continue;
         g_string_append_printf(t, "%s%s", t->len ? " | " : "", alt->name);
+        if (alt->op)
+            g_string_append_printf(t, " (%s %s)", alt->op, alt->version);
     }
     return g_string_free(t, FALSE);
 }
@@ -101,6 +103,13 @@ static int add_clauses(struct debset *s, const char *text, const char *arch,
                 continue;
             applies = true;
             got = satisfier(s, alt->name);
+            /* The relations given: the version too, when the package itself is the answer
+             * (a provider's version is not the virtual package's). */
+            const struct dpkg_pkg *k = got && strict && alt->op ? dpkgdb_package(s->db, got)
+                                                                : NULL;
+            if (k && !strcmp(k->name, alt->name) &&
+                !debdeps_version_satisfies(k->version, alt->op, alt->version))
+                got = NULL;
         }
         if (got)
             g_hash_table_add(s->names, g_strdup(got));

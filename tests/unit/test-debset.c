@@ -142,6 +142,17 @@ static void test_relations(void)
     g_assert_cmpstr(missing, ==, "libfoo-dev | gone");
     g_free(missing);
     missing = NULL;
+    /* Versions: zlib1g-dev is at 1, so ">= 2" is not met, unless an alternative is; the
+     * closure (Depends of installed packages) is not checked. */
+    missing = NULL;
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev (>= 2)", "amd64", NULL, &missing), ==,
+                    -ENOENT);
+    g_assert_cmpstr(missing, ==, "zlib1g-dev (>= 2)");
+    g_free(missing);
+    missing = NULL;
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev (>= 1~), make (<< 1.0-1) | gcc (= 1)",
+                                         "amd64", NULL, &missing), ==, 0);
+    g_assert_null(missing);
     /* A list of names, by commas or white space. */
     g_assert_cmpint(debset_add_relations(s, "libssl-dev  make,gcc", "amd64", NULL, &missing),
                     ==, 0);

@@ -80,6 +80,8 @@ static char *clause_text(const struct debdep_clause *c, const char *arch,
         if (arch && !debdeps_applies(alt, arch, profiles))
             continue;
         g_string_append_printf(t, "%s%s", t->len ? " | " : "", alt->name);
+        if (alt->archqual)
+            g_string_append_printf(t, ":%s", alt->archqual);
         if (alt->op)
             g_string_append_printf(t, " (%s %s)", alt->op, alt->version);
     }
@@ -110,6 +112,13 @@ static int add_clauses(struct debset *s, const char *text, const char *arch,
             if (k && !strcmp(k->name, alt->name) &&
                 !debdeps_version_satisfies(k->version, alt->op, alt->version))
                 got = NULL;
+            /* "libc6:i386": that architecture's package ("any" and "native" take any). */
+            if (got && strict && alt->archqual && strcmp(alt->archqual, "any") &&
+                strcmp(alt->archqual, "native") && !strcmp(got, alt->name)) {
+                g_autofree char *q = g_strdup_printf("%s:%s", alt->name, alt->archqual);
+                if (!dpkgdb_package(s->db, q))
+                    got = NULL;
+            }
         }
         if (got)
             g_hash_table_add(s->names, g_strdup(got));

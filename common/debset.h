@@ -11,7 +11,8 @@
  *     clause none of whose alternatives applies adds nothing.  A clause with alternatives that
  *     apply but none installed: -ENOENT and *missing (g_free) the clause as "a (>= 1) | b".
  *     An alternative's version is checked against the installed package's (not a
- *     provider's): one installed at a version it excludes is not installed for it.
+ *     provider's): one installed at a version it excludes is not installed for it; so is
+ *     one not installed for the architecture a qualifier names ("libc6:i386").
  *   - debset_add_base() adds what every build gets: the Essential packages and those of
  *     Priority required (debootstrap puts both in every chroot, its buildd variant too),
  *     build-essential (or, when it is not installed, what it names: libc6-dev, gcc, g++,

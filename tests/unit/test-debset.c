@@ -153,6 +153,14 @@ static void test_relations(void)
     g_assert_cmpint(debset_add_relations(s, "zlib1g-dev (>= 1~), make (<< 1.0-1) | gcc (= 1)",
                                          "amd64", NULL, &missing), ==, 0);
     g_assert_null(missing);
+    /* An architecture qualifier: zlib1g-dev is amd64's only. */
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev:amd64, make:any, gcc:native", "amd64",
+                                         NULL, &missing), ==, 0);
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev:i386", "amd64", NULL, &missing), ==,
+                    -ENOENT);
+    g_assert_cmpstr(missing, ==, "zlib1g-dev:i386");
+    g_free(missing);
+    missing = NULL;
     /* A list of names, by commas or white space. */
     g_assert_cmpint(debset_add_relations(s, "libssl-dev  make,gcc", "amd64", NULL, &missing),
                     ==, 0);

@@ -11,7 +11,8 @@
 struct dpkgdb {
     GPtrArray *pkgs;     /* struct dpkg_pkg* (owned) */
     GHashTable *by_name; /* "name" and "name:arch" -> struct dpkg_pkg* */
-    GHashTable *owner;   /* path -> struct dpkg_pkg* */
+    GHashTable *owner;   /* path -> struct dpkg_pkg*, filled on the first dpkgdb_owner() */
+    bool owners_loaded;
     GHashTable *diverted; /* FROM -> GStrv {TO, diverting package or ":"}; NULL: none read */
     char *admindir;
 };
@@ -229,7 +230,19 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
         return -ENOENT;
     struct dpkgdb *db = dpkgdb_from_status(text, len);
     db->admindir = g_strdup(admindir);
-    g_autofree char *info = g_build_filename(admindir, "info", NULL);
+    read_diversions(db);
+    *out = db;
+    return 0;
+}
+
+/* Every installed package's file list into db->owner (the first lister of a path owns it),
+ * on the first question: `run --only-packages` reads the lists itself and never asks. */
+static void load_owners(struct dpkgdb *db)
+{
+    if (db->owners_loaded || !db->admindir)
+        return;
+    db->owners_loaded = true;
+    g_autofree char *info = g_build_filename(db->admindir, "info", NULL);
     GDir *dir = g_dir_open(info, 0, NULL);
     const char *name;
     while (dir && (name = g_dir_read_name(dir))) {
@@ -251,13 +264,11 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
     }
     if (dir)
         g_dir_close(dir);
-    read_diversions(db);
-    *out = db;
-    return 0;
 }
 
 const struct dpkg_pkg *dpkgdb_owner(struct dpkgdb *db, const char *path)
 {
+    load_owners(db);
     const struct dpkg_pkg *k = g_hash_table_lookup(db->owner, path);
     if (k)
         return k;

@@ -10,7 +10,8 @@
  *     continuation lines folded; and the two fields as written), whether it is Essential and
  *     whether its Priority is required.  It takes any bytes and never fails.
  *     Fuzzed (tests/fuzz/fuzz-dpkgstatus.c).
- *   - dpkgdb_load() reads ADMINDIR/status and ADMINDIR/info/PKG[:ARCH].list; returns 0 or a
+ *   - dpkgdb_load() reads ADMINDIR/status (and ADMINDIR/info/PKG[:ARCH].list when
+ *     dpkgdb_owner() is first called); returns 0 or a
  *     negative errno (the status file is unreadable).  dpkgdb_owner() answers for a path,
  *     merged-/usr aware (/lib/x and /usr/lib/x are the same file on Debian 12).
  *     dpkgdb_each_listed() reads one package's list again (for `run --only-packages`, which

@@ -8,6 +8,7 @@ struct pkggate {
     GHashTable *hidden;   /* path (owned) -> package name (interned in `names`) */
     GHashTable *allowed;  /* path (owned); NULL once sealed */
     GHashTable *names;    /* package names (owned) */
+    char *spared;         /* pkggate_spare's directory, /usr form, or NULL */
 };
 
 struct pkggate *pkggate_new(void)
@@ -27,6 +28,7 @@ void pkggate_free(struct pkggate *g)
     if (g->allowed)
         g_hash_table_destroy(g->allowed);
     g_hash_table_destroy(g->names);
+    g_free(g->spared);
     g_free(g);
 }
 
@@ -67,6 +69,19 @@ void pkggate_add_allowed(struct pkggate *g, const char *path)
     g_hash_table_add(g->allowed, usr_form(path));
 }
 
+void pkggate_spare(struct pkggate *g, const char *dir)
+{
+    g_free(g->spared);
+    g->spared = usr_form(dir);
+    /* The directory and each one above it. */
+    g_autofree char *p = g_strdup(g->spared);
+    for (char *slash; *p; *slash = '\0') {
+        g_hash_table_remove(g->hidden, p);
+        if (!(slash = strrchr(p, '/')))
+            break;
+    }
+}
+
 void pkggate_seal(struct pkggate *g)
 {
     GHashTableIter it;
@@ -86,5 +101,10 @@ size_t pkggate_n_hidden(const struct pkggate *g)
 const char *pkggate_judge(const struct pkggate *g, const char *path)
 {
     g_autofree char *p = usr_form(path);
+    if (g->spared) {
+        size_t n = strlen(g->spared);
+        if (!strncmp(p, g->spared, n) && (p[n] == '/' || (n == 1 && p[0] == '/')))
+            return NULL;
+    }
     return g_hash_table_lookup(g->hidden, p);
 }

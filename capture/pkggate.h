@@ -22,6 +22,11 @@ void pkggate_free(struct pkggate *g);
 void pkggate_add_denied(struct pkggate *g, const char *path, const char *package);
 void pkggate_add_allowed(struct pkggate *g, const char *path);
 
+/* Never hide directory `dir` (absolute: the build's workspace), what lies under it, nor the
+ * directories on the way to it, whatever package lists them: a project built in
+ * /usr/src/foo, foo's own files. */
+void pkggate_spare(struct pkggate *g, const char *dir);
+
 /* Done adding: drops what an allowed package lists too; from now on read-only. */
 void pkggate_seal(struct pkggate *g);
 

@@ -285,3 +285,98 @@ char **debdeps_options_as_profiles(const char *deb_build_options)
     g_ptr_array_add(out, NULL);
     return (char **)g_ptr_array_free(out, FALSE);
 }
+
+/* A character's weight in dpkg's ordering of the non-digit parts: '~' lowest, then the end,
+ * then letters, then everything else. */
+static int order(int c)
+{
+    if (g_ascii_isdigit(c))
+        return 0;
+    if (g_ascii_isalpha(c))
+        return c;
+    if (c == '~')
+        return -1;
+    return c ? c + 256 : 0;
+}
+
+/* dpkg's comparison of an upstream version or a revision: alternating non-digit and digit
+ * runs between a and ae, b and be. */
+static int part_cmp(const char *a, const char *ae, const char *b, const char *be)
+{
+    while (a < ae || b < be) {
+        int first = 0;
+        while ((a < ae && !g_ascii_isdigit(*a)) || (b < be && !g_ascii_isdigit(*b))) {
+            int ac = a < ae ? order((unsigned char)*a) : 0;
+            int bc = b < be ? order((unsigned char)*b) : 0;
+            if (ac != bc)
+                return ac - bc;
+            a += a < ae;
+            b += b < be;
+        }
+        while (a < ae && *a == '0')
+            a++;
+        while (b < be && *b == '0')
+            b++;
+        while (a < ae && b < be && g_ascii_isdigit(*a) && g_ascii_isdigit(*b)) {
+            if (!first)
+                first = *a - *b;
+            a++;
+            b++;
+        }
+        if (a < ae && g_ascii_isdigit(*a))
+            return 1;
+        if (b < be && g_ascii_isdigit(*b))
+            return -1;
+        if (first)
+            return first;
+    }
+    return 0;
+}
+
+/* A version's epoch (0 when none) and where its upstream part and revision lie. */
+static unsigned long split_version(const char *v, const char **up, const char **up_end,
+                                   const char **rev, const char **rev_end)
+{
+    unsigned long epoch = 0;
+    const char *colon = strchr(v, ':');
+    if (colon) {
+        for (const char *d = v; d < colon && g_ascii_isdigit(*d) && epoch < 1000000; d++)
+            epoch = epoch * 10 + (unsigned long)(*d - '0');
+        v = colon + 1;
+    }
+    const char *end = v + strlen(v), *dash = strrchr(v, '-');
+    *up = v;
+    *up_end = dash ? dash : end;
+    *rev = dash ? dash + 1 : end;
+    *rev_end = end;
+    return epoch;
+}
+
+int debdeps_version_cmp(const char *a, const char *b)
+{
+    const char *au, *aue, *ar, *are, *bu, *bue, *br, *bre;
+    unsigned long ae = split_version(a, &au, &aue, &ar, &are);
+    unsigned long be = split_version(b, &bu, &bue, &br, &bre);
+    if (ae != be)
+        return ae < be ? -1 : 1;
+    int r = part_cmp(au, aue, bu, bue);
+    if (!r)
+        r = part_cmp(ar, are, br, bre);
+    return r < 0 ? -1 : r > 0;
+}
+
+bool debdeps_version_satisfies(const char *version, const char *op, const char *want)
+{
+    int c = debdeps_version_cmp(version, want);
+    if (!strcmp(op, "<<"))
+        return c < 0;
+    if (!strcmp(op, "<=") || !strcmp(op, "<"))
+        return c <= 0;
+    if (!strcmp(op, "="))
+        return c == 0;
+    if (!strcmp(op, ">=") || !strcmp(op, ">"))
+        return c >= 0;
+    if (!strcmp(op, ">>"))
+        return c > 0;
+    return true;
+}

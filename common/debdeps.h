@@ -20,6 +20,10 @@
  *     profile names ("nocheck parallel=2 nodoc" -> nocheck, nodoc), each once.
  *   - debdeps_arch_matches() is the architecture-wildcard test alone ("linux-any" vs
  *     "amd64").  Architectures without '-' are Linux ones; armel and armhf are CPU "arm".
+ *   - debdeps_version_cmp() orders two Debian versions ([EPOCH:]UPSTREAM[-REVISION], '~'
+ *     before anything, even the end; deb-version(7)) as strcmp does; any bytes, never fails.
+ *     debdeps_version_satisfies() says whether VERSION meets a relation's "OP WANT" (<<, <=,
+ *     =, >=, >>, and the obsolete < and > as <= and >=); an unknown OP is met.
  *   - Pure functions, no logging, no global state.
  */
 #pragma once
@@ -50,3 +54,5 @@ bool debdeps_applies(const struct debdep_alt *alt, const char *arch,
 /* The words of a DEB_BUILD_OPTIONS value that name a build profile too (nocheck, nodoc:
  * Debian policy 4.9.1 has the option and the profile go together), NULL-terminated (g_strfreev). */
 char **debdeps_options_as_profiles(const char *deb_build_options);
+int debdeps_version_cmp(const char *a, const char *b);
+bool debdeps_version_satisfies(const char *version, const char *op, const char *want);

@@ -80,6 +80,10 @@ static char *clause_text(const struct debdep_clause *c, const char *arch,
         if (arch && !debdeps_applies(alt, arch, profiles))
             continue;
         g_string_append_printf(t, "%s%s", t->len ? " | " : "", alt->name);
+        if (alt->archqual)
+            g_string_append_printf(t, ":%s", alt->archqual);
+        if (alt->op)
+            g_string_append_printf(t, " (%s %s)", alt->op, alt->version);
     }
     return g_string_free(t, FALSE);
 }
@@ -101,6 +105,20 @@ static int add_clauses(struct debset *s, const char *text, const char *arch,
                 continue;
             applies = true;
             got = satisfier(s, alt->name);
+            /* The relations given: the version too, when the package itself is the answer
+             * (a provider's version is not the virtual package's). */
+            const struct dpkg_pkg *k = got && strict && alt->op ? dpkgdb_package(s->db, got)
+                                                                : NULL;
+            if (k && !strcmp(k->name, alt->name) &&
+                !debdeps_version_satisfies(k->version, alt->op, alt->version))
+                got = NULL;
+            /* "libc6:i386": that architecture's package ("any" and "native" take any). */
+            if (got && strict && alt->archqual && strcmp(alt->archqual, "any") &&
+                strcmp(alt->archqual, "native") && !strcmp(got, alt->name)) {
+                g_autofree char *q = g_strdup_printf("%s:%s", alt->name, alt->archqual);
+                if (!dpkgdb_package(s->db, q))
+                    got = NULL;
+            }
         }
         if (got)
             g_hash_table_add(s->names, g_strdup(got));
@@ -136,7 +154,7 @@ void debset_add_base(struct debset *s)
     const GPtrArray *pkgs = dpkgdb_packages(s->db);
     for (guint i = 0; i < pkgs->len; i++) {
         const struct dpkg_pkg *k = pkgs->pdata[i];
-        if (k->essential)
+        if (k->essential || k->required)
             g_hash_table_add(s->names, g_strdup(k->name));
     }
     const char *base = dpkgdb_package(s->db, "build-essential")

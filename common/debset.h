@@ -9,10 +9,14 @@
  *     PROFILES (debdeps_applies) and is installed: the package of that name, else the
  *     installed packages that Provide it (the first by name when none is in the set yet).  A
  *     clause none of whose alternatives applies adds nothing.  A clause with alternatives that
- *     apply but none installed: -ENOENT and *missing (g_free) the clause as "a | b".  Versions
- *     are not checked (what is installed is what the build gets).
- *   - debset_add_base() adds what every build gets: the Essential packages, build-essential
- *     (or, when it is not installed, what it names: libc6-dev, gcc, g++, make, dpkg-dev) and
+ *     apply but none installed: -ENOENT and *missing (g_free) the clause as "a (>= 1) | b".
+ *     An alternative's version is checked against the installed package's (not a
+ *     provider's): one installed at a version it excludes is not installed for it; so is
+ *     one not installed for the architecture a qualifier names ("libc6:i386").
+ *   - debset_add_base() adds what every build gets: the Essential packages and those of
+ *     Priority required (debootstrap puts both in every chroot, its buildd variant too),
+ *     build-essential (or, when it is not installed, what it names: libc6-dev, gcc, g++,
+ *     make, dpkg-dev) and
  *     fakeroot and apt (debootstrap's buildd variant, which sbuild's chroots are made with,
  *     holds apt; sbuild installs fakeroot), each where installed.
  *   - debset_close() adds the Depends/Pre-Depends closure of the set, alternatives resolved as

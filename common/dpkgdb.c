@@ -11,7 +11,9 @@
 struct dpkgdb {
     GPtrArray *pkgs;     /* struct dpkg_pkg* (owned) */
     GHashTable *by_name; /* "name" and "name:arch" -> struct dpkg_pkg* */
-    GHashTable *owner;   /* path -> struct dpkg_pkg* */
+    GHashTable *owner;   /* path -> struct dpkg_pkg*, filled on the first dpkgdb_owner() */
+    bool owners_loaded;
+    GHashTable *diverted; /* FROM -> GStrv {TO, diverting package or ":"}; NULL: none read */
     char *admindir;
 };
 
@@ -161,8 +163,16 @@ void dpkg_parse_status(const char *text, size_t len, GPtrArray *pkgs)
         } else if ((v = field(line, l, "Essential"))) {
             k->essential = !g_ascii_strcasecmp(v, "yes");
             g_free(v);
+        } else if ((v = field(line, l, "Priority"))) {
+            k->required = !g_ascii_strcasecmp(v, "required");
+            g_free(v);
         } else if ((v = field(line, l, "Status"))) {
-            installed = g_str_has_prefix(v, "install ") && g_str_has_suffix(v, " installed");
+            /* "WANT FLAG STATE": installed whatever is wanted of it (install, hold,
+             * deinstall: still there until it is removed); a package whose triggers are
+             * pending or awaited is configured, as dpkg counts it for Depends. */
+            installed = g_str_has_suffix(v, " installed") ||
+                        g_str_has_suffix(v, " triggers-pending") ||
+                        g_str_has_suffix(v, " triggers-awaited");
             g_free(v);
         }
     }
@@ -187,6 +197,30 @@ struct dpkgdb *dpkgdb_from_status(const char *text, size_t len)
     return db;
 }
 
+/* ADMINDIR/diversions, three lines per diversion (none when it cannot be read). */
+static void read_diversions(struct dpkgdb *db)
+{
+    g_autofree char *path = g_build_filename(db->admindir, "diversions", NULL);
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return;
+    db->diverted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify)g_strfreev);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i] && lines[i + 1] && lines[i + 2]; i += 3) {
+        char **v = g_new0(char *, 3);
+        v[0] = g_strdup(lines[i + 1]);
+        v[1] = g_strdup(lines[i + 2]);
+        g_hash_table_replace(db->diverted, g_strdup(lines[i]), v);
+    }
+}
+
+const char *dpkgdb_diverted(struct dpkgdb *db, const char *path, const char *package)
+{
+    char **v = db->diverted ? g_hash_table_lookup(db->diverted, path) : NULL;
+    return v && strcmp(v[1], package) ? v[0] : NULL;
+}
+
 int dpkgdb_load(const char *admindir, struct dpkgdb **out)
 {
     g_autofree char *status = g_build_filename(admindir, "status", NULL);
@@ -196,7 +230,19 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
         return -ENOENT;
     struct dpkgdb *db = dpkgdb_from_status(text, len);
     db->admindir = g_strdup(admindir);
-    g_autofree char *info = g_build_filename(admindir, "info", NULL);
+    read_diversions(db);
+    *out = db;
+    return 0;
+}
+
+/* Every installed package's file list into db->owner (the first lister of a path owns it),
+ * on the first question: `run --only-packages` reads the lists itself and never asks. */
+static void load_owners(struct dpkgdb *db)
+{
+    if (db->owners_loaded || !db->admindir)
+        return;
+    db->owners_loaded = true;
+    g_autofree char *info = g_build_filename(db->admindir, "info", NULL);
     GDir *dir = g_dir_open(info, 0, NULL);
     const char *name;
     while (dir && (name = g_dir_read_name(dir))) {
@@ -218,12 +264,11 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
     }
     if (dir)
         g_dir_close(dir);
-    *out = db;
-    return 0;
 }
 
 const struct dpkg_pkg *dpkgdb_owner(struct dpkgdb *db, const char *path)
 {
+    load_owners(db);
     const struct dpkg_pkg *k = g_hash_table_lookup(db->owner, path);
     if (k)
         return k;
@@ -286,6 +331,8 @@ void dpkgdb_free(struct dpkgdb *db)
     if (!db)
         return;
     g_hash_table_destroy(db->owner);
+    if (db->diverted)
+        g_hash_table_destroy(db->diverted);
     g_hash_table_destroy(db->by_name);
     g_ptr_array_free(db->pkgs, TRUE);
     g_free(db->admindir);

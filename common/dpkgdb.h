@@ -2,17 +2,24 @@
  *
  * Contract
  *   - dpkg_parse_status() parses the text of /var/lib/dpkg/status (RFC 822-style stanzas) and
- *     appends a struct dpkg_pkg* for every installed package ("Status: install ok installed"):
+ *     appends a struct dpkg_pkg* for every installed package ("Status: install ok installed",
+ *     "hold ok installed" — the state, not what is wanted; triggers-pending and -awaited count):
  *     name, architecture, version, source package and version (the Source field, "name" or
  *     "name (version)"; the package itself when absent), the virtual package names it
  *     Provides and the package names it Depends or Pre-Depends on (every alternative;
- *     continuation lines folded; and the two fields as written), whether it is Essential.  It takes any bytes and never fails.
+ *     continuation lines folded; and the two fields as written), whether it is Essential and
+ *     whether its Priority is required.  It takes any bytes and never fails.
  *     Fuzzed (tests/fuzz/fuzz-dpkgstatus.c).
- *   - dpkgdb_load() reads ADMINDIR/status and ADMINDIR/info/PKG[:ARCH].list; returns 0 or a
+ *   - dpkgdb_load() reads ADMINDIR/status (and ADMINDIR/info/PKG[:ARCH].list when
+ *     dpkgdb_owner() is first called); returns 0 or a
  *     negative errno (the status file is unreadable).  dpkgdb_owner() answers for a path,
  *     merged-/usr aware (/lib/x and /usr/lib/x are the same file on Debian 12).
  *     dpkgdb_each_listed() reads one package's list again (for `run --only-packages`, which
  *     needs every owner of a path, not the first).
+ *   - dpkgdb_diverted() reads ADMINDIR/diversions (dpkg-divert's: FROM, TO, the diverting
+ *     package or ":" for a local diversion, a line each): where the file package `package`
+ *     lists as `path` really is — TO when `path` is diverted and `package` is not the one that
+ *     diverted it, else NULL (the file is at `path`).
  *   - Single-threaded; no logging.  Free with dpkgdb_free().
  */
 #pragma once
@@ -27,6 +34,7 @@ struct dpkg_pkg {
     char **depends;  /* Depends and Pre-Depends: NULL-terminated, never NULL */
     char *depends_field; /* Depends and Pre-Depends as written, joined with ", " ("" none) */
     bool essential;      /* "Essential: yes" */
+    bool required;       /* "Priority: required" */
 };
 
 struct dpkgdb;
@@ -49,6 +57,7 @@ const GPtrArray *dpkgdb_packages(struct dpkgdb *db);
  * with no list names nothing: 0). */
 int dpkgdb_each_listed(struct dpkgdb *db, const struct dpkg_pkg *k,
                        void (*fn)(const char *path, void *data), void *data);
+const char *dpkgdb_diverted(struct dpkgdb *db, const char *path, const char *package);
 /* dpkg's own architecture (the installed dpkg package's), or NULL. */
 const char *dpkgdb_native_arch(struct dpkgdb *db);
 void dpkgdb_free(struct dpkgdb *db);

@@ -18,8 +18,15 @@
  * NULL after one line on stderr. */
 static char *relations_of(const char *spec)
 {
-    if (spec[0] != '@')
+    if (spec[0] != '@') {
+        if (spec[strspn(spec, ", \t\n\r")] == '\0') {
+            /* An empty list ("$PKGS" unset) would allow the base set alone, silently. */
+            fputs("buildtrail run: --only-packages names no package; give the packages the "
+                  "build may use (--only-packages a,b) or @debian/control\n", stderr);
+            return NULL;
+        }
         return g_strdup(spec);
+    }
     g_autoptr(GString) esc = g_string_new(NULL);
     text_escape(esc, spec + 1, strlen(spec + 1));
     g_autoptr(GString) text = g_string_new(NULL);
@@ -58,12 +65,19 @@ static char **active_profiles(void)
 
 struct listing {
     struct pkggate *g;
+    struct dpkgdb *db;
+    const char *lister;  /* the package whose list it is */
     const char *package; /* NULL: an allowed package's */
 };
 
 static void add_path(const char *path, void *data)
 {
     const struct listing *l = data;
+    /* A diverted file of this package's lies where dpkg-divert moved it: what is at `path`
+     * is the diverting package's (libpq-dev's pg_config and postgresql-common's wrapper). */
+    const char *moved = dpkgdb_diverted(l->db, path, l->lister);
+    if (moved)
+        path = moved;
     if (l->package)
         pkggate_add_denied(l->g, path, l->package);
     else
@@ -71,13 +85,14 @@ static void add_path(const char *path, void *data)
 }
 
 /* Every installed package's files into a new pkggate, judged by `set`.  NULL after one line. */
-static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set)
+static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set,
+                                 const char *workspace)
 {
     struct pkggate *g = pkggate_new();
     const GPtrArray *pkgs = dpkgdb_packages(db);
     for (guint i = 0; i < pkgs->len; i++) {
         const struct dpkg_pkg *k = pkgs->pdata[i];
-        struct listing l = {g, debset_has(set, k->name) ? NULL : k->name};
+        struct listing l = {g, db, k->name, debset_has(set, k->name) ? NULL : k->name};
         int r = dpkgdb_each_listed(db, k, add_path, &l);
         if (r < 0) {
             fprintf(stderr, "buildtrail run: --only-packages: cannot read the file list of %s:%s "
@@ -87,11 +102,13 @@ static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set)
             return NULL;
         }
     }
+    pkggate_spare(g, workspace);
     pkggate_seal(g);
     return g;
 }
 
-int onlypkg_load(const char *spec, const char *admindir, struct pkggate **out)
+int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
+                 struct pkggate **out)
 {
     if (!admindir)
         admindir = "/var/lib/dpkg";
@@ -114,12 +131,17 @@ int onlypkg_load(const char *spec, const char *admindir, struct pkggate **out)
     if (r < 0) {
         g_autoptr(GString) esc = g_string_new(NULL);
         text_escape(esc, missing, strlen(missing));
-        fprintf(stderr, "buildtrail run: --only-packages: %s is not installed; install it "
-                        "(apt-get install), or leave it out\n", esc->str);
+        if (spec[0] != '@' && strchr(missing, '/') && g_file_test(missing, G_FILE_TEST_EXISTS))
+            /* A package name has no '/': a control file given without its '@'. */
+            fprintf(stderr, "buildtrail run: --only-packages: %s is a file, not a package; "
+                            "give @%s to read its Build-Depends\n", esc->str, esc->str);
+        else
+            fprintf(stderr, "buildtrail run: --only-packages: %s is not installed; install it "
+                            "(apt-get install), or leave it out\n", esc->str);
     } else {
         debset_add_base(set);
         debset_close(set);
-        g = gate_from(db, set);
+        g = gate_from(db, set, workspace);
     }
     debset_free(set);
     dpkgdb_free(db);

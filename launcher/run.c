@@ -158,12 +158,13 @@ static void usage(FILE *f)
           "                        them: the packages LIST names (a,b or 'a b'), or\n"
           "                        the Build-Depends (-Arch, -Indep) of a debian/control\n"
           "                        or .dsc FILE for this architecture and the profiles\n"
-          "                        of $DEB_BUILD_PROFILES; with the Essential packages,\n"
-          "                        build-essential, fakeroot, apt and what they\n"
-          "                        depend on.  Files no package owns (local\n"
-          "                        configuration, /etc/alternatives, /usr/local) stay\n"
-          "                        visible.  As root the system trees are then served\n"
-          "                        through FUSE (as --system=full)\n"
+          "                        of $DEB_BUILD_PROFILES; with the Essential and\n"
+          "                        Priority required packages, build-essential,\n"
+          "                        fakeroot, apt and what they depend on.  Files no\n"
+          "                        package owns (local configuration,\n"
+          "                        /etc/alternatives, /usr/local) and the workspace\n"
+          "                        stay visible.  As root the system trees are then\n"
+          "                        served through FUSE (as --system=full)\n"
           "  -q, --quiet           print no summary line at the end\n"
           "  -h, --help            print this help\n"
           "\n"
@@ -472,7 +473,8 @@ static int run_plan(struct run *r)
         return -1;
     }
     if ((r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) ||
-        (r->o.only_packages && onlypkg_load(r->o.only_packages, NULL, &r->pkggate) < 0)) {
+        (r->o.only_packages &&
+         onlypkg_load(r->o.only_packages, NULL, r->cwd, &r->pkggate) < 0)) {
         r->status = 2;
         return -1;
     }

@@ -1,6 +1,6 @@
 /* libFuzzer target: Debian relationship fields take any bytes; every clause has at least one
  * alternative, every alternative a non-empty name without separators, and deciding whether
- * it applies never fails. */
+ * it applies never fails; versions compare, antisymmetrically. */
 #include "debdeps.h"
 
 #include <stdint.h>
@@ -32,6 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     check((const char *)data, size);
     char *nul = g_strndup((const char *)data, size);
+    /* Versions: any bytes compare, antisymmetrically, and equal to themselves. */
+    char *half = nul + strlen(nul) / 2;
+    if (debdeps_version_cmp(nul, nul) || debdeps_version_cmp(nul, half) !=
+                                             -debdeps_version_cmp(half, nul))
+        abort();
     char **options = debdeps_options_as_profiles(nul);
     for (char **o = options; *o; o++)
         if (strcmp(*o, "nocheck") && strcmp(*o, "nodoc"))

@@ -115,9 +115,36 @@ static void test_options(void)
     g_assert_null(none[0]);
 }
 
+static void test_versions(void)
+{
+    /* deb-version(7): '~' before the end, letters before other characters, numbers as
+     * numbers, the epoch first, the revision last. */
+    const char *ordered[] = {"~~", "~~a", "~", "", "0", "1.0~rc1", "1.0", "1.0-1", "1.0-1.1",
+                             "1.0a", "1.0+b1", "1.00.1", "1.2", "1.10", "2:0.1", "10:0"};
+    for (size_t i = 0; i < G_N_ELEMENTS(ordered); i++)
+        for (size_t j = 0; j < G_N_ELEMENTS(ordered); j++) {
+            int want = i < j ? -1 : i > j;
+            if (!strcmp(ordered[i], "") || !strcmp(ordered[j], ""))
+                continue; /* "" and "0" are equal */
+            g_assert_cmpint(debdeps_version_cmp(ordered[i], ordered[j]), ==, want);
+        }
+    g_assert_cmpint(debdeps_version_cmp("0", ""), ==, 0);
+    g_assert_cmpint(debdeps_version_cmp("1:1.2.13.dfsg-1", "1:1.1.4"), ==, 1);
+    g_assert_cmpint(debdeps_version_cmp("1.2.13", "1:1.1.4"), ==, -1);
+    g_assert_cmpint(debdeps_version_cmp("007", "7"), ==, 0);
+    g_assert_true(debdeps_version_satisfies("4:12.2.0-3", ">=", "4:12"));
+    g_assert_false(debdeps_version_satisfies("4:12.2.0-3", ">=", "4:99"));
+    g_assert_true(debdeps_version_satisfies("1.0", "<<", "1.0.1"));
+    g_assert_false(debdeps_version_satisfies("1.0", ">>", "1.0"));
+    g_assert_true(debdeps_version_satisfies("1.0", "=", "1.0-0")); /* no revision: "0" */
+    g_assert_true(debdeps_version_satisfies("1.0", "<", "1.0"));
+    g_assert_true(debdeps_version_satisfies("1.0", "?", "2"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/debdeps/versions", test_versions);
     g_test_add_func("/debdeps/parse", test_parse);
     g_test_add_func("/debdeps/arch", test_arch);
     g_test_add_func("/debdeps/applies", test_applies);

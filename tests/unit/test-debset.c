@@ -23,6 +23,8 @@ static const char status[] =
     "Package: zlib1g-dev\n" INSTALLED "Depends: zlib1g\n\n"
     "Package: zlib1g\n" INSTALLED "\n"
     "Package: libssl-dev\n" INSTALLED "\n"
+    "Package: mawk\n" INSTALLED "Priority: required\nDepends: libreadline8\n\n"
+    "Package: libreadline8\n" INSTALLED "Priority: optional\n\n"
     "Package: gone\nStatus: deinstall ok config-files\nVersion: 1\n";
 
 static struct dpkgdb *fake_db(char **dir)
@@ -34,6 +36,10 @@ static struct dpkgdb *fake_db(char **dir)
     g_assert_true(g_file_set_contents(st, status, -1, NULL));
     g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
     g_assert_true(g_file_set_contents(l, "/.\n/usr\n/usr/include/zlib.h\n", -1, NULL));
+    g_autofree char *dv = g_build_filename(*dir, "diversions", NULL);
+    g_assert_true(g_file_set_contents(dv, "/usr/bin/pg_config\n/usr/bin/pg_config.libpq-dev\n"
+                                          "postgresql-common\n/etc/x\n/etc/x.local\n:\n",
+                                      -1, NULL));
     struct dpkgdb *db = NULL;
     g_assert_cmpint(dpkgdb_load(*dir, &db), ==, 0);
     return db;
@@ -44,6 +50,8 @@ static void remove_db(char *dir)
     g_autofree char *info = g_build_filename(dir, "info", NULL);
     g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
     g_autofree char *st = g_build_filename(dir, "status", NULL);
+    g_autofree char *dv = g_build_filename(dir, "diversions", NULL);
+    g_unlink(dv);
     g_unlink(l);
     g_rmdir(info);
     g_unlink(st);
@@ -62,8 +70,16 @@ static void test_dpkgdb_fields(void)
     struct dpkgdb *db = fake_db(&dir);
     g_assert_true(dpkgdb_package(db, "dpkg")->essential);
     g_assert_false(dpkgdb_package(db, "libc6")->essential);
+    g_assert_true(dpkgdb_package(db, "mawk")->required);
+    g_assert_false(dpkgdb_package(db, "libreadline8")->required);
     g_assert_cmpstr(dpkgdb_package(db, "debhelper")->depends_field, ==, "perl:any,  man-db");
     g_assert_cmpstr(dpkgdb_package(db, "gcc")->depends_field, ==, "");
+    /* Diversions: another package's file moved aside; the diverter's own stays. */
+    g_assert_cmpstr(dpkgdb_diverted(db, "/usr/bin/pg_config", "libpq-dev"), ==,
+                    "/usr/bin/pg_config.libpq-dev");
+    g_assert_null(dpkgdb_diverted(db, "/usr/bin/pg_config", "postgresql-common"));
+    g_assert_cmpstr(dpkgdb_diverted(db, "/etc/x", "any"), ==, "/etc/x.local");
+    g_assert_null(dpkgdb_diverted(db, "/usr/bin/other", "libpq-dev"));
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
     g_assert_cmpint(dpkgdb_each_listed(db, dpkgdb_package(db, "zlib1g-dev"), collect, paths), ==, 0);
     g_assert_cmpuint(paths->len, ==, 3);
@@ -84,10 +100,11 @@ static void test_base_and_closure(void)
     struct debset *s = debset_new(db);
     debset_add_base(s);
     debset_close(s);
-    /* Essential dpkg and what it pre-depends on, transitively; build-essential and its
-     * members; libc-dev through its provider (libc6-dev is not installed). */
-    const char *in[] = {"dpkg", "libc6", "libgcc-s1", "build-essential", "gcc", "make",
-                        "musl-dev"};
+    /* Essential dpkg and what it pre-depends on, transitively; mawk (Priority: required, as
+     * in every debootstrap chroot) and its Depends; build-essential and its members; libc-dev
+     * through its provider (libc6-dev is not installed). */
+    const char *in[] = {"dpkg", "libc6", "libgcc-s1", "mawk", "libreadline8", "build-essential",
+                        "gcc", "make", "musl-dev"};
     for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
         g_assert_true(debset_has(s, in[i]));
     g_assert_false(debset_has(s, "zlib1g-dev"));
@@ -123,6 +140,25 @@ static void test_relations(void)
     g_assert_cmpint(debset_add_relations(s, "make, libfoo-dev | gone", "amd64", NULL, &missing),
                     ==, -ENOENT);
     g_assert_cmpstr(missing, ==, "libfoo-dev | gone");
+    g_free(missing);
+    missing = NULL;
+    /* Versions: zlib1g-dev is at 1, so ">= 2" is not met, unless an alternative is; the
+     * closure (Depends of installed packages) is not checked. */
+    missing = NULL;
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev (>= 2)", "amd64", NULL, &missing), ==,
+                    -ENOENT);
+    g_assert_cmpstr(missing, ==, "zlib1g-dev (>= 2)");
+    g_free(missing);
+    missing = NULL;
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev (>= 1~), make (<< 1.0-1) | gcc (= 1)",
+                                         "amd64", NULL, &missing), ==, 0);
+    g_assert_null(missing);
+    /* An architecture qualifier: zlib1g-dev is amd64's only. */
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev:amd64, make:any, gcc:native", "amd64",
+                                         NULL, &missing), ==, 0);
+    g_assert_cmpint(debset_add_relations(s, "zlib1g-dev:i386", "amd64", NULL, &missing), ==,
+                    -ENOENT);
+    g_assert_cmpstr(missing, ==, "zlib1g-dev:i386");
     g_free(missing);
     missing = NULL;
     /* A list of names, by commas or white space. */

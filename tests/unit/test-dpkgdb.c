@@ -15,13 +15,22 @@ static const char status[] =
     "Package: debhelper\nStatus: install ok installed\nArchitecture: all\nVersion: 13.11.4\n"
     "Provides: debhelper-compat (= 9), debhelper-compat (= 10),\n dh-sequence-dwz\n\n"
     "Package: dpkg\nStatus: install ok installed\nArchitecture: arm64\nVersion: 1.21.22\n\n"
-    "Package: dash\nStatus: install ok installed\nArchitecture: amd64\nVersion: 0.5.12-2";
+    "Package: dash\nStatus: install ok installed\nArchitecture: amd64\nVersion: 0.5.12-2\n\n"
+    /* Installed all the same: held (apt-mark hold), or selected for removal not yet done. */
+    "Package: held\nStatus: hold ok installed\nArchitecture: amd64\nVersion: 1\n\n"
+    "Package: leaving\nStatus: deinstall ok installed\nArchitecture: amd64\nVersion: 1\n\n"
+    "Package: waiting\nStatus: install ok triggers-pending\nArchitecture: amd64\nVersion: 1\n\n"
+    "Package: broken\nStatus: install ok half-configured\nArchitecture: amd64\nVersion: 1\n\n"
+    "Package: gone\nStatus: purge ok not-installed\nArchitecture: amd64\nVersion: 1\n";
 
 static void test_parse(void)
 {
     GPtrArray *pkgs = g_ptr_array_new_with_free_func(dpkg_pkg_free);
     dpkg_parse_status(status, strlen(status), pkgs);
-    g_assert_cmpuint(pkgs->len, ==, 5); /* libfoo1 is not installed */
+    g_assert_cmpuint(pkgs->len, ==, 8); /* libfoo1, broken and gone are not installed */
+    g_assert_cmpstr(((const struct dpkg_pkg *)pkgs->pdata[5])->name, ==, "held");
+    g_assert_cmpstr(((const struct dpkg_pkg *)pkgs->pdata[6])->name, ==, "leaving");
+    g_assert_cmpstr(((const struct dpkg_pkg *)pkgs->pdata[7])->name, ==, "waiting");
     const struct dpkg_pkg *z = pkgs->pdata[0], *g = pkgs->pdata[1], *h = pkgs->pdata[2],
                           *d = pkgs->pdata[4];
     /* Provides: names once each, continuation lines folded */

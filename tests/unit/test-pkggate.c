@@ -32,9 +32,39 @@ static void test_judge(void)
     pkggate_free(g);
 }
 
+/* The workspace, what lies under it and the directories on the way are never hidden, even when
+ * only a package outside the set lists them (a project built in /usr/src/foo). */
+static void test_spare(void)
+{
+    struct pkggate *g = pkggate_new();
+    pkggate_add_denied(g, "/usr/src/foo", "foo-source");
+    pkggate_add_denied(g, "/usr/src/foo/ws/Makefile", "foo-source");
+    pkggate_add_denied(g, "/usr/src/foo-other", "foo-source");
+    pkggate_add_denied(g, "/usr/src", "foo-source");
+    pkggate_add_denied(g, "/lib/x", "x"); /* /usr/lib/x */
+    pkggate_spare(g, "/usr/src/foo/ws");
+    pkggate_seal(g);
+    g_assert_null(pkggate_judge(g, "/usr/src/foo/ws/Makefile"));
+    g_assert_null(pkggate_judge(g, "/usr/src/foo"));
+    g_assert_null(pkggate_judge(g, "/usr/src"));
+    g_assert_cmpstr(pkggate_judge(g, "/usr/src/foo-other"), ==, "foo-source");
+    g_assert_cmpstr(pkggate_judge(g, "/usr/lib/x"), ==, "x");
+    pkggate_free(g);
+    /* A workspace reached through merged /usr's /lib. */
+    g = pkggate_new();
+    pkggate_add_denied(g, "/usr/lib/p/ws/a", "p");
+    pkggate_add_denied(g, "/usr/lib/p", "p");
+    pkggate_spare(g, "/lib/p/ws");
+    pkggate_seal(g);
+    g_assert_null(pkggate_judge(g, "/usr/lib/p/ws/a"));
+    g_assert_null(pkggate_judge(g, "/lib/p"));
+    pkggate_free(g);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/pkggate/judge", test_judge);
+    g_test_add_func("/pkggate/spare", test_spare);
     return g_test_run();
 }

@@ -1,5 +1,6 @@
 /* debver — Debian version numbers, parsed and ordered (contract in debver.h). */
 #include "debver.h"
+#include "debdeps.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -91,57 +92,16 @@ int debver_parse(const char *s, struct debver *out, const char **why)
     return 0;
 }
 
-/* A non-digit's weight: '~' before the end, the end before letters, letters before the rest. */
-static int weight(char c)
-{
-    if (c == '~')
-        return -1;
-    if (!c || g_ascii_isdigit(c))
-        return 0;
-    if (g_ascii_isalpha(c))
-        return (unsigned char)c;
-    return (unsigned char)c + 256;
-}
-
-/* One part (upstream or revision), dpkg's way: alternately non-digits and digits. */
-static int part_cmp(const char *a, const char *b)
-{
-    while (*a || *b) {
-        while ((*a && !g_ascii_isdigit(*a)) || (*b && !g_ascii_isdigit(*b))) {
-            int wa = weight(*a), wb = weight(*b);
-            if (wa != wb)
-                return wa < wb ? -1 : 1;
-            /* equal weights here are the same non-digit on both sides: neither is the end */
-            a++;
-            b++;
-        }
-        while (*a == '0')
-            a++;
-        while (*b == '0')
-            b++;
-        int first = 0;
-        while (g_ascii_isdigit(*a) && g_ascii_isdigit(*b)) {
-            if (!first && *a != *b)
-                first = *a < *b ? -1 : 1;
-            a++;
-            b++;
-        }
-        if (g_ascii_isdigit(*a))
-            return 1;
-        if (g_ascii_isdigit(*b))
-            return -1;
-        if (first)
-            return first;
-    }
-    return 0;
-}
-
+/* The ordering itself is debdeps_version_cmp's (common/debdeps.c: one implementation of
+ * deb-version(7) for the launcher and the readers); the parsed parts are put back together
+ * as it splits them (an epoch always, the revision after the last '-' when there is one). */
 int debver_cmp(const struct debver *a, const struct debver *b)
 {
-    if (a->epoch != b->epoch)
-        return a->epoch < b->epoch ? -1 : 1;
-    int r = part_cmp(a->upstream, b->upstream);
-    return r ? r : part_cmp(a->revision, b->revision);
+    g_autofree char *sa = g_strdup_printf("%lu:%s%s%s", a->epoch, a->upstream,
+                                          *a->revision ? "-" : "", a->revision);
+    g_autofree char *sb = g_strdup_printf("%lu:%s%s%s", b->epoch, b->upstream,
+                                          *b->revision ? "-" : "", b->revision);
+    return debdeps_version_cmp(sa, sb);
 }
 
 bool debver_equal_str(const char *a, const char *b)

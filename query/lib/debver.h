@@ -3,7 +3,9 @@
  * part by part — a run of non-digits character by character, where '~' sorts before
  * everything (even the end), the end before any other character, letters before the other
  * characters; then a run of digits as a number (leading zeros do not count).  A missing epoch
- * is 0 and a missing revision is "" (1.2 = 0:1.2 = 1.2-0, as for dpkg).
+ * is 0 and a missing revision is "" (1.2 = 0:1.2 = 1.2-0, as for dpkg).  The ordering is
+ * common/debdeps.c's debdeps_version_cmp (one implementation for `run --only-packages` and
+ * the readers); this adds the parser that says what is wrong with a version.
  *
  * Contract
  *   - debver_parse(): 0 and *out filled (debver_clear() it), or -EINVAL with *why a static

@@ -28,13 +28,13 @@ assert_contains "$(cat "$T/err")" "zlib_1.2.13.dfsg.orig.tar.bz2 from zlib 1:1.2
 # Every pinned file, with its pinned hash: the upstream tarballs and the whole Debian source
 # packages (each .dsc with the files it lists, got from one download per package).
 sed -n 's/^  "\([^ ]*\) [^ ]* \([^ ]*\) \([0-9a-f]*\)"$/\3  \2/p' "$script" > "$T/pins"
-[ "$(wc -l < "$T/pins")" = 22 ] || fail "the pins: $(cat "$T/pins")"
+[ "$(wc -l < "$T/pins")" = 26 ] || fail "the pins: $(cat "$T/pins")"
 (cd "$T/cache" && sha256sum -c --quiet "$T/pins") || fail "a file is not the pinned one"
 for dsc in "$T"/cache/*.dsc; do # each source package whole: dpkg-source can unpack it
     (cd "$T" && dpkg-source -x "$dsc" "$T/unpacked" > /dev/null 2>&1) || fail "dpkg-source -x $(basename "$dsc")"
     rm -rf "$T/unpacked"
 done
-assert_eq "$(ls "$T/cache" | wc -l)" 22 "only the pinned files in the cache: $(ls "$T/cache")"
+assert_eq "$(ls "$T/cache" | wc -l)" 26 "only the pinned files in the cache: $(ls "$T/cache")"
 [ -s "$T/cache/dash_0.5.12-2.dsc" ] && [ -s "$T/cache/dash_0.5.12-2.debian.tar.xz" ] || fail "dash's Debian source package"
 [ ! -e "$T/cache/.apt" ] || fail "apt's private state is left in the cache"
 assert_eq "$(ls -la /etc/apt /etc/apt/sources.list.d 2>&1)" "$etc_before" "/etc/apt unchanged"

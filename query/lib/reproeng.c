@@ -338,5 +338,24 @@ bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, 
                      GHashTable **pins)
 {
     *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    return bisect(set, wanted, build, ctx, *pins);
+    if (!g_hash_table_size(wanted))
+        return true;
+    /* First nothing varied: a cause that shows then is the build's own nondeterminism, which
+     * every half would show too and which no variation may be blamed for. */
+    GHashTable *alone = build(0, ctx);
+    if (!alone)
+        return false;
+    GHashTable *rest = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, wanted);
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        if (g_hash_table_contains(alone, k))
+            pin(*pins, k, REPROENG_PIN_UNVARIED);
+        else
+            g_hash_table_add(rest, g_strdup(k));
+    g_hash_table_unref(alone);
+    bool ok = bisect(set, rest, build, ctx, *pins);
+    g_hash_table_unref(rest);
+    return ok;
 }

@@ -111,8 +111,13 @@ char *reproeng_cause_key(const struct diffeng_model *m, const struct diffeng_cau
 char *reproeng_rel(const struct diffeng_model *m, const char *path);
 
 typedef GHashTable *(*reproeng_build_fn)(uint32_t set, void *ctx);
+/* A pin that is no variation: the cause shows with nothing varied (the build is not
+ * deterministic by itself). */
+#define REPROENG_PIN_UNVARIED (1u << 31)
 /* Pin each key of `wanted` (a set of char* keys) to the variations that trigger it, starting
  * from `set` (which triggers them all): *pins gets key -> GUINT_TO_POINTER(set) (a new
- * table, g_hash_table_unref).  False when a build failed (what was pinned so far kept). */
+ * table, g_hash_table_unref).  The first build is `build(0)`, nothing varied: the keys it
+ * shows are pinned to REPROENG_PIN_UNVARIED alone and not bisected.  False when a build
+ * failed (what was pinned so far kept). */
 bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
                      GHashTable **pins);

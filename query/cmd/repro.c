@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -507,8 +508,18 @@ int query_repro_main(int argc, char **argv)
     int r = parse(argc, argv, &cli);
     if (r >= 0)
         return r;
-    g_autofree char *here = g_get_current_dir();
-    g_autofree char *src = g_canonicalize_filename(here, NULL);
+    /* the real path: `cp -a` copies a symbolic link given as the source as a link */
+    g_autofree char *src = realpath(".", NULL);
+    if (!src) {
+        fprintf(stderr, "buildtrail repro: cannot resolve the current directory: %s\n",
+                g_strerror(errno));
+        return 2;
+    }
+    if (!strcmp(src, "/")) {
+        fputs("buildtrail repro: it copies the directory it runs in, here / (the whole machine); "
+              "cd into the source tree first\n", stderr);
+        return 2;
+    }
     g_autofree char *out = NULL;
     char *err = NULL;
     if (reprorun_outdir(cli.out, src, &out, &err) < 0) {

@@ -416,6 +416,13 @@ static int compare(struct repro_state *s)
     diffeng_run(r->d);
     variations_made(r);
     r->artifacts = reproeng_artifacts(r->d, s->rr->cli->globs);
+    const char *none = reproeng_glob_unmatched(r->d, s->rr->cli->globs, r->artifacts);
+    if (none) { /* else "reproducible" on nothing compared */
+        fprintf(stderr, "buildtrail repro: --artifacts %s matches no file either build made "
+                        "(a path relative to the tree, like out/*.tar or ../*.deb, or "
+                        "absolute); the builds are in %s\n", none, s->rr->out);
+        return 2;
+    }
     collect_causes(r);
     compare_members(r);
     for (int i = 0; i < 2; i++)

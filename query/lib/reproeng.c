@@ -230,6 +230,21 @@ static bool matches(const GPtrArray *globs, const struct diffeng_model *m, const
     return false;
 }
 
+const char *reproeng_glob_unmatched(struct diffeng *d, const GPtrArray *globs,
+                                    const GPtrArray *artifacts)
+{
+    const struct diffeng_model *m = diffeng_run(d);
+    for (guint g = 0; globs && g < globs->len; g++) {
+        GPtrArray one = {.pdata = &globs->pdata[g], .len = 1};
+        bool any = false;
+        for (guint i = 0; i < artifacts->len && !any; i++)
+            any = matches(&one, m, ((const struct reproeng_artifact *)artifacts->pdata[i])->path);
+        if (!any)
+            return globs->pdata[g];
+    }
+    return NULL;
+}
+
 static gint by_path(gconstpointer a, gconstpointer b)
 {
     const struct reproeng_artifact *x = *(void *const *)a, *y = *(void *const *)b;

@@ -103,6 +103,9 @@ struct reproeng_artifact {
  * `out/NAME.tar` or `../NAME.deb`, wildcards allowed, or absolute), or with none, what the build delivers
  * (diffeng_is_artifact), else every product; sorted by path. */
 GPtrArray *reproeng_artifacts(struct diffeng *d, const GPtrArray *globs);
+/* The first of `globs` that matches none of `artifacts` (reproeng_artifacts' result), or NULL. */
+const char *reproeng_glob_unmatched(struct diffeng *d, const GPtrArray *globs,
+                                    const GPtrArray *artifacts);
 /* The key a cause keeps across builds (another set of variations, another build path): its
  * path relative to B's build directory, the temporaries' random names left as they are. */
 char *reproeng_cause_key(const struct diffeng_model *m, const struct diffeng_cause *c);

@@ -127,6 +127,8 @@ static uint32_t command_hints(const char *cmd)
         h |= RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_LOCALES);
     if (word_is(cmd, (const char *const[]){"pwd", NULL}))
         h |= RV_BIT(RV_BUILD_PATH);
+    if (word_is(cmd, (const char *const[]){"umask", NULL})) /* a shell's builtin */
+        h |= RV_BIT(RV_UMASK);
     if (word_is(cmd, archivers) ||
         (word_is(cmd, (const char *const[]){"ls", NULL}) && has_short(cmd, 'l')))
         h |= RV_BIT(RV_UMASK) | RV_BIT(RV_USER_GROUP) | RV_BIT(RV_TIME);

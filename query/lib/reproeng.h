@@ -22,6 +22,7 @@
  *   TZ differing                                          timezone
  *   PATH differing                                        exec_path
  *   an archiver (tar, cpio, ar, zip, ...) or `ls -l`, `stat` umask, user_group, time
+ *   `umask` (a shell's builtin)                            umask
  *   another variable differing                            environment
  *   nondeterminism with none of the above                 time, timezone, aslr
  * Not detected: an order carried through a file between two steps (`ls -f > list`, later

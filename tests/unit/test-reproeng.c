@@ -48,6 +48,8 @@ static void test_hints(void)
                     RV_BIT(RV_BUILD_PATH));
     g_assert_cmphex(hints(DIFFENG_NONDET, CMDS("sh -c echo $HOME > h"), NULL, 0, 0, 0), ==,
                     RV_BIT(RV_HOME));
+    g_assert_cmphex(hints(DIFFENG_NONDET, CMDS("sh -c echo $(umask) > m"), NULL, 0, 0, 0), ==,
+                    RV_BIT(RV_UMASK));
     g_assert_cmphex(hints(DIFFENG_NONDET, CMDS("sh -c echo $(id -u) > u"), NULL, 0, 0, 0), ==,
                     RV_BIT(RV_USER_GROUP));
     /* listings: unsorted is file order, sorted is the locale's collation */

@@ -313,6 +313,40 @@ static uint32_t lower_half(uint32_t set)
     return low;
 }
 
+/* Whether a build with `set` shows `key`: 1, 0, or -1 when the build failed. */
+static int shows(uint32_t set, const char *key, reproeng_build_fn build, void *ctx)
+{
+    GHashTable *got = build(set, ctx);
+    if (!got)
+        return -1;
+    int r = g_hash_table_contains(got, key);
+    g_hash_table_unref(got);
+    return r;
+}
+
+/* The smallest part of `set` found that shows `key` together with `fixed` (fixed | set
+ * shows it); 0 with *failed when a build failed. */
+static uint32_t narrow(uint32_t fixed, uint32_t set, const char *key, reproeng_build_fn build,
+                       void *ctx, bool *failed)
+{
+    if (*failed || __builtin_popcount(set) <= 1)
+        return set;
+    uint32_t a = lower_half(set), b = set & ~a;
+    int r = shows(fixed | a, key, build, ctx);
+    if (r > 0)
+        return narrow(fixed, a, key, build, ctx, failed);
+    if (r == 0)
+        r = shows(fixed | b, key, build, ctx);
+    if (r > 0)
+        return narrow(fixed, b, key, build, ctx, failed);
+    if (r < 0) {
+        *failed = true;
+        return 0;
+    }
+    uint32_t na = narrow(fixed | b, a, key, build, ctx, failed);
+    return na | narrow(fixed | na, b, key, build, ctx, failed);
+}
+
 static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
                    GHashTable *pins)
 {
@@ -339,11 +373,16 @@ static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, vo
         ok = bisect(half[h], w, build, ctx, pins);
         g_hash_table_unref(w);
     }
-    if (ok) { /* neither half alone: the two together */
+    if (ok) { /* neither half alone: the parts of each half that show it together */
         g_hash_table_iter_init(&it, wanted);
-        while (g_hash_table_iter_next(&it, &k, NULL))
-            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k))
-                pin(pins, k, set);
+        while (ok && g_hash_table_iter_next(&it, &k, NULL))
+            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k)) {
+                bool failed = false;
+                uint32_t a = narrow(half[1], half[0], k, build, ctx, &failed);
+                uint32_t b = narrow(a, half[1], k, build, ctx, &failed);
+                ok = !failed;
+                pin(pins, k, ok ? a | b : set);
+            }
     }
     for (int h = 0; h < 2; h++)
         if (got[h])

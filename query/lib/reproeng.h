@@ -39,8 +39,8 @@
  *   - reproeng_bisect calls `build(set, ctx)` for the sets it tries: that returns the keys
  *     (reproeng_cause_key) of the causes a build with exactly those variations shows, or NULL
  *     for an error (the bisection stops, returning false).  It pins each wanted key to the
- *     smallest set found that triggers it: one variation, or two halves' union when neither
- *     alone does.
+ *     smallest set found that triggers it: one variation, or when neither half alone does,
+ *     the part of each half that does with the other (narrowed the same way, down to one).
  */
 #pragma once
 

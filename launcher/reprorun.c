@@ -89,6 +89,10 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
             *err = g_strdup_printf("-o %s: %s", arg, g_strerror(errno));
             return -errno;
         }
+    } else if (S_ISLNK(st.st_mode)) {
+        *err = g_strdup_printf("-o %s is a symbolic link; give the directory itself (new or "
+                               "empty)", arg);
+        return -ELOOP;
     } else if (!S_ISDIR(st.st_mode)) {
         *err = g_strdup_printf("-o %s is not a directory; give a new or empty directory", arg);
         return -ENOTDIR;
@@ -154,7 +158,8 @@ static int spawn_wait(const char *cwd, const char *const *argv, int log, int *st
 static int copy_tree(const char *src, const char *parent, const char *dest, char **err)
 {
     if (mkdir(parent, 0755) < 0) {
-        *err = g_strdup_printf("cannot make %s: %s", parent, g_strerror(errno));
+        *err = g_strdup_printf("cannot make %s: %s%s", parent, g_strerror(errno),
+                               errno == EEXIST ? " (is another repro using the same -o?)" : "");
         return -errno;
     }
     const char *argv[] = {"cp", "-a", "--", src, dest, NULL};

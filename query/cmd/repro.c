@@ -437,6 +437,11 @@ static int compare(struct repro_state *s)
     }
     if (s->rr->cli->diffoscope)
         run_diffoscope(r);
+    if (reprorun_stopped()) { /* while comparing: no report, as during a build */
+        fprintf(stderr, "buildtrail repro: stopped by signal %d while comparing; the copies "
+                        "and traces are in %s\n", reprorun_stopped(), s->rr->out);
+        return 128 + reprorun_stopped();
+    }
     GString *out = g_string_new(NULL);
     if (s->rr->cli->json)
         repro_render_json(out, r);

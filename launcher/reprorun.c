@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -67,7 +68,15 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
         *err = g_strdup_printf("no free name NAME.repro-N beside %s; give one with -o DIR", src);
         return -EEXIST;
     }
-    g_autofree char *canon = g_canonicalize_filename(arg, NULL); /* from the cwd */
+    /* from the cwd, its parent's symbolic links resolved: a link into the tree is the tree */
+    g_autofree char *given = g_canonicalize_filename(arg, NULL);
+    g_autofree char *given_parent = g_path_get_dirname(given);
+    g_autofree char *given_name = g_path_get_basename(given);
+    char *real_parent = realpath(given_parent, NULL);
+    g_autofree char *canon = real_parent && strcmp(given, "/")
+                                 ? g_build_filename(real_parent, given_name, NULL)
+                                 : g_strdup(given);
+    free(real_parent);
     size_t sl = strlen(src);
     if (!strncmp(canon, src, sl) && (canon[sl] == '/' || !canon[sl])) {
         *err = g_strdup_printf("-o %s is inside the source tree %s, which is copied; give a "
@@ -80,6 +89,10 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
             *err = g_strdup_printf("-o %s: %s", arg, g_strerror(errno));
             return -errno;
         }
+    } else if (S_ISLNK(st.st_mode)) {
+        *err = g_strdup_printf("-o %s is a symbolic link; give the directory itself (new or "
+                               "empty)", arg);
+        return -ELOOP;
     } else if (!S_ISDIR(st.st_mode)) {
         *err = g_strdup_printf("-o %s is not a directory; give a new or empty directory", arg);
         return -ENOTDIR;
@@ -145,7 +158,8 @@ static int spawn_wait(const char *cwd, const char *const *argv, int log, int *st
 static int copy_tree(const char *src, const char *parent, const char *dest, char **err)
 {
     if (mkdir(parent, 0755) < 0) {
-        *err = g_strdup_printf("cannot make %s: %s", parent, g_strerror(errno));
+        *err = g_strdup_printf("cannot make %s: %s%s", parent, g_strerror(errno),
+                               errno == EEXIST ? " (is another repro using the same -o?)" : "");
         return -errno;
     }
     const char *argv[] = {"cp", "-a", "--", src, dest, NULL};
@@ -154,7 +168,9 @@ static int copy_tree(const char *src, const char *parent, const char *dest, char
     if (r < 0)
         return r;
     if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-        *err = g_strdup_printf("cp -a %s %s failed (status %d)", src, dest, status);
+        *err = g_strdup_printf("cp -a %s %s failed (%s %d; what it said is above)", src, dest,
+                               WIFEXITED(status) ? "exit" : "signal",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
         return -EIO;
     }
     return 0;

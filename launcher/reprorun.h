@@ -15,7 +15,8 @@
  *
  * Contract
  *   - reprorun_outdir checks -o DIR (absent, or an empty directory; never a file or a
- *     directory with entries) or, with NULL, names a new directory beside the source tree;
+ *     directory with entries, never inside `src`, a real path, once DIR's parent's symbolic
+ *     links are resolved) or, with NULL, names a new directory beside the source tree;
  *     it creates nothing: reprorun_outdir_make does, once every other check passed.
  *   - reprorun_signals_begin installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that
  *     remember the first signal and pass a signal sent by a process (kill, not the terminal,

@@ -93,7 +93,10 @@ static void text_cause(GString *out, struct repro_report *r, const char *path, s
     if (r->bisected) {
         uint32_t p = pins_of(r, ci);
         g_string_append(out, "        pinned by --bisect to: ");
-        if (p)
+        if (p & REPROENG_PIN_UNVARIED)
+            g_string_append(out, "no variation: it differs with nothing varied (the build "
+                                 "is not deterministic by itself)");
+        else if (p)
             text_set(out, p);
         else
             g_string_append(out, r->bisect_failed ? "(not reached: a build failed)"
@@ -267,10 +270,14 @@ static void json_cause(struct jsonw *w, struct repro_report *r, size_t ci)
     json_process(w, "process_experiment", r->q[1], c->proc[1]);
     json_set(w, "may_explain", hints_of(r, ci) & r->applied);
     json_set(w, "hints_not_varied", hints_of(r, ci) & ~r->applied);
-    if (r->bisected)
+    if (r->bisected) {
         json_set(w, "pinned", pins_of(r, ci));
-    else {
+        jsonw_key(w, "unvaried");
+        jsonw_bool(w, (pins_of(r, ci) & REPROENG_PIN_UNVARIED) != 0);
+    } else {
         jsonw_key(w, "pinned");
+        jsonw_null(w);
+        jsonw_key(w, "unvaried");
         jsonw_null(w);
     }
     jsonw_object_end(w);

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -415,6 +416,13 @@ static int compare(struct repro_state *s)
     diffeng_run(r->d);
     variations_made(r);
     r->artifacts = reproeng_artifacts(r->d, s->rr->cli->globs);
+    const char *none = reproeng_glob_unmatched(r->d, s->rr->cli->globs, r->artifacts);
+    if (none) { /* else "reproducible" on nothing compared */
+        fprintf(stderr, "buildtrail repro: --artifacts %s matches no file either build made "
+                        "(a path relative to the tree, like out/*.tar or ../*.deb, or "
+                        "absolute); the builds are in %s\n", none, s->rr->out);
+        return 2;
+    }
     collect_causes(r);
     compare_members(r);
     for (int i = 0; i < 2; i++)
@@ -429,6 +437,11 @@ static int compare(struct repro_state *s)
     }
     if (s->rr->cli->diffoscope)
         run_diffoscope(r);
+    if (reprorun_stopped()) { /* while comparing: no report, as during a build */
+        fprintf(stderr, "buildtrail repro: stopped by signal %d while comparing; the copies "
+                        "and traces are in %s\n", reprorun_stopped(), s->rr->out);
+        return 128 + reprorun_stopped();
+    }
     GString *out = g_string_new(NULL);
     if (s->rr->cli->json)
         repro_render_json(out, r);
@@ -507,8 +520,18 @@ int query_repro_main(int argc, char **argv)
     int r = parse(argc, argv, &cli);
     if (r >= 0)
         return r;
-    g_autofree char *here = g_get_current_dir();
-    g_autofree char *src = g_canonicalize_filename(here, NULL);
+    /* the real path: `cp -a` copies a symbolic link given as the source as a link */
+    g_autofree char *src = realpath(".", NULL);
+    if (!src) {
+        fprintf(stderr, "buildtrail repro: cannot resolve the current directory: %s\n",
+                g_strerror(errno));
+        return 2;
+    }
+    if (!strcmp(src, "/")) {
+        fputs("buildtrail repro: it copies the directory it runs in, here / (the whole machine); "
+              "cd into the source tree first\n", stderr);
+        return 2;
+    }
     g_autofree char *out = NULL;
     char *err = NULL;
     if (reprorun_outdir(cli.out, src, &out, &err) < 0) {

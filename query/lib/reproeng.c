@@ -127,6 +127,8 @@ static uint32_t command_hints(const char *cmd)
         h |= RV_BIT(RV_TIME) | RV_BIT(RV_TIMEZONE) | RV_BIT(RV_LOCALES);
     if (word_is(cmd, (const char *const[]){"pwd", NULL}))
         h |= RV_BIT(RV_BUILD_PATH);
+    if (word_is(cmd, (const char *const[]){"umask", NULL})) /* a shell's builtin */
+        h |= RV_BIT(RV_UMASK);
     if (word_is(cmd, archivers) ||
         (word_is(cmd, (const char *const[]){"ls", NULL}) && has_short(cmd, 'l')))
         h |= RV_BIT(RV_UMASK) | RV_BIT(RV_USER_GROUP) | RV_BIT(RV_TIME);
@@ -230,6 +232,21 @@ static bool matches(const GPtrArray *globs, const struct diffeng_model *m, const
     return false;
 }
 
+const char *reproeng_glob_unmatched(struct diffeng *d, const GPtrArray *globs,
+                                    const GPtrArray *artifacts)
+{
+    const struct diffeng_model *m = diffeng_run(d);
+    for (guint g = 0; globs && g < globs->len; g++) {
+        GPtrArray one = {.pdata = &globs->pdata[g], .len = 1};
+        bool any = false;
+        for (guint i = 0; i < artifacts->len && !any; i++)
+            any = matches(&one, m, ((const struct reproeng_artifact *)artifacts->pdata[i])->path);
+        if (!any)
+            return globs->pdata[g];
+    }
+    return NULL;
+}
+
 static gint by_path(gconstpointer a, gconstpointer b)
 {
     const struct reproeng_artifact *x = *(void *const *)a, *y = *(void *const *)b;
@@ -296,6 +313,40 @@ static uint32_t lower_half(uint32_t set)
     return low;
 }
 
+/* Whether a build with `set` shows `key`: 1, 0, or -1 when the build failed. */
+static int shows(uint32_t set, const char *key, reproeng_build_fn build, void *ctx)
+{
+    GHashTable *got = build(set, ctx);
+    if (!got)
+        return -1;
+    int r = g_hash_table_contains(got, key);
+    g_hash_table_unref(got);
+    return r;
+}
+
+/* The smallest part of `set` found that shows `key` together with `fixed` (fixed | set
+ * shows it); 0 with *failed when a build failed. */
+static uint32_t narrow(uint32_t fixed, uint32_t set, const char *key, reproeng_build_fn build,
+                       void *ctx, bool *failed)
+{
+    if (*failed || __builtin_popcount(set) <= 1)
+        return set;
+    uint32_t a = lower_half(set), b = set & ~a;
+    int r = shows(fixed | a, key, build, ctx);
+    if (r > 0)
+        return narrow(fixed, a, key, build, ctx, failed);
+    if (r == 0)
+        r = shows(fixed | b, key, build, ctx);
+    if (r > 0)
+        return narrow(fixed, b, key, build, ctx, failed);
+    if (r < 0) {
+        *failed = true;
+        return 0;
+    }
+    uint32_t na = narrow(fixed | b, a, key, build, ctx, failed);
+    return na | narrow(fixed | na, b, key, build, ctx, failed);
+}
+
 static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
                    GHashTable *pins)
 {
@@ -322,11 +373,16 @@ static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, vo
         ok = bisect(half[h], w, build, ctx, pins);
         g_hash_table_unref(w);
     }
-    if (ok) { /* neither half alone: the two together */
+    if (ok) { /* neither half alone: the parts of each half that show it together */
         g_hash_table_iter_init(&it, wanted);
-        while (g_hash_table_iter_next(&it, &k, NULL))
-            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k))
-                pin(pins, k, set);
+        while (ok && g_hash_table_iter_next(&it, &k, NULL))
+            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k)) {
+                bool failed = false;
+                uint32_t a = narrow(half[1], half[0], k, build, ctx, &failed);
+                uint32_t b = narrow(a, half[1], k, build, ctx, &failed);
+                ok = !failed;
+                pin(pins, k, ok ? a | b : set);
+            }
     }
     for (int h = 0; h < 2; h++)
         if (got[h])
@@ -338,5 +394,24 @@ bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, 
                      GHashTable **pins)
 {
     *pins = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    return bisect(set, wanted, build, ctx, *pins);
+    if (!g_hash_table_size(wanted))
+        return true;
+    /* First nothing varied: a cause that shows then is the build's own nondeterminism, which
+     * every half would show too and which no variation may be blamed for. */
+    GHashTable *alone = build(0, ctx);
+    if (!alone)
+        return false;
+    GHashTable *rest = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, wanted);
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        if (g_hash_table_contains(alone, k))
+            pin(*pins, k, REPROENG_PIN_UNVARIED);
+        else
+            g_hash_table_add(rest, g_strdup(k));
+    g_hash_table_unref(alone);
+    bool ok = bisect(set, rest, build, ctx, *pins);
+    g_hash_table_unref(rest);
+    return ok;
 }

@@ -22,6 +22,7 @@
  *   TZ differing                                          timezone
  *   PATH differing                                        exec_path
  *   an archiver (tar, cpio, ar, zip, ...) or `ls -l`, `stat` umask, user_group, time
+ *   `umask` (a shell's builtin)                            umask
  *   another variable differing                            environment
  *   nondeterminism with none of the above                 time, timezone, aslr
  * Not detected: an order carried through a file between two steps (`ls -f > list`, later
@@ -38,8 +39,8 @@
  *   - reproeng_bisect calls `build(set, ctx)` for the sets it tries: that returns the keys
  *     (reproeng_cause_key) of the causes a build with exactly those variations shows, or NULL
  *     for an error (the bisection stops, returning false).  It pins each wanted key to the
- *     smallest set found that triggers it: one variation, or two halves' union when neither
- *     alone does.
+ *     smallest set found that triggers it: one variation, or when neither half alone does,
+ *     the part of each half that does with the other (narrowed the same way, down to one).
  */
 #pragma once
 
@@ -103,6 +104,9 @@ struct reproeng_artifact {
  * `out/NAME.tar` or `../NAME.deb`, wildcards allowed, or absolute), or with none, what the build delivers
  * (diffeng_is_artifact), else every product; sorted by path. */
 GPtrArray *reproeng_artifacts(struct diffeng *d, const GPtrArray *globs);
+/* The first of `globs` that matches none of `artifacts` (reproeng_artifacts' result), or NULL. */
+const char *reproeng_glob_unmatched(struct diffeng *d, const GPtrArray *globs,
+                                    const GPtrArray *artifacts);
 /* The key a cause keeps across builds (another set of variations, another build path): its
  * path relative to B's build directory, the temporaries' random names left as they are. */
 char *reproeng_cause_key(const struct diffeng_model *m, const struct diffeng_cause *c);
@@ -111,8 +115,13 @@ char *reproeng_cause_key(const struct diffeng_model *m, const struct diffeng_cau
 char *reproeng_rel(const struct diffeng_model *m, const char *path);
 
 typedef GHashTable *(*reproeng_build_fn)(uint32_t set, void *ctx);
+/* A pin that is no variation: the cause shows with nothing varied (the build is not
+ * deterministic by itself). */
+#define REPROENG_PIN_UNVARIED (1u << 31)
 /* Pin each key of `wanted` (a set of char* keys) to the variations that trigger it, starting
  * from `set` (which triggers them all): *pins gets key -> GUINT_TO_POINTER(set) (a new
- * table, g_hash_table_unref).  False when a build failed (what was pinned so far kept). */
+ * table, g_hash_table_unref).  The first build is `build(0)`, nothing varied: the keys it
+ * shows are pinned to REPROENG_PIN_UNVARIED alone and not bisected.  False when a build
+ * failed (what was pinned so far kept). */
 bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
                      GHashTable **pins);

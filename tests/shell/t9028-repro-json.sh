@@ -36,8 +36,9 @@ assert arts["out/const.txt"]["state"] == "identical" and arts["out/where.txt"]["
 causes = d["root_causes"]
 for c in causes:
     assert set(c) == {"kind", "path", "key", "detail", "process_control", "process_experiment",
-                      "may_explain", "hints_not_varied", "pinned"}, c
+                      "may_explain", "hints_not_varied", "pinned", "unvaried"}, c
     assert c["pinned"] is None
+    assert c["unvaried"] is None
 def own(rel):
     a = arts[rel]
     assert a["state"] == "differs" and a["causes"], a

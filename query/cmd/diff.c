@@ -263,6 +263,7 @@ static void json_cause(struct jsonw *w, struct diffeng *d, struct qdb *const q[2
     for (int s = 0; s < 2; s++) {
         jsonw_key(w, s ? "process_b" : "process_a");
         const struct qdb_process *p = c->proc[s] ? qdb_process(q[s], c->proc[s]) : NULL;
+        query_json_clock(q[s]); /* A's times on A's clock (B was opened last) */
         if (p)
             query_json_process(jsonw_raw_value(w), p);
         else

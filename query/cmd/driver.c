@@ -556,6 +556,11 @@ void query_json_trace(GString *out, struct qdb *q)
         g_string_append(out, ",\"exit_status\":null}");
 }
 
+void query_json_clock(const struct qdb *q)
+{
+    current_q = q;
+}
+
 void query_json_time(GString *out, const char *key, int64_t boot_ns)
 {
     char buf[40];

@@ -100,8 +100,13 @@ void query_json_begin(GString *out, struct qdb *q, const char *key);
  * the caller adds its members and jsonw_object_end()s it. */
 struct jsonw;
 void query_jsonw_begin(struct jsonw *w, GString *out, struct qdb *q);
-/* `,"KEY":"RFC 3339 wall-clock time"` (or null) for a time on the trace's clock. */
+/* `,"KEY":"RFC 3339 wall-clock time"` (or null) for a time on the trace's clock: the clock
+ * of the trace opened last (query_open*), or of the one query_json_clock() named. */
 void query_json_time(GString *out, const char *key, int64_t boot_ns);
+/* The trace whose clock query_json_time (and query_json_process) reads from now on: a
+ * command that holds several traces names the one a process belongs to before rendering
+ * it, since the trace opened last may be another, or closed since. */
+void query_json_clock(const struct qdb *q);
 
 /* "[ID] argv…" for people. */
 void query_text_process(GString *out, const struct qdb_process *p);

@@ -250,6 +250,7 @@ static void json_process(struct jsonw *w, const char *key, struct qdb *q, int64_
 {
     const struct qdb_process *p = id ? qdb_process(q, id) : NULL;
     jsonw_key(w, key);
+    query_json_clock(q); /* its own trace's clock: the last opened is a bisect build's, closed */
     if (p)
         query_json_process(jsonw_raw_value(w), p);
     else

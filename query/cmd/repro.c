@@ -269,6 +269,19 @@ static void collect_causes(struct repro_report *r)
     }
 }
 
+/* An artifact that differs: its file in the control's copy and in the experiment's (g_free
+ * both); false for one that does not differ. */
+static bool differing_files(const struct repro_report *r, const struct diffeng_model *m,
+                            const struct reproeng_artifact *a, char **fa, char **fb)
+{
+    if (a->state != RA_DIFFERS)
+        return false;
+    g_autofree char *rel = reproeng_rel(m, a->path);
+    *fa = g_canonicalize_filename(rel, r->build[0]->copy);
+    *fb = g_canonicalize_filename(rel, r->build[1]->copy);
+    return true;
+}
+
 /* Each differing artifact's two files on disk (in the copies) compared member by member. */
 static void compare_members(struct repro_report *r)
 {
@@ -278,11 +291,9 @@ static void compare_members(struct repro_report *r)
     r->member_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     for (guint i = 0; i < r->artifacts->len; i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
-        if (a->state != RA_DIFFERS)
+        g_autofree char *fa = NULL, *fb = NULL;
+        if (!differing_files(r, m, a, &fa, &fb))
             continue;
-        g_autofree char *rel = reproeng_rel(m, a->path);
-        g_autofree char *fa = g_canonicalize_filename(rel, r->build[0]->copy);
-        g_autofree char *fb = g_canonicalize_filename(rel, r->build[1]->copy);
         GPtrArray *diffs = NULL;
         char *why = NULL;
         if (artcmp_compare(fa, fb, NULL, &diffs, &why) < 0)
@@ -376,11 +387,9 @@ static void run_diffoscope(struct repro_report *r)
     r->diffoscope_text = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
-        if (a->state != RA_DIFFERS)
+        g_autofree char *fa = NULL, *fb = NULL;
+        if (!differing_files(r, m, a, &fa, &fb))
             continue;
-        g_autofree char *rel = reproeng_rel(m, a->path);
-        g_autofree char *fa = g_canonicalize_filename(rel, r->build[0]->copy);
-        g_autofree char *fb = g_canonicalize_filename(rel, r->build[1]->copy);
         const char *argv[] = {prog, "--text", "-", fa, fb, NULL};
         char *text = NULL;
         GError *e = NULL;

@@ -16,16 +16,18 @@ mkdir "$T/tmpdir"
 export TMPDIR="$T/tmpdir"
 TEST_MARK="bt-mark-$$-$(date +%s%N)"
 # A test writes under $T only.  At exit, an entry made since the start in /tmp, /var/tmp or
-# $HOME whose name carries this test's pid ($$, as a whole number) or TEST_MARK is a leftover:
-# the test fails and the entry goes.  (Only marked names: other tests run at the same time.
-# .ci/leftovers checks every name once the whole suite is done.)
+# $HOME whose name carries this test's pid ($$, as a word: the whole name, or set off by '.',
+# '-' or '_') or TEST_MARK is a leftover: the test fails and the entry goes.  (Only marked
+# names: other tests run at the same time, and their random names -- gcc's ccQ1234z.s -- may
+# hold our pid between letters; pid_max is small.  .ci/leftovers checks every name once the
+# whole suite is done.)
 # (A second early: file times move in clock ticks, so a file made within the same tick as
 # the stamp would not be newer than it.)
 touch -d "@$(($(date +%s) - 1))" "$T/.started"
 _marked_leftovers() {
     find /tmp /var/tmp ${HOME:+"$HOME"} -mindepth 1 -maxdepth 1 -newer "$T/.started" \
         ! -name 'bt-test.*' ! -name 'bt-user.*' \( -name "*$TEST_MARK*" -o -name "$$" \
-        -o -name "$$[!0-9]*" -o -name "*[!0-9]$$" -o -name "*[!0-9]$$[!0-9]*" \) \
+        -o -name "$$[._-]*" -o -name "*[._-]$$" -o -name "*[._-]$$[._-]*" \) \
         2>/dev/null | sort -u || true
 }
 

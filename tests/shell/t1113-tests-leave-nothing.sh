@@ -15,6 +15,9 @@ SUB
 cat > "$T/sub/clean.sh" <<'SUB'
 . "$(dirname "$0")/lib.sh"
 echo kept > "$T/own"; echo gone > "/tmp/bt-t1113-$$.tmp"; rm "/tmp/bt-t1113-$$.tmp"
+echo "$$" > "$PIDFILE"
+# Another test's random name that holds this pid between letters (gcc's temporaries): not ours.
+touch "/tmp/ccQ$$${BT_T1113_TAG}z.s"
 SUB
 set +e
 HOME=$T/home; mkdir "$HOME"
@@ -25,7 +28,10 @@ pid=$(cat "$T/pid")
 assert_contains "$(cat "$T/leaves.out")" "/tmp/bt-t1113-$pid.out" "the /tmp leftover is named"
 assert_contains "$(cat "$T/leaves.out")" "$T/home/bt-t1113-dir-$pid" "the \$HOME leftover is named"
 [ ! -e "/tmp/bt-t1113-$pid.out" ] && [ ! -e "$T/home/bt-t1113-dir-$pid" ] || fail "the leftovers were not removed"
-sh "$T/sub/clean.sh" > "$T/clean.out" 2>&1 || fail "a clean test failed: $(cat "$T/clean.out")"
+tag=$(basename "$T" | tr -cd 'a-zA-Z')
+on_cleanup 'rm -f /tmp/ccQ$(cat "$T/pid2")'"${tag}z.s"
+BT_T1113_TAG=$tag PIDFILE=$T/pid2 sh "$T/sub/clean.sh" > "$T/clean.out" 2>&1 ||
+    fail "a clean test failed: $(cat "$T/clean.out")"
 
 # .ci/leftovers, on directories of our own (the project is reachable from the invoking user's
 # variant only: the unprivileged one runs a copy of the test).

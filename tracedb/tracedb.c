@@ -283,7 +283,11 @@ static int init_schema(const char *path, char **err_detail)
     for (int k = 1; k <= TRACEDB_ACCESS_KIND_MAX; k++)
         g_string_append_printf(sql, "INSERT INTO access_kinds VALUES (%d, '%s');", k,
                                tracedb_access_kind_name(k));
-    g_string_append(sql, "COMMIT;");
+    /* WAL now, while the file is still under its temporary name: switching a trace's journal
+     * mode is a write, and one made after publishing (as it was) left a hot rollback journal
+     * beside the trace in place when the run was killed at that moment, which no read-only
+     * reader can roll back. */
+    g_string_append(sql, "COMMIT; PRAGMA journal_mode=WAL;");
     char *msg = NULL;
     rc = sqlite3_exec(db, sql->str, NULL, NULL, &msg);
     g_string_free(sql, TRUE);
@@ -328,7 +332,7 @@ static char *pending_prefix(const char *base)
 
 /* Under the directory lock: the new traces of other runs in `dfd`.  One still being made for
  * `base` (its file flock()ed) is -EBUSY; one whose run was killed before publishing it (ours,
- * a regular SQLite or empty file, no lock holder) is removed with its -journal.  0 or -errno. */
+ * a regular SQLite or empty file, no lock holder) is removed with its side files.  0 or -errno. */
 static int check_pending(int dfd, const char *dpath, const char *base, char **err_detail)
 {
     int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -365,9 +369,11 @@ static int check_pending(int dfd, const char *dpath, const char *base, char **er
                                            "is starting)"));
             }
         } else if (st.st_uid == geteuid() && fd_head(fd) != HEAD_OTHER) {
-            g_autofree char *j = g_strconcat(n, "-journal", NULL);
-            if (sibling_is_sqlites(dfd, j, "-journal"))
-                unlinkat(dfd, j, 0);
+            for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+                g_autofree char *side = g_strconcat(n, side_suffixes[i], NULL);
+                if (sibling_is_sqlites(dfd, side, side_suffixes[i]))
+                    unlinkat(dfd, side, 0);
+            }
             unlinkat(dfd, n, 0);
         }
         close(fd);
@@ -449,8 +455,10 @@ int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending
 void tracedb_pending_discard(struct tracedb_pending *p)
 {
     if (p->tmp_path) {
-        g_autofree char *j = g_strconcat(p->tmp_path, "-journal", NULL);
-        unlink(j);
+        for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+            g_autofree char *side = g_strconcat(p->tmp_path, side_suffixes[i], NULL);
+            unlink(side);
+        }
         unlink(p->tmp_path);
     }
     if (p->lock_fd >= 0)
@@ -697,6 +705,27 @@ bool tracedb_rc_is_damage(int rc)
            rc == SQLITE_IOERR_SHORT_READ;
 }
 
+/* A run killed in the middle of a write in rollback mode (sealing the trace switches it back
+ * from WAL) leaves a hot journal beside the trace: no read-only connection can read the trace
+ * until it is rolled back.  The trace's owner opens it read-write once, which rolls the
+ * unfinished write back as SQLite does on any such open (a journal a live writer still holds is
+ * not hot, and is left alone).  Anyone else is told (tracedb_open_readonly). */
+static void roll_back_hot_journal(const char *path, const struct stat *trace_st)
+{
+    g_autofree char *j = g_strconcat(path, "-journal", NULL);
+    struct stat st;
+    if (lstat(j, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+        st.st_uid != geteuid() || trace_st->st_uid != geteuid())
+        return;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, LONGPATH_VFS) ==
+        SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        (void)sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+    }
+    sqlite3_close(db);
+}
+
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
 {
     longpath_register();
@@ -717,6 +746,7 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
     if (head != HEAD_SQLITE)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
+    roll_back_hot_journal(path, &st);
 
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */
@@ -738,6 +768,14 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
     {
         char *why = NULL;
         int e = tdb_check_meta(db, &why);
+        if (e < 0 && (sqlite3_extended_errcode(db) & 0xff) == SQLITE_READONLY) {
+            sqlite3_close(db);
+            g_free(why);
+            return tdb_set_err(err_detail, -EIO,
+                               g_strdup_printf("a run writing it was killed mid-write (%s-journal "
+                                               "beside it); only its owner can read it, which "
+                                               "rolls that write back", path));
+        }
         if (e < 0) {
             sqlite3_close(db);
             if (g_str_has_prefix(why, "it has no table")) {

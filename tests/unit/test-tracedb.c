@@ -60,6 +60,70 @@ static void test_seal(void)
     sqlite3_close(reader);
 }
 
+/* A new trace is in WAL mode before it is put in place: publishing writes nothing to it, so a
+ * run killed at that moment leaves no hot journal beside the trace in place (t3004 saw one:
+ * "attempt to write a readonly database" from every query after SIGKILL). */
+static void test_pending_is_wal(void)
+{
+    g_autofree char *p = unit_path("wal-before.db");
+    struct tracedb_pending pend;
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &pend, &db, NULL), ==, 0);
+    sqlite3_close(db);
+    g_autofree char *head = NULL;
+    gsize n = 0;
+    g_assert_true(g_file_get_contents(pend.tmp_path, &head, &n, NULL));
+    g_assert_cmpuint(n, >=, 20);
+    /* the file format's read and write versions: 2 is WAL */
+    g_assert_cmpint(head[18], ==, 2);
+    g_assert_cmpint(head[19], ==, 2);
+    tracedb_pending_discard(&pend);
+    g_assert_false(g_file_test(pend.tmp_path ? pend.tmp_path : p, G_FILE_TEST_EXISTS));
+}
+
+/* A writer killed in the middle of a rollback-mode transaction (a sealed trace, or the seal's
+ * own switch) leaves a hot journal: the trace's owner still reads it, the unfinished write
+ * rolled back. */
+static void test_hot_journal_read(void)
+{
+    g_autofree char *p = unit_path("hot.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    pid_t pid = fork();
+    g_assert_cmpint(pid, >=, 0);
+    if (pid == 0) {
+        sqlite3 *w = NULL;
+        if (sqlite3_open(p, &w) != SQLITE_OK ||
+            sqlite3_exec(w, "PRAGMA cache_size=1; BEGIN; "
+                            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
+                            "WHERE i < 2000) INSERT INTO meta SELECT 'junk' || i, "
+                            "printf('%.500c', 'x') FROM n;", NULL, NULL, NULL) != SQLITE_OK)
+            _exit(1);
+        _exit(0); /* killed: no COMMIT, no close */
+    }
+    int status = 0;
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    g_autofree char *j = g_strconcat(p, "-journal", NULL);
+    g_assert_true(g_file_test(j, G_FILE_TEST_EXISTS));
+    if (geteuid() == 0) { /* another user's trace: not rolled back by us, and said so */
+        g_assert_cmpint(chown(p, 1, 1), ==, 0);
+        g_assert_cmpint(chown(j, 1, 1), ==, 0);
+        g_autofree char *why = NULL;
+        g_assert_cmpint(tracedb_open_readonly(p, &db, &why), ==, -EIO);
+        g_assert_nonnull(strstr(why, "killed mid-write"));
+        g_assert_true(g_file_test(j, G_FILE_TEST_EXISTS));
+        g_assert_cmpint(chown(p, 0, 0), ==, 0);
+        g_assert_cmpint(chown(j, 0, 0), ==, 0);
+    }
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_open_readonly(p, &db, &err), ==, 0);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM meta WHERE key LIKE 'junk%'"), ==, 0);
+    sqlite3_close(db);
+}
+
 static void test_refuse_foreign(void)
 {
     g_autofree char *p = unit_path("notes.txt");
@@ -514,6 +578,8 @@ int main(int argc, char **argv)
     g_test_add_func("/tracedb/pending", test_pending);
     g_test_add_func("/tracedb/publish-keeps-old-wal", test_publish_keeps_old_wal);
     g_test_add_func("/tracedb/seal", test_seal);
+    g_test_add_func("/tracedb/pending-is-wal", test_pending_is_wal);
+    g_test_add_func("/tracedb/hot-journal-read", test_hot_journal_read);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
     g_test_add_func("/tracedb/kind-sets", test_kind_sets);

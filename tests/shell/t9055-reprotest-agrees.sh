@@ -27,6 +27,6 @@ for s in umask fileordering domain_host timezone build_path all; do
 done
 if [ ! -s "$T/bt-num_cpus.nv" ]; then grep -q '^differs ' "$T/bt-num_cpus.states" || fail "num_cpus varied nothing"; fi
 if [ ! -s "$T/bt-locales.nv" ]; then grep -q '^differs ' "$T/bt-locales.states" || fail "locales varied nothing"; fi
-say "explained: $(cat "$T/explained")"
+say "explained: $(tr '\n' ";" < "$T/explained")"
 if grep -F "$T/" /proc/self/mountinfo | grep -q disorderfs; then fail "reprotest left a disorderfs mount"; fi
 assert_no_leftovers

@@ -24,7 +24,8 @@ reprotest_agree build_path domain_host home
 expected="build_path out/rt-home.txt: home follows reprotest's build path"
 [ "$(id -u)" = 0 ] || expected="$expected
 domain_host out/rt-uid.txt: reprotest's domain_host runs the build as uid 0 (unshare -r)"
-assert_eq "$(cat "$T/explained")" "$expected" "the differences explained"
+# (the scenario's own outputs may hold $HOME or the uid too: t9055 checks those)
+assert_eq "$(grep ' out/rt-' "$T/explained" || true)" "$expected" "the differences explained"
 # home: $HOME differs under both
 assert_eq "$(rt_verdict experiment-4 out/rt-home.txt) $(bt_verdict home out/rt-home.txt)" "differs differs" "home"
 # an explanation holds only where the contents show it: not for an output without $HOME

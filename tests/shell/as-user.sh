@@ -16,7 +16,7 @@ cp "$BUILDTRAIL" "$stage/buildtrail"
 [ -n "${FSCONFORM:-}" ] && cp "$FSCONFORM" "$stage/fsconform"
 [ -n "${NOBODYFS:-}" ] && cp "$NOBODYFS" "$stage/nobodyfs"
 [ -n "${ATGEN:-}" ] && cp "$ATGEN" "$stage/atgen" && cp "$ATCHECK" "$stage/check.py"
-cp "$here/lib.sh" "$here/crafted.sh" "$here/projects.sh" "$here/repro.sh" "$here/debpkg.sh" "$here/debpkg.py" "$here/sbomcheck.py" "$test_file" "$stage/"
+cp "$here/lib.sh" "$here/crafted.sh" "$here/projects.sh" "$here/repro.sh" "$here/reprotest.sh" "$here/debpkg.sh" "$here/debpkg.py" "$here/sbomcheck.py" "$test_file" "$stage/"
 cp -r "$here/../sample" "$stage/sample" 2>/dev/null || true
 # The quick start (t1133), with the sample it copies, as it lies in the source tree.
 mkdir -p "$stage/src/.ci" "$stage/src/tests"

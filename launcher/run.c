@@ -54,9 +54,9 @@ struct run_opts {
     bool cache_lookups;
     int64_t hash_limit;
     mode_t output_mode;
-    const char *vary_option;  /* "--vary" or "--vary-control", or NULL */
-    uint32_t vary_set;        /* its LIST (vary.h) */
-    char *vary_list;          /* the LISTs given, joined with ',' (parsed as one) */
+    bool vary_given[2];       /* --vary-control, --vary (index: enum vary_side) */
+    uint32_t vary_set[2];     /* their LISTs (vary.h) */
+    char *vary_list[2];       /* the LISTs given to each, joined with ',' (parsed as one) */
     char **argv;
 };
 
@@ -151,7 +151,10 @@ static void usage(FILE *f)
           "                        one that cannot take effect here is said and recorded\n"
           "                        as not varied (info shows them)\n"
           "      --vary-control LIST  make the control's (the fixed baseline's) value of\n"
-          "                        each variation in LIST instead\n"
+          "                        each variation in LIST instead; given with --vary\n"
+          "                        (a bisection step), the control's values of LIST but\n"
+          "                        the experiment's of --vary's, which must lie within\n"
+          "                        LIST\n"
           "      --only-packages LIST|@FILE  with --system: hide from the build the\n"
           "                        files of every installed Debian package outside the\n"
           "                        allowed set, as sbuild's minimal chroot would lack\n"
@@ -178,24 +181,40 @@ static void usage(FILE *f)
 /* --vary, --vary-control (c 'V', 'C'): 0, or -1 after saying why. */
 static int opt_vary(struct run_opts *o, int c, const char *arg)
 {
+    int side = c == 'V' ? VARY_EXPERIMENT : VARY_CONTROL;
     const char *name = c == 'V' ? "--vary" : "--vary-control";
     g_autofree char *err = NULL;
-    if (o->vary_option && strcmp(o->vary_option, name)) {
-        fputs("buildtrail run: --vary and --vary-control cannot both be given: a run is "
-              "one side, the experiment or the control; run twice\n", stderr);
-        return -1;
-    }
     /* Given again, its LIST goes on from the last: `--vary all --vary -time,-aslr` */
-    g_autofree char *list = o->vary_list ? g_strjoin(",", o->vary_list, arg, NULL)
-                                         : g_strdup(arg);
-    if (vary_parse(list, &o->vary_set, &err) < 0) {
+    g_autofree char *list = o->vary_list[side] ? g_strjoin(",", o->vary_list[side], arg, NULL)
+                                               : g_strdup(arg);
+    if (vary_parse(list, &o->vary_set[side], &err) < 0) {
         fprintf(stderr, "buildtrail run: %s: %s\n", name, err);
         return -1;
     }
-    g_free(o->vary_list);
-    o->vary_list = g_steal_pointer(&list);
-    o->vary_option = name;
+    g_free(o->vary_list[side]);
+    o->vary_list[side] = g_steal_pointer(&list);
+    o->vary_given[side] = true;
     return 0;
+}
+
+/* Both --vary-control and --vary: --vary's LIST within --vary-control's; 0, or -1 after
+ * saying why. */
+static int opt_vary_check(const struct run_opts *o)
+{
+    g_autofree char *err = NULL;
+    if (!o->vary_given[VARY_CONTROL] || !o->vary_given[VARY_EXPERIMENT] ||
+        vary_sides_check(o->vary_set[VARY_CONTROL], o->vary_set[VARY_EXPERIMENT], &err) == 0)
+        return 0;
+    fprintf(stderr, "buildtrail run: %s\n", err);
+    return -1;
+}
+
+/* How the variations were asked for, for the summary line. */
+static const char *vary_options(const struct run_opts *o)
+{
+    if (o->vary_given[VARY_CONTROL] && o->vary_given[VARY_EXPERIMENT])
+        return "--vary-control with --vary";
+    return o->vary_given[VARY_EXPERIMENT] ? "--vary" : "--vary-control";
 }
 
 /* --output-mode: 0, or -1 after saying why. */
@@ -334,6 +353,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
               "[ARG]...\n", stderr);
         return -1;
     }
+    if (opt_vary_check(o) < 0)
+        return -1;
     if (o->only_packages && !o->system) {
         fputs("buildtrail run: --only-packages restricts the system trees; add --system\n",
               stderr);
@@ -363,7 +384,8 @@ static void opts_free(struct run_opts *o)
     g_ptr_array_free(o->env_redact, TRUE);
     g_ptr_array_free(o->argv_redact, TRUE);
     g_ptr_array_free(o->only_inputs, TRUE);
-    g_free(o->vary_list);
+    g_free(o->vary_list[0]);
+    g_free(o->vary_list[1]);
     g_free(o->only_packages);
     g_free(o->db_path);
     g_free(o->options);
@@ -497,11 +519,13 @@ static int run_plan(struct run *r)
     if (plan_trace_dirs(r) < 0)
         return -1;
     plan_set_workspace(r->plan, r->cwd);
-    if (r->o.vary_option) {
+    if (r->o.vary_given[VARY_CONTROL] || r->o.vary_given[VARY_EXPERIMENT]) {
         struct vary_facts facts;
         spawn_vary_facts(&r->sp, r->cwd, r->plan->watched->len > 0, &facts);
-        r->vary = vary_plan_make(r->o.vary_set, strcmp(r->o.vary_option, "--vary")
-                                                    ? VARY_CONTROL : VARY_EXPERIMENT, &facts);
+        r->vary = vary_plan_make_sides(r->o.vary_set[VARY_CONTROL],
+                                       r->o.vary_set[VARY_EXPERIMENT], &facts);
+        if (!r->o.vary_given[VARY_CONTROL])
+            r->vary->side = VARY_EXPERIMENT; /* `--vary -all`: the experiment's, of nothing */
     }
     if (r->gate) {
         onlyin_add_trees(r->gate, r->plan);
@@ -807,7 +831,7 @@ static void say_variations(const struct run *r)
     if (!r->vary || (r->o.quiet && !any_not))
         return;
     g_autofree char *line = vary_summary(r->vary);
-    fprintf(stderr, "buildtrail run: variations (%s): %s\n", r->o.vary_option, line);
+    fprintf(stderr, "buildtrail run: variations (%s): %s\n", vary_options(&r->o), line);
 }
 
 int run_main(int argc, char **argv)

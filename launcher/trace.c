@@ -102,7 +102,7 @@ static int write_start(struct trace *t, const struct trace_start *s)
     for (int i = 0; s->vary && i < s->vary->n_rows; i++) {
         const struct vary_row *v = &s->vary->rows[i];
         vrows[n_vrows++] = (struct tracedb_variation){
-            vary_name_str(v->name), vary_side_str(s->vary->side), v->value, v->applied,
+            vary_name_str(v->name), vary_side_str(v->side), v->value, v->applied,
             v->why_not};
     }
     gsize args_len = 0;

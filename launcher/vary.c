@@ -96,7 +96,7 @@ static struct vary_row *row(struct vary_plan *p, enum vary_name n, bool applied,
                             char *why_not)
 {
     struct vary_row *r = &p->rows[p->n_rows++];
-    *r = (struct vary_row){n, applied, value, why_not};
+    *r = (struct vary_row){.name = n, .applied = applied, .value = value, .why_not = why_not};
     return r;
 }
 
@@ -312,15 +312,48 @@ static void plan_one(struct vary_plan *p, enum vary_name n, bool exp, const stru
     }
 }
 
-struct vary_plan *vary_plan_make(uint32_t set, enum vary_side side, const struct vary_facts *f)
+struct vary_plan *vary_plan_make_sides(uint32_t control, uint32_t experiment,
+                                       const struct vary_facts *f)
 {
     struct vary_plan *p = g_new0(struct vary_plan, 1);
-    p->side = side;
+    p->side = experiment ? VARY_EXPERIMENT : VARY_CONTROL;
     p->umask = -1;
-    for (int n = 0; n < VARY_COUNT; n++)
-        if (set & (1u << n))
-            plan_one(p, (enum vary_name)n, side == VARY_EXPERIMENT, f);
+    for (int n = 0; n < VARY_COUNT; n++) {
+        bool exp = experiment & (1u << n);
+        if (!exp && !(control & (1u << n)))
+            continue;
+        int at = p->n_rows;
+        plan_one(p, (enum vary_name)n, exp, f);
+        for (int i = at; i < p->n_rows; i++)
+            p->rows[i].side = exp ? VARY_EXPERIMENT : VARY_CONTROL;
+    }
     return p;
+}
+
+struct vary_plan *vary_plan_make(uint32_t set, enum vary_side side, const struct vary_facts *f)
+{
+    struct vary_plan *p = side == VARY_EXPERIMENT ? vary_plan_make_sides(0, set, f)
+                                                  : vary_plan_make_sides(set, 0, f);
+    p->side = side;
+    return p;
+}
+
+int vary_sides_check(uint32_t control, uint32_t experiment, char **err)
+{
+    uint32_t outside = experiment & ~control;
+    if (!outside)
+        return 0;
+    GString *listed = g_string_new(NULL);
+    for (int n = 0; n < VARY_COUNT; n++)
+        if (outside & (1u << n))
+            g_string_append_printf(listed, "%s%s", listed->len ? "," : "", vary_name_str(n));
+    *err = g_strdup_printf("--vary names %s, which --vary-control's LIST leaves out: given "
+                           "together, --vary-control fixes the control's values and --vary "
+                           "picks among them the variations to vary; add %s to --vary-control's "
+                           "LIST or take %s out of --vary's", listed->str, listed->str,
+                           outside & (outside - 1) ? "them" : "it");
+    g_string_free(listed, TRUE);
+    return -1;
 }
 
 void vary_plan_free(struct vary_plan *p)
@@ -336,10 +369,10 @@ void vary_plan_free(struct vary_plan *p)
     g_free(p);
 }
 
-static bool has_row(const struct vary_plan *p, enum vary_name n)
+static bool has_row(const struct vary_plan *p, enum vary_name n, enum vary_side side)
 {
     for (int i = 0; i < p->n_rows; i++)
-        if (p->rows[i].name == n)
+        if (p->rows[i].name == n && p->rows[i].side == side)
             return true;
     return false;
 }
@@ -355,7 +388,7 @@ char **vary_environ(const struct vary_plan *p, char *const *env)
 {
     GPtrArray *out = g_ptr_array_new();
     bool path_seen = false;
-    bool add_path = p->side == VARY_EXPERIMENT && has_row(p, VARY_EXEC_PATH);
+    bool add_path = has_row(p, VARY_EXEC_PATH, VARY_EXPERIMENT);
     for (int i = 0; env && env[i]; i++) {
         bool replaced = false;
         for (int k = 0; k < p->n_env && !replaced; k++)
@@ -380,18 +413,26 @@ char **vary_environ(const struct vary_plan *p, char *const *env)
 
 char *vary_summary(const struct vary_plan *p)
 {
-    GString *made = g_string_new(NULL), *not = g_string_new(NULL);
+    GString *made[2] = {g_string_new(NULL), g_string_new(NULL)}, *not = g_string_new(NULL);
     for (int i = 0; i < p->n_rows; i++) {
         const struct vary_row *r = &p->rows[i];
-        GString *to = r->applied ? made : not;
+        GString *to = r->applied ? made[r->side] : not;
         g_string_append_printf(to, "%s%s", to->len ? ", " : "", vary_name_str(r->name));
         if (r->why_not)
             g_string_append_printf(to, " (%s%s)", r->applied ? "partly: " : "", r->why_not);
     }
-    char *s = g_strdup_printf("%s values: %s%s%s", vary_side_str(p->side),
-                              made->len ? made->str : "none", not->len ? "; not varied: " : "",
-                              not->str);
-    g_string_free(made, TRUE);
+    GString *s = g_string_new(NULL);
+    for (int side = VARY_CONTROL; side <= VARY_EXPERIMENT; side++)
+        if (made[side]->len)
+            g_string_append_printf(s, "%s%s values: %s", s->len ? "; " : "",
+                                   vary_side_str((enum vary_side)side), made[side]->str);
+    if (!s->len)
+        g_string_append_printf(s, "%s values: none",
+                               vary_side_str(p->side));
+    if (not->len)
+        g_string_append_printf(s, "; not varied: %s", not->str);
+    for (int side = 0; side < 2; side++)
+        g_string_free(made[side], TRUE);
     g_string_free(not, TRUE);
-    return s;
+    return g_string_free(s, FALSE);
 }

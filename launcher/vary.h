@@ -13,10 +13,16 @@
  *   - vary_plan_make: one row per name in the set (in vary_name order) with what was set, for
  *     people, or why it could not be (applied false; why_not).  A variation that cannot take
  *     effect on the experiment side leaves the experiment at the control's value (so that the
- *     two builds still differ only in what was varied) and says so.  user_group for root in a
+ *     two builds still differ only in what was varied) and says so; each row has its side.
+ *     user_group for root in a
  *     directory another user owns is such a one: uid 2000 holds none of root's capabilities
  *     and could not write there.  Partly made (fileordering
  *     with trees watched by fanotify): applied, with why_not naming what was not.
+ *   - vary_plan_make_sides: both options of one run (`--vary-control C --vary E`, a
+ *     bisection step): each name in E takes the experiment's value, each other name in C the
+ *     control's; one row per name in C|E.  vary_sides_check says whether the pair is one:
+ *     E must lie within C (every variation under test is one the control fixes); -1 with *err
+ *     (g_free it), one sentence naming those outside, else 0.
  *   - vary_environ: the build's environment from `env` (NULL-terminated NAME=VALUE) with the
  *     plan's variables set or removed; g_strfreev it.
  */
@@ -79,6 +85,7 @@ struct vary_facts {
 
 struct vary_row {
     enum vary_name name;
+    enum vary_side side; /* which side's value this row is */
     bool applied;
     char *value;   /* what was set, for people */
     char *why_not; /* NULL, or why it was not (or only partly) made */
@@ -93,7 +100,7 @@ struct vary_env {
 #define VARY_MAX_ENV 8
 
 struct vary_plan {
-    enum vary_side side;
+    enum vary_side side;        /* experiment when any row is (the option: --vary) */
     int n_rows;
     struct vary_row rows[VARY_COUNT];
     /* What to set; each "leave as it is" unless said */
@@ -112,9 +119,14 @@ struct vary_plan {
 
 /* The plan for `side` of the names in `set` (vary_parse); vary_plan_free it. */
 struct vary_plan *vary_plan_make(uint32_t set, enum vary_side side, const struct vary_facts *f);
+/* The control's values of `control` but the experiment's of `experiment` (within it). */
+struct vary_plan *vary_plan_make_sides(uint32_t control, uint32_t experiment,
+                                       const struct vary_facts *f);
+int vary_sides_check(uint32_t control, uint32_t experiment, char **err);
 void vary_plan_free(struct vary_plan *p);
 
 char **vary_environ(const struct vary_plan *p, char *const *env);
 
-/* One line for the run's summary: "varied (experiment): a, b; not varied: c (why)". */
+/* One line for the run's summary: "experiment values: a, b; not varied: c (why)"; with both
+ * sides "control values: a; experiment values: b; ...". */
 char *vary_summary(const struct vary_plan *p);

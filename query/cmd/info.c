@@ -294,13 +294,22 @@ static void text_variations(GString *out, const GPtrArray *vary)
     if (!vary || !vary->len)
         return;
     const struct info_variation *first = vary->pdata[0];
+    bool mixed = false; /* run --vary-control with --vary: a bisection step */
+    for (guint i = 1; i < vary->len; i++)
+        mixed |= g_strcmp0(((const struct info_variation *)vary->pdata[i])->side, first->side);
     text_field(out, "varied:");
-    g_string_append_printf(out, "the %s's values (run --vary%s)\n",
-                           first->side ? first->side : "?",
-                           g_strcmp0(first->side, "control") ? "" : "-control");
+    if (mixed)
+        g_string_append(out, "the control's values, the experiment's where said (run "
+                             "--vary-control with --vary)\n");
+    else
+        g_string_append_printf(out, "the %s's values (run --vary%s)\n",
+                               first->side ? first->side : "?",
+                               g_strcmp0(first->side, "control") ? "" : "-control");
     for (guint i = 0; i < vary->len; i++) {
         const struct info_variation *v = vary->pdata[i];
         g_string_append_printf(out, "  %-13s ", v->name ? v->name : "?");
+        if (mixed && g_strcmp0(v->side, "control"))
+            g_string_append_printf(out, "%s: ", v->side ? v->side : "?");
         if (!v->applied)
             g_string_append(out, "NOT VARIED: ");
         if (v->value)

@@ -172,17 +172,19 @@ struct repro_run {
     unsigned n_builds;
 };
 
-/* One traced build with the experiment's values of `set` (control: the baseline's). */
-static int one_build(struct repro_run *rr, const char *slot, bool control, uint32_t set,
-                     struct reprorun_build *b)
+/* One traced build with the control's values of `control` but the experiment's of
+ * `experiment` (within it, or control 0: the experiment). */
+static int one_build(struct repro_run *rr, const char *slot, uint32_t control,
+                     uint32_t experiment, struct reprorun_build *b)
 {
     GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < rr->cli->run_args->len; i++)
         g_ptr_array_add(args, g_strdup(rr->cli->run_args->pdata[i]));
-    vary_args(args, control ? "--vary-control" : "--vary", set);
+    vary_args(args, "--vary-control", control);
+    vary_args(args, "--vary", experiment);
     g_ptr_array_add(args, NULL);
     char *err = NULL;
-    bool other = !control && (set & RV_BIT(RV_BUILD_PATH));
+    bool other = experiment & RV_BIT(RV_BUILD_PATH);
     int r = reprorun_build(rr->out, rr->src, slot, other, (const char *const *)args->pdata,
                            rr->cmd, b, &err);
     g_ptr_array_free(args, TRUE);
@@ -231,8 +233,6 @@ struct repro_state {
     struct repro_run *rr;
     struct repro_report *rep;
     struct prov *p[2];
-    struct qdb *base_q;   /* --bisect's baseline: a build with no variation set either way */
-    struct prov *base_p;
     int status; /* a bisect build's error status, or 0 */
 };
 
@@ -320,7 +320,9 @@ static GHashTable *artifact_keys(struct diffeng *d, GPtrArray *artifacts)
     return keys;
 }
 
-/* A bisect step: the experiment rebuilt with `set` alone, compared with the control. */
+/* A bisect step: the control rebuilt with the experiment's values of `set` (run
+ * --vary-control ASKED --vary SET), compared with the control itself; `set` 0 is the control
+ * built again, which shows what differs with nothing varied. */
 static GHashTable *bisect_build(uint32_t set, void *ctx)
 {
     struct repro_state *s = ctx;
@@ -328,11 +330,11 @@ static GHashTable *bisect_build(uint32_t set, void *ctx)
     struct reprorun_build b = {0};
     GHashTable *keys = NULL;
     s->rep->bisect_builds++;
-    s->status = one_build(s->rr, slot, false, set, &b);
+    s->status = one_build(s->rr, slot, s->rep->asked, set, &b);
     struct qdb *q = s->status ? NULL : query_open("repro", b.trace);
     struct prov *p = q ? query_open_prov("repro", q) : NULL;
     if (p) {
-        struct diffeng *d = diffeng_new(s->base_q, s->base_p, q, p);
+        struct diffeng *d = diffeng_new(s->rep->q[0], s->p[0], q, p);
         expect_env(d, set);
         GPtrArray *arts = reproeng_artifacts(d, s->rr->cli->globs);
         if (qdb_failed(q) ? !query_failed(q) : true)
@@ -350,24 +352,14 @@ static GHashTable *bisect_build(uint32_t set, void *ctx)
     return keys;
 }
 
-/* Each step's build sets the experiment's values of a subset S and leaves the others as
- * they are (run takes --vary or --vary-control, not both): so it is compared with a build
- * that sets none, made first, and differs from it in S alone. */
+/* Each step's build is the control's but for a subset S of the variations, which take the
+ * experiment's values: compared with the control, it differs from it in S alone.  The first
+ * (reproeng_bisect's build(0)) is a second control build: what it shows is the build's own. */
 static void bisect(struct repro_state *s)
 {
     struct repro_report *r = s->rep;
     const struct diffeng_model *m = diffeng_run(r->d);
-    struct reprorun_build base = {0};
     r->bisected = true;
-    r->bisect_builds++;
-    s->status = one_build(s->rr, "bisect-baseline", true, 0, &base);
-    s->base_q = s->status ? NULL : query_open("repro", base.trace);
-    s->base_p = s->base_q ? query_open_prov("repro", s->base_q) : NULL;
-    reprorun_build_clear(&base);
-    if (!s->base_p) {
-        s->status = s->status ? s->status : 2;
-        return;
-    }
     GHashTable *wanted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (guint i = 0; i < r->causes->len; i++)
         g_hash_table_add(wanted, reproeng_cause_key(m, m->causes->pdata[g_array_index(r->causes, size_t, i)]));
@@ -469,10 +461,6 @@ static void report_free(struct repro_state *s)
     struct repro_report *r = s->rep;
     if (r->d)
         diffeng_free(r->d);
-    if (s->base_p)
-        prov_free(s->base_p);
-    if (s->base_q)
-        qdb_close(s->base_q);
     for (int i = 0; i < 2; i++) {
         if (s->p[i])
             prov_free(s->p[i]);
@@ -509,9 +497,9 @@ static int repro_steps(struct repro_run *rr, int argc, char **cmd)
                                .hints = g_hash_table_new(g_direct_hash, g_direct_equal),
                                .diffoscope = rr->cli->diffoscope};
     struct repro_state s = {.rr = rr, .rep = &rep};
-    int st = one_build(rr, "control", true, rr->cli->vary, &b[0]);
+    int st = one_build(rr, "control", rr->cli->vary, 0, &b[0]);
     if (!st)
-        st = one_build(rr, "experiment", false, rr->cli->vary, &b[1]);
+        st = one_build(rr, "experiment", 0, rr->cli->vary, &b[1]);
     if (!st)
         st = compare(&s);
     report_free(&s);

@@ -169,12 +169,9 @@ static uint32_t script_hints(const char *cmd)
     g_auto(GStrv) words = g_regex_split_simple("[^A-Za-z0-9_$-]+", c + 4, 0, 0);
     for (int i = 0; words[i]; i++) {
         const char *w = words[i];
-        if (w[0] == '$') {
-            static const char *const vars[] = {"PWD", "HOME", "LANG", "LC_ALL", "TZ", "USER",
-                                               "LOGNAME", "PATH", NULL};
-            for (int v = 0; vars[v]; v++)
-                if (!strcmp(w + 1, vars[v]))
-                    h |= env_hints(vars[v]);
+        if (w[0] == '$') { /* $PWD, or one a variation sets: $HOME, $REPROTEST_CAPTURE_... */
+            if (!strcmp(w + 1, "PWD") || reproeng_env_expected(RV_ALL, w + 1))
+                h |= env_hints(w + 1);
         } else if (w[0] && w[0] != '-') {
             h |= command_hints(w); /* each word alone: its options are not told apart */
         }

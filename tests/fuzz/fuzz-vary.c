@@ -1,6 +1,6 @@
 /* libFuzzer target: run --vary's LIST parser (launcher/vary.h) must never read out of bounds,
  * must answer a set of known names or one error naming what it refused, and the plan made from
- * any set must hold one row per name in it. */
+ * any set must hold one row per name in it (with both sides: each row on its own side). */
 #include "vary.h"
 
 #include <glib.h>
@@ -31,6 +31,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             g_strfreev(e);
             vary_plan_free(p);
         }
+        /* both options: the control's of the set, the experiment's of every other name */
+        uint32_t half = set & 0x2AAAu;
+        if (vary_sides_check(set, half, &err) != 0)
+            abort();
+        struct vary_plan *p = vary_plan_make_sides(set, half, &f);
+        if (p->n_rows != __builtin_popcount(set))
+            abort();
+        for (int i = 0; i < p->n_rows; i++)
+            if (p->rows[i].side != ((half >> p->rows[i].name) & 1 ? VARY_EXPERIMENT : VARY_CONTROL))
+                abort();
+        vary_plan_free(p);
     } else if (r != -1 || !err || !strstr(err, "num_cpus")) {
         abort();
     }

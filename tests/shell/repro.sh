@@ -1,4 +1,4 @@
-# repro.sh — sourced after lib.sh by the repro tests (t9025–t9035, issue #36): a small make
+# repro.sh — sourced after lib.sh by the repro tests (t9025–t9036, t9062, issue #36): a small make
 # project with one output per variation and one constant output (repro_scenario DIR), and a
 # deterministic one (repro_deterministic DIR); `block TEXT ARTIFACT` cuts one artifact's part
 # out of repro's text report.
@@ -16,6 +16,11 @@
 #   out/sorted.txt  sort                                       locales
 #   out/libh.a      ar of h.o, compiled from h.c, which embeds the host name
 #                                                              domain_host
+#   out/uid.txt     id -u                                      user_group
+#   out/home.txt    echo $HOME                                 home
+#   out/env.txt     echo $REPROTEST_CAPTURE_ENVIRONMENT (reprotest's extra variable, unset
+#                   in the control)                            environment
+# kernel, exec_path, aslr and time have no output of their own.
 repro_scenario() {
     mkdir -p "$1/d"
     for f in a b c d e f g h; do echo "$f" > "$1/d/$f"; done
@@ -24,7 +29,7 @@ repro_scenario() {
     cat > "$1/Makefile" <<'MK'
 TARFLAGS = --mtime=@0 --owner=0 --group=0 --numeric-owner
 all: out/const.txt out/where.txt out/host.txt out/modes.tar out/order.txt out/order.tar \
-     out/cpus.txt out/tz.txt out/sorted.txt out/libh.a
+     out/cpus.txt out/tz.txt out/sorted.txt out/libh.a out/uid.txt out/home.txt out/env.txt
 out:
 	mkdir -p out
 out/const.txt: | out
@@ -49,6 +54,12 @@ h.c:
 	echo "const char *h = \"$$(hostname)\";" > $@
 out/libh.a: h.c | out
 	cc -c h.c -o h.o && ar rcD $@ h.o
+out/uid.txt: | out
+	id -u > $@
+out/home.txt: | out
+	echo "$$HOME" > $@
+out/env.txt: | out
+	echo "$$REPROTEST_CAPTURE_ENVIRONMENT" > $@
 MK
 }
 

@@ -62,6 +62,7 @@ comp buildtrail tree -d "" | grep -qx b.txt && { echo "not a trace"; exit 1; }
 comp buildtrail help do | grep -qx doctor || { echo "help COMMAND"; exit 1; }
 comp buildtrail run --vary all,-file | grep -qx all,-fileordering || { echo "run --vary LIST"; exit 1; }
 comp buildtrail run --vary-control u | grep -qx user_group || { echo "run --vary-control LIST"; exit 1; }
+comp buildtrail run --vary-control all --vary u | grep -qx user_group || { echo "run --vary-control LIST --vary LIST"; exit 1; }
 comp buildtrail run --vary all --qu | grep -qx -- --quiet || { echo "a LIST taken for the command"; exit 1; }
 exit 0' sh "$T/inst" > "$T/bash.out" 2>&1 || fail "bash completion: $(cat "$T/bash.out")"
 if command -v zsh > /dev/null; then

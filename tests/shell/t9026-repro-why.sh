@@ -3,7 +3,8 @@
 # variation: exit 1; each artifact that differs is named, with its OWN cause (the process that
 # made the difference: hostname for out/host.txt, nproc for out/cpus.txt, date for out/tz.txt,
 # tar for out/modes.tar, the shell running pwd for out/where.txt, cat after `ls -f` for
-# out/order.txt) and the variations that may explain it from what that process did; the
+# out/order.txt, id for out/uid.txt, the shells echoing $HOME and reprotest's extra variable for
+# out/home.txt and out/env.txt) and the variations that may explain it from what that process did; the
 # constant output is not reported; in a tar or a static library, the member that differs is
 # named (t/x's mode, h.o's content, the members' order).  A variation this machine cannot make (one CPU, no second
 # locale) is said as not varied, and its output is then not expected to differ.
@@ -40,6 +41,9 @@ check out/order.txt fileordering 'cat d/'
 check out/order.tar fileordering 'tar --mtime'
 check out/libh.a domain_host '/bin/sh -c .*hostname'
 check out/sorted.txt locales 'sort$'
+check out/uid.txt user_group 'id -u$'
+check out/home.txt home "/bin/sh -c 'echo \"\\\$HOME\" > out/home.txt'"
+check out/env.txt environment "/bin/sh -c 'echo \"\\\$REPROTEST_CAPTURE_ENVIRONMENT\" > out/env.txt'"
 # archives compared member by member: the member that differs is named, and how
 member() { # ARTIFACT LINE-PATTERN
     printf '%s\n' "$(block "$out" "$1")" | grep -Eq "^    $2" || fail "$1: $2: $(block "$out" "$1")"

@@ -2,8 +2,10 @@
 # repro --bisect on the scenario project (repro.sh) under every variation: each differing
 # artifact's cause is pinned to exactly the variation that triggers it (out/host.txt and
 # out/libh.a to domain_host, out/cpus.txt to num_cpus, out/tz.txt to timezone, out/modes.tar to
-# umask, out/where.txt to build_path, out/order.txt and out/order.tar to fileordering), in fewer
-# builds than two per variation; every bisect build's copy and trace is kept.
+# umask, out/where.txt to build_path, out/order.txt and out/order.tar to fileordering,
+# out/sorted.txt to locales, out/uid.txt to user_group, out/home.txt to home, out/env.txt to
+# environment), in fewer builds than two per variation; the constant out/const.txt is never
+# reported; every bisect build's copy and trace is kept.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/repro.sh"
 require_fuse
@@ -29,6 +31,10 @@ pinned out/where.txt build_path
 pinned out/order.txt fileordering
 pinned out/order.tar fileordering
 pinned out/sorted.txt locales
+pinned out/uid.txt user_group
+pinned out/home.txt home
+pinned out/env.txt environment
+case "$out" in *out/const.txt*) fail "the constant output reported: $out" ;; esac
 n=$(printf '%s\n' "$out" | sed -n 's/^bisect: \([0-9]*\) more builds*$/\1/p')
 v=$(printf '%s\n' "$varied" | tr ',' '\n' | wc -l)
 [ -n "$n" ] && [ "$n" -lt $((2 * v + 2)) ] || fail "bisect builds: $n for $v variations: $out"

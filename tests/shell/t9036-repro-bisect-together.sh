@@ -1,13 +1,14 @@
 #!/bin/sh
 # repro --bisect on an output that differs only when two variations are made together (umask
-# and home): pinned to those two, never to the other variations made beside them (it was
-# pinned to the whole union of the halves that split them); $(umask) hints umask.
+# and home take the experiment's values: 0002 and /nonexistent/second-build): pinned to those
+# two, never to the other variations made beside them (it was pinned to the whole union of the
+# halves that split them); $(umask) hints umask.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 require_cmd make
 mkdir -p "$T/proj"
-printf 'all:\n\tif [ "$$(umask)" != "%s" ] && [ "$$HOME" != "%s" ]; then echo diff; else echo same; fi > out\n' \
-    "$(umask)" "$HOME" > "$T/proj/Makefile"
+printf 'all:\n\tif [ "$$(umask)" = 0002 ] && [ "$$HOME" = /nonexistent/second-build ]; then echo diff; else echo same; fi > out\n' \
+    > "$T/proj/Makefile"
 cd "$T/proj"
 set +e; out=$(bt repro --bisect --vary umask,home,num_cpus,timezone -o "$T/o" -- make -s 2>"$T/err"); st=$?; set -e
 [ "$st" = 1 ] || fail "exit $st: $out $(cat "$T/err")"

@@ -195,6 +195,44 @@ static void test_environ(void)
     vary_plan_free(e);
 }
 
+/* --vary-control C --vary E: E's names take the experiment's values, C's others the
+ * control's, each row saying its side; E outside C is refused, naming what is outside. */
+static void test_both_sides(void)
+{
+    struct vary_facts f = machine();
+    uint32_t c = parse_ok("umask,home,exec_path,timezone,aslr");
+    uint32_t e = parse_ok("home,exec_path");
+    g_autofree char *err = NULL;
+    g_assert_cmpint(vary_sides_check(c, e, &err), ==, 0);
+    g_assert_null(err);
+    struct vary_plan *p = vary_plan_make_sides(c, e, &f);
+    g_assert_cmpint(p->n_rows, ==, 5);
+    g_assert_cmpint(p->side, ==, VARY_EXPERIMENT);
+    g_assert_cmpint(find(p, VARY_HOME)->side, ==, VARY_EXPERIMENT);
+    g_assert_cmpint(find(p, VARY_EXEC_PATH)->side, ==, VARY_EXPERIMENT);
+    g_assert_cmpint(find(p, VARY_UMASK)->side, ==, VARY_CONTROL);
+    g_assert_cmpint(find(p, VARY_TIMEZONE)->side, ==, VARY_CONTROL);
+    g_assert_cmpint(p->umask, ==, 0022);
+    g_assert_cmpstr(env_of(p, "HOME"), ==, "/nonexistent/second-build");
+    g_assert_cmpstr(env_of(p, "TZ"), ==, "GMT+12");
+    g_assert_true(p->personality_set & VARY_PER_ADDR_NO_RANDOMIZE);
+    char *env[] = {(char *)"PATH=/usr/bin", NULL};
+    g_auto(GStrv) pe = vary_environ(p, env);
+    g_assert_cmpstr(pe[0], ==, "PATH=/usr/bin:/i_capture_the_path");
+    g_autofree char *line = vary_summary(p);
+    g_assert_cmpstr(line, ==, "control values: timezone, umask, aslr; experiment values: home, "
+                              "exec_path");
+    vary_plan_free(p);
+    /* the control's exec_path: PATH as given */
+    p = vary_plan_make_sides(c, 0, &f);
+    g_auto(GStrv) ce = vary_environ(p, env);
+    g_assert_cmpstr(ce[0], ==, "PATH=/usr/bin");
+    vary_plan_free(p);
+    g_assert_cmpint(vary_sides_check(parse_ok("umask"), parse_ok("umask,kernel,aslr"), &err), ==, -1);
+    g_assert_nonnull(strstr(err, "--vary names kernel,aslr, which --vary-control's LIST leaves out"));
+    g_assert_nonnull(strstr(err, "add kernel,aslr to --vary-control's LIST or take them out"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -203,5 +241,6 @@ int main(int argc, char **argv)
     g_test_add_func("/vary/cannot", test_cannot);
     g_test_add_func("/vary/root-foreign-tree", test_root_foreign_tree);
     g_test_add_func("/vary/environ", test_environ);
+    g_test_add_func("/vary/both-sides", test_both_sides);
     return g_test_run();
 }

@@ -22,6 +22,21 @@
  * file by its real owner, which the namespace does not map unless it is the caller's own id:
  * root's and system users' files there show as nobody/nogroup.
  *
+ * The build's own namespace (run --vary user_group, launcher/vary.h) is a child of the run's
+ * (root: of the machine's): idmap_nested() writes its maps, which setup (launcher/ns.c), holding
+ * CAP_SETUID/CAP_SETGID in the parent, writes for the build.  Inside, the build's new id stands
+ * for its id in the parent (`own`), `own` for the parent's id that has the new id's number, and
+ * every other id the parent holds keeps its number: the build is another user, and chown to 0,
+ * to the caller's usual ids or to any other id the parent holds reaches the real filesystem and
+ * fails with EPERM as for another real user (fakeroot hides that one), never EINVAL.  The
+ * parent a root run gives it is the machine's, of which only 0 and the new id are held: were
+ * other ids mapped, a set-user-ID program owned by the machine's uid 2000 (0 inside) would give
+ * the build capabilities over every file whose owner and group the namespace maps; with these
+ * two, only over files of root (whose uid the build has) and of uid 2000 (which that program
+ * makes it natively).  Unprivileged, the run's namespace holds only ids of the caller's own
+ * (its subordinate range), which a program of the build can reach in the run's namespace
+ * already: nothing is gained by mapping them all.
+ *
  * Contract: idmap_plan() reads the ranges (0, or -ENOENT with *why set when wide maps are not
  * possible: no range, or no newuidmap); idmap_apply() runs newuidmap and newgidmap on `pid`
  * (a child in a new user namespace, waiting to be mapped).  Both return 0 or -errno, never log;
@@ -52,6 +67,22 @@ void idmap_free(struct idmap *m);
  * NULL-terminated, g_strfreev it. */
 char **idmap_args(const unsigned *identity, int n_identity, unsigned long start,
                   unsigned long count);
+
+/* Ids a namespace holds, as inside ids (first, count). */
+struct idmap_range {
+    unsigned long first, count;
+};
+
+/* The ranges of a map's "inside outside count" arguments (idmap_args): at most `max`. */
+int idmap_held(char *const *args, struct idmap_range *out, int max);
+
+/* The map of the build's own namespace: "inside outside count" lines (the parent's ids outside)
+ * for `held` (the ids the parent holds, which must include `own`): `inner` stands for `own`,
+ * `own` for `inner` when the parent holds `inner`, every other held id for itself.  NULL when
+ * `own` is not held, `inner` == `own`, or the map would pass the kernel's 340 lines or
+ * `max_len` bytes; g_free it. */
+char *idmap_nested(const struct idmap_range *held, int n_held, unsigned own, unsigned inner,
+                   size_t max_len);
 
 /* Find the subordinate range of `name` or `id` in the contents of /etc/subuid or subgid
  * (exposed for tests and fuzzing): 0 with *start and *count set, or -ENOENT. */

@@ -26,7 +26,7 @@
  *     stdout/stderr files fds 1 and 2, closes everything else (the report pipe is
  *     close-on-exec), makes the variations (plan->vary: umask, CPU affinity, personality, a
  *     UTS namespace and its names, then a user namespace of its own, last, since it leaves
- *     the build no power in the others), chdir()s to plan->cwd again (now through the mount)
+ *     the build no power in the others; setup writes its maps and setgroups "deny"), chdir()s to plan->cwd again (now through the mount)
  *     and execvp()s plan->argv (with plan->vary.envp when set).  Its parent is setup, outside its namespace (getppid() is 0).
  *
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
@@ -141,8 +141,13 @@ struct ns_plan {
         unsigned long persona;
         bool uts;                  /* a new UTS namespace with these names */
         const char *hostname, *domainname;
-        bool nest_user;            /* a user namespace of its own, with these maps */
-        char uid_map[64], gid_map[64];
+        bool nest_user;            /* a user namespace of its own, mapped by setup (which
+                                    * holds CAP_SETUID/CAP_SETGID in its parent: the build
+                                    * unshares, tells setup its pid over a pipe and waits)... */
+        char uid_map[64], gid_map[64];            /* ...with these: the build's own ids */
+        char uid_map_wide[4096], gid_map_wide[4096]; /* or these (idmap_nested), when set and
+                                                     * setup's namespace holds the ids: root, or
+                                                     * mapped from outside ('M') */
     } vary;
     sigset_t sigmask;     /* the caller's signal mask, for the build */
     bool sigpipe_ignored; /* whether the caller ignored SIGPIPE (the daemon does) */

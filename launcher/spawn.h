@@ -49,6 +49,7 @@ struct spawn {
     struct utsname uts;
     cpu_set_t caller_cpus;
     char **vary_env;               /* the build's environment, or NULL */
+    char *nest_why;                /* why the build's own namespace maps its ids only */
 };
 
 void spawn_init(struct spawn *sp);

@@ -383,6 +383,8 @@ void spawn_map_ids(struct spawn *sp, struct fs *fs)
         if (write(sp->map_pipe[1], &go, 1) != 1)
             sp->ids_mapped = false; /* setup is gone; its report says why */
     }
+    /* As root, a build in a user namespace of its own is root's uid without capabilities. */
+    fs_set_root_callers_read(fs, !sp->user_ns && sp->ns.vary.nest_user);
     if (sp->map_pipe[1] >= 0) {
         close(sp->map_pipe[1]);
         sp->map_pipe[1] = -1;

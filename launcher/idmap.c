@@ -266,3 +266,9 @@ char *idmap_nested(const struct idmap_range *held, int n_held, unsigned own, uns
     }
     return g_string_free(s, FALSE);
 }
+
+char *idmap_nested_root(unsigned inner)
+{
+    return g_strdup_printf("%u 0 1\n0 %u 1\n1 1 %u\n%u %u %lu\n", inner, IDMAP_NO_FILE_ID,
+                           inner - 1, inner + 1, inner + 1, MAX_INSIDE - 1 - inner);
+}

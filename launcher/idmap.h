@@ -28,14 +28,14 @@
  * for its id in the parent (`own`), `own` for the parent's id that has the new id's number, and
  * every other id the parent holds keeps its number: the build is another user, and chown to 0,
  * to the caller's usual ids or to any other id the parent holds reaches the real filesystem and
- * fails with EPERM as for another real user (fakeroot hides that one), never EINVAL.  The
- * parent a root run gives it is the machine's, of which only 0 and the new id are held: were
- * other ids mapped, a set-user-ID program owned by the machine's uid 2000 (0 inside) would give
- * the build capabilities over every file whose owner and group the namespace maps; with these
- * two, only over files of root (whose uid the build has) and of uid 2000 (which that program
- * makes it natively).  Unprivileged, the run's namespace holds only ids of the caller's own
- * (its subordinate range), which a program of the build can reach in the run's namespace
- * already: nothing is gained by mapping them all.
+ * fails with EPERM as for another real user (fakeroot hides that one), never EINVAL.
+ * Unprivileged, the run's namespace holds only ids of the caller's own (its subordinate range),
+ * which a program of the build can reach in the run's namespace already: nothing is gained by
+ * mapping them all.  A root run's parent is the machine's (idmap_nested_root): the new id
+ * stands for root, 1..65535 but the new id for themselves, and 0 for IDMAP_NO_FILE_ID, an id
+ * no file has: 0 is the id whose set-user-ID programs would give the build capabilities (over
+ * every file whose owner and group the namespace maps), and none can be had, since the build
+ * cannot give a file away (EPERM); the machine's own uid 2000 is not mapped (shown as 65534).
  *
  * Contract: idmap_plan() reads the ranges (0, or -ENOENT with *why set when wide maps are not
  * possible: no range, or no newuidmap); idmap_apply() runs newuidmap and newgidmap on `pid`
@@ -83,6 +83,11 @@ int idmap_held(char *const *args, struct idmap_range *out, int max);
  * `max_len` bytes; g_free it. */
 char *idmap_nested(const struct idmap_range *held, int n_held, unsigned own, unsigned inner,
                    size_t max_len);
+
+/* Root's map for the build's own namespace: "inner 0 1", "0 IDMAP_NO_FILE_ID 1", and 1..65535
+ * but `inner` for themselves (`inner` in 1..65535); g_free it. */
+#define IDMAP_NO_FILE_ID 2147483646u
+char *idmap_nested_root(unsigned inner);
 
 /* Find the subordinate range of `name` or `id` in the contents of /etc/subuid or subgid
  * (exposed for tests and fuzzing): 0 with *start and *count set, or -ENOENT. */

@@ -248,8 +248,11 @@ static void write_nest_map(const struct ns_plan *p, int proc_fd, int from_build,
                     files[i]) = '\0';
         int fd = openat(proc_fd, path, O_WRONLY | O_CLOEXEC);
         size_t len = strlen(data[i]);
-        if (fd < 0 || write(fd, data[i], len) != (ssize_t)len)
-            err = errno ? errno : EIO;
+        ssize_t w = fd < 0 ? -1 : write(fd, data[i], len);
+        if (w < 0)
+            err = errno;
+        else if (w != (ssize_t)len)
+            err = EIO;
         if (fd >= 0)
             close(fd);
         if (err == ENOENT && i == 0)
@@ -294,7 +297,8 @@ static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd,
         fail(p, NS_STEP_FORK_BUILD, -1);
     }
     /* The build holds stdin, the FUSE stdout and stderr, the report pipe and the started pipe
-     * until its exec (close-on-exec): nothing else of the launcher's. */
+     * until its exec (close-on-exec), and with a user namespace of its own the two pipes to
+     * setup until it is mapped: nothing else of the launcher's. */
     int keep[] = {p->report_fd, started_fd, nest[0], nest[1]};
     close_all_but(STDERR_FILENO + 1, keep, nest[0] >= 0 ? 4 : 2);
     apply_vary(p, started_fd, nest);

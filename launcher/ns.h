@@ -12,7 +12,9 @@
  *     daemon over plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over
  *     the tree's own path (shortest path first, so nested trees and a workspace under /tmp stay
  *     visible) with the mount flags of the filesystem it shadows (plan->tree_flags), detaches the staging mount, unshares the pid namespace, forks init, waits until
- *     init has mounted /proc, forks the build, sends init's pid, waits for the build
+ *     init has mounted /proc, forks the build (with a user namespace of the build's own,
+ *     plan->vary.nest_user, writes its maps once the build has made it), sends init's pid,
+ *     waits for the build
  *     and reports its wait status, then kills init (which ends whatever the build left
  *     running) and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
  *     requests are pids the daemon can look up in its own /proc, and the build cannot see

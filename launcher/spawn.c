@@ -96,26 +96,22 @@ void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct va
         .release = sp->uts.release};
 }
 
-/* The wide maps of the build's own namespace (idmap_nested): in the parent root's, 0 and the
- * new ids; the run's namespace's, every id it holds (sp->idm, planned by spawn_prepare).  Left
- * empty when they cannot be made: setup writes the narrow ones. */
+/* The wide maps of the build's own namespace (idmap.h): root's (idmap_nested_root), or every
+ * id the run's namespace holds (sp->idm, planned by spawn_prepare: idmap_nested).  Left empty
+ * when they cannot be made: setup writes the narrow ones. */
 static void nested_maps(struct spawn *sp, const struct vary_plan *v)
 {
     struct ns_vary *nv = &sp->ns.vary;
-    struct idmap_range u[340], g[340];
-    int nu, ng;
+    g_autofree char *um = NULL, *gm = NULL;
     if (!sp->user_ns) {
-        u[0] = (struct idmap_range){0, 1};
-        u[1] = (struct idmap_range){v->inner_uid, 1};
-        g[0] = (struct idmap_range){0, 1};
-        g[1] = (struct idmap_range){v->inner_gid, 1};
-        nu = ng = 2;
+        um = idmap_nested_root(v->inner_uid);
+        gm = idmap_nested_root(v->inner_gid);
     } else {
-        nu = idmap_held(sp->idm.uid_args, u, 340);
-        ng = idmap_held(sp->idm.gid_args, g, 340);
+        struct idmap_range u[340], g[340];
+        int nu = idmap_held(sp->idm.uid_args, u, 340), ng = idmap_held(sp->idm.gid_args, g, 340);
+        um = idmap_nested(u, nu, getuid(), v->inner_uid, sizeof nv->uid_map_wide);
+        gm = idmap_nested(g, ng, getgid(), v->inner_gid, sizeof nv->gid_map_wide);
     }
-    g_autofree char *um = idmap_nested(u, nu, getuid(), v->inner_uid, sizeof nv->uid_map_wide);
-    g_autofree char *gm = idmap_nested(g, ng, getgid(), v->inner_gid, sizeof nv->gid_map_wide);
     if (um && gm) {
         g_strlcpy(nv->uid_map_wide, um, sizeof nv->uid_map_wide);
         g_strlcpy(nv->gid_map_wide, gm, sizeof nv->gid_map_wide);

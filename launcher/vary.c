@@ -161,10 +161,10 @@ static void plan_user(struct vary_plan *p, bool exp, const struct vary_facts *f)
                                     "caller's)", u, g, f->uid, f->gid, u, g);
         else if (f->uid == 0)
             value = g_strdup_printf("uid %u gid %u, in a user namespace of the build's own mapping "
-                                    "them to the caller's 0:0 and 0:0 to the machine's %u:%u "
-                                    "(root's files show as %u:%u, others' as 65534; chown to 0 "
-                                    "fails with EPERM; on disk they are root's)", u, g, u, g, u,
-                                    g);
+                                    "them to the caller's 0:0, 0:0 to an id no file has and "
+                                    "1-65535 to themselves (root's files show as %u:%u; chown "
+                                    "to 0 or to another user fails with EPERM; on disk they are "
+                                    "root's)", u, g, u, g);
         else
             value = g_strdup_printf("uid %u gid %u, in a user namespace of the build's own mapping "
                                     "them to the caller's %u:%u, %u:%u to the run's %u:%u and "

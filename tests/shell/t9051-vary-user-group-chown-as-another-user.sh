@@ -1,6 +1,6 @@
 #!/bin/sh
 # run --vary user_group: the build is another user, and chown answers as for one — to root
-# (uid or group 0), to the caller's own ids, or a file of a third user: "Operation not
+# (uid or group 0), to the caller's own ids, to a system group (8), or a file of a third user: "Operation not
 # permitted" (EPERM), never "Invalid argument" (EINVAL: an id the build's namespace did not
 # map); to its own id (2000): done.  It holds no capability, and on disk nothing changed, also
 # where the kernel leaves the judging to buildtrail's filesystem.
@@ -12,15 +12,15 @@ me=$(id -u) mygid=$(id -g)
 mkdir "$T/ws"
 cd "$T/ws"
 echo f > f
-refusals=5
+refusals=6
 if [ "$me" = 0 ]; then
     echo o > other
     chown_other other || missing_part "a file of another user (chown_other)"
     other_owner=$(stat -c %u:%g other)
-    refusals=7
+    refusals=8
 fi
 "$BUILDTRAIL" run -o "$T/t.db" --vary user_group -- sh -c '
-    for a in "chown 0 f" "chgrp 0 f" "chown 0:0 f" "chown $1 f" "chgrp $2 f" "chown 2000 other" \
+    for a in "chown 0 f" "chgrp 0 f" "chown 0:0 f" "chown $1 f" "chgrp $2 f" "chgrp 8 f" "chown 2000 other" \
              "chmod 777 other"; do
         [ -e other ] || [ "${a#*other}" = "$a" ] || continue
         $a 2>&1 || true

@@ -61,10 +61,13 @@ static void test_nested(void)
     g_assert_cmpint(n, ==, 3);
     g_autofree char *m = idmap_nested(held, n, 1001, 2000, 4096);
     g_assert_cmpstr(m, ==, "2000 1001 1\n1001 2000 1\n0 0 1001\n1002 1002 998\n2001 2001 63535\n");
-    /* root: 0 and 2000 only */
+    /* a parent of 0 and 2000 only */
     struct idmap_range root[] = {{0, 1}, {2000, 1}};
     g_autofree char *r = idmap_nested(root, 2, 0, 2000, 4096);
     g_assert_cmpstr(r, ==, "2000 0 1\n0 2000 1\n");
+    /* root's: 0 for an id no file has, 1..65535 but 2000 for themselves */
+    g_autofree char *rr = idmap_nested_root(2000);
+    g_assert_cmpstr(rr, ==, "2000 0 1\n0 2147483646 1\n1 1 1999\n2001 2001 63535\n");
     /* the new id outside the parent's ids (a range of 1000): the caller's id is not mapped */
     g_auto(GStrv) small = idmap_args((unsigned[]){1001}, 1, 100000, 1000);
     n = idmap_held(small, held, 8);

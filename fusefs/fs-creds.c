@@ -50,7 +50,9 @@ int fs_creds_kill_suidgid(struct fs *fs, int fd, const char *path)
  * the connection has kernel checks (fs.h, fs_config.kernel_checks).  A caller with
  * uid and gid 0 is taken to hold every capability, as the daemon does, without that read: root
  * builds run thousands of short processes, and a read per new image slowed the daemon enough
- * to expose a lost exit event in the attribution ground truth (t5100) under load. */
+ * to expose a lost exit event in the attribution ground truth (t5100) under load.  Not under
+ * run --vary user_group (fs_set_root_callers_read): the build is root's uid outside without
+ * root's capabilities, and a chown it asks for must be refused as the kernel would. */
 
 struct fs_caller_creds {
     uid_t uid;
@@ -161,7 +163,7 @@ void fs_creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
     if (!fs->is_root)
         return; /* unprivileged: the daemon is the caller's own user already */
     const struct fuse_ctx *ctx = fuse_req_ctx(req);
-    if (ctx->uid == 0 && ctx->gid == 0)
+    if (ctx->uid == 0 && ctx->gid == 0 && !fs->root_callers_read)
         return; /* root: taken to hold every capability (see the comment above) */
     c->n_groups = 0;
     c->cap_eff = fs->own_cap_eff;
@@ -270,6 +272,12 @@ void fs_set_kernel_checks(struct fs *fs, bool on)
 {
     if (fs)
         fs->want_kernel_checks = on;
+}
+
+void fs_set_root_callers_read(struct fs *fs, bool on)
+{
+    if (fs)
+        fs->root_callers_read = on;
 }
 
 void fs_set_inside_ids(struct fs *fs, const struct fs_id_range *uids, int n_uids,

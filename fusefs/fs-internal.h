@@ -117,6 +117,7 @@ struct fs {
     bool dont_mask;              /* FUSE_CAP_DONT_MASK negotiated (set in op_init) */
     bool want_kernel_checks;     /* fs_config.kernel_checks; fixed once serving */
     bool kernel_checks;          /* FUSE_CAP_POSIX_ACL negotiated (set in op_init, atomic) */
+    bool root_callers_read;      /* fs_set_root_callers_read; fixed once serving */
     /* User-namespace mode: the ids its maps hold (fs_set_inside_ids); fixed once serving. */
     bool inside_ids_known;
     struct fs_id_range inside_uids[FS_MAX_ID_RANGES], inside_gids[FS_MAX_ID_RANGES];

@@ -121,6 +121,13 @@ void fs_set_present_ids_as_own(struct fs *fs, bool on);
 /* Change fs_config.kernel_checks (before the session starts serving). */
 void fs_set_kernel_checks(struct fs *fs, bool on);
 
+/* Root mode, where a caller with uid and gid 0 may hold no capability: the build runs in a user
+ * namespace of its own (run --vary user_group: its uid 2000 is root's outside, without root's
+ * capabilities, launcher/idmap.h).  Such a caller's capabilities and groups are then read, as
+ * any other caller's, instead of taken to be all (fs-creds.c).  Before the session starts
+ * serving. */
+void fs_set_root_callers_read(struct fs *fs, bool on);
+
 /* User-namespace mode: the ids the build's namespace holds, as inside ids (the ranges of its
  * uid and gid maps, at most FS_MAX_ID_RANGES each: the kernel's limit on a map's lines, so
  * none is left out).  With kernel checks, the

@@ -301,15 +301,16 @@ static void check_variations(void)
     g_autoptr(GString) names = g_string_new(NULL);
     g_autoptr(GString) why = g_string_new(NULL);
     for (int i = 0; i < p->n_rows; i++) {
-        if (p->rows[i].applied)
+        if (p->rows[i].applied && !p->rows[i].why_not)
             continue;
         const char *n = vary_name_str(p->rows[i].name);
-        g_string_append_printf(names, "%s%s", names->len ? ", " : "", n);
+        g_string_append_printf(names, "%s%s%s", names->len ? ", " : "", n,
+                               p->rows[i].applied ? " (partly)" : "");
         g_string_append_printf(why, "%s%s: %s", why->len ? "; " : "", n, p->rows[i].why_not);
     }
     if (names->len) {
         g_autofree char *found = g_strdup_printf("run --vary all cannot vary %s here (said as "
-                                                 "not varied)", names->str);
+                                                 "not varied, or partly)", names->str);
         report(NOTE, "variations", found, why->str);
     } else {
         report(OK, "variations", "run --vary all can make every variation here (not time: it "

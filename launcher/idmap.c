@@ -211,3 +211,64 @@ void idmap_free(struct idmap *m)
     m->unmapped_gids = NULL;
     m->n_unmapped = 0;
 }
+
+int idmap_held(char *const *args, struct idmap_range *out, int max)
+{
+    int n = 0;
+    for (int i = 0; args && args[i] && args[i + 1] && args[i + 2] && n < max; i += 3)
+        out[n++] = (struct idmap_range){strtoul(args[i], NULL, 10), strtoul(args[i + 2], NULL, 10)};
+    return n;
+}
+
+static bool held_in(const struct idmap_range *held, int n, unsigned long id)
+{
+    for (int i = 0; i < n; i++)
+        if (id >= held[i].first && id - held[i].first < held[i].count)
+            return true;
+    return false;
+}
+
+/* One line "inside outside count" of the nested map, counted. */
+static void nested_line(GString *s, int *lines, unsigned long in, unsigned long out,
+                        unsigned long n)
+{
+    if (n == 0)
+        return;
+    g_string_append_printf(s, "%lu %lu %lu\n", in, out, n);
+    (*lines)++;
+}
+
+char *idmap_nested(const struct idmap_range *held, int n_held, unsigned own, unsigned inner,
+                   size_t max_len)
+{
+    if (own == inner || !held_in(held, n_held, own))
+        return NULL;
+    GString *s = g_string_new(NULL);
+    int lines = 0;
+    nested_line(s, &lines, inner, own, 1);
+    if (held_in(held, n_held, inner))
+        nested_line(s, &lines, own, inner, 1);
+    /* Every other held id for itself: each range without `own` and `inner`. */
+    for (int i = 0; i < n_held; i++) {
+        unsigned long at = held[i].first, end = held[i].first + held[i].count;
+        unsigned long cut[2] = {MIN(own, inner), MAX(own, inner)};
+        for (int k = 0; k < 2; k++) {
+            if (cut[k] < at || cut[k] >= end)
+                continue;
+            nested_line(s, &lines, at, at, cut[k] - at);
+            at = cut[k] + 1;
+        }
+        nested_line(s, &lines, at, at, end - at);
+    }
+    if (lines > 340 || s->len >= max_len) {
+        g_string_free(s, TRUE);
+        return NULL;
+    }
+    return g_string_free(s, FALSE);
+}
+
+char *idmap_nested_root(unsigned inner)
+{
+    return g_strdup_printf("%u 0 1\n0 %u 1\n1 1 %u\n%u %u %lu\n", inner, IDMAP_NO_FILE_ID,
+                           inner - 1, inner + 1, inner + 1, MAX_INSIDE - 1 - inner);
+}

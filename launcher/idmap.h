@@ -22,6 +22,21 @@
  * file by its real owner, which the namespace does not map unless it is the caller's own id:
  * root's and system users' files there show as nobody/nogroup.
  *
+ * The build's own namespace (run --vary user_group, launcher/vary.h) is a child of the run's
+ * (root: of the machine's): idmap_nested() writes its maps, which setup (launcher/ns.c), holding
+ * CAP_SETUID/CAP_SETGID in the parent, writes for the build.  Inside, the build's new id stands
+ * for its id in the parent (`own`), `own` for the parent's id that has the new id's number, and
+ * every other id the parent holds keeps its number: the build is another user, and chown to 0,
+ * to the caller's usual ids or to any other id the parent holds reaches the real filesystem and
+ * fails with EPERM as for another real user (fakeroot hides that one), never EINVAL.
+ * Unprivileged, the run's namespace holds only ids of the caller's own (its subordinate range),
+ * which a program of the build can reach in the run's namespace already: nothing is gained by
+ * mapping them all.  A root run's parent is the machine's (idmap_nested_root): the new id
+ * stands for root, 1..65535 but the new id for themselves, and 0 for IDMAP_NO_FILE_ID, an id
+ * no file has: 0 is the id whose set-user-ID programs would give the build capabilities (over
+ * every file whose owner and group the namespace maps), and none can be had, since the build
+ * cannot give a file away (EPERM); the machine's own uid 2000 is not mapped (shown as 65534).
+ *
  * Contract: idmap_plan() reads the ranges (0, or -ENOENT with *why set when wide maps are not
  * possible: no range, or no newuidmap); idmap_apply() runs newuidmap and newgidmap on `pid`
  * (a child in a new user namespace, waiting to be mapped).  Both return 0 or -errno, never log;
@@ -52,6 +67,27 @@ void idmap_free(struct idmap *m);
  * NULL-terminated, g_strfreev it. */
 char **idmap_args(const unsigned *identity, int n_identity, unsigned long start,
                   unsigned long count);
+
+/* Ids a namespace holds, as inside ids (first, count). */
+struct idmap_range {
+    unsigned long first, count;
+};
+
+/* The ranges of a map's "inside outside count" arguments (idmap_args): at most `max`. */
+int idmap_held(char *const *args, struct idmap_range *out, int max);
+
+/* The map of the build's own namespace: "inside outside count" lines (the parent's ids outside)
+ * for `held` (the ids the parent holds, which must include `own`): `inner` stands for `own`,
+ * `own` for `inner` when the parent holds `inner`, every other held id for itself.  NULL when
+ * `own` is not held, `inner` == `own`, or the map would pass the kernel's 340 lines or
+ * `max_len` bytes; g_free it. */
+char *idmap_nested(const struct idmap_range *held, int n_held, unsigned own, unsigned inner,
+                   size_t max_len);
+
+/* Root's map for the build's own namespace: "inner 0 1", "0 IDMAP_NO_FILE_ID 1", and 1..65535
+ * but `inner` for themselves (`inner` in 1..65535); g_free it. */
+#define IDMAP_NO_FILE_ID 2147483646u
+char *idmap_nested_root(unsigned inner);
 
 /* Find the subordinate range of `name` or `id` in the contents of /etc/subuid or subgid
  * (exposed for tests and fuzzing): 0 with *start and *count set, or -ENOENT. */

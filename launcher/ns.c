@@ -195,8 +195,77 @@ static void not_started(int started_fd)
     errno = e;
 }
 
+/* The build, in its own new user namespace: tells setup its pid (in the build's pid namespace,
+ * as setup's /proc shows it) on nest[1] and waits on nest[0] for setup to have written its
+ * maps: 0, or -1 with errno (setup's, or EPROTO when setup said nothing). */
+static int await_nest_map(const int nest[2])
+{
+    pid_t self = getpid();
+    ssize_t n;
+    do
+        n = write(nest[1], &self, sizeof self);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof self)
+        return -1;
+    int err = EPROTO;
+    do
+        n = read(nest[0], &err, sizeof err);
+    while (n < 0 && errno == EINTR);
+    close(nest[0]);
+    close(nest[1]);
+    if (n != (ssize_t)sizeof err)
+        err = EPROTO;
+    errno = err;
+    return err ? -1 : 0;
+}
+
+/* Setup's side: the build's maps written (wide when `wide`, else its own ids), setgroups
+ * denied first; the result sent to the build.  Setup holds CAP_SETUID and CAP_SETGID in the
+ * parent of the build's namespace, as the kernel asks of a map of more than one's own id. */
+static void write_nest_map(const struct ns_plan *p, int proc_fd, int from_build, int to_build,
+                           bool wide)
+{
+    pid_t pid = 0;
+    ssize_t n;
+    do
+        n = read(from_build, &pid, sizeof pid);
+    while (n < 0 && errno == EINTR);
+    close(from_build);
+    if (n != (ssize_t)sizeof pid) { /* the build ended before (and says why itself) */
+        close(to_build);
+        return;
+    }
+    const struct ns_vary *v = &p->vary;
+    wide = wide && v->uid_map_wide[0] && v->gid_map_wide[0];
+    const char *files[3] = {"setgroups", "uid_map", "gid_map"};
+    const char *data[3] = {"deny", wide ? v->uid_map_wide : v->uid_map,
+                           wide ? v->gid_map_wide : v->gid_map};
+    int err = proc_fd < 0 ? ENOENT : 0;
+    for (int i = 0; i < 3 && !err; i++) {
+        char path[48];
+        char *at = append_uint(path, path + 20, (unsigned)pid);
+        *append_str(append_str(at, path + sizeof path - 1, "/"), path + sizeof path - 1,
+                    files[i]) = '\0';
+        int fd = openat(proc_fd, path, O_WRONLY | O_CLOEXEC);
+        size_t len = strlen(data[i]);
+        ssize_t w = fd < 0 ? -1 : write(fd, data[i], len);
+        if (w < 0)
+            err = errno;
+        else if (w != (ssize_t)len)
+            err = EIO;
+        if (fd >= 0)
+            close(fd);
+        if (err == ENOENT && i == 0)
+            err = 0; /* no setgroups file (before Linux 3.19): nothing to deny */
+    }
+    do
+        n = write(to_build, &err, sizeof err);
+    while (n < 0 && errno == EINTR);
+    close(to_build);
+}
+
 /* The variations (ns.h: plan->vary), each failure reported with its name (vary.h's enum). */
-static void apply_vary(const struct ns_plan *p, int started_fd)
+static void apply_vary(const struct ns_plan *p, int started_fd, const int nest[2])
 {
     const struct ns_vary *v = &p->vary;
     int failed = -1;
@@ -209,11 +278,7 @@ static void apply_vary(const struct ns_plan *p, int started_fd)
     else if (v->uts && (unshare(CLONE_NEWUTS) < 0 || sethostname(v->hostname, strlen(v->hostname)) < 0 ||
                         setdomainname(v->domainname, strlen(v->domainname)) < 0))
         failed = VARY_DOMAIN_HOST;
-    else if (v->nest_user &&
-             (unshare(CLONE_NEWUSER) < 0 ||
-              (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) ||
-              write_file("/proc/self/uid_map", v->uid_map) < 0 ||
-              write_file("/proc/self/gid_map", v->gid_map) < 0))
+    else if (v->nest_user && (unshare(CLONE_NEWUSER) < 0 || await_nest_map(nest) < 0))
         failed = VARY_USER_GROUP;
     if (failed >= 0) {
         not_started(started_fd);
@@ -223,7 +288,8 @@ static void apply_vary(const struct ns_plan *p, int started_fd)
         environ = (char **)v->envp;
 }
 
-static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd, int started_fd)
+static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd, int started_fd,
+                                const int nest[2])
 {
     restore_signals(p);
     if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0) {
@@ -231,10 +297,11 @@ static _Noreturn void run_build(const struct ns_plan *p, int out_fd, int err_fd,
         fail(p, NS_STEP_FORK_BUILD, -1);
     }
     /* The build holds stdin, the FUSE stdout and stderr, the report pipe and the started pipe
-     * until its exec (close-on-exec): nothing else of the launcher's. */
-    int keep[] = {p->report_fd, started_fd};
-    close_all_but(STDERR_FILENO + 1, keep, 2);
-    apply_vary(p, started_fd);
+     * until its exec (close-on-exec), and with a user namespace of its own the two pipes to
+     * setup until it is mapped: nothing else of the launcher's. */
+    int keep[] = {p->report_fd, started_fd, nest[0], nest[1]};
+    close_all_but(STDERR_FILENO + 1, keep, nest[0] >= 0 ? 4 : 2);
+    apply_vary(p, started_fd, nest);
     if (chdir(p->cwd) < 0) {
         not_started(started_fd);
         fail(p, NS_STEP_CHDIR, -1);
@@ -412,8 +479,10 @@ static bool init_gone(int fd)
 }
 
 /* Setup's first steps: only its own descriptors kept, its ids mapped (by the daemon, or its
- * own), every mount private, the watched trees bind-mounted onto themselves and marked. */
-static void setup_namespace(const struct ns_plan *p)
+ * own), every mount private, the watched trees bind-mounted onto themselves and marked.
+ * Returns whether setup's user namespace holds ids beyond the caller's own (root: none made;
+ * or mapped from outside), which the build's own namespace may then map (ns_vary's wide maps). */
+static bool setup_namespace(const struct ns_plan *p)
 {
     /* A clone without exec holds a copy of every descriptor of the daemon (the trace, the real
      * trees, the event socket, the signalfd): keep stdin/out/err and our two channels only. */
@@ -454,6 +523,7 @@ static void setup_namespace(const struct ns_plan *p)
             fail(p, NS_STEP_WATCH_MARK, i);
     if (p->watch_fd >= 0)
         close(p->watch_fd);
+    return !p->user_namespace || mapped == 'M';
 }
 
 /* The FUSE filesystem mounted on the staging directory, its connection passed to the daemon,
@@ -562,10 +632,11 @@ static pid_t setup_init(const struct ns_plan *p, int *ready_fd)
 /* The build forked, init's pid sent to the daemon, and NS_STEP_STARTED reported once the
  * build's exec succeeded; returns the build's pid. */
 static pid_t setup_build(const struct ns_plan *p, pid_t init, int proc_fd, int out_fd,
-                         int err_fd)
+                         int err_fd, bool wide)
 {
-    int started[2];
-    if (pipe2(started, O_CLOEXEC) < 0)
+    int started[2], up[2] = {-1, -1}, down[2] = {-1, -1};
+    if (pipe2(started, O_CLOEXEC) < 0 ||
+        (p->vary.nest_user && (pipe2(up, O_CLOEXEC) < 0 || pipe2(down, O_CLOEXEC) < 0)))
         fail(p, NS_STEP_FORK_BUILD, -1);
     pid_t build = fork();
     if (build < 0)
@@ -575,9 +646,19 @@ static pid_t setup_build(const struct ns_plan *p, pid_t init, int proc_fd, int o
         close(started[0]);
         if (proc_fd >= 0)
             close(proc_fd);
-        run_build(p, out_fd, err_fd, started[1]);
+        int nest[2] = {down[0], up[1]};
+        if (up[0] >= 0) {
+            close(up[0]);
+            close(down[1]);
+        }
+        run_build(p, out_fd, err_fd, started[1], nest);
     }
     close(started[1]);
+    if (up[0] >= 0) {
+        close(up[1]);
+        close(down[0]);
+        write_nest_map(p, proc_fd, up[0], down[1], wide);
+    }
     close(out_fd);
     close(err_fd);
     ssize_t n;
@@ -654,7 +735,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
 {
     /* If the daemon dies, so does the build: nothing may be left behind. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    setup_namespace(p);
+    bool wide = setup_namespace(p);
     int out_fd, err_fd, ready_fd;
     setup_mounts(p, &out_fd, &err_fd);
     pid_t init = setup_init(p, &ready_fd);
@@ -665,7 +746,7 @@ static _Noreturn void run_setup(const struct ns_plan *p)
         close(proc_fd);
         proc_fd = -1;
     }
-    pid_t build = setup_build(p, init, proc_fd, out_fd, err_fd);
+    pid_t build = setup_build(p, init, proc_fd, out_fd, err_fd, wide);
     setup_wait(p, init, build, ready_fd, proc_fd);
 }
 

@@ -12,7 +12,9 @@
  *     daemon over plan->sock_fd (SCM_RIGHTS), bind-mounts each tree of the staging mount over
  *     the tree's own path (shortest path first, so nested trees and a workspace under /tmp stay
  *     visible) with the mount flags of the filesystem it shadows (plan->tree_flags), detaches the staging mount, unshares the pid namespace, forks init, waits until
- *     init has mounted /proc, forks the build, sends init's pid, waits for the build
+ *     init has mounted /proc, forks the build (with a user namespace of the build's own,
+ *     plan->vary.nest_user, writes its maps once the build has made it), sends init's pid,
+ *     waits for the build
  *     and reports its wait status, then kills init (which ends whatever the build left
  *     running) and exits.  Setup stays in the daemon's pid namespace, so the pids in FUSE
  *     requests are pids the daemon can look up in its own /proc, and the build cannot see
@@ -26,7 +28,7 @@
  *     stdout/stderr files fds 1 and 2, closes everything else (the report pipe is
  *     close-on-exec), makes the variations (plan->vary: umask, CPU affinity, personality, a
  *     UTS namespace and its names, then a user namespace of its own, last, since it leaves
- *     the build no power in the others), chdir()s to plan->cwd again (now through the mount)
+ *     the build no power in the others; setup writes its maps and setgroups "deny"), chdir()s to plan->cwd again (now through the mount)
  *     and execvp()s plan->argv (with plan->vary.envp when set).  Its parent is setup, outside its namespace (getppid() is 0).
  *
  * Reporting: every failure in setup, init or build-before-exec is written to plan->report_fd as
@@ -141,8 +143,13 @@ struct ns_plan {
         unsigned long persona;
         bool uts;                  /* a new UTS namespace with these names */
         const char *hostname, *domainname;
-        bool nest_user;            /* a user namespace of its own, with these maps */
-        char uid_map[64], gid_map[64];
+        bool nest_user;            /* a user namespace of its own, mapped by setup (which
+                                    * holds CAP_SETUID/CAP_SETGID in its parent: the build
+                                    * unshares, tells setup its pid over a pipe and waits)... */
+        char uid_map[64], gid_map[64];            /* ...with these: the build's own ids */
+        char uid_map_wide[4096], gid_map_wide[4096]; /* or these (idmap_nested), when set and
+                                                     * setup's namespace holds the ids: root, or
+                                                     * mapped from outside ('M') */
     } vary;
     sigset_t sigmask;     /* the caller's signal mask, for the build */
     bool sigpipe_ignored; /* whether the caller ignored SIGPIPE (the daemon does) */

@@ -60,6 +60,20 @@ static char **installed_locales(void)
     return (char **)g_ptr_array_free(all, FALSE);
 }
 
+/* Can the build's own user namespace map 0 and the caller's ids too (idmap.h)?  Root: its
+ * parent is the machine's.  Else the run's namespace must hold subordinate ids; why not in
+ * sp->nest_why. */
+static bool nest_wide(struct spawn *sp)
+{
+    if (geteuid() == 0)
+        return true;
+    struct idmap m;
+    g_clear_pointer(&sp->nest_why, g_free);
+    bool ok = idmap_plan(getuid(), getgid(), &m, &sp->nest_why) == 0;
+    idmap_free(&m);
+    return ok;
+}
+
 void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f)
 {
     CPU_ZERO(&sp->caller_cpus);
@@ -76,9 +90,32 @@ void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct va
         .randomize_va_space = read_int_file("/proc/sys/kernel/randomize_va_space", -1),
         .watched_trees = watched,
         .nested_userns = read_int_file("/proc/sys/user/max_user_namespaces", 1) > 0,
-        .uid = getuid(), .gid = getgid(),
+        .uid = getuid(), .gid = getgid(), .nest_wide = nest_wide(sp),
+        .nest_narrow_why = sp->nest_why,
         .hostname = sp->uts.nodename, .domainname = sp->uts.domainname,
         .release = sp->uts.release};
+}
+
+/* The wide maps of the build's own namespace (idmap.h): root's (idmap_nested_root), or every
+ * id the run's namespace holds (sp->idm, planned by spawn_prepare: idmap_nested).  Left empty
+ * when they cannot be made: setup writes the narrow ones. */
+static void nested_maps(struct spawn *sp, const struct vary_plan *v)
+{
+    struct ns_vary *nv = &sp->ns.vary;
+    g_autofree char *um = NULL, *gm = NULL;
+    if (!sp->user_ns) {
+        um = idmap_nested_root(v->inner_uid);
+        gm = idmap_nested_root(v->inner_gid);
+    } else {
+        struct idmap_range u[340], g[340];
+        int nu = idmap_held(sp->idm.uid_args, u, 340), ng = idmap_held(sp->idm.gid_args, g, 340);
+        um = idmap_nested(u, nu, getuid(), v->inner_uid, sizeof nv->uid_map_wide);
+        gm = idmap_nested(g, ng, getgid(), v->inner_gid, sizeof nv->gid_map_wide);
+    }
+    if (um && gm) {
+        g_strlcpy(nv->uid_map_wide, um, sizeof nv->uid_map_wide);
+        g_strlcpy(nv->gid_map_wide, gm, sizeof nv->gid_map_wide);
+    }
 }
 
 void spawn_vary(struct spawn *sp, const struct vary_plan *v)
@@ -109,6 +146,8 @@ void spawn_vary(struct spawn *sp, const struct vary_plan *v)
     nv->nest_user = v->nest_user;
     snprintf(nv->uid_map, sizeof nv->uid_map, "%u %u 1\n", v->inner_uid, getuid());
     snprintf(nv->gid_map, sizeof nv->gid_map, "%u %u 1\n", v->inner_gid, getgid());
+    if (v->nest_wide)
+        nested_maps(sp, v);
 }
 
 static int userns_hint(void)
@@ -340,6 +379,8 @@ void spawn_map_ids(struct spawn *sp, struct fs *fs)
         if (write(sp->map_pipe[1], &go, 1) != 1)
             sp->ids_mapped = false; /* setup is gone; its report says why */
     }
+    /* As root, a build in a user namespace of its own is root's uid without capabilities. */
+    fs_set_root_callers_read(fs, !sp->user_ns && sp->ns.vary.nest_user);
     if (sp->map_pipe[1] >= 0) {
         close(sp->map_pipe[1]);
         sp->map_pipe[1] = -1;
@@ -425,6 +466,7 @@ void spawn_cleanup(struct spawn *sp)
     g_free(sp->staging);
     g_free(sp->scratch_base);
     g_free(sp->idmap_note);
+    g_free(sp->nest_why);
     g_free(sp->unmapped_groups);
     g_strfreev(sp->locales);
     g_strfreev(sp->vary_env);

@@ -49,6 +49,7 @@ struct spawn {
     struct utsname uts;
     cpu_set_t caller_cpus;
     char **vary_env;               /* the build's environment, or NULL */
+    char *nest_why;                /* why the build's own namespace maps its ids only */
 };
 
 void spawn_init(struct spawn *sp);
@@ -74,7 +75,8 @@ void spawn_report_failure(const struct spawn *sp, const struct plan *plan,
                           const struct ns_report *r, char **argv, const char *tail);
 /* What vary_plan_make needs to know of this machine and run (vary.h), in *f (pointing into
  * `sp`, which must outlive it): the caller's CPUs, the installed locales, the personality the
- * kernel allows, whether the build may nest a user namespace, the names of the machine. */
+ * kernel allows, whether the build may nest a user namespace (and map 0 and the caller's ids in
+ * it: root, or subordinate ids), the names of the machine. */
 void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f);
 /* The variations of `v` into the namespace plan (after spawn_prepare): the environment, umask,
  * affinity, personality, names and ids the build gets (ns.h, struct ns_vary). */

@@ -150,13 +150,35 @@ static void plan_user(struct vary_plan *p, bool exp, const struct vary_facts *f)
     if (exp && f->nested_userns && !foreign) {
         unsigned u = f->uid == 2000 ? 2001 : 2000, g = f->gid == 2000 ? 2001 : 2000;
         p->nest_user = true;
+        p->nest_wide = f->nest_wide;
         p->inner_uid = u;
         p->inner_gid = g;
-        row(p, VARY_USER_GROUP, true,
-            g_strdup_printf("uid %u gid %u, in a user namespace of the build's own mapping them "
-                            "to the caller's %u:%u (the caller's files show as %u:%u, others' as "
-                            "65534; on disk they are the caller's)", u, g, f->uid, f->gid, u, g),
-            NULL);
+        char *value;
+        if (!f->nest_wide)
+            value = g_strdup_printf("uid %u gid %u, in a user namespace of the build's own mapping "
+                                    "them to the caller's %u:%u, and no other id (the caller's "
+                                    "files show as %u:%u, others' as 65534; on disk they are the "
+                                    "caller's)", u, g, f->uid, f->gid, u, g);
+        else if (f->uid == 0)
+            value = g_strdup_printf("uid %u gid %u, in a user namespace of the build's own mapping "
+                                    "them to the caller's 0:0, 0:0 to an id no file has and "
+                                    "1-65535 to themselves (root's files show as %u:%u; chown "
+                                    "to 0 or to another user fails with EPERM; on disk they are "
+                                    "root's)", u, g, u, g);
+        else
+            value = g_strdup_printf("uid %u gid %u, in a user namespace of the build's own mapping "
+                                    "them to the caller's %u:%u, %u:%u to the run's %u:%u and "
+                                    "every other id of the run's to itself (the caller's files "
+                                    "show as %u:%u; chown to 0 or %u fails with EPERM; on disk "
+                                    "they are the caller's)", u, g, f->uid, f->gid, f->uid,
+                                    f->gid, u, g, u, g, f->uid);
+        row(p, VARY_USER_GROUP, true, value,
+            f->nest_wide ? NULL
+                         : g_strdup_printf("only the build's own ids are mapped (%s): chown or "
+                                           "chgrp to any other id, 0 included, fails with EINVAL "
+                                           "where another user gets EPERM, and fakeroot builds "
+                                           "(dpkg-buildpackage) fail", f->nest_narrow_why
+                                           ? f->nest_narrow_why : "no subordinate ids"));
         return;
     }
     char *value = g_strdup_printf("uid %u gid %u (the caller's)", f->uid, f->gid);

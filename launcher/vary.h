@@ -16,7 +16,10 @@
  *     two builds still differ only in what was varied) and says so; each row has its side.
  *     user_group for root in a
  *     directory another user owns is such a one: uid 2000 holds none of root's capabilities
- *     and could not write there.  Partly made (fileordering
+ *     and could not write there.  user_group where the build's namespace can map only its own ids
+ *     (unprivileged, no subordinate ids: nest_wide false) is made partly: chown to 0 or to the
+ *     caller's ids fails with EINVAL there, not EPERM (fakeroot builds fail), and why_not says
+ *     so.  Partly made (fileordering
  *     with trees watched by fanotify): applied, with why_not naming what was not.
  *   - vary_plan_make_sides: both options of one run (`--vary-control C --vary E`, a
  *     bisection step): each name in E takes the experiment's value, each other name in C the
@@ -78,6 +81,9 @@ struct vary_facts {
     int randomize_va_space;          /* /proc/sys/kernel/randomize_va_space; -1 unknown */
     bool watched_trees;              /* system trees watched by fanotify (--system as root) */
     bool nested_userns;              /* the build may make a user namespace of its own */
+    bool nest_wide;                  /* ...mapping 0 and the caller's ids too (root; or the
+                                      * run's namespace holds subordinate ids: idmap.h) */
+    const char *nest_narrow_why;     /* if not, why (idmap_plan's sentence), or NULL */
     unsigned uid, gid;               /* the caller's */
     long long cwd_uid;               /* the owner of `cwd`; -1 unknown */
     const char *hostname, *domainname, *release; /* the machine's (uname) */
@@ -115,6 +121,7 @@ struct vary_plan {
     bool fileorder_reversed;    /* traced trees' listings served in reverse */
     bool nest_user;             /* a user namespace of the build's own, with these ids */
     unsigned inner_uid, inner_gid;
+    bool nest_wide;             /* ...mapping 0 and the caller's ids too (idmap_nested) */
 };
 
 /* The plan for `side` of the names in `set` (vary_parse); vary_plan_free it. */

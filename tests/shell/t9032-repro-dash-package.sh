@@ -1,8 +1,10 @@
 #!/bin/sh
 # repro on dash's Debian package (the workload cache), as root and unprivileged (fakeroot:
 # FAKEROOTKEY differs in every process, and is no cause):
-# - under the variations Debian's reproducibility tests apply (all but user_group here, and
-#   time, never varied), its packages are identical: exit 0, "reproducible";
+# - under the variations Debian's reproducibility tests apply (all, user_group included: its
+#   cp -a and chown under fakeroot get EPERM as another user's would, which fakeroot hides;
+#   time is never varied), its packages are identical: exit 0, "reproducible", with
+#   user_group varied (said in the experiment's trace);
 # - a copy whose debian/rules ships a listing of src/ in `ls -f` order is not: the .deb
 #   differs, the member named (data.tar.xz ./usr/share/doc/dash/src-order), and its cause is
 #   that file, written by the grep at the end of the `ls -f src | grep` pipeline (the chain
@@ -21,12 +23,14 @@ unpack() { # DIR: dash's tree in DIR/dash-0.5.12
 unpack "$T/a"
 cd "$T/a/dash-0.5.12"
 set +e
-DEB_BUILD_OPTIONS="nocheck parallel=2" bt repro --vary all,-user_group --artifacts '../*.deb' \
+DEB_BUILD_OPTIONS="nocheck parallel=2" bt repro --vary all --artifacts '../*.deb' \
     -o "$T/o1" -- dpkg-buildpackage -b -uc -us > "$T/r1" 2> "$T/e1"; st=$?
 set -e
 [ "$st" = 0 ] || fail "dash under the variations: exit $st: $(cat "$T/r1" "$T/e1" | head -40)"
 head -1 "$T/r1" | grep -q '^reproducible: [1-9][0-9]* artifacts* identical$' || fail "the verdict: $(cat "$T/r1")"
 ls "$T"/o1/experiment/*.deb > /dev/null || fail "the packages beside the experiment's copy"
+assert_eq "$(sql "$T/o1/experiment.db" "SELECT applied || coalesce(why_not, '') FROM variations WHERE name = 'user_group'")" \
+    1 "user_group made, wholly"
 
 unpack "$T/b"
 cd "$T/b/dash-0.5.12"

@@ -49,10 +49,45 @@ static void test_args(void)
     g_assert_cmpstr(v, ==, "0 0 1 1 501 8 9 9 1");
 }
 
+/* The build's own namespace (run --vary user_group): the new id stands for the caller's, the
+ * caller's for the parent's id of the new one's number, every other held id for itself; root's
+ * parent holds 0 and the new id only. */
+static void test_nested(void)
+{
+    /* The run's namespace of a caller 1001 with a range of 65536 (test_args' first map) */
+    g_auto(GStrv) a = idmap_args((unsigned[]){1001}, 1, 100000, 65536);
+    struct idmap_range held[8];
+    int n = idmap_held(a, held, 8);
+    g_assert_cmpint(n, ==, 3);
+    g_autofree char *m = idmap_nested(held, n, 1001, 2000, 4096);
+    g_assert_cmpstr(m, ==, "2000 1001 1\n1001 2000 1\n0 0 1001\n1002 1002 998\n2001 2001 63535\n");
+    /* a parent of 0 and 2000 only */
+    struct idmap_range root[] = {{0, 1}, {2000, 1}};
+    g_autofree char *r = idmap_nested(root, 2, 0, 2000, 4096);
+    g_assert_cmpstr(r, ==, "2000 0 1\n0 2000 1\n");
+    /* root's: 0 for an id no file has, 1..65535 but 2000 for themselves */
+    g_autofree char *rr = idmap_nested_root(2000);
+    g_assert_cmpstr(rr, ==, "2000 0 1\n0 2147483646 1\n1 1 1999\n2001 2001 63535\n");
+    /* the new id outside the parent's ids (a range of 1000): the caller's id is not mapped */
+    g_auto(GStrv) small = idmap_args((unsigned[]){1001}, 1, 100000, 1000);
+    n = idmap_held(small, held, 8);
+    g_autofree char *s = idmap_nested(held, n, 1001, 2000, 4096);
+    g_assert_cmpstr(s, ==, "2000 1001 1\n0 0 1000\n");
+    /* not held, the same id, too long: none */
+    g_assert_null(idmap_nested(root, 2, 5, 2000, 4096));
+    g_assert_null(idmap_nested(root, 2, 2000, 2000, 4096));
+    g_assert_null(idmap_nested(root, 2, 0, 2000, 8));
+    struct idmap_range many[400];
+    for (int i = 0; i < 400; i++)
+        many[i] = (struct idmap_range){(unsigned long)i * 2, 1};
+    g_assert_null(idmap_nested(many, 400, 0, 1, 1 << 20));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/idmap/find-range", test_find_range);
     g_test_add_func("/idmap/args", test_args);
+    g_test_add_func("/idmap/nested", test_nested);
     return g_test_run();
 }

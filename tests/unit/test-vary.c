@@ -54,7 +54,8 @@ static const char *const fr_locales[] = {"C", "C.utf8", "de_DE.utf8", "fr_CH.utf
 static struct vary_facts machine(void)
 {
     return (struct vary_facts){.cwd = "/src/p", .n_cpus = 4, .locales = fr_locales,
-                               .randomize_va_space = 2, .nested_userns = true, .uid = 1000,
+                               .randomize_va_space = 2, .nested_userns = true, .nest_wide = true,
+                               .uid = 1000,
                                .gid = 1000, .hostname = "h", .domainname = "(none)",
                                .release = "6.1.0"};
 }
@@ -173,6 +174,33 @@ static void test_root_foreign_tree(void)
     vary_plan_free(e);
 }
 
+/* user_group maps 0 and the caller's ids too where the parent namespace holds them (chown to
+ * them: EPERM, as for another user); where it does not, it is made partly, and said. */
+static void test_user_group_wide(void)
+{
+    struct vary_facts f = machine();
+    f.nest_wide = true;
+    struct vary_plan *e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_true(e->nest_user && e->nest_wide);
+    const struct vary_row *r = find(e, VARY_USER_GROUP);
+    g_assert_true(r->applied);
+    g_assert_null(r->why_not);
+    g_assert_nonnull(strstr(r->value, "chown to 0 or 1000 fails with EPERM"));
+    vary_plan_free(e);
+    f.nest_wide = false;
+    f.nest_narrow_why = "newuidmap/newgidmap missing (apt-get install uidmap)";
+    e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_true(e->nest_user);
+    g_assert_false(e->nest_wide);
+    r = find(e, VARY_USER_GROUP);
+    g_assert_true(r->applied);
+    g_assert_nonnull(strstr(r->why_not, "fails with EINVAL"));
+    g_assert_nonnull(strstr(r->why_not, "apt-get install uidmap"));
+    g_autofree char *line = vary_summary(e);
+    g_assert_nonnull(strstr(line, "user_group (partly: only the build's own ids are mapped"));
+    vary_plan_free(e);
+}
+
 static void test_environ(void)
 {
     struct vary_facts f = machine();
@@ -240,6 +268,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vary/sides", test_sides);
     g_test_add_func("/vary/cannot", test_cannot);
     g_test_add_func("/vary/root-foreign-tree", test_root_foreign_tree);
+    g_test_add_func("/vary/user-group-wide", test_user_group_wide);
     g_test_add_func("/vary/environ", test_environ);
     g_test_add_func("/vary/both-sides", test_both_sides);
     return g_test_run();

@@ -726,6 +726,23 @@ static void roll_back_hot_journal(const char *path, const struct stat *trace_st)
     sqlite3_close(db);
 }
 
+/* SQLite opens a trace's side files as they are (no O_NONBLOCK, no O_NOFOLLOW): one that is
+ * not a regular file (a FIFO would block the reader for ever, a link or a device would be read
+ * as the journal, or have its mode changed) is refused before SQLite sees it.  0 or -EIO. */
+static int check_sides_regular(const char *path, char **err_detail)
+{
+    g_autofree char *real = realpath(path, NULL); /* where SQLite looks: beside the target */
+    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
+        g_autofree char *side = g_strconcat(real ? real : path, side_suffixes[i], NULL);
+        struct stat st;
+        if (lstat(side, &st) == 0 && !S_ISREG(st.st_mode))
+            return tdb_set_err(err_detail, -EIO, g_strdup_printf(
+                "%s beside it is %s, not SQLite's %s file, which reading the trace would open; "
+                "remove or rename it", side, tracedb_file_kind(st.st_mode), side_suffixes[i] + 1));
+    }
+    return 0;
+}
+
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
 {
     longpath_register();
@@ -746,6 +763,9 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
     if (head != HEAD_SQLITE)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
+    int sides = check_sides_regular(path, err_detail);
+    if (sides < 0)
+        return sides;
     roll_back_hot_journal(path, &st);
 
     sqlite3 *db = NULL;

@@ -124,6 +124,38 @@ static void test_hot_journal_read(void)
     sqlite3_close(db);
 }
 
+/* A side file that is not SQLite's (a FIFO, a link) beside a trace: reading the trace neither
+ * blocks on it nor follows it; it is named. */
+static void test_side_not_regular(void)
+{
+    g_autofree char *p = unit_path("sides.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    g_autofree char *j = g_strconcat(p, "-journal", NULL);
+    g_autofree char *w = g_strconcat(p, "-wal", NULL);
+    g_autofree char *target = unit_path("target");
+    g_assert_true(g_file_set_contents(target, "precious", -1, NULL));
+    g_assert_cmpint(chmod(target, 0644), ==, 0);
+    alarm(20); /* a reader blocked on the FIFO fails the test instead of hanging it */
+    for (int k = 0; k < 2; k++) {
+        const char *side = k ? w : j;
+        g_assert_cmpint(k ? symlink(target, side) : mkfifo(side, 0644), ==, 0);
+        g_autofree char *why = NULL;
+        g_assert_cmpint(tracedb_open_readonly(p, &db, &why), ==, -EIO);
+        g_assert_nonnull(strstr(why, side));
+        g_assert_nonnull(strstr(why, k ? "a symbolic link" : "a FIFO"));
+        g_assert_cmpint(unlink(side), ==, 0);
+    }
+    alarm(0);
+    struct stat st;
+    g_assert_cmpint(stat(target, &st), ==, 0);
+    g_assert_cmpint(st.st_mode & 07777, ==, 0644);
+    g_assert_cmpint(tracedb_open_readonly(p, &db, NULL), ==, 0);
+    sqlite3_close(db);
+}
+
 static void test_refuse_foreign(void)
 {
     g_autofree char *p = unit_path("notes.txt");
@@ -580,6 +612,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/pending-is-wal", test_pending_is_wal);
     g_test_add_func("/tracedb/hot-journal-read", test_hot_journal_read);
+    g_test_add_func("/tracedb/side-not-regular", test_side_not_regular);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
     g_test_add_func("/tracedb/kind-sets", test_kind_sets);

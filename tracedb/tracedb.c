@@ -173,8 +173,6 @@ static bool sibling_is_sqlites(int dfd, const char *name, const char *suffix)
     return n == 8 && (!memcmp(h, journal, 8) || !memcmp(h, zeros, 8));
 }
 
-static const char *const side_suffixes[] = {"-wal", "-shm", "-journal"};
-
 /* Under the directory lock: may the file `base` in `dfd` (and its SQLite side files) be
  * replaced?  0 yes (nothing there, an empty regular file, or a trace no run holds), or -errno
  * with the reason.  The side files are checked before SQLite opens the trace: SQLite would take
@@ -200,15 +198,15 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
                                       g_strdup("it exists and is not a buildtrail trace"));
         }
     }
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, tdb_side_suffixes[i], NULL);
         struct stat ss;
         int e = 0;
         if (fstatat(dfd, name, &ss, AT_SYMLINK_NOFOLLOW) < 0) {
             if (errno == ENOENT)
                 continue;
             e = tdb_set_err(err_detail, -errno, g_strdup_printf("%s: %s", name, g_strerror(errno)));
-        } else if (fd < 0 || !sibling_is_sqlites(dfd, name, side_suffixes[i])) {
+        } else if (fd < 0 || !sibling_is_sqlites(dfd, name, tdb_side_suffixes[i])) {
             e = tdb_set_err(err_detail, -EEXIST,
                         g_strdup_printf("%s exists beside it and is not that trace's own file; "
                                         "move it away", name));
@@ -369,9 +367,9 @@ static int check_pending(int dfd, const char *dpath, const char *base, char **er
                                            "is starting)"));
             }
         } else if (st.st_uid == geteuid() && fd_head(fd) != HEAD_OTHER) {
-            for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-                g_autofree char *side = g_strconcat(n, side_suffixes[i], NULL);
-                if (sibling_is_sqlites(dfd, side, side_suffixes[i]))
+            for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+                g_autofree char *side = g_strconcat(n, tdb_side_suffixes[i], NULL);
+                if (sibling_is_sqlites(dfd, side, tdb_side_suffixes[i]))
                     unlinkat(dfd, side, 0);
             }
             unlinkat(dfd, n, 0);
@@ -455,8 +453,8 @@ int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending
 void tracedb_pending_discard(struct tracedb_pending *p)
 {
     if (p->tmp_path) {
-        for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-            g_autofree char *side = g_strconcat(p->tmp_path, side_suffixes[i], NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+            g_autofree char *side = g_strconcat(p->tmp_path, tdb_side_suffixes[i], NULL);
             unlink(side);
         }
         unlink(p->tmp_path);
@@ -534,8 +532,8 @@ static int open_recording(const char *path, sqlite3 **out, char **err_detail)
 /* Remove the SQLite side files of `base` in `dfd`, if any. */
 static void remove_sides(int dfd, const char *base)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, tdb_side_suffixes[i], NULL);
         unlinkat(dfd, name, 0);
     }
 }
@@ -544,16 +542,16 @@ static void remove_sides(int dfd, const char *base)
  * 0 or -errno (the ones moved before the failure are moved back). */
 static int move_sides(int dfd, const char *from, const char *to, char **err_detail)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *a = g_strconcat(from, side_suffixes[i], NULL);
-        g_autofree char *b = g_strconcat(to, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *a = g_strconcat(from, tdb_side_suffixes[i], NULL);
+        g_autofree char *b = g_strconcat(to, tdb_side_suffixes[i], NULL);
         if (renameat(dfd, a, dfd, b) == 0 || errno == ENOENT)
             continue;
         int e = tdb_set_err(err_detail, -errno,
                             g_strdup_printf("cannot replace %s: %s", a, g_strerror(errno)));
         while (i-- > 0) {
-            g_autofree char *ba = g_strconcat(from, side_suffixes[i], NULL);
-            g_autofree char *bb = g_strconcat(to, side_suffixes[i], NULL);
+            g_autofree char *ba = g_strconcat(from, tdb_side_suffixes[i], NULL);
+            g_autofree char *bb = g_strconcat(to, tdb_side_suffixes[i], NULL);
             renameat(dfd, bb, dfd, ba);
         }
         return e;
@@ -692,8 +690,8 @@ int tracedb_removal_blocked(sqlite3 *db, const char *trace_path, char **dir, cha
 void tracedb_discard(const char *path)
 {
     unlink(path);
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *p = g_strconcat(path, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *p = g_strconcat(path, tdb_side_suffixes[i], NULL);
         unlink(p);
     }
 }
@@ -703,44 +701,6 @@ bool tracedb_rc_is_damage(int rc)
     int primary = rc & 0xff;
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_FORMAT ||
            rc == SQLITE_IOERR_SHORT_READ;
-}
-
-/* A run killed in the middle of a write in rollback mode (sealing the trace switches it back
- * from WAL) leaves a hot journal beside the trace: no read-only connection can read the trace
- * until it is rolled back.  The trace's owner opens it read-write once, which rolls the
- * unfinished write back as SQLite does on any such open (a journal a live writer still holds is
- * not hot, and is left alone).  Anyone else is told (tracedb_open_readonly). */
-static void roll_back_hot_journal(const char *path, const struct stat *trace_st)
-{
-    g_autofree char *j = g_strconcat(path, "-journal", NULL);
-    struct stat st;
-    if (lstat(j, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-        st.st_uid != geteuid() || trace_st->st_uid != geteuid())
-        return;
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, LONGPATH_VFS) ==
-        SQLITE_OK) {
-        sqlite3_busy_timeout(db, 5000);
-        (void)sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
-    }
-    sqlite3_close(db);
-}
-
-/* SQLite opens a trace's side files as they are (no O_NONBLOCK, no O_NOFOLLOW): one that is
- * not a regular file (a FIFO would block the reader for ever, a link or a device would be read
- * as the journal, or have its mode changed) is refused before SQLite sees it.  0 or -EIO. */
-static int check_sides_regular(const char *path, char **err_detail)
-{
-    g_autofree char *real = realpath(path, NULL); /* where SQLite looks: beside the target */
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *side = g_strconcat(real ? real : path, side_suffixes[i], NULL);
-        struct stat st;
-        if (lstat(side, &st) == 0 && !S_ISREG(st.st_mode))
-            return tdb_set_err(err_detail, -EIO, g_strdup_printf(
-                "%s beside it is %s, not SQLite's %s file, which reading the trace would open; "
-                "remove or rename it", side, tracedb_file_kind(st.st_mode), side_suffixes[i] + 1));
-    }
-    return 0;
 }
 
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
@@ -763,10 +723,10 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
     if (head != HEAD_SQLITE)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
-    int sides = check_sides_regular(path, err_detail);
+    int sides = tdb_sides_regular(path, err_detail);
     if (sides < 0)
         return sides;
-    roll_back_hot_journal(path, &st);
+    g_autofree char *not_rolled_back = tdb_roll_back_hot_journal(path, &st);
 
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */
@@ -791,10 +751,10 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         if (e < 0 && (sqlite3_extended_errcode(db) & 0xff) == SQLITE_READONLY) {
             sqlite3_close(db);
             g_free(why);
-            return tdb_set_err(err_detail, -EIO,
-                               g_strdup_printf("a run writing it was killed mid-write (%s-journal "
-                                               "beside it); only its owner can read it, which "
-                                               "rolls that write back", path));
+            return tdb_set_err(err_detail, -EIO, g_strdup_printf(
+                "a run writing it was killed mid-write (%s-journal beside it); %s", path,
+                not_rolled_back ? not_rolled_back
+                                : "only its owner can read it, which rolls that write back"));
         }
         if (e < 0) {
             sqlite3_close(db);

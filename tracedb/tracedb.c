@@ -559,6 +559,33 @@ static int move_sides(int dfd, const char *from, const char *to, char **err_deta
     return 0;
 }
 
+/* The pending trace is WAL (init_schema) and its writer's connection closed: a close that could
+ * not checkpoint (another run reading the trace just then to see who holds it: check_pending)
+ * left rows in the -wal beside the temporary name, which the swap leaves behind.  They go into
+ * the file first.  0, or -errno with the sentence. */
+static int checkpoint_pending(const char *tmp_path, char **err_detail)
+{
+    g_autofree char *wal = g_strconcat(tmp_path, "-wal", NULL);
+    struct stat st;
+    if (lstat(wal, &st) < 0 || st.st_size == 0)
+        return 0;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_open_v2(tmp_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                             LONGPATH_VFS);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        rc = sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &q, NULL);
+    }
+    if (rc == SQLITE_OK) /* its first column says whether a reader kept it from finishing */
+        rc = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 0 ? SQLITE_OK
+                                                                           : SQLITE_BUSY;
+    sqlite3_finalize(q);
+    int r = rc == SQLITE_OK ? 0 : sqlite_failure(db, rc, err_detail);
+    sqlite3_close(db);
+    return r;
+}
+
 int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_replaced *old,
                     char **err_detail)
 {
@@ -567,11 +594,14 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
     g_autofree char *dpath = g_path_get_dirname(p->path);
     g_autofree char *base = g_path_get_basename(p->path);
     g_autofree char *tmp_name = g_path_get_basename(p->tmp_path);
+    int r = checkpoint_pending(p->tmp_path, err_detail);
+    if (r < 0)
+        return r;
     int dfd = open_locked_dir(dpath, err_detail);
     if (dfd < 0)
         return dfd;
     /* What is there may have changed since the new trace was begun. */
-    int r = check_replaceable(dfd, dpath, base, err_detail);
+    r = check_replaceable(dfd, dpath, base, err_detail);
     struct stat st;
     bool exists = r == 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (exists && old) {

@@ -159,8 +159,10 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
  * about to publish a trace there, removes the temporary files of runs killed before they
  * published theirs (ours, unlocked), and builds the schema at a temporary name beside `path`
  * (".buildtrail-new-HASH-RANDOM.db", HASH naming `path`'s base name), flock()ed through
- * p->lock_fd; *out is it opened read-write (rollback journal) for the run's first rows:
- * close it before publishing.  tracedb_publish() checks `path` again, puts the new trace in
+ * p->lock_fd; *out is it opened read-write (already WAL: publishing writes nothing to the
+ * trace in place) for the run's first rows: close it before publishing.  tracedb_publish()
+ * first checkpoints into the file what a close left in the temporary name's -wal (another run
+ * reading the trace as it closed), then checks `path` again, puts the new trace in
  * its place (swapping the two where the filesystem can, so that a failure to open it puts the
  * old one back, with its -wal and -shm, which moved with it) and opens it as tracedb_create
  * does (WAL); *old (if given) says what it

@@ -150,29 +150,6 @@ static int sqlite_failure(sqlite3 *db, int rc, char **err_detail)
     return tdb_set_err(err_detail, -EIO, g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
 }
 
-/* Magic numbers of SQLite's side files: a WAL starts with 0x377f0682 or 0x377f0683 (big
- * endian), a rollback journal with d9 d5 05 f9 20 a1 63 d7 (or zeros once committed). */
-static bool sibling_is_sqlites(int dfd, const char *name, const char *suffix)
-{
-    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
-        return false;
-    struct stat st;
-    unsigned char h[8] = {0};
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    ssize_t n = ok ? pread(fd, h, sizeof h, 0) : -1;
-    close(fd);
-    if (!ok || n < 0)
-        return false;
-    if (n == 0 || !strcmp(suffix, "-shm")) /* the WAL index has no magic of its own */
-        return true;
-    if (!strcmp(suffix, "-wal"))
-        return n >= 4 && h[0] == 0x37 && h[1] == 0x7f && h[2] == 0x06 && (h[3] & 0xfe) == 0x82;
-    static const unsigned char journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
-    static const unsigned char zeros[8] = {0};
-    return n == 8 && (!memcmp(h, journal, 8) || !memcmp(h, zeros, 8));
-}
-
 /* Under the directory lock: may the file `base` in `dfd` (and its SQLite side files) be
  * replaced?  0 yes (nothing there, an empty regular file, or a trace no run holds), or -errno
  * with the reason.  The side files are checked before SQLite opens the trace: SQLite would take
@@ -206,7 +183,7 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
             if (errno == ENOENT)
                 continue;
             e = tdb_set_err(err_detail, -errno, g_strdup_printf("%s: %s", name, g_strerror(errno)));
-        } else if (fd < 0 || !sibling_is_sqlites(dfd, name, tdb_side_suffixes[i])) {
+        } else if (fd < 0 || !tdb_sibling_is_sqlites(dfd, name, tdb_side_suffixes[i])) {
             e = tdb_set_err(err_detail, -EEXIST,
                         g_strdup_printf("%s exists beside it and is not that trace's own file; "
                                         "move it away", name));
@@ -369,7 +346,7 @@ static int check_pending(int dfd, const char *dpath, const char *base, char **er
         } else if (st.st_uid == geteuid() && fd_head(fd) != HEAD_OTHER) {
             for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
                 g_autofree char *side = g_strconcat(n, tdb_side_suffixes[i], NULL);
-                if (sibling_is_sqlites(dfd, side, tdb_side_suffixes[i]))
+                if (tdb_sibling_is_sqlites(dfd, side, tdb_side_suffixes[i]))
                     unlinkat(dfd, side, 0);
             }
             unlinkat(dfd, n, 0);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A side file beside a trace that is not SQLite's (a FIFO named TRACE-journal, a symbolic link
-# named TRACE-wal) makes a query say so in one line and exit 1, without blocking on the FIFO
-# or following the link (its target unchanged); once it is gone the trace reads again.
+# named TRACE-wal, a file of the user's named TRACE-journal) makes a query say so in one line
+# and exit 1, without blocking on the FIFO, following the link (its target unchanged) or
+# removing the file; once it is gone the trace reads again.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 mkdir "$T/ws"
@@ -24,6 +25,12 @@ assert_contains "$e" "t.db-wal beside it is a symbolic link, not SQLite's wal fi
 assert_eq "$(cat "$T/target")" precious "the link's target"
 assert_eq "$(stat -c %a "$T/target")" 644 "the link's target's mode"
 rm "$T/t.db-wal"
+echo "my notes, not a journal" > "$T/t.db-journal"
+one_line_error "$BUILDTRAIL" info -d "$T/t.db"
+assert_eq "$st" 1 "info with a file of the user's at t.db-journal: exit status"
+assert_contains "$e" "t.db-journal beside it does not begin as SQLite's journal file does"
+assert_eq "$(cat "$T/t.db-journal")" "my notes, not a journal" "the user's file"
+rm "$T/t.db-journal"
 bt info -d "$T/t.db" > "$T/out" 2> "$T/err" || fail "info once the side files are gone: $(cat "$T/err")"
 assert_no_leftovers
 echo ok

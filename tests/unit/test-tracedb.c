@@ -156,8 +156,8 @@ static void test_hot_journal_read(void)
     sqlite3_close(db);
 }
 
-/* A side file that is not SQLite's (a FIFO, a link) beside a trace: reading the trace neither
- * blocks on it nor follows it; it is named. */
+/* A side file that is not SQLite's (a FIFO, a link, a file of the user's) beside a trace:
+ * reading the trace neither blocks on it, follows it nor removes it; it is named. */
 static void test_side_not_regular(void)
 {
     g_autofree char *p = unit_path("sides.db");
@@ -184,6 +184,16 @@ static void test_side_not_regular(void)
     struct stat st;
     g_assert_cmpint(stat(target, &st), ==, 0);
     g_assert_cmpint(st.st_mode & 07777, ==, 0644);
+    /* a file of the user's by that name: not taken for a journal (the owner's read-write open,
+     * rolling back a hot journal, would have removed it) */
+    g_assert_true(g_file_set_contents(j, "my notes, not a journal", -1, NULL));
+    g_autofree char *why = NULL;
+    g_assert_cmpint(tracedb_open_readonly(p, &db, &why), ==, -EIO);
+    g_assert_nonnull(strstr(why, "does not begin as SQLite's journal file does"));
+    g_autofree char *notes = NULL;
+    g_assert_true(g_file_get_contents(j, &notes, NULL, NULL));
+    g_assert_cmpstr(notes, ==, "my notes, not a journal");
+    g_assert_cmpint(unlink(j), ==, 0);
     g_assert_cmpint(tracedb_open_readonly(p, &db, NULL), ==, 0);
     sqlite3_close(db);
 }

@@ -280,8 +280,9 @@ bool tracedb_rc_is_damage(int rc);
  * buildtrail made: a crafted view could run forever); -EPROTO: written by a newer buildtrail
  * (schema version above ours); -EROFS: a trace left with a -wal (its run did not finish)
  * whose -shm file cannot be made (its directory is not writable); -EIO: a side file (-wal,
- * -shm, -journal beside it) that is not a regular file (a FIFO, a link, a device: refused
- * before SQLite opens it), or another SQLite failure.  *err_detail gets the sentence
+ * -shm, -journal beside it) that is not SQLite's (a FIFO, a link, a device: refused before
+ * SQLite opens it; a file without SQLite's magic, which SQLite would take for its own), or
+ * another SQLite failure.  *err_detail gets the sentence
  * in every case.  The connection refuses values longer than TRACEDB_VALUE_MAX. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 

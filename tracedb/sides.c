@@ -60,7 +60,11 @@ int tdb_sides_regular(const char *path, char **err_detail)
             return tdb_set_err(err_detail, -EIO, g_strdup_printf(
                 "%s beside it is %s, not SQLite's %s file, which reading the trace would open; "
                 "remove or rename it", side, tracedb_file_kind(st.st_mode), suffix + 1));
-        /* One it cannot read, SQLite cannot either, and says so. */
+        /* The -shm has no magic, and is not opened: closing a descriptor of it would drop
+         * this process's SQLite locks there (a trace open twice).  One it cannot read, SQLite
+         * cannot either, and says so. */
+        if (!strcmp(suffix, "-shm"))
+            continue;
         int fd = open(side, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         unsigned char h[8] = {0};
         ssize_t n = fd < 0 ? 0 : fd_head8(fd, h);

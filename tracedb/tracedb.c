@@ -150,31 +150,6 @@ static int sqlite_failure(sqlite3 *db, int rc, char **err_detail)
     return tdb_set_err(err_detail, -EIO, g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
 }
 
-/* Magic numbers of SQLite's side files: a WAL starts with 0x377f0682 or 0x377f0683 (big
- * endian), a rollback journal with d9 d5 05 f9 20 a1 63 d7 (or zeros once committed). */
-static bool sibling_is_sqlites(int dfd, const char *name, const char *suffix)
-{
-    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
-        return false;
-    struct stat st;
-    unsigned char h[8] = {0};
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    ssize_t n = ok ? pread(fd, h, sizeof h, 0) : -1;
-    close(fd);
-    if (!ok || n < 0)
-        return false;
-    if (n == 0 || !strcmp(suffix, "-shm")) /* the WAL index has no magic of its own */
-        return true;
-    if (!strcmp(suffix, "-wal"))
-        return n >= 4 && h[0] == 0x37 && h[1] == 0x7f && h[2] == 0x06 && (h[3] & 0xfe) == 0x82;
-    static const unsigned char journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
-    static const unsigned char zeros[8] = {0};
-    return n == 8 && (!memcmp(h, journal, 8) || !memcmp(h, zeros, 8));
-}
-
-static const char *const side_suffixes[] = {"-wal", "-shm", "-journal"};
-
 /* Under the directory lock: may the file `base` in `dfd` (and its SQLite side files) be
  * replaced?  0 yes (nothing there, an empty regular file, or a trace no run holds), or -errno
  * with the reason.  The side files are checked before SQLite opens the trace: SQLite would take
@@ -200,15 +175,15 @@ static int check_replaceable(int dfd, const char *dpath, const char *base, char 
                                       g_strdup("it exists and is not a buildtrail trace"));
         }
     }
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, tdb_side_suffixes[i], NULL);
         struct stat ss;
         int e = 0;
         if (fstatat(dfd, name, &ss, AT_SYMLINK_NOFOLLOW) < 0) {
             if (errno == ENOENT)
                 continue;
             e = tdb_set_err(err_detail, -errno, g_strdup_printf("%s: %s", name, g_strerror(errno)));
-        } else if (fd < 0 || !sibling_is_sqlites(dfd, name, side_suffixes[i])) {
+        } else if (fd < 0 || !tdb_sibling_is_sqlites(dfd, name, tdb_side_suffixes[i])) {
             e = tdb_set_err(err_detail, -EEXIST,
                         g_strdup_printf("%s exists beside it and is not that trace's own file; "
                                         "move it away", name));
@@ -369,9 +344,9 @@ static int check_pending(int dfd, const char *dpath, const char *base, char **er
                                            "is starting)"));
             }
         } else if (st.st_uid == geteuid() && fd_head(fd) != HEAD_OTHER) {
-            for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-                g_autofree char *side = g_strconcat(n, side_suffixes[i], NULL);
-                if (sibling_is_sqlites(dfd, side, side_suffixes[i]))
+            for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+                g_autofree char *side = g_strconcat(n, tdb_side_suffixes[i], NULL);
+                if (tdb_sibling_is_sqlites(dfd, side, tdb_side_suffixes[i]))
                     unlinkat(dfd, side, 0);
             }
             unlinkat(dfd, n, 0);
@@ -455,8 +430,8 @@ int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending
 void tracedb_pending_discard(struct tracedb_pending *p)
 {
     if (p->tmp_path) {
-        for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-            g_autofree char *side = g_strconcat(p->tmp_path, side_suffixes[i], NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+            g_autofree char *side = g_strconcat(p->tmp_path, tdb_side_suffixes[i], NULL);
             unlink(side);
         }
         unlink(p->tmp_path);
@@ -534,8 +509,8 @@ static int open_recording(const char *path, sqlite3 **out, char **err_detail)
 /* Remove the SQLite side files of `base` in `dfd`, if any. */
 static void remove_sides(int dfd, const char *base)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *name = g_strconcat(base, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *name = g_strconcat(base, tdb_side_suffixes[i], NULL);
         unlinkat(dfd, name, 0);
     }
 }
@@ -544,21 +519,48 @@ static void remove_sides(int dfd, const char *base)
  * 0 or -errno (the ones moved before the failure are moved back). */
 static int move_sides(int dfd, const char *from, const char *to, char **err_detail)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *a = g_strconcat(from, side_suffixes[i], NULL);
-        g_autofree char *b = g_strconcat(to, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *a = g_strconcat(from, tdb_side_suffixes[i], NULL);
+        g_autofree char *b = g_strconcat(to, tdb_side_suffixes[i], NULL);
         if (renameat(dfd, a, dfd, b) == 0 || errno == ENOENT)
             continue;
         int e = tdb_set_err(err_detail, -errno,
                             g_strdup_printf("cannot replace %s: %s", a, g_strerror(errno)));
         while (i-- > 0) {
-            g_autofree char *ba = g_strconcat(from, side_suffixes[i], NULL);
-            g_autofree char *bb = g_strconcat(to, side_suffixes[i], NULL);
+            g_autofree char *ba = g_strconcat(from, tdb_side_suffixes[i], NULL);
+            g_autofree char *bb = g_strconcat(to, tdb_side_suffixes[i], NULL);
             renameat(dfd, bb, dfd, ba);
         }
         return e;
     }
     return 0;
+}
+
+/* The pending trace is WAL (init_schema) and its writer's connection closed: a close that could
+ * not checkpoint (another run reading the trace just then to see who holds it: check_pending)
+ * left rows in the -wal beside the temporary name, which the swap leaves behind.  They go into
+ * the file first.  0, or -errno with the sentence. */
+static int checkpoint_pending(const char *tmp_path, char **err_detail)
+{
+    g_autofree char *wal = g_strconcat(tmp_path, "-wal", NULL);
+    struct stat st;
+    if (lstat(wal, &st) < 0 || st.st_size == 0)
+        return 0;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_open_v2(tmp_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+                             LONGPATH_VFS);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        rc = sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &q, NULL);
+    }
+    if (rc == SQLITE_OK) /* its first column says whether a reader kept it from finishing */
+        rc = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 0 ? SQLITE_OK
+                                                                           : SQLITE_BUSY;
+    sqlite3_finalize(q);
+    int r = rc == SQLITE_OK ? 0 : sqlite_failure(db, rc, err_detail);
+    sqlite3_close(db);
+    return r;
 }
 
 int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_replaced *old,
@@ -569,11 +571,14 @@ int tracedb_publish(struct tracedb_pending *p, sqlite3 **out, struct tracedb_rep
     g_autofree char *dpath = g_path_get_dirname(p->path);
     g_autofree char *base = g_path_get_basename(p->path);
     g_autofree char *tmp_name = g_path_get_basename(p->tmp_path);
+    int r = checkpoint_pending(p->tmp_path, err_detail);
+    if (r < 0)
+        return r;
     int dfd = open_locked_dir(dpath, err_detail);
     if (dfd < 0)
         return dfd;
     /* What is there may have changed since the new trace was begun. */
-    int r = check_replaceable(dfd, dpath, base, err_detail);
+    r = check_replaceable(dfd, dpath, base, err_detail);
     struct stat st;
     bool exists = r == 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (exists && old) {
@@ -692,8 +697,8 @@ int tracedb_removal_blocked(sqlite3 *db, const char *trace_path, char **dir, cha
 void tracedb_discard(const char *path)
 {
     unlink(path);
-    for (size_t i = 0; i < G_N_ELEMENTS(side_suffixes); i++) {
-        g_autofree char *p = g_strconcat(path, side_suffixes[i], NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
+        g_autofree char *p = g_strconcat(path, tdb_side_suffixes[i], NULL);
         unlink(p);
     }
 }
@@ -703,27 +708,6 @@ bool tracedb_rc_is_damage(int rc)
     int primary = rc & 0xff;
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_FORMAT ||
            rc == SQLITE_IOERR_SHORT_READ;
-}
-
-/* A run killed in the middle of a write in rollback mode (sealing the trace switches it back
- * from WAL) leaves a hot journal beside the trace: no read-only connection can read the trace
- * until it is rolled back.  The trace's owner opens it read-write once, which rolls the
- * unfinished write back as SQLite does on any such open (a journal a live writer still holds is
- * not hot, and is left alone).  Anyone else is told (tracedb_open_readonly). */
-static void roll_back_hot_journal(const char *path, const struct stat *trace_st)
-{
-    g_autofree char *j = g_strconcat(path, "-journal", NULL);
-    struct stat st;
-    if (lstat(j, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-        st.st_uid != geteuid() || trace_st->st_uid != geteuid())
-        return;
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, LONGPATH_VFS) ==
-        SQLITE_OK) {
-        sqlite3_busy_timeout(db, 5000);
-        (void)sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
-    }
-    sqlite3_close(db);
 }
 
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
@@ -746,7 +730,10 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
     if (head != HEAD_SQLITE)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
-    roll_back_hot_journal(path, &st);
+    int sides = tdb_sides_regular(path, err_detail);
+    if (sides < 0)
+        return sides;
+    g_autofree char *not_rolled_back = tdb_roll_back_hot_journal(path, &st);
 
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */
@@ -771,10 +758,10 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         if (e < 0 && (sqlite3_extended_errcode(db) & 0xff) == SQLITE_READONLY) {
             sqlite3_close(db);
             g_free(why);
-            return tdb_set_err(err_detail, -EIO,
-                               g_strdup_printf("a run writing it was killed mid-write (%s-journal "
-                                               "beside it); only its owner can read it, which "
-                                               "rolls that write back", path));
+            return tdb_set_err(err_detail, -EIO, g_strdup_printf(
+                "a run writing it was killed mid-write (%s-journal beside it); %s", path,
+                not_rolled_back ? not_rolled_back
+                                : "only its owner can read it, which rolls that write back"));
         }
         if (e < 0) {
             sqlite3_close(db);

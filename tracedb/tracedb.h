@@ -159,8 +159,10 @@ int tracedb_create(const char *path, mode_t mode, sqlite3 **out, int *lock_fd,
  * about to publish a trace there, removes the temporary files of runs killed before they
  * published theirs (ours, unlocked), and builds the schema at a temporary name beside `path`
  * (".buildtrail-new-HASH-RANDOM.db", HASH naming `path`'s base name), flock()ed through
- * p->lock_fd; *out is it opened read-write (rollback journal) for the run's first rows:
- * close it before publishing.  tracedb_publish() checks `path` again, puts the new trace in
+ * p->lock_fd; *out is it opened read-write (already WAL: publishing writes nothing to the
+ * trace in place) for the run's first rows: close it before publishing.  tracedb_publish()
+ * first checkpoints into the file what a close left in the temporary name's -wal (another run
+ * reading the trace as it closed), then checks `path` again, puts the new trace in
  * its place (swapping the two where the filesystem can, so that a failure to open it puts the
  * old one back, with its -wal and -shm, which moved with it) and opens it as tracedb_create
  * does (WAL); *old (if given) says what it
@@ -277,8 +279,10 @@ bool tracedb_rc_is_damage(int rc);
  * missing, is not a plain table (a view, a virtual table) or does not have exactly the columns
  * buildtrail made: a crafted view could run forever); -EPROTO: written by a newer buildtrail
  * (schema version above ours); -EROFS: a trace left with a -wal (its run did not finish)
- * whose -shm file cannot be made (its directory is not writable); -EIO: another SQLite
- * failure.  *err_detail gets the sentence
+ * whose -shm file cannot be made (its directory is not writable); -EIO: a side file (-wal,
+ * -shm, -journal beside it) that is not SQLite's (a FIFO, a link, a device: refused before
+ * SQLite opens it; a file without SQLite's magic, which SQLite would take for its own), or
+ * another SQLite failure.  *err_detail gets the sentence
  * in every case.  The connection refuses values longer than TRACEDB_VALUE_MAX. */
 int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail);
 

@@ -81,6 +81,38 @@ static void test_pending_is_wal(void)
     g_assert_false(g_file_test(pend.tmp_path ? pend.tmp_path : p, G_FILE_TEST_EXISTS));
 }
 
+/* What the run writes into its pending trace (the run's row, write_start) is in the trace once
+ * published, even when another run checking who holds that trace (check_pending reads its
+ * meta) still reads it as the writer closes: that close then cannot checkpoint the WAL, which
+ * publishing must not drop. */
+static void test_pending_rows_kept(void)
+{
+    g_autofree char *p = unit_path("kept.db");
+    struct tracedb_pending pend;
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create_pending(p, 0600, &pend, &db, NULL), ==, 0);
+    g_assert_cmpint(sqlite3_exec(db, "INSERT INTO meta VALUES ('kept', 'yes')", NULL, NULL, NULL),
+                    ==, SQLITE_OK);
+    sqlite3 *other = NULL; /* the other run's look, in a read transaction */
+    sqlite3_stmt *st = NULL;
+    g_assert_cmpint(sqlite3_open_v2(pend.tmp_path, &other, SQLITE_OPEN_READONLY, NULL), ==,
+                    SQLITE_OK);
+    g_assert_cmpint(sqlite3_prepare_v2(other, "SELECT value FROM meta", -1, &st, NULL), ==,
+                    SQLITE_OK);
+    g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
+    sqlite3_close(db); /* as trace_create does, the other still reading */
+    sqlite3_finalize(st);
+    sqlite3_close(other);
+    db = NULL;
+    g_assert_cmpint(tracedb_publish(&pend, &db, NULL, NULL), ==, 0);
+    sqlite3_close(db);
+    tracedb_pending_discard(&pend);
+    g_autofree char *err = NULL;
+    g_assert_cmpint(tracedb_open_readonly(p, &db, &err), ==, 0);
+    g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM meta WHERE key = 'kept'"), ==, 1);
+    sqlite3_close(db);
+}
+
 /* A writer killed in the middle of a rollback-mode transaction (a sealed trace, or the seal's
  * own switch) leaves a hot journal: the trace's owner still reads it, the unfinished write
  * rolled back. */
@@ -121,6 +153,48 @@ static void test_hot_journal_read(void)
     g_autofree char *err = NULL;
     g_assert_cmpint(tracedb_open_readonly(p, &db, &err), ==, 0);
     g_assert_cmpint(unit_sql_int(db, "SELECT count(*) FROM meta WHERE key LIKE 'junk%'"), ==, 0);
+    sqlite3_close(db);
+}
+
+/* A side file that is not SQLite's (a FIFO, a link, a file of the user's) beside a trace:
+ * reading the trace neither blocks on it, follows it nor removes it; it is named. */
+static void test_side_not_regular(void)
+{
+    g_autofree char *p = unit_path("sides.db");
+    sqlite3 *db = NULL;
+    g_assert_cmpint(tracedb_create(p, 0600, &db, NULL, NULL), ==, 0);
+    g_assert_cmpint(tracedb_seal(db), ==, 0);
+    sqlite3_close(db);
+    g_autofree char *j = g_strconcat(p, "-journal", NULL);
+    g_autofree char *w = g_strconcat(p, "-wal", NULL);
+    g_autofree char *target = unit_path("target");
+    g_assert_true(g_file_set_contents(target, "precious", -1, NULL));
+    g_assert_cmpint(chmod(target, 0644), ==, 0);
+    alarm(20); /* a reader blocked on the FIFO fails the test instead of hanging it */
+    for (int k = 0; k < 2; k++) {
+        const char *side = k ? w : j;
+        g_assert_cmpint(k ? symlink(target, side) : mkfifo(side, 0644), ==, 0);
+        g_autofree char *why = NULL;
+        g_assert_cmpint(tracedb_open_readonly(p, &db, &why), ==, -EIO);
+        g_assert_nonnull(strstr(why, side));
+        g_assert_nonnull(strstr(why, k ? "a symbolic link" : "a FIFO"));
+        g_assert_cmpint(unlink(side), ==, 0);
+    }
+    alarm(0);
+    struct stat st;
+    g_assert_cmpint(stat(target, &st), ==, 0);
+    g_assert_cmpint(st.st_mode & 07777, ==, 0644);
+    /* a file of the user's by that name: not taken for a journal (the owner's read-write open,
+     * rolling back a hot journal, would have removed it) */
+    g_assert_true(g_file_set_contents(j, "my notes, not a journal", -1, NULL));
+    g_autofree char *why = NULL;
+    g_assert_cmpint(tracedb_open_readonly(p, &db, &why), ==, -EIO);
+    g_assert_nonnull(strstr(why, "does not begin as SQLite's journal file does"));
+    g_autofree char *notes = NULL;
+    g_assert_true(g_file_get_contents(j, &notes, NULL, NULL));
+    g_assert_cmpstr(notes, ==, "my notes, not a journal");
+    g_assert_cmpint(unlink(j), ==, 0);
+    g_assert_cmpint(tracedb_open_readonly(p, &db, NULL), ==, 0);
     sqlite3_close(db);
 }
 
@@ -579,7 +653,9 @@ int main(int argc, char **argv)
     g_test_add_func("/tracedb/publish-keeps-old-wal", test_publish_keeps_old_wal);
     g_test_add_func("/tracedb/seal", test_seal);
     g_test_add_func("/tracedb/pending-is-wal", test_pending_is_wal);
+    g_test_add_func("/tracedb/pending-rows-kept", test_pending_rows_kept);
     g_test_add_func("/tracedb/hot-journal-read", test_hot_journal_read);
+    g_test_add_func("/tracedb/side-not-regular", test_side_not_regular);
     g_test_add_func("/tracedb/refuse-foreign", test_refuse_foreign);
     g_test_add_func("/tracedb/refuse-newer", test_refuse_newer);
     g_test_add_func("/tracedb/kind-sets", test_kind_sets);

@@ -425,7 +425,7 @@ static void describe_failure(FILE *f, const struct ns_report *r, const struct pl
             plan->vary.uid_map_wide[0]) {
             fprintf(f, "buildtrail run: cannot apply the variation user_group: the run's user "
                        "namespace holds your own ids only (%s), so the build's cannot map 0 and "
-                       "yours as planned; fix that (buildtrail doctor), or leave it out (--vary "
+                       "yours as planned; fix what newuidmap says, or leave it out (--vary "
                        "all,-user_group)\n", sp->idmap_note ? sp->idmap_note : "?");
             return;
         }

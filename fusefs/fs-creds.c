@@ -207,8 +207,8 @@ void fs_creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
  * the caller's groups or capabilities are no longer those kept for its image (it called
  * setgroups() or capset() since, without exec), keep the new ones, make them this thread's and
  * say so: the call is then to be made once more.  Reads /proc/TID/status at most once per
- * fs_creds_enter, and only after a refusal (the caller's own status, world-readable: read with
- * the caller's credentials, the only /proc read made so). */
+ * fs_creds_enter, and only after a refusal (the caller's own status and user namespace: read
+ * with the caller's fsuid and the daemon's capabilities, the only /proc reads made so). */
 static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c);
 
 bool fs_creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err)
@@ -228,15 +228,17 @@ static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c)
     gid_t groups[FS_MAX_GROUPS];
     int n = 0;
     uint64_t cap_eff = 0;
-    if (!read_caller_creds(fs, ctx->pid, &cap_eff, groups, &n))
-        return false;
-    if (cap_eff == c->cap_eff && n == c->n_groups &&
-        memcmp(groups, c->groups, (size_t)n * sizeof *groups) == 0)
-        return false;
-    /* setgroups() needs the daemon's CAP_SETGID, which the caller's set may lack. */
+    /* With the daemon's own capabilities: the caller's user namespace is read as ptrace would
+     * (read_caller_creds), and setgroups() needs CAP_SETGID, which the caller's set may lack. */
     if (set_thread_caps(fs, fs->own_cap_eff) < 0)
         return false;
     c->caps_changed = true;
+    if (!read_caller_creds(fs, ctx->pid, &cap_eff, groups, &n) ||
+        (cap_eff == c->cap_eff && n == c->n_groups &&
+         memcmp(groups, c->groups, (size_t)n * sizeof *groups) == 0)) {
+        set_thread_caps(fs, c->cap_eff);
+        return false;
+    }
     if (syscall(SYS_setgroups, (size_t)n, groups) < 0) {
         set_thread_caps(fs, c->cap_eff);
         return false; /* the refusal stands (cannot happen: the daemon is root) */

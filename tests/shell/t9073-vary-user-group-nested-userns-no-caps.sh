@@ -4,7 +4,8 @@
 # makes a user namespace below its own (`unshare -U -r`, or unshare(2) within one program, after
 # a refusal) shows every capability in /proc/PID/status, yet holds none over the real
 # filesystem.  It reads no file of a third user's (mode 600), writes none, and gives none to
-# itself (chown): the daemon counts a caller's capabilities only in its own user namespace.
+# itself (chown), and sets no file capability (with the kernel's checks too): the daemon counts a
+# caller's capabilities only in its own user namespace.
 # (Root only: unprivileged, the daemon is the caller's own user and the kernel judges.)
 . "$(dirname "$0")/lib.sh"
 require_fuse
@@ -36,5 +37,18 @@ assert_eq "$(grep -c "Operation not permitted" "$T/out")" 1 "chown refused: $(ca
 grep -q "secret$\|perl-read\|perl-chown" "$T/out" && fail "a capability held: $(cat "$T/out")"
 grep -q "unshare:" "$T/out" && fail "perl's unshare: $(cat "$T/out")"
 assert_eq "$(stat -c %u:%g:%a:%s secret other)" "$before" "the third user's files on disk"
+# With the kernel's checks (the default): the kernel lets the nested namespace's root set a file
+# capability on the build's own file (root's, on disk), made valid for the machine's root
+# (rootid 0); buildtrail's filesystem then writes it as the caller, who holds no CAP_SETFCAP.
+if command -v setcap >/dev/null && command -v getcap >/dev/null; then
+    cp "$(command -v sleep)" mytrue
+    "$BUILDTRAIL" run -o "$T/k.db" --vary user_group -- \
+        sh -c 'unshare -U -r setcap cap_setuid+ep mytrue 2>&1; true' > "$T/kout" 2> "$T/kerr" ||
+        fail "run with kernel checks: $(cat "$T/kerr")"
+    assert_contains "$(cat "$T/kout")" "Operation not permitted"
+    assert_eq "$(getcap mytrue)" "" "no file capability on disk: $(cat "$T/kout")"
+else
+    missing_part "setcap/getcap (libcap2-bin)"
+fi
 assert_no_leftovers
 echo ok

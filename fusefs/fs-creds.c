@@ -42,7 +42,9 @@ int fs_creds_kill_suidgid(struct fs *fs, int fd, const char *path)
  * caller's owner and the directory's default ACL.  Only the real filesystem's calls are made
  * so: /proc reads, hashing and the recorder keep the daemon's own credentials.
  * A FUSE request carries the caller's uid, gid and pid; its groups and capabilities are read
- * from /proc/TID/status once per process image and kept by image id.  A change within one
+ * from /proc/TID/status once per process image and kept by image id; the capabilities only for
+ * a caller in the daemon's own user namespace (those of one in a namespace below, `unshare -U
+ * -r`, are its namespace's, none over the real filesystem).  A change within one
  * image (setgroups() or capset() without exec, keeping uid and gid) is noticed when a call
  * made with the kept ones is refused: fs_creds_retry() reads the status again and, if it
  * changed, the call is made once more with the new ones.  A group or capability dropped that
@@ -84,8 +86,23 @@ static int parse_status_creds(const char *buf, gid_t *groups, uint64_t *cap_eff)
     return n;
 }
 
-/* The caller's groups and capabilities as /proc/TID/status says now; false if it is gone. */
-static bool read_caller_creds(pid_t pid, uint64_t *cap_eff, gid_t *groups, int *n_groups)
+/* Is `pid` in the daemon's user namespace?  The capabilities /proc shows are held in the
+ * process's own namespace: one in a namespace below ours (`unshare -U -r`, run --vary
+ * user_group's build, a container) shows them all yet holds none over the real filesystem,
+ * so they count only for a caller in ours.  False when it cannot be told. */
+static bool caller_in_own_userns(const struct fs *fs, pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+    struct stat st;
+    return fs->own_userns_known && stat(path, &st) == 0 && st.st_dev == fs->own_userns.st_dev &&
+           st.st_ino == fs->own_userns.st_ino;
+}
+
+/* The caller's groups and capabilities as /proc/TID/status says now (no capability when it is
+ * in another user namespace); false if it is gone. */
+static bool read_caller_creds(const struct fs *fs, pid_t pid, uint64_t *cap_eff, gid_t *groups,
+                              int *n_groups)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -98,6 +115,8 @@ static bool read_caller_creds(pid_t pid, uint64_t *cap_eff, gid_t *groups, int *
         return false;
     buf[len] = '\0';
     *n_groups = parse_status_creds(buf, groups, cap_eff);
+    if (*cap_eff && !caller_in_own_userns(fs, pid))
+        *cap_eff = 0;
     return true;
 }
 
@@ -139,7 +158,7 @@ static bool fs_creds_of_caller(struct fs *fs, fuse_req_t req, int64_t caller, ui
         if (hit)
             return true;
     }
-    if (!read_caller_creds(ctx->pid, cap_eff, groups, n_groups))
+    if (!read_caller_creds(fs, ctx->pid, cap_eff, groups, n_groups))
         return false;
     if (caller > 0)
         keep_caller_creds(fs, caller, ctx->uid, ctx->gid, *cap_eff, groups, *n_groups);
@@ -188,8 +207,8 @@ void fs_creds_enter(struct fs *fs, fuse_req_t req, struct fs_creds *c)
  * the caller's groups or capabilities are no longer those kept for its image (it called
  * setgroups() or capset() since, without exec), keep the new ones, make them this thread's and
  * say so: the call is then to be made once more.  Reads /proc/TID/status at most once per
- * fs_creds_enter, and only after a refusal (the caller's own status, world-readable: read with
- * the caller's credentials, the only /proc read made so). */
+ * fs_creds_enter, and only after a refusal (the caller's own status and user namespace: read
+ * with the caller's fsuid and the daemon's capabilities, the only /proc reads made so). */
 static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c);
 
 bool fs_creds_retry(struct fs *fs, fuse_req_t req, struct fs_creds *c, int err)
@@ -209,15 +228,17 @@ static bool creds_reread(struct fs *fs, fuse_req_t req, struct fs_creds *c)
     gid_t groups[FS_MAX_GROUPS];
     int n = 0;
     uint64_t cap_eff = 0;
-    if (!read_caller_creds(ctx->pid, &cap_eff, groups, &n))
-        return false;
-    if (cap_eff == c->cap_eff && n == c->n_groups &&
-        memcmp(groups, c->groups, (size_t)n * sizeof *groups) == 0)
-        return false;
-    /* setgroups() needs the daemon's CAP_SETGID, which the caller's set may lack. */
+    /* With the daemon's own capabilities: the caller's user namespace is read as ptrace would
+     * (read_caller_creds), and setgroups() needs CAP_SETGID, which the caller's set may lack. */
     if (set_thread_caps(fs, fs->own_cap_eff) < 0)
         return false;
     c->caps_changed = true;
+    if (!read_caller_creds(fs, ctx->pid, &cap_eff, groups, &n) ||
+        (cap_eff == c->cap_eff && n == c->n_groups &&
+         memcmp(groups, c->groups, (size_t)n * sizeof *groups) == 0)) {
+        set_thread_caps(fs, c->cap_eff);
+        return false;
+    }
     if (syscall(SYS_setgroups, (size_t)n, groups) < 0) {
         set_thread_caps(fs, c->cap_eff);
         return false; /* the refusal stands (cannot happen: the daemon is root) */

@@ -3,7 +3,7 @@
  * Owns: root mode's switch of a worker thread to the caller's fsuid/fsgid, groups and
  * capabilities around each real-filesystem call (fs_creds_enter/retry/leave) and the cache of
  * each caller image's groups and capabilities (fs.caller_creds, under fs.caller_creds_lock, a
- * leaf); the caller's umask around a create; set-user-ID clearing for KILLPRIV_V2 requests;
+ * leaf; capabilities only of a caller in the daemon's own user namespace); the caller's umask around a create; set-user-ID clearing for KILLPRIV_V2 requests;
  * and who judges permissions: the kernel's checks (fs_kernel_checks) and, in user-namespace
  * mode, the ids the build's namespace holds (fs_inside_id_held, fs.h).
  * Calls fs-request.h (the caller) only.

@@ -114,6 +114,8 @@ struct fs {
     int n_own_groups;
     struct __user_cap_data_struct own_caps[2]; /* the daemon's capabilities; fixed */
     uint64_t own_cap_eff;
+    struct stat own_userns;      /* the daemon's /proc/self/ns/user (fs-creds.c); fixed */
+    bool own_userns_known;
     bool dont_mask;              /* FUSE_CAP_DONT_MASK negotiated (set in op_init) */
     bool want_kernel_checks;     /* fs_config.kernel_checks; fixed once serving */
     bool kernel_checks;          /* FUSE_CAP_POSIX_ACL negotiated (set in op_init, atomic) */

@@ -135,6 +135,7 @@ struct fs *fs_new(const struct fs_config *cfg)
     struct __user_cap_header_struct caph = {_LINUX_CAPABILITY_VERSION_3, 0};
     if (syscall(SYS_capget, &caph, fs->own_caps) == 0)
         fs->own_cap_eff = fs->own_caps[0].effective | (uint64_t)fs->own_caps[1].effective << 32;
+    fs->own_userns_known = stat("/proc/self/ns/user", &fs->own_userns) == 0;
     fs->inodes = g_hash_table_new_full(ino_key_hash, ino_key_equal, g_free, NULL);
     fs->out_fd = cfg->out_fd;
     fs->err_fd = cfg->err_fd;

@@ -236,11 +236,13 @@ static void write_nest_map(const struct ns_plan *p, int proc_fd, int from_build,
         return;
     }
     const struct ns_vary *v = &p->vary;
-    wide = wide && v->uid_map_wide[0] && v->gid_map_wide[0];
+    /* Wide maps were planned (and said), but setup's namespace holds the caller's ids alone
+     * (newuidmap failed): refused, as the kernel would refuse them, not made narrow unsaid. */
+    bool planned_wide = v->uid_map_wide[0] && v->gid_map_wide[0];
     const char *files[3] = {"setgroups", "uid_map", "gid_map"};
-    const char *data[3] = {"deny", wide ? v->uid_map_wide : v->uid_map,
-                           wide ? v->gid_map_wide : v->gid_map};
-    int err = proc_fd < 0 ? ENOENT : 0;
+    const char *data[3] = {"deny", planned_wide ? v->uid_map_wide : v->uid_map,
+                           planned_wide ? v->gid_map_wide : v->gid_map};
+    int err = proc_fd < 0 ? ENOENT : planned_wide && !wide ? EPERM : 0;
     for (int i = 0; i < 3 && !err; i++) {
         char path[48];
         char *at = append_uint(path, path + 20, (unsigned)pid);

@@ -390,8 +390,9 @@ void spawn_map_ids(struct spawn *sp, struct fs *fs)
 
 /* Why a setup step failed, and what to do about it: one line on `f`. */
 static void describe_failure(FILE *f, const struct ns_report *r, const struct plan *trees,
-                             const struct ns_plan *plan, char **argv)
+                             const struct spawn *sp, char **argv)
 {
+    const struct ns_plan *plan = &sp->ns;
     const char *err = g_strerror(r->value);
     switch (r->step) {
     case NS_STEP_EXEC:
@@ -420,6 +421,14 @@ static void describe_failure(FILE *f, const struct ns_report *r, const struct pl
         return;
     }
     case NS_STEP_VARY:
+        if (r->tree == VARY_USER_GROUP && sp->user_ns && !sp->ids_mapped &&
+            plan->vary.uid_map_wide[0]) {
+            fprintf(f, "buildtrail run: cannot apply the variation user_group: the run's user "
+                       "namespace holds your own ids only (%s), so the build's cannot map 0 and "
+                       "yours as planned; fix what newuidmap says, or leave it out (--vary "
+                       "all,-user_group)\n", sp->idmap_note ? sp->idmap_note : "?");
+            return;
+        }
         fprintf(f, "buildtrail run: cannot apply the variation %s: %s; leave it out (--vary "
                    "all,-%s)\n", vary_name_str((enum vary_name)r->tree), err,
                 vary_name_str((enum vary_name)r->tree));
@@ -442,7 +451,7 @@ void spawn_report_failure(const struct spawn *sp, const struct plan *plan,
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return;
-    describe_failure(f, r, plan, &sp->ns, argv);
+    describe_failure(f, r, plan, sp, argv);
     if (fclose(f) == 0 && buf) {
         while (len && buf[len - 1] == '\n')
             buf[--len] = '\0';

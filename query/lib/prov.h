@@ -158,10 +158,11 @@ void prov_load(struct prov *p);
 
 /* From now on, keep each level of every input walk from one version with options `o` (prune
  * ignored: none), and splice what was kept of a version into later such walks that reach it
- * instead of walking it again: the same closures (prov-share.c says why), for a
- * command that walks from many versions which share much of their closures (the closures
- * engine: a product per walk).  Loads the graph.  The later walks gain most when the earlier
- * versions are walked first (in id order). */
+ * instead of walking it again: the same closures (prov-share.c says why) but for the depths,
+ * which such walks do not keep (every node below the start is at depth 1), for a command that
+ * walks from many versions which share much of their closures and asks no distances (the
+ * closures engine: a product per walk).  Loads the graph.  The later walks gain most when the
+ * earlier versions are walked first (in id order). */
 void prov_share_closures(struct prov *p, const struct prov_walk_opts *o);
 
 /* Read every version (and file path) now, in two scans, without the graph: for a command

@@ -33,7 +33,8 @@ void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o
     w->shared = false;
     w->spliced = NULL;
     w->unsorted = false;
-    w->all = g_ptr_array_new_with_free_func(g_free);
+    w->all = g_ptr_array_new_with_free_func(w->reused ? NULL : g_free);
+    w->nodes_used = 0;
     w->limit = limit;
     w->gave_up = false;
 }
@@ -159,7 +160,19 @@ void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, boo
 struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
                                int depth)
 {
-    struct wnode *n = g_new0(struct wnode, 1);
+    struct wnode *n;
+    if (w->reused) { /* (from the prov's blocks: no malloc and free per node) */
+        GPtrArray *b = w->p->node_blocks;
+        if (!b)
+            b = w->p->node_blocks = g_ptr_array_new_with_free_func(g_free);
+        if (w->nodes_used / PV_NODE_BLOCK >= b->len)
+            g_ptr_array_add(b, g_new(struct wnode, PV_NODE_BLOCK));
+        n = (struct wnode *)b->pdata[w->nodes_used / PV_NODE_BLOCK] + w->nodes_used % PV_NODE_BLOCK;
+        w->nodes_used++;
+        memset(n, 0, sizeof *n);
+    } else {
+        n = g_new0(struct wnode, 1);
+    }
     n->n.v = v;
     n->n.role = role;
     n->n.depth = depth;

@@ -78,6 +78,8 @@ struct graph {
 };
 #define PV_ROLE_SLOTS 8
 
+#define PV_NODE_BLOCK 4096
+
 /* A walk that reaches more versions than this is redone on the in-memory graph.  One lookup
  * per node costs ~40 us; loading the graph ~0.7 s per million accesses; so a walk that has
  * gone this far wastes at most ~0.2 s by switching, and a big one gains seconds. */
@@ -100,6 +102,9 @@ struct prov {
      * never nested): nodes by version, and the two bounds by process. */
     struct idmap walk_maps[3];
     bool walk_maps_made, walk_maps_busy;
+    GPtrArray *node_blocks; /* the same walks' nodes: blocks of PV_NODE_BLOCK struct wnode, kept
+                             * from one walk to the next (a command that walks per product makes
+                             * millions), or NULL */
     bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
     struct bindings *bindings; /* NULL until prov_load_bindings */
     struct idmap facts;     /* process id -> struct proc_facts* (the walks' rules); lazy */
@@ -182,7 +187,9 @@ struct walk {
     GPtrArray *all;        /* every node, in the order found */
     unsigned limit;        /* give up past this many nodes (0: none) */
     bool gave_up;
-    bool reused;           /* the three maps are the prov's walk_maps (given back at the end) */
+    bool reused;           /* the three maps are the prov's walk_maps (given back at the end),
+                            * and the nodes are in its node_blocks */
+    guint nodes_used;      /* (reused) how many of node_blocks' nodes this walk holds */
     enum level level;      /* which edges this walk follows (inputs) */
 };
 

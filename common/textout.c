@@ -57,6 +57,15 @@ static void escape_with(GString *out, const char *s, size_t len, const struct es
 {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < len;) {
+        size_t plain = i; /* a run of printable ASCII that needs no escape, appended at once */
+        while (plain < len && u[plain] >= 0x20 && u[plain] < 0x7f && u[plain] != '\\' &&
+               (u[plain] != '"' || !st->quote))
+            plain++;
+        if (plain > i) {
+            g_string_append_len(out, s + i, (gssize)(plain - i));
+            i = plain;
+            continue;
+        }
         unsigned char c = u[i];
         size_t n = utf8_seq(u + i, len - i);
         if (n == 0) {

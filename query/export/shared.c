@@ -527,6 +527,34 @@ static struct ex_deb *deb_of(struct ex_debs *d, GHashTable *by_pkg, const struct
     return e;
 }
 
+/* The reads of one file (prov_found_reads' [from, to)) and its path. */
+struct found_file {
+    const char *path;
+    guint from, to;
+};
+
+static gint found_file_cmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(((const struct found_file *)a)->path, ((const struct found_file *)b)->path);
+}
+
+/* The files of `reads` (sorted by file) that the trace has a path for, sorted by path. */
+static GArray *found_files_by_path(struct prov *p, const GArray *reads)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(struct found_file));
+    for (guint i = 0, j; i < reads->len; i = j) {
+        int64_t fid = g_array_index(reads, struct prov_found_read, i).file_id;
+        for (j = i + 1;
+             j < reads->len && g_array_index(reads, struct prov_found_read, j).file_id == fid;)
+            j++;
+        struct found_file f = {prov_file_path(p, fid), i, j};
+        if (f.path)
+            g_array_append_val(out, f);
+    }
+    g_array_sort(out, found_file_cmp);
+    return out;
+}
+
 struct ex_debs *ex_debs_load(struct export_ctx *x)
 {
     struct ex_debs *d = g_new0(struct ex_debs, 1);
@@ -540,28 +568,35 @@ struct ex_debs *ex_debs_load(struct export_ctx *x)
     g_autofree char *vendor = deb_vendor(admindir);
     GHashTable *by_pkg = g_hash_table_new(g_direct_hash, g_direct_equal);
     size_t cl = strlen(x->run.cwd);
-    sqlite3_stmt *st = NULL;
-    qdb_prepare(x->q, tracedb_sql(TQ_FOUND_READS_WITH_PATHS), &st);
-    while (st && qdb_row(x->q, st)) {
-        const char *path = (const char *)sqlite3_column_text(st, TQ_FOUND_READS_PATH);
+    /* the reads by path, then kind and version (as TQ_FOUND_READS_WITH_PATHS orders them):
+     * from the loaded graph, which the exports walk anyway, not a query of its own */
+    GArray *reads = prov_found_reads(x->p);
+    GArray *by_path = found_files_by_path(x->p, reads);
+    for (guint g = 0; g < by_path->len; g++) {
+        const struct found_file *ff = &g_array_index(by_path, struct found_file, g);
+        const char *path = ff->path;
         if (!strncmp(path, x->run.cwd, cl) && (path[cl] == '/' || !path[cl]))
             continue;
         const struct dpkg_pkg *pkg = dpkgdb_owner(d->db, path);
         if (!pkg)
             continue;
         struct ex_deb *e = deb_of(d, by_pkg, pkg, vendor);
-        int64_t vid = sqlite3_column_int64(st, TQ_FOUND_READS_VERSION);
-        e->files++;
-        e->executed |= sqlite3_column_int(st, TQ_FOUND_READS_KIND) == TRACEDB_EXEC;
-        if (!g_hash_table_contains(d->by_version, &vid)) {
-            g_array_append_val(e->versions, vid);
-            const struct prov_version *v = prov_version(x->p, vid);
-            if (v)
-                g_hash_table_insert(d->by_version, (gpointer)&v->id, e);
+        for (guint i = ff->from; i < ff->to; i++) {
+            const struct prov_found_read *r = &g_array_index(reads, struct prov_found_read, i);
+            int64_t vid = r->version_id;
+            e->files++;
+            e->executed |= r->kind == TRACEDB_EXEC;
+            if (!g_hash_table_contains(d->by_version, &vid)) {
+                g_array_append_val(e->versions, vid);
+                const struct prov_version *v = prov_version(x->p, vid);
+                if (v)
+                    g_hash_table_insert(d->by_version, (gpointer)&v->id, e);
+            }
         }
     }
-    sqlite3_finalize(st);
-    st = NULL;
+    g_array_unref(by_path);
+    g_array_unref(reads);
+    sqlite3_stmt *st = NULL;
     if (qdb_prepare(x->q, tracedb_sql(TQ_SYMLINKS_FOLLOWED), &st))
         qdb_bind_int64(x->q, st, 1, 0);
     while (st && qdb_row(x->q, st)) {

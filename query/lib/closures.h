@@ -14,7 +14,10 @@
  *
  * Contract: over one struct prov (single-threaded, as prov.h says); prints nothing; errors
  * are the qdb's (qdb_failed).  The arrays are the engine's, valid until closures_free; each
- * is exactly what prov_inputs(p, vid, &closures_walk) returns (tests/unit/test-closures.c).
+ * is what prov_inputs(p, vid, &closures_walk) returns — the same versions, roles and guesses,
+ * in the same order — but for the depth: every node's is 1, not its distance from vid (no
+ * reader asks how far, and walks that keep no distances share more: prov_share_closures)
+ * (tests/unit/test-closures.c).
  */
 #pragma once
 
@@ -40,6 +43,6 @@ void closures_free(struct closures *c);
  * earlier versions it reaches (a program's, of its objects and of config.h). */
 void closures_plan(struct closures *c, const int64_t *ids, guint n);
 
-/* The closure of version `vid` (struct prov_node, sorted by path, `vid` itself not in it),
- * walked on the first ask and kept. */
+/* The closure of version `vid` (struct prov_node, sorted by path, `vid` itself not in it,
+ * each at depth 1), walked on the first ask and kept. */
 const GArray *closures_of(struct closures *c, int64_t vid);

@@ -487,3 +487,69 @@ void prov_successors(struct prov *p, int64_t id, GArray *out)
     for (guint i = 0; list && i < list->len; i++)
         g_array_append_val(out, g_array_index(list, struct edge, i).id);
 }
+
+/* ---- the reads of found versions (the SBOMs' packages) ------------------------------------ */
+
+/* {file, kind, version, process} of the successful reads of found versions that the loaded
+ * graph does not hold (pv_load_graph skips them): no process identified, a process id
+ * outside 1..?1 (the largest), or a version id below 1.  Each kind of row found by index. */
+TRACEDB_STATEMENT(sql_found_reads_off_graph, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT DISTINCT a.file_id, a.kind, a.version_id, a.process_id FROM accesses a "
+                  "JOIN versions v ON v.id = a.version_id WHERE a.id IN (SELECT id FROM accesses "
+                  "WHERE process_id IS NULL UNION ALL SELECT id FROM accesses WHERE process_id < 1 "
+                  "UNION ALL SELECT id FROM accesses WHERE process_id > ?1 UNION ALL SELECT id "
+                  "FROM accesses WHERE version_id < 1) AND a.kind IN " TRACEDB_KINDS_READ
+                  " AND a.result = 0 AND v.origin = 1");
+enum { OFF_GRAPH_FILE, OFF_GRAPH_KIND, OFF_GRAPH_VERSION, OFF_GRAPH_PROCESS };
+
+static int found_read_cmp(const void *a, const void *b)
+{
+    const struct prov_found_read *x = a, *y = b;
+    if (x->file_id != y->file_id)
+        return (x->file_id > y->file_id) - (x->file_id < y->file_id);
+    if (x->kind != y->kind)
+        return (x->kind > y->kind) - (x->kind < y->kind);
+    if (x->version_id != y->version_id)
+        return (x->version_id > y->version_id) - (x->version_id < y->version_id);
+    return (x->process_id > y->process_id) - (x->process_id < y->process_id);
+}
+
+GArray *prov_found_reads(struct prov *p)
+{
+    prov_load(p);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(struct prov_found_read));
+    for (int64_t vid = 1; vid <= p->graph->readers.max_key; vid++) {
+        const struct prov_version *v = prov_version(p, vid);
+        if (!v || v->origin != TRACEDB_VERSION_FOUND)
+            continue;
+        struct edges r = csr_get(&p->graph->readers, vid);
+        for (guint i = 0; i < r.n; i++) {
+            struct prov_found_read f = {r.e[i].file_id, vid, r.e[i].id, r.e[i].kind};
+            g_array_append_val(out, f);
+        }
+    }
+    sqlite3_stmt *st = NULL;
+    if (qdb_prepare(p->q, sql_found_reads_off_graph, &st))
+        qdb_bind_int64(p->q, st, 1, p->graph->max_process);
+    while (st && qdb_row(p->q, st)) {
+        bool none = sqlite3_column_type(st, OFF_GRAPH_PROCESS) == SQLITE_NULL;
+        struct prov_found_read f = {sqlite3_column_int64(st, OFF_GRAPH_FILE),
+                                    sqlite3_column_int64(st, OFF_GRAPH_VERSION),
+                                    none ? INT64_MIN : sqlite3_column_int64(st, OFF_GRAPH_PROCESS),
+                                    sqlite3_column_int(st, OFF_GRAPH_KIND)};
+        g_array_append_val(out, f);
+    }
+    sqlite3_finalize(st);
+    /* each once: a process reads a file many times */
+    if (out->len > 1)
+        qsort(out->data, out->len, sizeof(struct prov_found_read), found_read_cmp);
+    guint k = 0;
+    for (guint i = 0; i < out->len; i++) {
+        const struct prov_found_read *f = &g_array_index(out, struct prov_found_read, i);
+        if (k && !found_read_cmp(f, &g_array_index(out, struct prov_found_read, k - 1)))
+            continue;
+        g_array_index(out, struct prov_found_read, k++) = *f;
+    }
+    g_array_set_size(out, k);
+    return out;
+}

@@ -30,10 +30,11 @@ void pv_walk_init(struct walk *w, struct prov *p, const struct prov_walk_opts *o
         pv_idmap_init(&w->done_script, 0, NULL);
     }
     g_queue_init(&w->queue);
-    w->buckets = NULL;
-    w->bucket_at = 0;
+    w->shared = false;
+    w->spliced = NULL;
     w->unsorted = false;
-    w->all = g_ptr_array_new_with_free_func(g_free);
+    w->all = g_ptr_array_new_with_free_func(w->reused ? NULL : g_free);
+    w->nodes_used = 0;
     w->limit = limit;
     w->gave_up = false;
 }
@@ -121,53 +122,15 @@ GArray *pv_walk_finish(struct walk *w, bool (*keep)(const struct prov_node *, vo
     }
     g_ptr_array_free(w->all, TRUE);
     g_queue_clear(&w->queue);
-    if (w->buckets)
-        g_ptr_array_free(w->buckets, TRUE);
+    if (w->spliced)
+        g_ptr_array_free(w->spliced, TRUE);
     return out;
 }
 
-static void free_queue(gpointer q)
+/* The next node to expand: breadth first (depth, then the order added); NULL when none. */
+static struct wnode *walk_next(struct walk *w)
 {
-    g_queue_free(q);
-}
-
-void pv_walk_push(struct walk *w, struct wnode *n)
-{
-    if (!w->buckets) {
-        g_queue_push_tail(&w->queue, n);
-        return;
-    }
-    guint d = (guint)n->n.depth;
-    if (w->buckets->len <= d) {
-        guint had = w->buckets->len;
-        g_ptr_array_set_size(w->buckets, (gint)d + 1);
-        for (guint i = had; i <= d; i++)
-            w->buckets->pdata[i] = g_queue_new();
-    }
-    g_queue_push_tail(w->buckets->pdata[d], n);
-    if (d < w->bucket_at)
-        w->bucket_at = d; /* (never: a walk adds at or below the depth it expands) */
-}
-
-struct wnode *pv_walk_next(struct walk *w)
-{
-    if (!w->buckets)
-        return g_queue_pop_head(&w->queue);
-    for (; w->bucket_at < w->buckets->len; w->bucket_at++) {
-        struct wnode *n;
-        while ((n = g_queue_pop_head(w->buckets->pdata[w->bucket_at])))
-            if (!n->popped && (guint)n->n.depth == w->bucket_at) { /* (else: queued again) */
-                n->popped = true;
-                return n;
-            }
-    }
-    return NULL;
-}
-
-/* Make `w` a shared walk: a bucket per depth instead of one queue. */
-static void walk_buckets(struct walk *w)
-{
-    w->buckets = g_ptr_array_new_with_free_func(free_queue);
+    return g_queue_pop_head(&w->queue);
 }
 
 void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, bool prune)
@@ -178,10 +141,7 @@ void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, boo
             n->n.role = role; /* the most specific use wins */
         if (depth > 0)
             n->kinds |= PV_KIND_OF(role);
-        if (depth < n->n.depth) { /* (a shared walk's: a splice had put it deeper) */
-            n->n.depth = depth;
-            pv_walk_push(w, n);
-        }
+        n->own = true;
         return;
     }
     if (w->gave_up || (w->limit && w->all->len >= w->limit)) {
@@ -191,21 +151,33 @@ void pv_walk_add(struct walk *w, int64_t id, enum prov_role role, int depth, boo
     const struct prov_version *v = prov_version(w->p, id);
     if (!v || (prune && prov_path_under(v->path, w->o->prune)))
         return;
-    pv_walk_new_node(w, v, role, depth)->kinds =
-        depth > 0 ? PV_KIND_OF(role) : 0; /* (a start's OTHER is no use of it) */
+    struct wnode *added = pv_walk_new_node(w, v, role, depth);
+    added->kinds = depth > 0 ? PV_KIND_OF(role) : 0; /* (a start's OTHER is no use of it) */
+    added->own = true;
+    g_queue_push_tail(&w->queue, added);
 }
 
 struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
                                int depth)
 {
-    struct wnode *n = g_new0(struct wnode, 1);
+    struct wnode *n;
+    if (w->reused) { /* (from the prov's blocks: no malloc and free per node) */
+        GPtrArray *b = w->p->node_blocks;
+        if (!b)
+            b = w->p->node_blocks = g_ptr_array_new_with_free_func(g_free);
+        if (w->nodes_used / PV_NODE_BLOCK >= b->len)
+            g_ptr_array_add(b, g_new(struct wnode, PV_NODE_BLOCK));
+        n = (struct wnode *)b->pdata[w->nodes_used / PV_NODE_BLOCK] + w->nodes_used % PV_NODE_BLOCK;
+        w->nodes_used++;
+        memset(n, 0, sizeof *n);
+    } else {
+        n = g_new0(struct wnode, 1);
+    }
     n->n.v = v;
     n->n.role = role;
     n->n.depth = depth;
-    n->covered = INT_MAX;
     pv_idmap_set(&w->nodes, v->id, n);
     g_ptr_array_add(w->all, n);
-    pv_walk_push(w, n);
     return n;
 }
 
@@ -260,9 +232,9 @@ static void add_reads(struct walk *w, int64_t pid, int64_t after, int64_t bound,
         if (e->t < from || e->t > bound)
             continue;
         const struct prov_node *have = pv_idmap_get(&w->nodes, e->id);
-        if (have && have->role == PROV_ROLE_SOURCE && !w->buckets)
-            continue; /* seen, and no use is more specific (a shared walk sees each use: a
-                       * splice may have put it deeper, and prov-share.c checks the uses) */
+        if (have && have->role == PROV_ROLE_SOURCE && !w->shared)
+            continue; /* seen, and no use is more specific (a shared walk sees each use:
+                       * prov-share.c checks the uses) */
         enum prov_role role = pv_read_role(w, f, e, script);
         if (role != PROV_ROLE_COUNT)
             pv_walk_add(w, e->id, role, depth, true);
@@ -354,18 +326,18 @@ static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool k
     w.unsorted = !how.sorted;
     bool shared = how.shared;
     if (shared)
-        walk_buckets(&w);
+        pv_share_begin(&w);
     /* Every start first, at depth 0: one found later as another's input is still followed
      * (stop_at_shlibs stops only below a start). */
     for (guint i = 0; i < n; i++)
         pv_walk_add(&w, starts[i], PROV_ROLE_OTHER, 0, false);
     struct wnode *wn;
-    while (!w.gave_up && (wn = pv_walk_next(&w))) {
+    while (!w.gave_up && (wn = walk_next(&w))) {
         struct prov_node *node = &wn->n;
-        int depth = node->depth + 1;
+        int depth = shared ? 1 : node->depth + 1; /* (a shared walk keeps no distances) */
         if (o->stop_at_shlibs && node->depth > 0 && node->role == PROV_ROLE_SHLIB)
             continue;
-        if (shared && node->depth > 0 && pv_share_splice(&w, wn))
+        if (shared && node->depth > 0 && pv_share_covers(&w, wn))
             continue;
         if (o->max_depth > 0 && node->depth >= o->max_depth)
             continue; /* listed, not followed */
@@ -383,7 +355,7 @@ static GArray *walk_level(struct prov *p, const int64_t *starts, guint n, bool k
         pv_edges_done(&writers);
     }
     if (shared)
-        *mixed = !pv_share_keep(&w, starts[0]);
+        *mixed = !pv_share_end(&w, starts[0]);
     return pv_walk_finish(&w, keep_starts ? NULL : not_start, (void *)starts);
 }
 
@@ -399,7 +371,11 @@ static GArray *walk_level_in(struct prov *p, const int64_t *starts, guint n, boo
         return r;
     g_array_unref(r); /* walked again alone: in the order that decides */
     how.shared = false;
-    return walk_level(p, starts, n, keep_starts, o, limit, level, how, &mixed);
+    r = walk_level(p, starts, n, keep_starts, o, limit, level, how, &mixed);
+    for (guint i = 0; r && i < r->len; i++) /* (as a shared walk says: no distances) */
+        if (g_array_index(r, struct prov_node, i).depth > 0)
+            g_array_index(r, struct prov_node, i).depth = 1;
+    return r;
 }
 
 GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_starts,

@@ -78,6 +78,8 @@ struct graph {
 };
 #define PV_ROLE_SLOTS 8
 
+#define PV_NODE_BLOCK 4096
+
 /* A walk that reaches more versions than this is redone on the in-memory graph.  One lookup
  * per node costs ~40 us; loading the graph ~0.7 s per million accesses; so a walk that has
  * gone this far wastes at most ~0.2 s by switching, and a big one gains seconds. */
@@ -100,6 +102,9 @@ struct prov {
      * never nested): nodes by version, and the two bounds by process. */
     struct idmap walk_maps[3];
     bool walk_maps_made, walk_maps_busy;
+    GPtrArray *node_blocks; /* the same walks' nodes: blocks of PV_NODE_BLOCK struct wnode, kept
+                             * from one walk to the next (a command that walks per product makes
+                             * millions), or NULL */
     bool versions_loaded;   /* every version is in `versions` (prov_load_versions) */
     struct bindings *bindings; /* NULL until prov_load_bindings */
     struct idmap facts;     /* process id -> struct proc_facts* (the walks' rules); lazy */
@@ -157,10 +162,10 @@ enum level {
 /* A walk's node: the node, and what a shared walk (prov-share.c) knows of it. */
 struct wnode {
     struct prov_node n;   /* (first: a struct wnode* is a struct prov_node*) */
-    int covered;          /* a kept closure spliced in says how it expands at this depth (INT_MAX:
-                           * none): popped at it, it is not expanded again */
     guint8 kinds;         /* how it was used below the start: PV_KIND_SHLIB, PV_KIND_OTHER */
-    bool popped;
+    bool covered;         /* in a kept closure spliced in, which holds all it reaches: it is not
+                           * expanded (nor spliced) */
+    bool own;             /* added by the walk's own expansions (not only by a splice) */
 };
 /* A use of a version that stops a walk with stop_at_shlibs (a shared library linked), or
  * another: a version with both is where the order of a walk decides whether it goes on. */
@@ -172,18 +177,19 @@ struct walk {
     struct prov *p;
     const struct prov_walk_opts *o;
     struct idmap nodes;    /* version id -> struct wnode* */
-    GQueue queue;          /* struct wnode* to visit (unshared walks: breadth first) */
-    GPtrArray *buckets;    /* a shared walk's: [depth] -> GQueue of struct wnode* (a splice
-                            * reaches nodes deeper than the next; a node whose depth drops is
-                            * queued again), or NULL */
-    guint bucket_at;       /* the lowest bucket that may hold a node */
+    GQueue queue;          /* struct wnode* to visit, breadth first */
+    bool shared;           /* splicing in the closures kept (prov-share.c): no distances */
+    GPtrArray *spliced;    /* a shared walk's: the kept closures (struct chunk*) of the nodes
+                            * it popped, spliced in at its end */
     bool unsorted;         /* pv_walk_finish leaves the nodes in the order found */
     struct idmap done_data; /* process id -> bound already expanded (as a data writer), +1 */
     struct idmap done_script; /* the same, as an ancestor */
     GPtrArray *all;        /* every node, in the order found */
     unsigned limit;        /* give up past this many nodes (0: none) */
     bool gave_up;
-    bool reused;           /* the three maps are the prov's walk_maps (given back at the end) */
+    bool reused;           /* the three maps are the prov's walk_maps (given back at the end),
+                            * and the nodes are in its node_blocks */
+    guint nodes_used;      /* (reused) how many of node_blocks' nodes this walk holds */
     enum level level;      /* which edges this walk follows (inputs) */
 };
 
@@ -310,11 +316,7 @@ GArray *pv_walk_level(struct prov *p, const int64_t *starts, guint n, bool keep_
 /* The levels' walks merged, each version at the first level that reached it. */
 GArray *pv_merge_levels(const struct level_walk *x);
 
-/* The next node to expand: breadth first (depth, then the order added); NULL when none. */
-struct wnode *pv_walk_next(struct walk *w);
-/* Queue node `n` at its depth. */
-void pv_walk_push(struct walk *w, struct wnode *n);
-/* A new node of the walk for `v` (not covered, no uses), queued. */
+/* A new node of the walk for `v` (not covered, no uses, not own), not queued. */
 struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enum prov_role role,
                                int depth);
 
@@ -325,13 +327,16 @@ struct wnode *pv_walk_new_node(struct walk *w, const struct prov_version *v, enu
  * limit)? */
 bool pv_share_applies(struct prov *p, guint n, enum level level,
                       const struct prov_walk_opts *o, unsigned limit);
-/* In a shared walk: node `n`, just popped, needs no expansion (a splice covers it at its
- * depth), or has a kept closure, spliced in now.  True: do not expand it. */
-bool pv_share_splice(struct walk *w, struct wnode *n);
-/* Keep the closure of the shared walk from `start` (before pv_walk_finish); false, keeping
- * nothing, when a version below the start was used both as a shared library and otherwise
- * (the walk must be done again unshared). */
-bool pv_share_keep(struct walk *w, int64_t start);
+/* Make `w` a shared walk (before its first node). */
+void pv_share_begin(struct walk *w);
+/* In a shared walk: node `n`, just popped, needs no expansion: a closure spliced in covers it,
+ * or it has a kept closure, spliced in at the end (pv_share_end). */
+bool pv_share_covers(struct walk *w, struct wnode *n);
+/* The end of the shared walk from `start`: splice in the closures met (the largest first),
+ * and keep the walk's; false, keeping nothing, when a version below the start was used both
+ * as a shared library and otherwise (the walk must be done again unshared).  (Before
+ * pv_walk_finish.) */
+bool pv_share_end(struct walk *w, int64_t start);
 void pv_share_free(struct share *s);
 
 /* ---- prov-outputs.c ---- */

@@ -146,6 +146,8 @@ void prov_free(struct prov *p)
     g_free(p->path_rank);
     for (int i = 0; p->walk_maps_made && i < 3; i++)
         pv_idmap_clear(&p->walk_maps[i]);
+    if (p->node_blocks)
+        g_ptr_array_free(p->node_blocks, TRUE);
     g_free(p->tmp_tree);
     if (p->other_trees)
         g_ptr_array_free(p->other_trees, TRUE);

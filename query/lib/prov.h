@@ -158,10 +158,11 @@ void prov_load(struct prov *p);
 
 /* From now on, keep each level of every input walk from one version with options `o` (prune
  * ignored: none), and splice what was kept of a version into later such walks that reach it
- * instead of walking it again: the same closures (prov-share.c says why), for a
- * command that walks from many versions which share much of their closures (the closures
- * engine: a product per walk).  Loads the graph.  The later walks gain most when the earlier
- * versions are walked first (in id order). */
+ * instead of walking it again: the same closures (prov-share.c says why) but for the depths,
+ * which such walks do not keep (every node below the start is at depth 1), for a command that
+ * walks from many versions which share much of their closures and asks no distances (the
+ * closures engine: a product per walk).  Loads the graph.  The later walks gain most when the
+ * earlier versions are walked first (in id order). */
 void prov_share_closures(struct prov *p, const struct prov_walk_opts *o);
 
 /* Read every version (and file path) now, in two scans, without the graph: for a command
@@ -191,6 +192,17 @@ enum prov_touch { PROV_OPENED, PROV_EXECUTED, PROV_READ /* either */, PROV_MADE 
  * truncated), each once, in id order; from the whole graph (loaded on first use: for the
  * exporters that visit every process).  g_ptr_array_free it (the versions stay the prov's). */
 GPtrArray *prov_process_versions(struct prov *p, int64_t pid, enum prov_touch how);
+/* One successful read or exec (TRACEDB_KINDS_READ) of a version found in place: the file it
+ * was read through, the kind, the version and the process (INT64_MIN: none identified). */
+struct prov_found_read {
+    int64_t file_id, version_id, process_id;
+    int kind;
+};
+/* Every distinct prov_found_read of the trace (as TQ_FOUND_READS_WITH_PATHS's rows are, with
+ * file ids for paths), sorted by file, kind, version, process: from the loaded graph (loaded
+ * on first use), and from SQL the few the graph does not hold (no process, or a process or
+ * version id outside the trace's).  For the SBOMs' packages, which ask it of a whole build. */
+GArray *prov_found_reads(struct prov *p);
 /* Append to `out` (int64_t) the processes that made version `id` / that read or executed it,
  * each once (and not already in `out`). */
 void prov_makers(struct prov *p, int64_t id, GArray *out);

@@ -109,7 +109,8 @@ enum order { FORWARD, BACKWARD, PLANNED };
 
 /* Every product's closure from the engine (asked by path, forward or backward, or all planned
  * first: walked in id order, each splicing in the closures of the earlier ones) against the
- * walk of that product alone on a fresh prov (nothing shared). */
+ * walk of that product alone on a fresh prov (nothing shared), but for the depths: every
+ * node's is 1 in the engine's (closures.h). */
 static void check_all(const char *path, guint n_products, enum order order)
 {
     struct qdb *q = NULL, *q1 = NULL;
@@ -130,6 +131,8 @@ static void check_all(const char *path, guint n_products, enum order order)
         g_assert_true(closures_of(c, v->id) == shared); /* walked once, kept */
         struct prov *alone = open_trace(path, &q1); /* nothing loaded, nothing shared */
         GArray *want = prov_inputs(alone, v->id, &closures_walk);
+        for (guint i = 0; i < want->len; i++) /* (closures keep no distances: all at 1) */
+            g_array_index(want, struct prov_node, i).depth = 1;
         g_autofree char *got_text = describe(shared), *want_text = describe(want);
         g_assert_cmpstr(got_text, ==, want_text);
         g_array_unref(want);
@@ -232,6 +235,106 @@ static void test_mixed_uses(void)
     qdb_close(q);
 }
 
+/*   cc [2..5] sI.c and the four headers h1.h..h4.h -> oI.o;   ar [6] o1.o..o4.o -> lib.a
+ *   ld [7] o1.o lib.a -> prog1;   ld [8] o2.o lib.a -> prog2
+ *   cp [9] prog1 -> inst/prog1;   cp [10] prog2 -> inst/prog2
+ *   tar [11] prog1, lib.a, inst/prog2, inst/prog1 -> pkg.tar;   gzip [12] pkg.tar -> pkg.tgz
+ * The objects have most of their closures in common (the headers, cc, the Makefile): lib.a's
+ * kept closure is the kind kept whole rather than as its objects' (prov-share.c, FLAT_WHEN);
+ * the programs' hold lib.a's, the copies' the programs', and the tarball meets closures that
+ * hold one another (inst/prog1 holds prog1 and lib.a) and one that overlaps them (inst/prog2):
+ * the largest spliced first, those it holds covered.  Each as walked alone, in every order. */
+static char *make_nested_trace(void)
+{
+    GString *sql = g_string_new(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', " BLOB("'make'") ")");
+    static const char *const rest[] = {
+        "(6, 15, 6, 0, 1, 600, 600, 'ar', '/usr/bin/ar', '/w', " BLOB("'ar'" NUL "'rcs'" NUL "'lib.a'") ")",
+        "(7, 16, 7, 0, 1, 700, 700, 'ld', '/usr/bin/ld', '/w', " BLOB("'ld'" NUL "'-o'" NUL "'prog1'") ")",
+        "(8, 17, 8, 0, 1, 800, 800, 'ld', '/usr/bin/ld', '/w', " BLOB("'ld'" NUL "'-o'" NUL "'prog2'") ")",
+        "(9, 18, 9, 0, 1, 900, 900, 'cp', '/usr/bin/cp', '/w', " BLOB("'cp'" NUL "'prog1'" NUL "'inst/'") ")",
+        "(10, 19, 10, 0, 1, 1000, 1000, 'cp', '/usr/bin/cp', '/w', " BLOB("'cp'" NUL "'prog2'" NUL "'inst/'") ")",
+        "(11, 20, 11, 0, 1, 1100, 1100, 'tar', '/usr/bin/tar', '/w', " BLOB("'tar'" NUL "'cf'" NUL "'pkg.tar'") ")",
+        "(12, 21, 12, 0, 1, 1200, 1200, 'gzip', '/usr/bin/gzip', '/w', " BLOB("'gzip'" NUL "'pkg.tar'") ")"};
+    for (int i = 1; i <= 4; i++)
+        g_string_append_printf(sql, ",(%d, %d, %d, 0, 1, %d, %d, 'cc', '/usr/bin/cc', '/w', "
+                               "CAST('cc' AS BLOB) || char(0) || CAST('-c' AS BLOB) || char(0) || "
+                               "CAST('s%d.c' AS BLOB))", i + 1, 10 + i, i + 1, i * 100 + 100,
+                               i * 100 + 100, i);
+    for (guint i = 0; i < G_N_ELEMENTS(rest); i++)
+        g_string_append_printf(sql, ",%s", rest[i]);
+    /* files and their one version each (id = file id): found 1-10, built from 11 */
+    g_string_append(sql, ";INSERT INTO files (id, path) VALUES (1, '/w/Makefile'), "
+                         "(2, '/usr/bin/cc'), (3, '/w/s1.c'), (4, '/w/s2.c'), (5, '/w/s3.c'), "
+                         "(6, '/w/s4.c'), (7, '/w/h1.h'), (8, '/w/h2.h'), (9, '/w/h3.h'), "
+                         "(10, '/w/h4.h'), (11, '/w/o1.o'), (12, '/w/o2.o'), (13, '/w/o3.o'), "
+                         "(14, '/w/o4.o'), (15, '/w/lib.a'), (16, '/w/prog1'), (17, '/w/prog2'), "
+                         "(18, '/w/inst/prog1'), (19, '/w/inst/prog2'), (20, '/w/pkg.tar'), "
+                         "(21, '/w/pkg.tgz');"
+                         "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, size, "
+                         "sha256) VALUES ");
+    static const int made[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* found */
+                               250, 350, 450, 550, 650, 750, 850, 950, 1050, 1150, 1250};
+    for (int id = 1; id <= 21; id++)
+        g_string_append_printf(sql, "%s(%d, %d, %d, %d, %d, 9, X'%02X')", id > 1 ? "," : "", id,
+                                id, made[id - 1] ? 2 : 1, made[id - 1] ? made[id - 1] : 101,
+                                made[id - 1] ? made[id - 1] : 101, id);
+    g_string_append(sql, ";INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, "
+                         "version_id, open_flags) VALUES (1, 1, 1, 101, 101, 1, 0)");
+    /* each cc: the compiler, its source, the headers; then its object */
+    for (int i = 1; i <= 4; i++) {
+        int t = i * 100 + 100;
+        g_string_append_printf(sql, ",(%d, 2, 5, %d, %d, 2, 0),(%d, %d, 1, %d, %d, %d, 0)",
+                               i + 1, t + 1, t + 1, i + 1, i + 2, t + 2, t + 2, i + 2);
+        for (int h = 7; h <= 10; h++)
+            g_string_append_printf(sql, ",(%d, %d, 1, %d, %d, %d, 0)", i + 1, h, t + h, t + h, h);
+        g_string_append_printf(sql, ",(%d, %d, 3, %d, %d, %d, 577)", i + 1, i + 10, t + 40,
+                               t + 50, i + 10);
+    }
+    g_string_append(sql,
+                    ",(6, 11, 1, 601, 601, 11, 0), (6, 12, 1, 602, 602, 12, 0),"
+                    "(6, 13, 1, 603, 603, 13, 0), (6, 14, 1, 604, 604, 14, 0),"
+                    "(6, 15, 3, 640, 650, 15, 577),"
+                    "(7, 11, 1, 701, 701, 11, 0), (7, 15, 1, 702, 702, 15, 0),"
+                    "(7, 16, 3, 740, 750, 16, 577),"
+                    "(8, 12, 1, 801, 801, 12, 0), (8, 15, 1, 802, 802, 15, 0),"
+                    "(8, 17, 3, 840, 850, 17, 577),"
+                    "(9, 16, 1, 901, 901, 16, 0), (9, 18, 3, 940, 950, 18, 577),"
+                    "(10, 17, 1, 1001, 1001, 17, 0), (10, 19, 3, 1040, 1050, 19, 577),"
+                    "(11, 16, 1, 1101, 1101, 16, 0), (11, 15, 1, 1102, 1102, 15, 0),"
+                    "(11, 19, 1, 1103, 1103, 19, 0), (11, 18, 1, 1104, 1104, 18, 0),"
+                    "(11, 20, 3, 1140, 1150, 20, 577),"
+                    "(12, 20, 1, 1201, 1201, 20, 0), (12, 21, 3, 1240, 1250, 21, 577);");
+    char *path = unit_crafted_trace("closures-nested.db", sql->str, 1300);
+    g_string_free(sql, TRUE);
+    return path;
+}
+
+static void test_nested_closures(void)
+{
+    g_autofree char *path = make_nested_trace();
+    check_all(path, 11, FORWARD);
+    check_all(path, 11, BACKWARD);
+    check_all(path, 11, PLANNED);
+    struct qdb *q = NULL;
+    struct prov *p = open_trace(path, &q);
+    struct closures *c = closures_new(p);
+    /* the tarball: every source and header, through the copies, the programs and lib.a */
+    g_autofree char *tgz = describe(closures_of(c, 21));
+    for (int i = 1; i <= 4; i++) {
+        g_autofree char *src = g_strdup_printf("/w/s%d.c:source@1", i);
+        g_assert_nonnull(strstr(tgz, src));
+    }
+    g_assert_nonnull(strstr(tgz, "/w/h4.h:header@1"));
+    g_assert_nonnull(strstr(tgz, "/w/inst/prog2:copy@1"));
+    g_assert_nonnull(strstr(tgz, "/w/Makefile:script@1"));
+    closures_free(c);
+    prov_free(p);
+    qdb_close(q);
+}
+
 /* What the shared walks say of the two programs: what they have in common and what not. */
 static void test_programs(void)
 {
@@ -271,5 +374,6 @@ int main(int argc, char **argv)
     g_test_add_func("/closures/shared-equals-alone", test_shared_equals_alone);
     g_test_add_func("/closures/programs", test_programs);
     g_test_add_func("/closures/mixed-uses", test_mixed_uses);
+    g_test_add_func("/closures/nested", test_nested_closures);
     return unit_run();
 }

@@ -148,6 +148,52 @@ static void test_process_and_version_lookups(void)
     qdb_close(q);
 }
 
+/* prov_found_reads: each (file, kind, version, process) of a successful read of a found version
+ * once, the graph's and those it does not hold (no process, a process id beyond the trace's),
+ * not a built version's nor a failed read; the same rows TQ_FOUND_READS_WITH_PATHS gives. */
+static void test_found_reads(void)
+{
+    char *path = unit_crafted_trace(
+        "found-reads.db",
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, "
+        "start_ns, first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', '/w', X'636300612E6300');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/a.c'), (2, '/usr/include/s.h'), "
+        "(3, '/w/a.o'), (4, '/usr/bin/cc');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 111, 111), (2, 2, 1, 113, 113), (3, 3, 2, 150, 150), (4, 4, 1, 110, 110);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, result, "
+        "version_id) VALUES "
+        "(2, 4, 5, 110, 110, 0, 4), (2, 1, 1, 111, 111, 0, 1), (2, 1, 1, 112, 112, 0, 1),"
+        "(2, 2, 1, 113, 113, 0, 2), (2, 3, 3, 140, 150, 0, 3), (NULL, 2, 1, 160, 160, 0, 2),"
+        "(99, 2, 1, 161, 161, 0, 2), (1, 3, 1, 170, 170, 0, 3), (1, 2, 1, 171, 171, 2, 2);",
+        400);
+    sqlite3 *db = NULL;
+    g_assert_cmpint(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+    g_autofree char *count = g_strdup_printf("SELECT COUNT(*) FROM (%s)",
+                                             tracedb_sql(TQ_FOUND_READS_WITH_PATHS));
+    int64_t sql_rows = unit_sql_int(db, count);
+    sqlite3_close(db);
+    struct qdb *q = NULL;
+    struct prov *p = open_path(path, &q);
+    GArray *reads = prov_found_reads(p);
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < reads->len; i++) {
+        const struct prov_found_read *r = &g_array_index(reads, struct prov_found_read, i);
+        g_string_append_printf(s, "%s%" G_GINT64_FORMAT ":%d:%" G_GINT64_FORMAT ":%s", i ? "," : "",
+                               r->file_id, r->kind, r->version_id,
+                               r->process_id == INT64_MIN ? "none"
+                                                          : (r->process_id == 2 ? "2" : "99"));
+    }
+    g_assert_cmpstr(s->str, ==, "1:1:1:2,2:1:2:none,2:1:2:2,2:1:2:99,4:5:4:2");
+    g_assert_cmpint(sql_rows, ==, reads->len);
+    g_string_free(s, TRUE);
+    g_array_unref(reads);
+    prov_free(p);
+    qdb_close(q);
+}
+
 /* "a,b,c" of int64 ids. */
 static char *ids_text(GArray *ids)
 {
@@ -865,6 +911,7 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/union-of-closures", test_union_of_closures);
     g_test_add_func("/prov/process-and-version-lookups", test_process_and_version_lookups);
     g_test_add_func("/prov/bindings-scan", test_bindings_scan);
+    g_test_add_func("/prov/found-reads", test_found_reads);
     g_test_add_func("/prov/many-rewrites-bounded", test_many_rewrites_bounded);
     g_test_add_func("/prov/odd-process-rows", test_odd_process_rows);
     g_test_add_func("/prov/deep-chain-bounded", test_deep_chain_bounded);

@@ -424,6 +424,13 @@ static int compare(struct repro_state *s)
                         "absolute); the builds are in %s\n", none, s->rr->out);
         return 2;
     }
+    if (!r->artifacts->len) { /* "reproducible" on nothing: a tree built already, a no-op */
+        fprintf(stderr, "buildtrail repro: neither build made a file, so there is nothing to "
+                        "compare (a tree built already? clean it first, e.g. make clean, or name "
+                        "what the build makes with --artifacts GLOB); the builds are in %s\n",
+                s->rr->out);
+        return 2;
+    }
     collect_causes(r);
     compare_members(r);
     for (int i = 0; i < 2; i++)

@@ -242,6 +242,28 @@ static bool is_binary(struct prov *p, int64_t id, int64_t file_id, const char *p
     return bin;
 }
 
+/* When the first of the versions process writes `wr` made was finished: the least of their
+ * last writes.  (The loaded graph has an edge per write, a version's creation among them; SQL
+ * one per version, at its last write: the least edge is the end of a creation, not of a
+ * version, on the graph.) */
+static int64_t first_finished(struct prov *p, const struct edges *wr)
+{
+    GHashTable *last = g_hash_table_new(g_int64_hash, g_int64_equal); /* version -> its edge */
+    for (guint i = 0; i < wr->n; i++) {
+        const struct edge *had = g_hash_table_lookup(last, &wr->e[i].id);
+        if (prov_version(p, wr->e[i].id) && (!had || wr->e[i].t > had->t))
+            g_hash_table_insert(last, (gpointer)&wr->e[i].id, (gpointer)&wr->e[i]);
+    }
+    int64_t first = INT64_MAX;
+    GHashTableIter it;
+    gpointer key, edge;
+    g_hash_table_iter_init(&it, last);
+    while (g_hash_table_iter_next(&it, &key, &edge))
+        first = MIN(first, ((const struct edge *)edge)->t);
+    g_hash_table_destroy(last);
+    return first;
+}
+
 const struct proc_facts *pv_facts_of(struct prov *p, int64_t pid)
 {
     struct proc_facts *f = pv_idmap_get(&p->facts, pid);
@@ -284,7 +306,7 @@ const struct proc_facts *pv_facts_of(struct prov *p, int64_t pid)
      * which output is not known. */
     struct edges wr = pv_writes_of(p, pid, INT64_MIN, INT64_MAX);
     f->n_writes = wr.n;
-    int64_t first_done = INT64_MAX, one_file = 0;
+    int64_t one_file = 0;
     bool several = false;
     for (guint i = 0; i < wr.n; i++) {
         const struct prov_version *v = prov_version(p, wr.e[i].id);
@@ -293,9 +315,9 @@ const struct proc_facts *pv_facts_of(struct prov *p, int64_t pid)
         if (one_file && v->file_id != one_file)
             several = true;
         one_file = v->file_id;
-        first_done = MIN(first_done, wr.e[i].t);
     }
     several = several && f->step == PROGKIND_GENERIC; /* the others' rules are known */
+    int64_t first_done = several ? first_finished(p, &wr) : INT64_MAX;
     f->several = several;
     /* The files it read and then made anew (dpkg-gencontrol's debian/files): inputs of their
      * new versions (in place), not of its other outputs.  (Sets, not scans: sed -i over a

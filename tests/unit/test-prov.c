@@ -891,6 +891,47 @@ static void test_code_and_influence(void)
 }
 
 /* A FIFO (or a device) now where a version was is never read: it could block forever. */
+/* A generic step's outputs are a guess when it read data after one of them was finished (its
+ * last write), the same on the loaded graph as by SQL.  awk [2] creates out1 (t 102-103),
+ * reads a.in (104), writes out1 to its end (105-110), then out2 (111-120): a.in was read
+ * before any output was finished, so out2's inputs are exact.  The graph holds an edge per
+ * write (out1's creation ended at 103) where SQL has one per version at its last write: the
+ * graph took the creation for the end and called every read after it a guess (cmake's
+ * Ninja: .ninja_log and .ninja_deps, created before the depfiles it reads). */
+static void test_interleaved_by_last_write(void)
+{
+    static const struct prov_walk_opts code = {.scripts = true, .code_only = true};
+    for (int round = 0; round < 2; round++) { /* by SQL, then on the graph (a fresh prov: the
+                                               * rules' facts are kept per prov) */
+        struct qdb *q = NULL;
+        struct prov *p = open_crafted(
+            "interleaved.db",
+            "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+            "first_seen_ns, comm, exe, cwd, argv) VALUES "
+            "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', CAST('make' AS BLOB)),"
+            "(2, 11, 2, 0, 1, 101, 101, 'awk', '/usr/bin/awk', '/w', CAST('awk' AS BLOB));"
+            "INSERT INTO files (id, path) VALUES (1, '/w/a.in'), (2, '/w/out1'), (3, '/w/out2'),"
+            "(4, '/usr/bin/awk');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, size, sha256) VALUES "
+            "(1, 1, 1, 104, 104, 9, X'01'), (2, 2, 2, 110, 110, 9, X'02'),"
+            "(3, 3, 2, 120, 120, 9, X'03'), (4, 4, 1, 101, 101, 9, X'04');"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (2, 4, 5, 101, 101, 4, 0), (2, 2, 3, 102, 103, 2, 577),"
+            "(2, 1, 1, 104, 104, 1, 0), (2, 2, 2, 105, 110, 2, 577), (2, 3, 3, 111, 112, 3, 577),"
+            "(2, 3, 2, 113, 120, 3, 577);",
+            &q);
+        if (round)
+            prov_load(p);
+        GArray *in = prov_inputs(p, 3, &code);
+        g_assert_cmpuint(in->len, ==, 1);
+        g_assert_cmpint(g_array_index(in, struct prov_node, 0).v->id, ==, 1);
+        g_assert_false(g_array_index(in, struct prov_node, 0).guess);
+        g_array_unref(in);
+        prov_free(p);
+        qdb_close(q);
+    }
+}
+
 static void test_read_version_fifo(void)
 {
     g_autofree char *path = unit_path("fifo");
@@ -925,5 +966,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/compressor-of-many", test_compressor_of_many);
     g_test_add_func("/prov/code-and-influence", test_code_and_influence);
     g_test_add_func("/prov/read-version-fifo", test_read_version_fifo);
+    g_test_add_func("/prov/interleaved-by-last-write", test_interleaved_by_last_write);
     return unit_run();
 }

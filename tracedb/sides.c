@@ -49,10 +49,9 @@ bool tdb_sibling_is_sqlites(int dfd, const char *name, const char *suffix)
 
 int tdb_sides_regular(const char *path, char **err_detail)
 {
-    g_autofree char *real = realpath(path, NULL); /* where SQLite looks: beside the target */
     for (size_t i = 0; i < TDB_N_SIDES; i++) {
         const char *suffix = tdb_side_suffixes[i];
-        g_autofree char *side = g_strconcat(real ? real : path, suffix, NULL);
+        g_autofree char *side = g_strconcat(path, suffix, NULL);
         struct stat st;
         if (lstat(side, &st) < 0)
             continue;
@@ -80,22 +79,20 @@ int tdb_sides_regular(const char *path, char **err_detail)
 
 char *tdb_roll_back_hot_journal(const char *path, const struct stat *trace_st)
 {
-    g_autofree char *real = realpath(path, NULL);
-    const char *at = real ? real : path;
-    g_autofree char *j = g_strconcat(at, "-journal", NULL);
+    g_autofree char *j = g_strconcat(path, "-journal", NULL);
     struct stat st;
     if (lstat(j, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
         st.st_uid != geteuid() || trace_st->st_uid != geteuid())
         return NULL;
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(at, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, LONGPATH_VFS);
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, LONGPATH_VFS);
     if (rc == SQLITE_OK) {
         sqlite3_busy_timeout(db, 5000);
         rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
     }
     g_autofree char *msg = g_strdup(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);
-    g_autofree char *dir = g_path_get_dirname(at);
+    g_autofree char *dir = g_path_get_dirname(path);
     if (access(dir, W_OK) < 0) /* SQLite removes the journal there once it is rolled back */
         return g_strdup_printf("rolling that write back needs its directory %s writable, to "
                                "remove the journal: make it writable (or copy the trace and "

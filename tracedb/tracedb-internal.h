@@ -33,13 +33,14 @@ extern const char *const tdb_side_suffixes[TDB_N_SIDES];
 /* Is `name` in `dfd` a regular file with the magic of SQLite's side file `suffix` (or empty)?
  * Opened without following a link and without blocking. */
 bool tdb_sibling_is_sqlites(int dfd, const char *name, const char *suffix);
-/* Before SQLite opens the trace at `path` (beside which, a symlink resolved, SQLite looks):
+/* Before SQLite opens the trace at `path` (its links resolved: SQLite looks beside the target):
  * 0, or -EIO with the sentence when a side file is not a regular file (a FIFO would block the
  * reader for ever, a link or a device would be read as the journal or have its mode changed;
  * not opened) or, readable, does not begin as SQLite's does (SQLite would take it for the
  * trace's, and a read-write open would remove it). */
 int tdb_sides_regular(const char *path, char **err_detail);
-/* A run killed mid-write in rollback mode (sealing switches the trace back from WAL) leaves a
+/* (`path` with its links resolved, as for tdb_sides_regular.)
+ * A run killed mid-write in rollback mode (sealing switches the trace back from WAL) leaves a
  * hot journal: no read-only connection can read the trace until it is rolled back.  When the
  * caller owns the trace (`trace_st`) and its regular, non-empty -journal, the trace is opened
  * read-write once, which rolls the write back as SQLite does on any open (a journal a live

@@ -429,13 +429,8 @@ int tracedb_create_pending(const char *path, mode_t mode, struct tracedb_pending
 
 void tracedb_pending_discard(struct tracedb_pending *p)
 {
-    if (p->tmp_path) {
-        for (size_t i = 0; i < G_N_ELEMENTS(tdb_side_suffixes); i++) {
-            g_autofree char *side = g_strconcat(p->tmp_path, tdb_side_suffixes[i], NULL);
-            unlink(side);
-        }
-        unlink(p->tmp_path);
-    }
+    if (p->tmp_path)
+        tracedb_discard(p->tmp_path);
     if (p->lock_fd >= 0)
         close(p->lock_fd);
     g_clear_pointer(&p->path, g_free);
@@ -730,10 +725,11 @@ int tracedb_open_readonly(const char *path, sqlite3 **out, char **err_detail)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace (an empty file)"));
     if (head != HEAD_SQLITE)
         return tdb_set_err(err_detail, -EINVAL, g_strdup("not a buildtrail trace"));
-    int sides = tdb_sides_regular(path, err_detail);
+    g_autofree char *real = realpath(path, NULL); /* where SQLite looks for the side files */
+    int sides = tdb_sides_regular(real ? real : path, err_detail);
     if (sides < 0)
         return sides;
-    g_autofree char *not_rolled_back = tdb_roll_back_hot_journal(path, &st);
+    g_autofree char *not_rolled_back = tdb_roll_back_hot_journal(real ? real : path, &st);
 
     sqlite3 *db = NULL;
     /* One thread per handle (see the contract): no SQLite mutexes. */

@@ -92,17 +92,19 @@ static char *append_str(char *at, char *end, const char *s)
     return at;
 }
 
-static int write_file(const char *path, const char *data)
+/* Write `data` to `path` (relative to `dirfd`, or AT_FDCWD) in one write, as /proc's id map
+ * files need: 0, or -1 with errno (EIO for a short write). */
+static int write_file_at(int dirfd, const char *path, const char *data)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     size_t len = strlen(data);
     ssize_t n = write(fd, data, len);
-    int e = errno;
+    int e = n < 0 ? errno : n != (ssize_t)len ? EIO : 0;
     close(fd);
     errno = e;
-    return n == (ssize_t)len ? 0 : -1;
+    return e ? -1 : 0;
 }
 
 static int send_fd(int sock, int fd)
@@ -248,15 +250,8 @@ static void write_nest_map(const struct ns_plan *p, int proc_fd, int from_build,
         char *at = append_uint(path, path + 20, (unsigned)pid);
         *append_str(append_str(at, path + sizeof path - 1, "/"), path + sizeof path - 1,
                     files[i]) = '\0';
-        int fd = openat(proc_fd, path, O_WRONLY | O_CLOEXEC);
-        size_t len = strlen(data[i]);
-        ssize_t w = fd < 0 ? -1 : write(fd, data[i], len);
-        if (w < 0)
+        if (write_file_at(proc_fd, path, data[i]) < 0)
             err = errno;
-        else if (w != (ssize_t)len)
-            err = EIO;
-        if (fd >= 0)
-            close(fd);
         if (err == ENOENT && i == 0)
             err = 0; /* no setgroups file (before Linux 3.19): nothing to deny */
     }
@@ -506,11 +501,11 @@ static bool setup_namespace(const struct ns_plan *p)
         close(p->map_sync_fd);
     }
     if (p->user_namespace && mapped != 'M') {
-        if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
+        if (write_file_at(AT_FDCWD, "/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
             fail(p, NS_STEP_SETGROUPS, -1);
-        if (write_file("/proc/self/uid_map", p->uid_map) < 0)
+        if (write_file_at(AT_FDCWD, "/proc/self/uid_map", p->uid_map) < 0)
             fail(p, NS_STEP_UID_MAP, -1);
-        if (write_file("/proc/self/gid_map", p->gid_map) < 0)
+        if (write_file_at(AT_FDCWD, "/proc/self/gid_map", p->gid_map) < 0)
             fail(p, NS_STEP_GID_MAP, -1);
     }
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)

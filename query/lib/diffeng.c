@@ -701,14 +701,22 @@ static GHashTable *products_kept(struct diffeng *d, int side)
     return t;
 }
 
-/* Match A's products with B's, explain each pair that differs. */
+/* Match A's products with B's, explain each pair that differs.  A's products are explained in
+ * the order of their paths, so the causes are numbered by the first product (by path) each
+ * reaches — never by a hash table's order, which changes with the build's directory. */
 static void compare_products(struct diffeng *d, GHashTable *pa, GHashTable *pb)
 {
     GHashTable *matched_b = g_hash_table_new(g_str_hash, g_str_equal);
     GHashTableIter it;
     gpointer k, v;
+    g_autoptr(GPtrArray) keys = g_ptr_array_sized_new(g_hash_table_size(pa));
     g_hash_table_iter_init(&it, pa);
-    while (g_hash_table_iter_next(&it, &k, &v)) {
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        g_ptr_array_add(keys, k);
+    g_ptr_array_sort(keys, de_by_str);
+    for (guint n = 0; n < keys->len; n++) {
+        k = keys->pdata[n];
+        v = g_hash_table_lookup(pa, k);
         char *key = map_path(d, k);
         const struct prov_version *vb = g_hash_table_lookup(pb, key);
         if (!vb) {

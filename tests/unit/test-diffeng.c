@@ -589,6 +589,59 @@ static void test_denied(void)
     done(&x);
 }
 
+/* Sixteen independent steps, step K copying /w/inK (other content in B) to /w/outK: sixteen
+ * input causes, numbered by the product each reaches in the order of the products' paths
+ * (never a hash table's order, which changes with the directory the build ran in). */
+static char *sixteen_copies(const char *name, const char *in_sha)
+{
+    GString *sql = g_string_new("INSERT INTO processes (id, pid, start_ticks, exec_seq, "
+                                "parent_id, start_ns, first_seen_ns, comm, exe, cwd) VALUES "
+                                "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w');");
+    for (int i = 0; i < 16; i++) {
+        int p = i + 2, in = 2 * i + 1, out = 2 * i + 2;
+        g_autofree char *si = sha(in_sha), *so = sha(in_sha);
+        g_string_append_printf(
+            sql,
+            "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+            "first_seen_ns, comm, exe, cwd) VALUES (%d, %d, %d, 0, 1, %d, %d, 'cp', "
+            "'/usr/bin/cp', '/w');"
+            "INSERT INTO files (id, path) VALUES (%d, '/w/in%02d'), (%d, '/w/out%02d');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+            "(%d, %d, 1, %d, %d, %s), (%d, %d, 2, %d, %d, %s);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (%d, %d, 1, %d, %d, %d, 0), (%d, %d, 3, %d, %d, %d, 1);",
+            p, 20 + p, p, 110 + 10 * i, 110 + 10 * i, in, i, out, i, in, in, 111 + 10 * i,
+            111 + 10 * i, si, out, out, 112 + 10 * i, 113 + 10 * i, so, p, in, 111 + 10 * i,
+            111 + 10 * i, in, p, out, 112 + 10 * i, 113 + 10 * i, out);
+    }
+    g_autofree char *text = g_string_free(sql, FALSE);
+    return unit_crafted_trace(name, text, 400);
+}
+
+static void test_causes_in_product_order(void)
+{
+    g_autofree char *pa = sixteen_copies("order-a.db", "01"), *pb = sixteen_copies("order-b.db", "02");
+    struct pair x;
+    g_autofree char *err = NULL;
+    g_assert_cmpint(qdb_open(pa, &x.q[0], &err), ==, 0);
+    g_assert_cmpint(qdb_open(pb, &x.q[1], &err), ==, 0);
+    for (int i = 0; i < 2; i++)
+        x.p[i] = prov_new(x.q[i]);
+    x.d = diffeng_new(x.q[0], x.p[0], x.q[1], x.p[1]);
+    x.m = diffeng_run(x.d);
+    g_assert_false(qdb_failed(x.q[0]) || qdb_failed(x.q[1]));
+    g_assert_cmpuint(x.m->differ->len, ==, 16);
+    g_assert_cmpuint(x.m->causes->len, ==, 16);
+    for (guint i = 0; i < 16; i++) {
+        g_autofree char *in = g_strdup_printf("/w/in%02u", i), *out = g_strdup_printf("/w/out%02u", i);
+        const struct diffeng_cause *c = cause(&x, i);
+        g_assert_cmpint(c->kind, ==, DIFFENG_INPUT);
+        g_assert_cmpstr(c->path, ==, in);
+        assert_list(c->products, out);
+    }
+    done(&x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -611,5 +664,6 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/build-path", test_build_path);
     g_test_add_func("/diffeng/compile-records-dir", test_compile_records_dir);
     g_test_add_func("/diffeng/denied", test_denied);
+    g_test_add_func("/diffeng/causes-in-product-order", test_causes_in_product_order);
     return unit_run();
 }

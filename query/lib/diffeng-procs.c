@@ -196,7 +196,7 @@ char *de_env_difference(struct diffeng *d, int64_t pa, int64_t pb, bool cwd_diff
         while (g_hash_table_iter_next(&it, &k, &v))
             if (!g_hash_table_contains(a, k) && !(cwd_differs && shell_cwd_var(k)))
                 g_ptr_array_add(names, k);
-        g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+        g_ptr_array_sort(names, de_by_str); /* (it passes char **: g_strcmp0 read pointers) */
         if (names->len) {
             GString *s = g_string_new(NULL);
             for (guint i = 0; i < names->len; i++) {

@@ -20,7 +20,7 @@
 struct build {
     const char *root, *cc_cwd, *cc_opt, *app; /* app: the linked product's name (or path) */
     const char *h, *o, *exe;                  /* sha256 of h.h, a.o, APP: one byte, hex */
-    const char *env, *extra;                  /* NULL: none */
+    const char *env, *extra;                  /* NULL: none; env: NAME=VALUE lines */
     const char *files;                        /* where a.c, h.h, a.o are (NULL: root) */
     const char *o_sha;                        /* a.o's whole sha256 (hex), else from `o` */
     const char *cc;                           /* the compile's program (NULL: cc) */
@@ -81,8 +81,8 @@ static char *make_build(const char *name, const struct build *b)
         sc, sh, so, sa);
     g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
     if (b->env) {
-        const char *env[] = {b->env, NULL};
-        g_autofree char *blob = argv_blob(env);
+        g_auto(GStrv) env = g_strsplit(b->env, "\n", -1);
+        g_autofree char *blob = argv_blob((const char *const *)env);
         g_autofree char *more = g_strdup_printf(
             "INSERT INTO environments (id, env) VALUES (1, %s);"
             "UPDATE processes SET env_id = 1 WHERE id = 2;", blob);
@@ -323,6 +323,27 @@ static void test_fakeroot_key_noise(void)
     struct pair x;
     one_cause(&x, &a, &b, DIFFENG_NONDET);
     done(&x);
+}
+
+/* Twenty variables differ: the detail names them by name, whatever order the environment
+ * tables give them in. */
+static void test_environment_by_name(void)
+{
+    struct build a = base, b = base;
+    GString *ea = g_string_new(NULL), *eb = g_string_new(NULL), *want = g_string_new(NULL);
+    for (int i = 19; i >= 0; i--) { /* (listed backwards in the environment) */
+        g_string_append_printf(ea, "%sV%02d=a", ea->len ? "\n" : "", i);
+        g_string_append_printf(eb, "%sV%02d=b", eb->len ? "\n" : "", i);
+    }
+    for (int i = 0; i < 20; i++)
+        g_string_append_printf(want, "%sV%02d ('a' / 'b')", i ? ", " : "", i);
+    a.env = ea->str, b.env = eb->str, b.o = "11", b.exe = "21";
+    struct pair x;
+    g_assert_cmpstr(one_cause(&x, &a, &b, DIFFENG_ENV)->detail, ==, want->str);
+    done(&x);
+    g_string_free(ea, TRUE);
+    g_string_free(eb, TRUE);
+    g_string_free(want, TRUE);
 }
 
 /* A variable repro's variations set on both sides (diffeng_expect_env) is no cause either;
@@ -665,5 +686,6 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/compile-records-dir", test_compile_records_dir);
     g_test_add_func("/diffeng/denied", test_denied);
     g_test_add_func("/diffeng/causes-in-product-order", test_causes_in_product_order);
+    g_test_add_func("/diffeng/environment-by-name", test_environment_by_name);
     return unit_run();
 }

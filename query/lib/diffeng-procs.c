@@ -25,16 +25,24 @@ static char *map_words(struct diffeng *d, const char *s)
                     done = true;
                 }
             }
+            /* the longest paired temporary that starts here ($T.o as itself, not as $T and
+             * ".o"): one answer, whatever order the table gives its keys in */
             GHashTableIter it;
             gpointer k, v;
+            const char *best = NULL;
+            size_t best_len = 0;
             g_hash_table_iter_init(&it, d->tmp_pair);
             while (!done && g_hash_table_iter_next(&it, &k, &v)) {
                 size_t l = strlen(k);
-                if (!strncmp(p, k, l)) {
-                    g_string_append(out, v);
-                    p += l;
-                    done = true;
+                if (l > best_len && !strncmp(p, k, l)) {
+                    best = v;
+                    best_len = l;
                 }
+            }
+            if (best) {
+                g_string_append(out, best);
+                p += best_len;
+                done = true;
             }
         }
         if (!done)

@@ -177,6 +177,9 @@ void debset_close(struct debset *s)
                 g_ptr_array_add(todo, g_strdup(key));
         if (!todo->len)
             break;
+        /* in name order: which provider a virtual package gets can hang on what an earlier
+         * name brought in, so never the table's (hash) order */
+        g_ptr_array_sort(todo, by_name);
         for (guint i = 0; i < todo->len; i++) {
             const char *name = todo->pdata[i];
             g_hash_table_add(done, g_strdup(name));

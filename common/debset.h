@@ -20,7 +20,9 @@
  *     fakeroot and apt (debootstrap's buildd variant, which sbuild's chroots are made with,
  *     holds apt; sbuild installs fakeroot), each where installed.
  *   - debset_close() adds the Depends/Pre-Depends closure of the set, alternatives resolved as
- *     above (a clause nothing installed satisfies is skipped: dpkg's state is what it is).
+ *     above (a clause nothing installed satisfies is skipped: dpkg's state is what it is),
+ *     round by round, each round's new names expanded in name order (so which provider a
+ *     virtual package gets never hangs on a hash table's order).
  *   - debset_has() asks by package name (every architecture of it).
  */
 #pragma once

@@ -408,7 +408,9 @@ struct prog_stat {
 static gint by_total(gconstpointer a, gconstpointer b)
 {
     const struct prog_stat *x = *(struct prog_stat *const *)a, *y = *(struct prog_stat *const *)b;
-    return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+    if (x->total_ns != y->total_ns)
+        return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+    return strcmp(x->prog, y->prog); /* (a tie in the table's hash order was no order) */
 }
 
 static void data_programs(struct model *m, struct jsonw *w)

@@ -230,16 +230,16 @@ int fmt_dot(struct export_ctx *x)
     g_array_unref(users);
     g_array_unref(readers);
     g_hash_table_destroy(g.makes_in_graph);
-    /* spawned: between drawn processes, along the parent chain. */
-    GHashTableIter it;
-    gpointer key;
-    g_hash_table_iter_init(&it, g.procs);
-    while (g_hash_table_iter_next(&it, &key, NULL)) {
-        int64_t id = *(int64_t *)key, up = ex_nearest_ancestor_in(x, id, g.procs);
+    /* spawned: between drawn processes, along the parent chain, by process id (not in the
+     * set's hash order, which is no order). */
+    GArray *drawn = ex_ids_sorted(g.procs);
+    for (guint i = 0; i < drawn->len; i++) {
+        int64_t id = g_array_index(drawn, int64_t, i), up = ex_nearest_ancestor_in(x, id, g.procs);
         if (up)
             g_string_append_printf(o, "  \"p%" PRId64 "\" -> \"p%" PRId64 "\" [label=spawned,"
                                       "style=dotted];\n", up, id);
     }
+    g_array_unref(drawn);
     g_string_append(o, "}\n");
     g_hash_table_destroy(g.edges);
     g_hash_table_destroy(g.procs);

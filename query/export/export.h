@@ -76,6 +76,10 @@ gint ex_proc_id_cmp(gconstpointer a, gconstpointer b);
 
 gint ex_proc_id_cmp_int64(gconstpointer a, gconstpointer b);
 
+/* The keys of `set` (int64 ids), in increasing order: an order to write them in, which the
+ * set's own (its hashes') is not.  g_array_unref. */
+GArray *ex_ids_sorted(GHashTable *set);
+
 /* The nearest ancestor of process `id` (exec predecessors, then parents) that is in `set`
  * (int64 ids), or 0. */
 int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set);

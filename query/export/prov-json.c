@@ -192,16 +192,15 @@ static void write_uses(struct export_ctx *x, struct jsonw *w, GArray *uses)
 }
 
 /* Process tree among the activities: a child was informed by the process that started it.
- * The numbering goes on from the uses' (`n`). */
-static void write_informed(struct export_ctx *x, struct jsonw *w, GHashTable *acts, int n)
+ * The numbering goes on from the uses' (`n`), in the activities' order (`order`), never the
+ * set's (`acts`): a hash table's order is no order. */
+static void write_informed(struct export_ctx *x, struct jsonw *w, GHashTable *acts,
+                           const GArray *order, int n)
 {
     top_key(w, "wasInformedBy");
     jsonw_object_begin(w);
-    GHashTableIter it;
-    gpointer key;
-    g_hash_table_iter_init(&it, acts);
-    while (g_hash_table_iter_next(&it, &key, NULL)) {
-        int64_t id = *(int64_t *)key, up = ex_nearest_ancestor_in(x, id, acts);
+    for (guint i = 0; i < order->len; i++) {
+        int64_t id = g_array_index(order, int64_t, i), up = ex_nearest_ancestor_in(x, id, acts);
         if (up) {
             char name[24], informed[40], informant[40];
             g_snprintf(name, sizeof name, "_:i%d", ++n);
@@ -262,7 +261,7 @@ int fmt_prov(struct export_ctx *x)
     write_entities(x, &w, ent_order);
     write_activities(x, &w, act_order);
     write_uses(x, &w, uses);
-    write_informed(x, &w, acts, (int)uses->len);
+    write_informed(x, &w, acts, act_order, (int)uses->len);
     jsonw_space(&w, "\n");
     jsonw_object_end(&w);
     g_string_append_c(x->out, '\n');

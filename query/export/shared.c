@@ -127,6 +127,18 @@ gint ex_proc_id_cmp_int64(gconstpointer a, gconstpointer b)
     return (x > y) - (x < y);
 }
 
+GArray *ex_ids_sorted(GHashTable *set)
+{
+    GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(int64_t), g_hash_table_size(set));
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, set);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        g_array_append_val(ids, *(const int64_t *)key);
+    g_array_sort(ids, ex_proc_id_cmp_int64);
+    return ids;
+}
+
 /* The nearest ancestor of process `id` (exec predecessors, then parents) that is in `set`
  * (int64 ids), or 0. */
 int64_t ex_nearest_ancestor_in(struct export_ctx *x, int64_t id, GHashTable *set)

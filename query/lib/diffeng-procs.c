@@ -25,16 +25,24 @@ static char *map_words(struct diffeng *d, const char *s)
                     done = true;
                 }
             }
+            /* the longest paired temporary that starts here ($T.o as itself, not as $T and
+             * ".o"): one answer, whatever order the table gives its keys in */
             GHashTableIter it;
             gpointer k, v;
+            const char *best = NULL;
+            size_t best_len = 0;
             g_hash_table_iter_init(&it, d->tmp_pair);
             while (!done && g_hash_table_iter_next(&it, &k, &v)) {
                 size_t l = strlen(k);
-                if (!strncmp(p, k, l)) {
-                    g_string_append(out, v);
-                    p += l;
-                    done = true;
+                if (l > best_len && !strncmp(p, k, l)) {
+                    best = v;
+                    best_len = l;
                 }
+            }
+            if (best) {
+                g_string_append(out, best);
+                p += best_len;
+                done = true;
             }
         }
         if (!done)
@@ -196,7 +204,7 @@ char *de_env_difference(struct diffeng *d, int64_t pa, int64_t pb, bool cwd_diff
         while (g_hash_table_iter_next(&it, &k, &v))
             if (!g_hash_table_contains(a, k) && !(cwd_differs && shell_cwd_var(k)))
                 g_ptr_array_add(names, k);
-        g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+        g_ptr_array_sort(names, de_by_str); /* (it passes char **: g_strcmp0 read pointers) */
         if (names->len) {
             GString *s = g_string_new(NULL);
             for (guint i = 0; i < names->len; i++) {

@@ -478,6 +478,10 @@ void pv_load_successors(struct prov *p)
         if (up)
             edge_push(p->successors, up, (struct edge){c->id, 0, 0, 0});
     }
+    /* each list by id (edge_time_cmp: all at t 0), not in the order the hash table gave */
+    g_hash_table_iter_init(&it, p->successors);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        g_array_sort(value, edge_time_cmp);
 }
 
 void prov_successors(struct prov *p, int64_t id, GArray *out)

@@ -208,7 +208,8 @@ GArray *prov_found_reads(struct prov *p);
 void prov_makers(struct prov *p, int64_t id, GArray *out);
 void prov_readers(struct prov *p, int64_t id, GArray *out);
 
-/* Append to `out` (int64_t) the processes `id` started: its children and its exec successor. */
+/* Append to `out` (int64_t) the processes `id` started: its children and its exec successor,
+ * by id. */
 void prov_successors(struct prov *p, int64_t id, GArray *out);
 
 /* The whole content of the regular file at `path` (a FIFO or a device there is not read: it

@@ -344,6 +344,11 @@ static uint32_t narrow(uint32_t fixed, uint32_t set, const char *key, reproeng_b
     return na | narrow(fixed | na, b, key, build, ctx, failed);
 }
 
+static gint by_key(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
                    GHashTable *pins)
 {
@@ -370,9 +375,16 @@ static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, vo
         ok = bisect(half[h], w, build, ctx, pins);
         g_hash_table_unref(w);
     }
-    if (ok) { /* neither half alone: the parts of each half that show it together */
+    if (ok) { /* neither half alone: the parts of each half that show it together, key by
+               * key in name order (each runs builds: which ran first, and which were pinned
+               * when one fails, never the hash table's choice) */
+        g_autoptr(GPtrArray) keys = g_ptr_array_sized_new(g_hash_table_size(wanted));
         g_hash_table_iter_init(&it, wanted);
-        while (ok && g_hash_table_iter_next(&it, &k, NULL))
+        while (g_hash_table_iter_next(&it, &k, NULL))
+            g_ptr_array_add(keys, k);
+        g_ptr_array_sort(keys, by_key);
+        for (guint i = 0; ok && i < keys->len; i++) {
+            k = keys->pdata[i];
             if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k)) {
                 bool failed = false;
                 uint32_t a = narrow(half[1], half[0], k, build, ctx, &failed);
@@ -380,6 +392,7 @@ static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, vo
                 ok = !failed;
                 pin(pins, k, ok ? a | b : set);
             }
+        }
     }
     for (int h = 0; h < 2; h++)
         if (got[h])

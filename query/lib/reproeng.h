@@ -122,7 +122,7 @@ typedef GHashTable *(*reproeng_build_fn)(uint32_t set, void *ctx);
  * from `set` (which triggers them all): *pins gets key -> GUINT_TO_POINTER(set) (a new
  * table, g_hash_table_unref).  The first build is `build(0)`, nothing varied (repro: the
  * control built again): the keys it shows are pinned to REPROENG_PIN_UNVARIED alone and not
- * bisected.  False when a build
- * failed (what was pinned so far kept). */
+ * bisected.  Keys that show in neither half of a split are narrowed one at a time, in
+ * strcmp order.  False when a build failed (what was pinned so far kept). */
 bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
                      GHashTable **pins);

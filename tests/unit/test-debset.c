@@ -27,13 +27,13 @@ static const char status[] =
     "Package: libreadline8\n" INSTALLED "Priority: optional\n\n"
     "Package: gone\nStatus: deinstall ok config-files\nVersion: 1\n";
 
-static struct dpkgdb *fake_db(char **dir)
+static struct dpkgdb *fake_db_of(const char *status_text, char **dir)
 {
     *dir = g_dir_make_tmp("bt-debset-XXXXXX", NULL);
     g_autofree char *info = g_build_filename(*dir, "info", NULL);
     g_assert_cmpint(g_mkdir(info, 0755), ==, 0);
     g_autofree char *st = g_build_filename(*dir, "status", NULL);
-    g_assert_true(g_file_set_contents(st, status, -1, NULL));
+    g_assert_true(g_file_set_contents(st, status_text, -1, NULL));
     g_autofree char *l = g_build_filename(info, "zlib1g-dev:amd64.list", NULL);
     g_assert_true(g_file_set_contents(l, "/.\n/usr\n/usr/include/zlib.h\n", -1, NULL));
     g_autofree char *dv = g_build_filename(*dir, "diversions", NULL);
@@ -43,6 +43,11 @@ static struct dpkgdb *fake_db(char **dir)
     struct dpkgdb *db = NULL;
     g_assert_cmpint(dpkgdb_load(*dir, &db), ==, 0);
     return db;
+}
+
+static struct dpkgdb *fake_db(char **dir)
+{
+    return fake_db_of(status, dir);
 }
 
 static void remove_db(char *dir)
@@ -179,11 +184,49 @@ static void test_relations(void)
     remove_db(dir);
 }
 
+/* Twenty pairs: aK needs the virtual package vK, which pKa and pKz provide; zK needs pKz.
+ * The closure expands the set's names in name order (aK before zK): vK is not satisfied yet,
+ * so its first provider by name, pKa, comes in; then zK brings pKz.  Expanded in a hash
+ * table's order, a zK met first would bring pKz, which then satisfies vK, and pKa would be
+ * left out or not as the hashes fell. */
+static void test_closure_in_name_order(void)
+{
+    GString *st = g_string_new(NULL), *names = g_string_new(NULL);
+    for (int k = 0; k < 20; k++) {
+        g_string_append_printf(st,
+                               "Package: a%02d\n" INSTALLED "Depends: v%02d\n\n"
+                               "Package: z%02d\n" INSTALLED "Depends: p%02dz\n\n"
+                               "Package: p%02da\n" INSTALLED "Provides: v%02d\n\n"
+                               "Package: p%02dz\n" INSTALLED "Provides: v%02d\n\n",
+                               k, k, k, k, k, k, k, k);
+        g_string_append_printf(names, "z%02d a%02d ", k, k);
+    }
+    char *dir;
+    struct dpkgdb *db = fake_db_of(st->str, &dir);
+    struct debset *s = debset_new(db);
+    g_assert_cmpint(debset_add_relations(s, names->str, "amd64", NULL, NULL), ==, 0);
+    debset_close(s);
+    for (int k = 0; k < 20; k++) {
+        char a[8], z[8];
+        g_snprintf(a, sizeof a, "p%02da", k);
+        g_snprintf(z, sizeof z, "p%02dz", k);
+        g_assert_true(debset_has(s, a));
+        g_assert_true(debset_has(s, z));
+    }
+    g_assert_cmpuint(debset_size(s), ==, 80);
+    debset_free(s);
+    dpkgdb_free(db);
+    remove_db(dir);
+    g_string_free(st, TRUE);
+    g_string_free(names, TRUE);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/debset/dpkgdb-fields", test_dpkgdb_fields);
     g_test_add_func("/debset/base-and-closure", test_base_and_closure);
     g_test_add_func("/debset/relations", test_relations);
+    g_test_add_func("/debset/closure-in-name-order", test_closure_in_name_order);
     return g_test_run();
 }

@@ -20,7 +20,7 @@
 struct build {
     const char *root, *cc_cwd, *cc_opt, *app; /* app: the linked product's name (or path) */
     const char *h, *o, *exe;                  /* sha256 of h.h, a.o, APP: one byte, hex */
-    const char *env, *extra;                  /* NULL: none */
+    const char *env, *extra;                  /* NULL: none; env: NAME=VALUE lines */
     const char *files;                        /* where a.c, h.h, a.o are (NULL: root) */
     const char *o_sha;                        /* a.o's whole sha256 (hex), else from `o` */
     const char *cc;                           /* the compile's program (NULL: cc) */
@@ -81,8 +81,8 @@ static char *make_build(const char *name, const struct build *b)
         sc, sh, so, sa);
     g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
     if (b->env) {
-        const char *env[] = {b->env, NULL};
-        g_autofree char *blob = argv_blob(env);
+        g_auto(GStrv) env = g_strsplit(b->env, "\n", -1);
+        g_autofree char *blob = argv_blob((const char *const *)env);
         g_autofree char *more = g_strdup_printf(
             "INSERT INTO environments (id, env) VALUES (1, %s);"
             "UPDATE processes SET env_id = 1 WHERE id = 2;", blob);
@@ -325,6 +325,27 @@ static void test_fakeroot_key_noise(void)
     done(&x);
 }
 
+/* Twenty variables differ: the detail names them by name, whatever order the environment
+ * tables give them in. */
+static void test_environment_by_name(void)
+{
+    struct build a = base, b = base;
+    GString *ea = g_string_new(NULL), *eb = g_string_new(NULL), *want = g_string_new(NULL);
+    for (int i = 19; i >= 0; i--) { /* (listed backwards in the environment) */
+        g_string_append_printf(ea, "%sV%02d=a", ea->len ? "\n" : "", i);
+        g_string_append_printf(eb, "%sV%02d=b", eb->len ? "\n" : "", i);
+    }
+    for (int i = 0; i < 20; i++)
+        g_string_append_printf(want, "%sV%02d ('a' / 'b')", i ? ", " : "", i);
+    a.env = ea->str, b.env = eb->str, b.o = "11", b.exe = "21";
+    struct pair x;
+    g_assert_cmpstr(one_cause(&x, &a, &b, DIFFENG_ENV)->detail, ==, want->str);
+    done(&x);
+    g_string_free(ea, TRUE);
+    g_string_free(eb, TRUE);
+    g_string_free(want, TRUE);
+}
+
 /* A variable repro's variations set on both sides (diffeng_expect_env) is no cause either;
  * one that is not expected still is. */
 static void test_expected_env(void)
@@ -479,20 +500,28 @@ static char *make_probes(const char *log_sha)
     return unit_crafted_trace(name, sql, 400);
 }
 
+/* Two crafted traces (their paths, taken: g_free'd) compared: one product differs, by one
+ * cause, non-determinism. */
+static void compare_crafted(struct pair *x, char *paths[2], const char *product)
+{
+    for (int i = 0; i < 2; i++) {
+        g_autofree char *err = NULL;
+        g_assert_cmpint(qdb_open(paths[i], &x->q[i], &err), ==, 0);
+        x->p[i] = prov_new(x->q[i]);
+        g_free(paths[i]);
+    }
+    x->d = diffeng_new(x->q[0], x->p[0], x->q[1], x->p[1]);
+    x->m = diffeng_run(x->d);
+    assert_list(x->m->differ, product);
+    g_assert_cmpuint(x->m->causes->len, ==, 1);
+    g_assert_cmpint(cause(x, 0)->kind, ==, DIFFENG_NONDET);
+}
+
 static void test_repeated_temporaries(void)
 {
     struct pair x;
-    for (int i = 0; i < 2; i++) {
-        g_autofree char *path = make_probes(i ? "42" : "41");
-        g_autofree char *err = NULL;
-        g_assert_cmpint(qdb_open(path, &x.q[i], &err), ==, 0);
-        x.p[i] = prov_new(x.q[i]);
-    }
-    x.d = diffeng_new(x.q[0], x.p[0], x.q[1], x.p[1]);
-    x.m = diffeng_run(x.d);
-    assert_list(x.m->differ, "/w/config.log");
-    g_assert_cmpuint(x.m->causes->len, ==, 1);
-    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_NONDET);
+    char *paths[2] = {make_probes("41"), make_probes("42")};
+    compare_crafted(&x, paths, "/w/config.log");
     g_assert_cmpint(cause(&x, 0)->proc[0], ==, 1);
     done(&x);
 }
@@ -642,6 +671,67 @@ static void test_causes_in_product_order(void)
     done(&x);
 }
 
+/* gen [2] writes sixteen temporaries T and T.x; cc [3] reads them (argv: each T.x), writes
+ * /w/app and removes them.  A names them /tmp/aK and /tmp/aK.x, B /tmp/bK and /tmp/cK.x: they
+ * pair by shape, and A's argv word /tmp/aK.x is B's /tmp/cK.x (the longest paired prefix),
+ * whichever of the pairs a hash table gives first. */
+static char *sixteen_temporaries(const char *name, const char *t, const char *tx,
+                                 const char *app_sha)
+{
+    GString *cc = g_string_new("X'6363"), *sql = g_string_new(NULL);
+    for (int k = 0; k < 16; k++) {
+        int f = 2 * k + 1, ver = 2 * k + 1;
+        g_autofree char *st = sha("05");
+        g_string_append_printf(
+            sql,
+            "INSERT INTO files (id, path) VALUES (%d, '/tmp/%s%02d'), (%d, '/tmp/%s%02d.x');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+            "(%d, %d, 2, 111, 112, %s), (%d, %d, 2, 111, 112, %s);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (2, %d, 3, 111, 112, %d, 1), (2, %d, 3, 111, 112, %d, 1),"
+            "(3, %d, 1, 121, 121, %d, 0), (3, %d, 1, 121, 121, %d, 0);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns) VALUES "
+            "(3, %d, %d, 150, 150), (3, %d, %d, 150, 150);",
+            f, t, k, f + 1, tx, k, ver, f, st, ver + 1, f + 1, st, f, ver, f + 1, ver + 1, f,
+            ver, f + 1, ver + 1, f, TRACEDB_UNLINK, f + 1, TRACEDB_UNLINK);
+        g_string_append(cc, "00");
+        g_autofree char *word = g_strdup_printf("/tmp/%s%02d.x", tx, k);
+        for (const char *c = word; *c; c++)
+            g_string_append_printf(cc, "%02X", (unsigned char)*c);
+    }
+    g_string_append(cc, "00'");
+    g_autofree char *sa = sha(app_sha);
+    g_string_prepend(sql, "INSERT INTO files (id, path) VALUES (100, '/w/app');");
+    g_autofree char *procs = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'gen', '/usr/bin/gen', '/w', X'67656E00'),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cc', '/usr/bin/cc', '/w', %s);", cc->str);
+    g_string_prepend(sql, procs);
+    g_string_append_printf(
+        sql,
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(100, 100, 2, 130, 140, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (3, 100, 3, 130, 140, 100, 1);",
+        sa);
+    g_string_free(cc, TRUE);
+    g_autofree char *text = g_string_free(sql, FALSE);
+    return unit_crafted_trace(name, text, 400);
+}
+
+static void test_temporaries_longest_prefix(void)
+{
+    struct pair x;
+    g_autofree char *na = g_strdup_printf("tmpa-%d.db", g_test_rand_int());
+    g_autofree char *nb = g_strdup_printf("tmpb-%d.db", g_test_rand_int());
+    char *paths[2] = {sixteen_temporaries(na, "a", "a", "21"),
+                      sixteen_temporaries(nb, "b", "c", "22")};
+    compare_crafted(&x, paths, "/w/app");
+    done(&x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -665,5 +755,7 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/compile-records-dir", test_compile_records_dir);
     g_test_add_func("/diffeng/denied", test_denied);
     g_test_add_func("/diffeng/causes-in-product-order", test_causes_in_product_order);
+    g_test_add_func("/diffeng/environment-by-name", test_environment_by_name);
+    g_test_add_func("/diffeng/temporaries-longest-prefix", test_temporaries_longest_prefix);
     return unit_run();
 }

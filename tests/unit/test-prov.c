@@ -946,6 +946,27 @@ static void test_read_version_fifo(void)
     g_assert_cmpint(unlink(path), ==, 0);
 }
 
+/* make [1] starts forty steps [2..41]: prov_successors gives them in id order, never in the
+ * order of the table of processes (its hashes'). */
+static void test_successors_in_id_order(void)
+{
+    struct qdb *q = NULL;
+    struct prov *p = open_crafted(
+        "successors.db",
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 41) "
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd) SELECT i, 10 + i, i, 0, CASE i WHEN 1 THEN NULL ELSE 1 "
+        "END, 100 + i, 100 + i, 'sh', '/bin/sh', '/w' FROM n;", &q);
+    GArray *kids = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    prov_successors(p, 1, kids);
+    g_assert_cmpuint(kids->len, ==, 40);
+    for (guint i = 0; i < kids->len; i++)
+        g_assert_cmpint(g_array_index(kids, int64_t, i), ==, i + 2);
+    g_array_unref(kids);
+    prov_free(p);
+    qdb_close(q);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -967,5 +988,6 @@ int main(int argc, char **argv)
     g_test_add_func("/prov/code-and-influence", test_code_and_influence);
     g_test_add_func("/prov/read-version-fifo", test_read_version_fifo);
     g_test_add_func("/prov/interleaved-by-last-write", test_interleaved_by_last_write);
+    g_test_add_func("/prov/successors-in-id-order", test_successors_in_id_order);
     return unit_run();
 }

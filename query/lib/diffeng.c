@@ -23,6 +23,11 @@ TRACEDB_STATEMENT(sql_dirs_listed_by_process, 1, TRACEDB_SCHEMA_VERSION,
                   TRACEDB_KINDS_LISTED);
 enum { DIRS_LISTED_COUNT };
 G_STATIC_ASSERT(DIRS_LISTED_COUNT == 0); /* (qdb_ids) */
+/* When image ?1 first read version ?2 (NULL: it did not). */
+TRACEDB_STATEMENT(sql_first_read_by, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT MIN(first_ns) FROM accesses WHERE process_id = ?1 AND version_id = ?2 "
+                  "AND kind IN " TRACEDB_KINDS_READ " AND result = 0");
+enum { FIRST_READ_BY_NS };
 
 static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
                                           "executable", "cwd", "nondeterminism", "unexplained",
@@ -272,7 +277,7 @@ static const struct prov_version *same_path_partner(struct diffeng *d,
 
 /* A temporary in a directory named at random (autom4te's /tmp/arXXXX/am4tXXXX/warnings,
  * config.status's ./confXXXX/subs.awk): B's unused temporary of the same name, made by
- * the same command if one was, else the first. */
+ * the same command if one was, else the first of `ib` (B's inputs left, in reading order). */
 static const struct prov_version *temporary_by_name(struct diffeng *d,
                                                     const struct prov_version *a,
                                                     GPtrArray *ib, GHashTable *used_b)
@@ -291,6 +296,47 @@ static const struct prov_version *temporary_by_name(struct diffeng *d,
             first = c;
     }
     return first;
+}
+
+/* An input and when its reader first read it. */
+struct read_at {
+    const struct prov_version *v;
+    int64_t ns; /* INT64_MAX: not known */
+};
+
+static gint by_reading(gconstpointer x, gconstpointer y)
+{
+    const struct read_at *a = x, *b = y;
+    if (a->ns != b->ns)
+        return a->ns < b->ns ? -1 : 1;
+    return a->v->id < b->v->id ? -1 : a->v->id > b->v->id;
+}
+
+/* The versions of `in` not in `skip` (NULL: none), in the order image `reader` of side s first
+ * read them (then by id): the order temporaries with random names pair in, which their names'
+ * (random) order is not.  g_ptr_array_free it. */
+static GPtrArray *in_reading_order(struct side *s, int64_t reader, GPtrArray *in,
+                                   GHashTable *skip)
+{
+    GArray *t = g_array_sized_new(FALSE, FALSE, sizeof(struct read_at), in->len);
+    for (guint i = 0; i < in->len; i++) {
+        struct read_at e = {in->pdata[i], INT64_MAX};
+        if (skip && g_hash_table_contains(skip, e.v))
+            continue;
+        sqlite3_stmt *st = NULL;
+        if (reader && qdb_prepare(s->q, sql_first_read_by, &st) &&
+            qdb_bind_int64(s->q, st, 1, reader) && qdb_bind_int64(s->q, st, 2, e.v->id) &&
+            qdb_row(s->q, st) && sqlite3_column_type(st, FIRST_READ_BY_NS) != SQLITE_NULL)
+            e.ns = sqlite3_column_int64(st, FIRST_READ_BY_NS);
+        sqlite3_finalize(st);
+        g_array_append_val(t, e);
+    }
+    g_array_sort(t, by_reading);
+    GPtrArray *out = g_ptr_array_sized_new(t->len);
+    for (guint i = 0; i < t->len; i++)
+        g_ptr_array_add(out, (gpointer)g_array_index(t, struct read_at, i).v);
+    g_array_unref(t);
+    return out;
 }
 
 /* Pair the direct inputs of the two writers and explain each pair that differs. */
@@ -350,18 +396,21 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
             }
         }
     }
-    for (guint i = 0; i < left_a->len; i++) {
-        const struct prov_version *a = left_a->pdata[i], *b = NULL;
+    /* the rest in the order each writer read them (their names may be random) */
+    GPtrArray *rest_a = left_a->len ? in_reading_order(&d->s[0], wa, left_a, NULL) : NULL;
+    GPtrArray *rest_b = left_a->len ? in_reading_order(&d->s[1], wb, ib, used_b) : NULL;
+    for (guint i = 0; rest_a && i < rest_a->len; i++) {
+        const struct prov_version *a = rest_a->pdata[i], *b = NULL;
         g_autofree char *sa = shape_of(a->path);
-        for (guint k = 0; k < ib->len && !b; k++) {
-            const struct prov_version *c = ib->pdata[k];
+        for (guint k = 0; k < rest_b->len && !b; k++) {
+            const struct prov_version *c = rest_b->pdata[k];
             g_autofree char *sb = shape_of(c->path);
             if (!g_hash_table_contains(used_b, c) && !strcmp(sa, sb) &&
                 prov_is_temporary(d->s[0].p, a) == prov_is_temporary(d->s[1].p, c))
                 b = c;
         }
         if (!b && prov_is_temporary(d->s[0].p, a))
-            b = temporary_by_name(d, a, ib, used_b);
+            b = temporary_by_name(d, a, rest_b, used_b);
         if (b) {
             g_hash_table_add(used_b, (gpointer)b);
             g_hash_table_insert(d->tmp_pair, g_strdup(a->path), g_strdup(b->path));
@@ -376,6 +425,10 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
         size_t at = add_cause(d, DIFFENG_INPUTS, key, wa, wb,
                               g_strdup_printf("read by the first build's process only"));
         g_array_append_val(causes, at);
+    }
+    if (rest_a) {
+        g_ptr_array_free(rest_a, TRUE);
+        g_ptr_array_free(rest_b, TRUE);
     }
     for (guint k = 0; k < ib->len; k++) {
         const struct prov_version *b = ib->pdata[k];

@@ -430,15 +430,15 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
         g_ptr_array_free(rest_a, TRUE);
         g_ptr_array_free(rest_b, TRUE);
     }
-    for (guint k = 0; k < ib->len; k++) {
-        const struct prov_version *b = ib->pdata[k];
-        if (g_hash_table_contains(used_b, b))
-            continue;
+    GPtrArray *only_b = in_reading_order(&d->s[1], wb, ib, used_b);
+    for (guint k = 0; k < only_b->len; k++) {
+        const struct prov_version *b = only_b->pdata[k];
         *inputs_differ = true;
         size_t at = add_cause(d, DIFFENG_INPUTS, b->path, wa, wb,
                               g_strdup("read by the second build's process only"));
         g_array_append_val(causes, at);
     }
+    g_ptr_array_free(only_b, TRUE);
     g_ptr_array_free(left_a, TRUE);
     g_hash_table_destroy(used_b);
     g_hash_table_destroy(bpath);

@@ -500,9 +500,8 @@ static char *make_probes(const char *log_sha)
     return unit_crafted_trace(name, sql, 400);
 }
 
-/* Two crafted traces (their paths, taken: g_free'd) compared: one product differs, by one
- * cause, non-determinism. */
-static void compare_crafted(struct pair *x, char *paths[2], const char *product)
+/* Two crafted traces (their paths, taken: g_free'd) compared. */
+static void open_crafted_pair(struct pair *x, char *paths[2])
 {
     for (int i = 0; i < 2; i++) {
         g_autofree char *err = NULL;
@@ -512,6 +511,13 @@ static void compare_crafted(struct pair *x, char *paths[2], const char *product)
     }
     x->d = diffeng_new(x->q[0], x->p[0], x->q[1], x->p[1]);
     x->m = diffeng_run(x->d);
+    g_assert_false(qdb_failed(x->q[0]) || qdb_failed(x->q[1]));
+}
+
+/* ... and one product differs, by one cause, non-determinism. */
+static void compare_crafted(struct pair *x, char *paths[2], const char *product)
+{
+    open_crafted_pair(x, paths);
     assert_list(x->m->differ, product);
     g_assert_cmpuint(x->m->causes->len, ==, 1);
     g_assert_cmpint(cause(x, 0)->kind, ==, DIFFENG_NONDET);
@@ -772,19 +778,56 @@ static void test_temporaries_in_reading_order(void)
     struct pair x;
     char *paths[2] = {two_objects("ccZ1.o", "ccA2.o", "01", "11", "21"),
                       two_objects("ccA3.o", "ccZ4.o", "02", "12", "22")};
-    for (int i = 0; i < 2; i++) {
-        g_autofree char *err = NULL;
-        g_assert_cmpint(qdb_open(paths[i], &x.q[i], &err), ==, 0);
-        x.p[i] = prov_new(x.q[i]);
-        g_free(paths[i]);
-    }
-    x.d = diffeng_new(x.q[0], x.p[0], x.q[1], x.p[1]);
-    x.m = diffeng_run(x.d);
-    g_assert_false(qdb_failed(x.q[0]) || qdb_failed(x.q[1]));
+    open_crafted_pair(&x, paths);
     assert_list(x.m->differ, "/w/app");
     g_assert_cmpuint(x.m->causes->len, ==, 1);
     g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_INPUT);
     g_assert_cmpstr(cause(&x, 0)->path, ==, "/w/x.c");
+    done(&x);
+}
+
+/* ld [2] writes /w/app after reading FIRST then SECOND (B: /tmp/ccZ9.o, /tmp/ccA8.o, named at
+ * random; A: nothing): the two "read by the second build only" causes are numbered in the
+ * order ld read them, not by how their random names sort. */
+static char *reads_two(const char *first, const char *second, const char *app_sha)
+{
+    g_autofree char *sa = sha(app_sha), *s1 = sha("31"), *s2 = sha("32");
+    g_autofree char *name = g_strdup_printf("reads-%s-%d.db", app_sha, g_test_rand_int());
+    GString *sql = g_string_new(NULL);
+    g_string_append_printf(
+        sql,
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 140, 140, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/app');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 2, 170, 180, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (2, 1, 3, 170, 180, 1, 1);", sa);
+    if (first)
+        g_string_append_printf(
+            sql,
+            "INSERT INTO files (id, path) VALUES (2, '/tmp/%s'), (3, '/tmp/%s');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+            "(2, 2, 1, 100, 100, %s), (3, 3, 1, 100, 100, %s);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (2, 2, 1, 150, 150, 2, 0), (2, 3, 1, 160, 160, 3, 0);",
+            first, second, s1, s2);
+    g_autofree char *text = g_string_free(sql, FALSE);
+    return unit_crafted_trace(name, text, 400);
+}
+
+static void test_read_in_b_only_in_reading_order(void)
+{
+    struct pair x;
+    char *paths[2] = {reads_two(NULL, NULL, "21"), reads_two("ccZ9.o", "ccA8.o", "22")};
+    open_crafted_pair(&x, paths);
+    assert_list(x.m->differ, "/w/app");
+    g_assert_cmpuint(x.m->causes->len, ==, 2);
+    g_assert_cmpstr(cause(&x, 0)->path, ==, "/tmp/ccZ9.o");
+    g_assert_cmpstr(cause(&x, 1)->path, ==, "/tmp/ccA8.o");
+    g_assert_cmpint(cause(&x, 1)->kind, ==, DIFFENG_INPUTS);
     done(&x);
 }
 
@@ -814,5 +857,7 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/environment-by-name", test_environment_by_name);
     g_test_add_func("/diffeng/temporaries-longest-prefix", test_temporaries_longest_prefix);
     g_test_add_func("/diffeng/temporaries-in-reading-order", test_temporaries_in_reading_order);
+    g_test_add_func("/diffeng/read-in-b-only-in-reading-order",
+                    test_read_in_b_only_in_reading_order);
     return unit_run();
 }

@@ -13,9 +13,11 @@
  * never by pid or order) and its direct inputs (what it read before writing) are compared:
  * inputs pair by mapped path (a path read in several versions, configure's conftest.err:
  * each with the other build's made by the same command, else in the order made), then the
- * programs run with each other, then what is left by directory and extension in reading
- * order; every pair that differs is explained the same way (memoised per version pair) down
- * to the root causes (enum diffeng_kind).  Two files still on disk whose contents differ
+ * programs run with each other, then what is left by directory and extension in the order
+ * each writer read it (never their names' order: a temporary's is random), and what stays
+ * alone was read by one build only (causes in that order too); every pair that differs is
+ * explained the same way (memoised per version pair) down to the root causes (enum
+ * diffeng_kind).  Two files still on disk whose contents differ
  * by the layout's paths alone are one cause, the build path, however many.
  *
  * Contract

@@ -319,18 +319,21 @@ static GPtrArray *in_reading_order(struct side *s, int64_t reader, GPtrArray *in
                                    GHashTable *skip)
 {
     GArray *t = g_array_sized_new(FALSE, FALSE, sizeof(struct read_at), in->len);
+    sqlite3_stmt *st = NULL;
+    bool ok = reader && qdb_prepare(s->q, sql_first_read_by, &st) &&
+              qdb_bind_int64(s->q, st, 1, reader);
     for (guint i = 0; i < in->len; i++) {
         struct read_at e = {in->pdata[i], INT64_MAX};
         if (skip && g_hash_table_contains(skip, e.v))
             continue;
-        sqlite3_stmt *st = NULL;
-        if (reader && qdb_prepare(s->q, sql_first_read_by, &st) &&
-            qdb_bind_int64(s->q, st, 1, reader) && qdb_bind_int64(s->q, st, 2, e.v->id) &&
-            qdb_row(s->q, st) && sqlite3_column_type(st, FIRST_READ_BY_NS) != SQLITE_NULL)
+        if (ok && qdb_bind_int64(s->q, st, 2, e.v->id) && qdb_row(s->q, st) &&
+            sqlite3_column_type(st, FIRST_READ_BY_NS) != SQLITE_NULL)
             e.ns = sqlite3_column_int64(st, FIRST_READ_BY_NS);
-        sqlite3_finalize(st);
+        if (st)
+            sqlite3_reset(st);
         g_array_append_val(t, e);
     }
+    sqlite3_finalize(st);
     g_array_sort(t, by_reading);
     GPtrArray *out = g_ptr_array_sized_new(t->len);
     for (guint i = 0; i < t->len; i++)

@@ -190,6 +190,46 @@ static gint by_path(gconstpointer x, gconstpointer y)
     return c ? c : a->id < b->id ? -1 : a->id > b->id; /* (a path's versions as made) */
 }
 
+/* Where A's `path` lies, for the order causes are found and numbered in: 0 inside A's build
+ * directory, 1 inside the layout (its siblings: the packages in `..`), 2 elsewhere; *rest is
+ * the path inside that directory (2: the whole path).  The directories' own names never
+ * change that order, as whole paths' would (/a/out before /o/out, /z/out after). */
+static int place_of(const struct diffeng *d, const char *path, const char **rest)
+{
+    const char *dirs[] = {d->s[0].root, d->layout[0]};
+    for (int i = 0; i < 2; i++) {
+        size_t l = dirs[i] ? strlen(dirs[i]) : 0;
+        if (l > 1 && !strncmp(path, dirs[i], l) && path[l] == '/') {
+            *rest = path + l + 1;
+            return i;
+        }
+    }
+    *rest = path;
+    return 2;
+}
+
+static int place_cmp(const struct diffeng *d, const char *a, const char *b)
+{
+    const char *ra, *rb;
+    int pa = place_of(d, a, &ra), pb = place_of(d, b, &rb);
+    return pa != pb ? pa - pb : strcmp(ra, rb);
+}
+
+/* A's paths (char *), by place_of. */
+static gint by_place(gconstpointer x, gconstpointer y, gpointer d)
+{
+    return place_cmp(d, *(const char *const *)x, *(const char *const *)y);
+}
+
+/* A's versions, by place_of, then as made. */
+static gint version_by_place(gconstpointer x, gconstpointer y, gpointer d)
+{
+    const struct prov_version *a = *(const struct prov_version *const *)x;
+    const struct prov_version *b = *(const struct prov_version *const *)y;
+    int c = place_cmp(d, a->path, b->path);
+    return c ? c : a->id < b->id ? -1 : a->id > b->id;
+}
+
 /* The directory and extension of a path: how temporaries are paired. */
 static char *shape_of(const char *path)
 {
@@ -347,7 +387,7 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
                            GPtrArray *ia, GPtrArray *ib, int64_t wa, int64_t wb,
                            const char *product, int depth, bool *inputs_differ)
 {
-    g_ptr_array_sort(ia, by_path);
+    g_ptr_array_sort_with_data(ia, version_by_place, d);
     g_ptr_array_sort(ib, by_path);
     /* B's inputs by path: each path's versions in the order they were made (a file
      * configure rewrites for every probe, conftest.err, was read in many versions) */
@@ -758,8 +798,9 @@ static GHashTable *products_kept(struct diffeng *d, int side)
 }
 
 /* Match A's products with B's, explain each pair that differs.  A's products are explained in
- * the order of their paths, so the causes are numbered by the first product (by path) each
- * reaches — never by a hash table's order, which changes with the build's directory. */
+ * place_of's order (their paths inside the build directory first), so the causes are
+ * numbered by the first product each reaches — never by a hash table's order, nor by the
+ * names of the directories the builds ran in. */
 static void compare_products(struct diffeng *d, GHashTable *pa, GHashTable *pb)
 {
     GHashTable *matched_b = g_hash_table_new(g_str_hash, g_str_equal);
@@ -769,7 +810,7 @@ static void compare_products(struct diffeng *d, GHashTable *pa, GHashTable *pb)
     g_hash_table_iter_init(&it, pa);
     while (g_hash_table_iter_next(&it, &k, NULL))
         g_ptr_array_add(keys, k);
-    g_ptr_array_sort(keys, de_by_str);
+    g_ptr_array_sort_with_data(keys, by_place, d);
     for (guint n = 0; n < keys->len; n++) {
         k = keys->pdata[n];
         v = g_hash_table_lookup(pa, k);

@@ -82,7 +82,11 @@ struct diffeng_model {
     GPtrArray *only_a;       /* char*: A's products (mapped) with no match in B */
     GPtrArray *only_b;       /* char*: B's products with no match in A */
     GPtrArray *not_compared; /* char*: what could not be compared, for people, once each */
-    GPtrArray *causes;       /* struct diffeng_cause*, in the order found */
+    GPtrArray *causes;       /* struct diffeng_cause*, in the order found: A's products
+                              * walked inside its build directory first (by the path there),
+                              * then inside the layout, then the rest (by path), each's
+                              * inputs so too: never in an order the directories' names or
+                              * a temporary's random name changes */
     bool unrelated;          /* each built products, none matched: two different projects */
     GPtrArray *artifacts;    /* char*: the products that are artifacts (identical, differing or
                               * one-sided; B's terms, sorted); empty: the build delivers nothing

@@ -831,6 +831,50 @@ static void test_read_in_b_only_in_reading_order(void)
     done(&x);
 }
 
+/* A build run in ROOT: cp [2] copies ROOT/in to ROOT/out, cp [3] /o/in to /o/out (IN_SHA:
+ * their content).  Both inputs differ: two causes, numbered the same whatever ROOT is called
+ * (the build directory's products first, by their paths inside it; /a/out sorts before
+ * /o/out and /z/out after: by whole paths, the numbers followed the directory's name). */
+static char *two_places(const char *root, const char *in_sha)
+{
+    g_autofree char *name = g_strdup_printf("places-%s-%d.db", in_sha, g_test_rand_int());
+    g_autofree char *s = sha(in_sha);
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd) VALUES (1, 10, 1, 0, NULL, 100, 100, 'make', "
+        "'/usr/bin/make', '%s'), (2, 11, 2, 0, 1, 110, 110, 'cp', '/usr/bin/cp', '%s'),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cp', '/usr/bin/cp', '%s');"
+        "INSERT INTO files (id, path) VALUES (1, '%s/in'), (2, '%s/out'), (3, '/o/in'),"
+        "(4, '/o/out');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 1, 100, 100, %s), (2, 2, 2, 111, 112, %s), (3, 3, 1, 100, 100, %s),"
+        "(4, 4, 2, 121, 122, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (2, 1, 1, 110, 110, 1, 0), (2, 2, 3, 111, 112, 2, 1),"
+        "(3, 3, 1, 120, 120, 3, 0), (3, 4, 3, 121, 122, 4, 1);",
+        root, root, root, root, root, s, s, s, s);
+    char *path = NULL;
+    sqlite3 *db = unit_trace_begin(name, root, &path);
+    g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
+    unit_trace_end(db, 400, TRACEDB_RUN_FINISHED);
+    return path;
+}
+
+static void test_numbered_whatever_the_directory(void)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *root = i ? "/z" : "/a";
+        struct pair x;
+        char *paths[2] = {two_places(root, "01"), two_places(root, "02")};
+        open_crafted_pair(&x, paths);
+        g_assert_cmpuint(x.m->causes->len, ==, 2);
+        g_autofree char *in = g_strdup_printf("%s/in", root);
+        g_assert_cmpstr(cause(&x, 0)->path, ==, in);
+        g_assert_cmpstr(cause(&x, 1)->path, ==, "/o/in");
+        done(&x);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -857,6 +901,8 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/environment-by-name", test_environment_by_name);
     g_test_add_func("/diffeng/temporaries-longest-prefix", test_temporaries_longest_prefix);
     g_test_add_func("/diffeng/temporaries-in-reading-order", test_temporaries_in_reading_order);
+    g_test_add_func("/diffeng/numbered-whatever-the-directory",
+                    test_numbered_whatever_the_directory);
     g_test_add_func("/diffeng/read-in-b-only-in-reading-order",
                     test_read_in_b_only_in_reading_order);
     return unit_run();

@@ -221,41 +221,6 @@ static void test_closure_in_name_order(void)
     g_string_free(names, TRUE);
 }
 
-/* Forty packages p00..p39 list one path, /usr/share/shared (a directory many packages list,
- * or one file both architectures of a multi-arch package list): its owner is the first by
- * list name, p00, whatever order the directory gives its entries in (the lists are made in
- * the order p20..p39, p00..p19: neither creation order nor its reverse starts with p00). */
-static void test_owner_first_by_list_name(void)
-{
-    GString *st = g_string_new(NULL);
-    for (int k = 0; k < 40; k++)
-        g_string_append_printf(st, "Package: p%02d\n" INSTALLED "\n", k);
-    char *dir;
-    struct dpkgdb *db = fake_db_of(st->str, &dir);
-    g_string_free(st, TRUE);
-    g_autofree char *info = g_build_filename(dir, "info", NULL);
-    for (int n = 0; n < 40; n++) {
-        int k = (n + 20) % 40;
-        g_autofree char *name = g_strdup_printf("p%02d.list", k);
-        g_autofree char *l = g_build_filename(info, name, NULL);
-        g_autofree char *text = g_strdup_printf("/usr/share/shared\n/usr/share/p%02d\n", k);
-        g_assert_true(g_file_set_contents(l, text, -1, NULL));
-    }
-    const struct dpkg_pkg *k = dpkgdb_owner(db, "/usr/share/shared");
-    g_assert_nonnull(k);
-    g_assert_cmpstr(k->name, ==, "p00");
-    k = dpkgdb_owner(db, "/usr/share/p07");
-    g_assert_nonnull(k);
-    g_assert_cmpstr(k->name, ==, "p07");
-    for (int n = 0; n < 40; n++) {
-        g_autofree char *name = g_strdup_printf("p%02d.list", n);
-        g_autofree char *l = g_build_filename(info, name, NULL);
-        g_assert_cmpint(g_unlink(l), ==, 0);
-    }
-    dpkgdb_free(db);
-    remove_db(dir);
-}
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -263,6 +228,5 @@ int main(int argc, char **argv)
     g_test_add_func("/debset/base-and-closure", test_base_and_closure);
     g_test_add_func("/debset/relations", test_relations);
     g_test_add_func("/debset/closure-in-name-order", test_closure_in_name_order);
-    g_test_add_func("/debset/owner-first-by-list-name", test_owner_first_by_list_name);
     return g_test_run();
 }

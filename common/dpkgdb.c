@@ -237,17 +237,29 @@ int dpkgdb_load(const char *admindir, struct dpkgdb **out)
 
 /* Every installed package's file list into db->owner (the first lister of a path owns it),
  * on the first question: `run --only-packages` reads the lists itself and never asks. */
+static gint by_list_name(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void load_owners(struct dpkgdb *db)
 {
     if (db->owners_loaded || !db->admindir)
         return;
     db->owners_loaded = true;
     g_autofree char *info = g_build_filename(db->admindir, "info", NULL);
+    /* the lists by name: a path several list (a directory; both architectures' copyright)
+     * is the first's, never the directory's order (a hash's, on ext4) */
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
     GDir *dir = g_dir_open(info, 0, NULL);
-    const char *name;
-    while (dir && (name = g_dir_read_name(dir))) {
-        if (!g_str_has_suffix(name, ".list"))
-            continue;
+    for (const char *n; dir && (n = g_dir_read_name(dir));)
+        if (g_str_has_suffix(n, ".list"))
+            g_ptr_array_add(names, g_strdup(n));
+    if (dir)
+        g_dir_close(dir);
+    g_ptr_array_sort(names, by_list_name);
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
         g_autofree char *pkgname = g_strndup(name, strlen(name) - 5);
         struct dpkg_pkg *k = g_hash_table_lookup(db->by_name, pkgname);
         if (!k)
@@ -262,8 +274,6 @@ static void load_owners(struct dpkgdb *db)
             if (p[0] == '/' && !g_hash_table_contains(db->owner, p))
                 g_hash_table_insert(db->owner, g_strdup(p), k);
     }
-    if (dir)
-        g_dir_close(dir);
 }
 
 const struct dpkg_pkg *dpkgdb_owner(struct dpkgdb *db, const char *path)

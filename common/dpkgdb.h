@@ -13,7 +13,9 @@
  *   - dpkgdb_load() reads ADMINDIR/status (and ADMINDIR/info/PKG[:ARCH].list when
  *     dpkgdb_owner() is first called); returns 0 or a
  *     negative errno (the status file is unreadable).  dpkgdb_owner() answers for a path,
- *     merged-/usr aware (/lib/x and /usr/lib/x are the same file on Debian 12).
+ *     merged-/usr aware (/lib/x and /usr/lib/x are the same file on Debian 12); a path
+ *     several packages list is the first's by list file name (strcmp: libc6:amd64 before
+ *     libc6:i386), never in the directory's order.
  *     dpkgdb_each_listed() reads one package's list again (for `run --only-packages`, which
  *     needs every owner of a path, not the first).
  *   - dpkgdb_diverted() reads ADMINDIR/diversions (dpkg-divert's: FROM, TO, the diverting

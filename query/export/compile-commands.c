@@ -33,45 +33,66 @@ static bool has_object_ext(const char *w)
     return dot && (!strcmp(dot, ".o") || !strcmp(dot, ".obj") || !strcmp(dot, ".lo"));
 }
 
-/* (path, kind) of what image ?1 changed, in order */
+/* (path, kind, time, access id) of what image ?1 changed, in order */
 TRACEDB_STATEMENT(sql_path_changes_of_process, 1, TRACEDB_SCHEMA_VERSION,
-                  "SELECT f.path, a.kind FROM accesses a JOIN files f ON f.id = a.file_id WHERE "
-                  "a.process_id = ? AND a.result = 0 AND a.kind IN " TRACEDB_KINDS_CHANGED
-                  " ORDER BY a.first_ns");
-enum { CHANGE_PATH, CHANGE_KIND };
+                  "SELECT f.path, a.kind, a.first_ns, a.id FROM accesses a JOIN files f ON "
+                  "f.id = a.file_id WHERE a.process_id = ? AND a.result = 0 AND a.kind IN "
+                  TRACEDB_KINDS_CHANGED " ORDER BY a.first_ns, a.id");
+enum { CHANGE_PATH, CHANGE_KIND, CHANGE_TIME, CHANGE_ID };
+
+/* One change a subtree made to a path. */
+struct change {
+    char *path;
+    int64_t ns, id;
+    bool gone;
+};
+
+static gint change_time_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct change *x = a, *y = b;
+    if (x->ns != y->ns)
+        return x->ns < y->ns ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
 
 /* a row if the build removed directory ?1 (a file id) */
 TRACEDB_STATEMENT(sql_dir_removed, 1, TRACEDB_SCHEMA_VERSION,
                   "SELECT 1 FROM accesses WHERE file_id = ?1 AND kind IN " TRACEDB_KINDS_RMDIR
                   " AND result = 0 LIMIT 1");
 
-/* Files written (and not removed again) by a process subtree: absolute paths. */
+/* Files written (and not removed again) by a process subtree: absolute paths, in the order
+ * first changed.  The changes of every process are taken in time order, not process by
+ * process (the driver removes its temporaries after its children wrote them). */
 static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
 {
-    GHashTable *state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GPtrArray *order = g_ptr_array_new();
+    GArray *changes = g_array_new(FALSE, FALSE, sizeof(struct change));
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(x->q, sql_path_changes_of_process, &st)) {
-        g_hash_table_destroy(state);
-        return g_ptr_array_new_with_free_func(g_free);
-    }
-    for (guint i = 0; i < procs->len; i++) {
+    bool ok = qdb_prepare(x->q, sql_path_changes_of_process, &st);
+    for (guint i = 0; ok && i < procs->len; i++) {
         qdb_bind_int64(x->q, st, 1, g_array_index(procs, int64_t, i));
         while (qdb_row(x->q, st)) {
-            const char *path = (const char *)sqlite3_column_text(st, CHANGE_PATH);
             int kind = sqlite3_column_int(st, CHANGE_KIND);
-            bool gone = kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM;
-            if (!g_hash_table_contains(state, path)) {
-                char *k = g_strdup(path);
-                g_hash_table_insert(state, k, GINT_TO_POINTER(gone ? 1 : 2));
-                g_ptr_array_add(order, k);
-            } else {
-                g_hash_table_insert(state, g_strdup(path), GINT_TO_POINTER(gone ? 1 : 2));
-            }
+            const char *path = (const char *)sqlite3_column_text(st, CHANGE_PATH);
+            if (!path)
+                continue;
+            struct change c = {g_strdup(path),
+                               sqlite3_column_int64(st, CHANGE_TIME),
+                               sqlite3_column_int64(st, CHANGE_ID),
+                               kind == TRACEDB_UNLINK || kind == TRACEDB_RENAME_FROM};
+            g_array_append_val(changes, c);
         }
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
+    g_array_sort(changes, change_time_cmp);
+    GHashTable *state = g_hash_table_new(g_str_hash, g_str_equal); /* path -> 1 gone, 2 there */
+    GPtrArray *order = g_ptr_array_new();
+    for (guint i = 0; i < changes->len; i++) {
+        const struct change *c = &g_array_index(changes, struct change, i);
+        if (!g_hash_table_contains(state, c->path))
+            g_ptr_array_add(order, c->path);
+        g_hash_table_insert(state, c->path, GINT_TO_POINTER(c->gone ? 1 : 2));
+    }
     GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < order->len; i++) {
         const char *path = order->pdata[i];
@@ -80,6 +101,9 @@ static GPtrArray *subtree_outputs(struct export_ctx *x, GArray *procs)
     }
     g_ptr_array_free(order, TRUE);
     g_hash_table_destroy(state);
+    for (guint i = 0; i < changes->len; i++)
+        g_free(g_array_index(changes, struct change, i).path);
+    g_array_unref(changes);
     return out;
 }
 

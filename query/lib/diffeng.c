@@ -23,6 +23,11 @@ TRACEDB_STATEMENT(sql_dirs_listed_by_process, 1, TRACEDB_SCHEMA_VERSION,
                   TRACEDB_KINDS_LISTED);
 enum { DIRS_LISTED_COUNT };
 G_STATIC_ASSERT(DIRS_LISTED_COUNT == 0); /* (qdb_ids) */
+/* When image ?1 first read version ?2 (NULL: it did not). */
+TRACEDB_STATEMENT(sql_first_read_by, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT MIN(first_ns) FROM accesses WHERE process_id = ?1 AND version_id = ?2 "
+                  "AND kind IN " TRACEDB_KINDS_READ " AND result = 0");
+enum { FIRST_READ_BY_NS };
 
 static const char *const cause_names[] = {"input", "origin", "inputs", "argv", "environment",
                                           "executable", "cwd", "nondeterminism", "unexplained",
@@ -185,6 +190,46 @@ static gint by_path(gconstpointer x, gconstpointer y)
     return c ? c : a->id < b->id ? -1 : a->id > b->id; /* (a path's versions as made) */
 }
 
+/* Where A's `path` lies, for the order causes are found and numbered in: 0 inside A's build
+ * directory, 1 inside the layout (its siblings: the packages in `..`), 2 elsewhere; *rest is
+ * the path inside that directory (2: the whole path).  The directories' own names never
+ * change that order, as whole paths' would (/a/out before /o/out, /z/out after). */
+static int place_of(const struct diffeng *d, const char *path, const char **rest)
+{
+    const char *dirs[] = {d->s[0].root, d->layout[0]};
+    for (int i = 0; i < 2; i++) {
+        size_t l = dirs[i] ? strlen(dirs[i]) : 0;
+        if (l > 1 && !strncmp(path, dirs[i], l) && path[l] == '/') {
+            *rest = path + l + 1;
+            return i;
+        }
+    }
+    *rest = path;
+    return 2;
+}
+
+static int place_cmp(const struct diffeng *d, const char *a, const char *b)
+{
+    const char *ra, *rb;
+    int pa = place_of(d, a, &ra), pb = place_of(d, b, &rb);
+    return pa != pb ? pa - pb : strcmp(ra, rb);
+}
+
+/* A's paths (char *), by place_of. */
+static gint by_place(gconstpointer x, gconstpointer y, gpointer d)
+{
+    return place_cmp(d, *(const char *const *)x, *(const char *const *)y);
+}
+
+/* A's versions, by place_of, then as made. */
+static gint version_by_place(gconstpointer x, gconstpointer y, gpointer d)
+{
+    const struct prov_version *a = *(const struct prov_version *const *)x;
+    const struct prov_version *b = *(const struct prov_version *const *)y;
+    int c = place_cmp(d, a->path, b->path);
+    return c ? c : a->id < b->id ? -1 : a->id > b->id;
+}
+
 /* The directory and extension of a path: how temporaries are paired. */
 static char *shape_of(const char *path)
 {
@@ -272,7 +317,7 @@ static const struct prov_version *same_path_partner(struct diffeng *d,
 
 /* A temporary in a directory named at random (autom4te's /tmp/arXXXX/am4tXXXX/warnings,
  * config.status's ./confXXXX/subs.awk): B's unused temporary of the same name, made by
- * the same command if one was, else the first. */
+ * the same command if one was, else the first of `ib` (B's inputs left, in reading order). */
 static const struct prov_version *temporary_by_name(struct diffeng *d,
                                                     const struct prov_version *a,
                                                     GPtrArray *ib, GHashTable *used_b)
@@ -293,12 +338,56 @@ static const struct prov_version *temporary_by_name(struct diffeng *d,
     return first;
 }
 
+/* An input and when its reader first read it. */
+struct read_at {
+    const struct prov_version *v;
+    int64_t ns; /* INT64_MAX: not known */
+};
+
+static gint by_reading(gconstpointer x, gconstpointer y)
+{
+    const struct read_at *a = x, *b = y;
+    if (a->ns != b->ns)
+        return a->ns < b->ns ? -1 : 1;
+    return a->v->id < b->v->id ? -1 : a->v->id > b->v->id;
+}
+
+/* The versions of `in` not in `skip` (NULL: none), in the order image `reader` of side s first
+ * read them (then by id): the order temporaries with random names pair in, which their names'
+ * (random) order is not.  g_ptr_array_free it. */
+static GPtrArray *in_reading_order(struct side *s, int64_t reader, GPtrArray *in,
+                                   GHashTable *skip)
+{
+    GArray *t = g_array_sized_new(FALSE, FALSE, sizeof(struct read_at), in->len);
+    sqlite3_stmt *st = NULL;
+    bool ok = reader && qdb_prepare(s->q, sql_first_read_by, &st) &&
+              qdb_bind_int64(s->q, st, 1, reader);
+    for (guint i = 0; i < in->len; i++) {
+        struct read_at e = {in->pdata[i], INT64_MAX};
+        if (skip && g_hash_table_contains(skip, e.v))
+            continue;
+        if (ok && qdb_bind_int64(s->q, st, 2, e.v->id) && qdb_row(s->q, st) &&
+            sqlite3_column_type(st, FIRST_READ_BY_NS) != SQLITE_NULL)
+            e.ns = sqlite3_column_int64(st, FIRST_READ_BY_NS);
+        if (st)
+            sqlite3_reset(st);
+        g_array_append_val(t, e);
+    }
+    sqlite3_finalize(st);
+    g_array_sort(t, by_reading);
+    GPtrArray *out = g_ptr_array_sized_new(t->len);
+    for (guint i = 0; i < t->len; i++)
+        g_ptr_array_add(out, (gpointer)g_array_index(t, struct read_at, i).v);
+    g_array_unref(t);
+    return out;
+}
+
 /* Pair the direct inputs of the two writers and explain each pair that differs. */
 static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes,
                            GPtrArray *ia, GPtrArray *ib, int64_t wa, int64_t wb,
                            const char *product, int depth, bool *inputs_differ)
 {
-    g_ptr_array_sort(ia, by_path);
+    g_ptr_array_sort_with_data(ia, version_by_place, d);
     g_ptr_array_sort(ib, by_path);
     /* B's inputs by path: each path's versions in the order they were made (a file
      * configure rewrites for every probe, conftest.err, was read in many versions) */
@@ -350,18 +439,21 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
             }
         }
     }
-    for (guint i = 0; i < left_a->len; i++) {
-        const struct prov_version *a = left_a->pdata[i], *b = NULL;
+    /* the rest in the order each writer read them (their names may be random) */
+    GPtrArray *rest_a = left_a->len ? in_reading_order(&d->s[0], wa, left_a, NULL) : NULL;
+    GPtrArray *rest_b = left_a->len ? in_reading_order(&d->s[1], wb, ib, used_b) : NULL;
+    for (guint i = 0; rest_a && i < rest_a->len; i++) {
+        const struct prov_version *a = rest_a->pdata[i], *b = NULL;
         g_autofree char *sa = shape_of(a->path);
-        for (guint k = 0; k < ib->len && !b; k++) {
-            const struct prov_version *c = ib->pdata[k];
+        for (guint k = 0; k < rest_b->len && !b; k++) {
+            const struct prov_version *c = rest_b->pdata[k];
             g_autofree char *sb = shape_of(c->path);
             if (!g_hash_table_contains(used_b, c) && !strcmp(sa, sb) &&
                 prov_is_temporary(d->s[0].p, a) == prov_is_temporary(d->s[1].p, c))
                 b = c;
         }
         if (!b && prov_is_temporary(d->s[0].p, a))
-            b = temporary_by_name(d, a, ib, used_b);
+            b = temporary_by_name(d, a, rest_b, used_b);
         if (b) {
             g_hash_table_add(used_b, (gpointer)b);
             g_hash_table_insert(d->tmp_pair, g_strdup(a->path), g_strdup(b->path));
@@ -377,15 +469,19 @@ static void explain_inputs(struct diffeng *d, const char *parent, GArray *causes
                               g_strdup_printf("read by the first build's process only"));
         g_array_append_val(causes, at);
     }
-    for (guint k = 0; k < ib->len; k++) {
-        const struct prov_version *b = ib->pdata[k];
-        if (g_hash_table_contains(used_b, b))
-            continue;
+    if (rest_a) {
+        g_ptr_array_free(rest_a, TRUE);
+        g_ptr_array_free(rest_b, TRUE);
+    }
+    GPtrArray *only_b = in_reading_order(&d->s[1], wb, ib, used_b);
+    for (guint k = 0; k < only_b->len; k++) {
+        const struct prov_version *b = only_b->pdata[k];
         *inputs_differ = true;
         size_t at = add_cause(d, DIFFENG_INPUTS, b->path, wa, wb,
                               g_strdup("read by the second build's process only"));
         g_array_append_val(causes, at);
     }
+    g_ptr_array_free(only_b, TRUE);
     g_ptr_array_free(left_a, TRUE);
     g_hash_table_destroy(used_b);
     g_hash_table_destroy(bpath);
@@ -702,8 +798,9 @@ static GHashTable *products_kept(struct diffeng *d, int side)
 }
 
 /* Match A's products with B's, explain each pair that differs.  A's products are explained in
- * the order of their paths, so the causes are numbered by the first product (by path) each
- * reaches — never by a hash table's order, which changes with the build's directory. */
+ * place_of's order (their paths inside the build directory first), so the causes are
+ * numbered by the first product each reaches — never by a hash table's order, nor by the
+ * names of the directories the builds ran in. */
 static void compare_products(struct diffeng *d, GHashTable *pa, GHashTable *pb)
 {
     GHashTable *matched_b = g_hash_table_new(g_str_hash, g_str_equal);
@@ -713,7 +810,7 @@ static void compare_products(struct diffeng *d, GHashTable *pa, GHashTable *pb)
     g_hash_table_iter_init(&it, pa);
     while (g_hash_table_iter_next(&it, &k, NULL))
         g_ptr_array_add(keys, k);
-    g_ptr_array_sort(keys, de_by_str);
+    g_ptr_array_sort_with_data(keys, by_place, d);
     for (guint n = 0; n < keys->len; n++) {
         k = keys->pdata[n];
         v = g_hash_table_lookup(pa, k);

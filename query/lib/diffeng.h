@@ -13,9 +13,11 @@
  * never by pid or order) and its direct inputs (what it read before writing) are compared:
  * inputs pair by mapped path (a path read in several versions, configure's conftest.err:
  * each with the other build's made by the same command, else in the order made), then the
- * programs run with each other, then what is left by directory and extension in reading
- * order; every pair that differs is explained the same way (memoised per version pair) down
- * to the root causes (enum diffeng_kind).  Two files still on disk whose contents differ
+ * programs run with each other, then what is left by directory and extension in the order
+ * each writer read it (never their names' order: a temporary's is random), and what stays
+ * alone was read by one build only (causes in that order too); every pair that differs is
+ * explained the same way (memoised per version pair) down to the root causes (enum
+ * diffeng_kind).  Two files still on disk whose contents differ
  * by the layout's paths alone are one cause, the build path, however many.
  *
  * Contract
@@ -80,7 +82,11 @@ struct diffeng_model {
     GPtrArray *only_a;       /* char*: A's products (mapped) with no match in B */
     GPtrArray *only_b;       /* char*: B's products with no match in A */
     GPtrArray *not_compared; /* char*: what could not be compared, for people, once each */
-    GPtrArray *causes;       /* struct diffeng_cause*, in the order found */
+    GPtrArray *causes;       /* struct diffeng_cause*, in the order found: A's products
+                              * walked inside its build directory first (by the path there),
+                              * then inside the layout, then the rest (by path), each's
+                              * inputs so too: never in an order the directories' names or
+                              * a temporary's random name changes */
     bool unrelated;          /* each built products, none matched: two different projects */
     GPtrArray *artifacts;    /* char*: the products that are artifacts (identical, differing or
                               * one-sided; B's terms, sorted); empty: the build delivers nothing

@@ -500,9 +500,8 @@ static char *make_probes(const char *log_sha)
     return unit_crafted_trace(name, sql, 400);
 }
 
-/* Two crafted traces (their paths, taken: g_free'd) compared: one product differs, by one
- * cause, non-determinism. */
-static void compare_crafted(struct pair *x, char *paths[2], const char *product)
+/* Two crafted traces (their paths, taken: g_free'd) compared. */
+static void open_crafted_pair(struct pair *x, char *paths[2])
 {
     for (int i = 0; i < 2; i++) {
         g_autofree char *err = NULL;
@@ -512,6 +511,13 @@ static void compare_crafted(struct pair *x, char *paths[2], const char *product)
     }
     x->d = diffeng_new(x->q[0], x->p[0], x->q[1], x->p[1]);
     x->m = diffeng_run(x->d);
+    g_assert_false(qdb_failed(x->q[0]) || qdb_failed(x->q[1]));
+}
+
+/* ... and one product differs, by one cause, non-determinism. */
+static void compare_crafted(struct pair *x, char *paths[2], const char *product)
+{
+    open_crafted_pair(x, paths);
     assert_list(x->m->differ, product);
     g_assert_cmpuint(x->m->causes->len, ==, 1);
     g_assert_cmpint(cause(x, 0)->kind, ==, DIFFENG_NONDET);
@@ -732,6 +738,143 @@ static void test_temporaries_longest_prefix(void)
     done(&x);
 }
 
+/* cc1 [2] compiles x.c into the temporary T1, cc1 [3] y.c into T2, ld [4] reads T1 then T2,
+ * writes /w/app and removes both.  x.c differs.  The temporaries' random names sort one way
+ * in A (ccZ1.o, ccA2.o: T2 first) and the other in B (ccA3.o, ccZ4.o): they pair in the
+ * order ld read them (T1 with T1), never by how their random names sort, so the one cause is
+ * x.c (paired by name, y.c's object met x.c's and made x.c and y.c two causes). */
+static char *two_objects(const char *t1, const char *t2, const char *x_sha, const char *t1_sha,
+                         const char *app_sha)
+{
+    const char *c1[] = {"cc1", "x.c", NULL}, *c2[] = {"cc1", "y.c", NULL}, *ld[] = {"ld", NULL};
+    g_autofree char *a1 = argv_blob(c1), *a2 = argv_blob(c2), *al = argv_blob(ld);
+    g_autofree char *sx = sha(x_sha), *sy = sha("03"), *s1 = sha(t1_sha), *s2 = sha("13"),
+                    *sa = sha(app_sha);
+    g_autofree char *name = g_strdup_printf("objects-%s-%d.db", t1, g_test_rand_int());
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 110, 110, 'cc1', '/usr/bin/cc1', '/w', %s),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cc1', '/usr/bin/cc1', '/w', %s),"
+        "(4, 13, 4, 0, 1, 140, 140, 'ld', '/usr/bin/ld', '/w', %s);"
+        "INSERT INTO files (id, path) VALUES (1, '/w/x.c'), (2, '/w/y.c'), (3, '/tmp/%s'),"
+        "(4, '/tmp/%s'), (5, '/w/app');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 1, 100, 100, %s), (2, 2, 1, 100, 100, %s), (3, 3, 2, 111, 112, %s),"
+        "(4, 4, 2, 121, 122, %s), (5, 5, 2, 170, 180, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (2, 1, 1, 110, 110, 1, 0), (2, 3, 3, 111, 112, 3, 1),"
+        "(3, 2, 1, 120, 120, 2, 0), (3, 4, 3, 121, 122, 4, 1), (4, 3, 1, 150, 150, 3, 0),"
+        "(4, 4, 1, 160, 160, 4, 0), (4, 5, 3, 170, 180, 5, 1);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns) VALUES "
+        "(4, 3, %d, 190, 190), (4, 4, %d, 190, 190);",
+        a1, a2, al, t1, t2, sx, sy, s1, s2, sa, TRACEDB_UNLINK, TRACEDB_UNLINK);
+    return unit_crafted_trace(name, sql, 400);
+}
+
+static void test_temporaries_in_reading_order(void)
+{
+    struct pair x;
+    char *paths[2] = {two_objects("ccZ1.o", "ccA2.o", "01", "11", "21"),
+                      two_objects("ccA3.o", "ccZ4.o", "02", "12", "22")};
+    open_crafted_pair(&x, paths);
+    assert_list(x.m->differ, "/w/app");
+    g_assert_cmpuint(x.m->causes->len, ==, 1);
+    g_assert_cmpint(cause(&x, 0)->kind, ==, DIFFENG_INPUT);
+    g_assert_cmpstr(cause(&x, 0)->path, ==, "/w/x.c");
+    done(&x);
+}
+
+/* ld [2] writes /w/app after reading FIRST then SECOND (B: /tmp/ccZ9.o, /tmp/ccA8.o, named at
+ * random; A: nothing): the two "read by the second build only" causes are numbered in the
+ * order ld read them, not by how their random names sort. */
+static char *reads_two(const char *first, const char *second, const char *app_sha)
+{
+    g_autofree char *sa = sha(app_sha), *s1 = sha("31"), *s2 = sha("32");
+    g_autofree char *name = g_strdup_printf("reads-%s-%d.db", app_sha, g_test_rand_int());
+    GString *sql = g_string_new(NULL);
+    g_string_append_printf(
+        sql,
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES "
+        "(1, 10, 1, 0, NULL, 100, 100, 'make', '/usr/bin/make', '/w', X'6D616B6500'),"
+        "(2, 11, 2, 0, 1, 140, 140, 'ld', '/usr/bin/ld', '/w', X'6C6400');"
+        "INSERT INTO files (id, path) VALUES (1, '/w/app');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 2, 170, 180, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (2, 1, 3, 170, 180, 1, 1);", sa);
+    if (first)
+        g_string_append_printf(
+            sql,
+            "INSERT INTO files (id, path) VALUES (2, '/tmp/%s'), (3, '/tmp/%s');"
+            "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+            "(2, 2, 1, 100, 100, %s), (3, 3, 1, 100, 100, %s);"
+            "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+            "open_flags) VALUES (2, 2, 1, 150, 150, 2, 0), (2, 3, 1, 160, 160, 3, 0);",
+            first, second, s1, s2);
+    g_autofree char *text = g_string_free(sql, FALSE);
+    return unit_crafted_trace(name, text, 400);
+}
+
+static void test_read_in_b_only_in_reading_order(void)
+{
+    struct pair x;
+    char *paths[2] = {reads_two(NULL, NULL, "21"), reads_two("ccZ9.o", "ccA8.o", "22")};
+    open_crafted_pair(&x, paths);
+    assert_list(x.m->differ, "/w/app");
+    g_assert_cmpuint(x.m->causes->len, ==, 2);
+    g_assert_cmpstr(cause(&x, 0)->path, ==, "/tmp/ccZ9.o");
+    g_assert_cmpstr(cause(&x, 1)->path, ==, "/tmp/ccA8.o");
+    g_assert_cmpint(cause(&x, 1)->kind, ==, DIFFENG_INPUTS);
+    done(&x);
+}
+
+/* A build run in ROOT: cp [2] copies ROOT/in to ROOT/out, cp [3] /o/in to /o/out (IN_SHA:
+ * their content).  Both inputs differ: two causes, numbered the same whatever ROOT is called
+ * (the build directory's products first, by their paths inside it; /a/out sorts before
+ * /o/out and /z/out after: by whole paths, the numbers followed the directory's name). */
+static char *two_places(const char *root, const char *in_sha)
+{
+    g_autofree char *name = g_strdup_printf("places-%s-%d.db", in_sha, g_test_rand_int());
+    g_autofree char *s = sha(in_sha);
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd) VALUES (1, 10, 1, 0, NULL, 100, 100, 'make', "
+        "'/usr/bin/make', '%s'), (2, 11, 2, 0, 1, 110, 110, 'cp', '/usr/bin/cp', '%s'),"
+        "(3, 12, 3, 0, 1, 120, 120, 'cp', '/usr/bin/cp', '%s');"
+        "INSERT INTO files (id, path) VALUES (1, '%s/in'), (2, '%s/out'), (3, '/o/in'),"
+        "(4, '/o/out');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns, sha256) VALUES "
+        "(1, 1, 1, 100, 100, %s), (2, 2, 2, 111, 112, %s), (3, 3, 1, 100, 100, %s),"
+        "(4, 4, 2, 121, 122, %s);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (2, 1, 1, 110, 110, 1, 0), (2, 2, 3, 111, 112, 2, 1),"
+        "(3, 3, 1, 120, 120, 3, 0), (3, 4, 3, 121, 122, 4, 1);",
+        root, root, root, root, root, s, s, s, s);
+    char *path = NULL;
+    sqlite3 *db = unit_trace_begin(name, root, &path);
+    g_assert_cmpint(tracedb_exec(db, sql, NULL), ==, 0);
+    unit_trace_end(db, 400, TRACEDB_RUN_FINISHED);
+    return path;
+}
+
+static void test_numbered_whatever_the_directory(void)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *root = i ? "/z" : "/a";
+        struct pair x;
+        char *paths[2] = {two_places(root, "01"), two_places(root, "02")};
+        open_crafted_pair(&x, paths);
+        g_assert_cmpuint(x.m->causes->len, ==, 2);
+        g_autofree char *in = g_strdup_printf("%s/in", root);
+        g_assert_cmpstr(cause(&x, 0)->path, ==, in);
+        g_assert_cmpstr(cause(&x, 1)->path, ==, "/o/in");
+        done(&x);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -757,5 +900,10 @@ int main(int argc, char **argv)
     g_test_add_func("/diffeng/causes-in-product-order", test_causes_in_product_order);
     g_test_add_func("/diffeng/environment-by-name", test_environment_by_name);
     g_test_add_func("/diffeng/temporaries-longest-prefix", test_temporaries_longest_prefix);
+    g_test_add_func("/diffeng/temporaries-in-reading-order", test_temporaries_in_reading_order);
+    g_test_add_func("/diffeng/numbered-whatever-the-directory",
+                    test_numbered_whatever_the_directory);
+    g_test_add_func("/diffeng/read-in-b-only-in-reading-order",
+                    test_read_in_b_only_in_reading_order);
     return unit_run();
 }

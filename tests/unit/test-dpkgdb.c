@@ -71,10 +71,43 @@ static void test_owner(void)
     g_assert_cmpint(system(cmd), ==, 0);
 }
 
+/* Forty packages p00..p39 list one path, /usr/share/shared (a directory many packages list,
+ * or a file both architectures of a multi-arch package list): its owner is the first by list
+ * name, p00, whatever order the directory gives its entries in (the lists are made in the
+ * order p20..p39, p00..p19: neither creation order nor its reverse starts with p00). */
+static void test_owner_first_by_list_name(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("bt-dpkg-XXXXXX", NULL);
+    g_autofree char *info = g_build_filename(dir, "info", NULL);
+    g_assert_cmpint(g_mkdir(info, 0755), ==, 0);
+    GString *st = g_string_new(NULL);
+    for (int k = 0; k < 40; k++)
+        g_string_append_printf(st, "Package: p%02d\nStatus: install ok installed\n"
+                                   "Architecture: amd64\nVersion: 1\n\n", k);
+    g_autofree char *sp = g_build_filename(dir, "status", NULL);
+    g_assert_true(g_file_set_contents(sp, st->str, -1, NULL));
+    g_string_free(st, TRUE);
+    for (int n = 0; n < 40; n++) {
+        int k = (n + 20) % 40;
+        g_autofree char *name = g_strdup_printf("p%02d.list", k);
+        g_autofree char *l = g_build_filename(info, name, NULL);
+        g_autofree char *text = g_strdup_printf("/usr/share/shared\n/usr/share/p%02d\n", k);
+        g_assert_true(g_file_set_contents(l, text, -1, NULL));
+    }
+    struct dpkgdb *db = NULL;
+    g_assert_cmpint(dpkgdb_load(dir, &db), ==, 0);
+    g_assert_cmpstr(dpkgdb_owner(db, "/usr/share/shared")->name, ==, "p00");
+    g_assert_cmpstr(dpkgdb_owner(db, "/usr/share/p07")->name, ==, "p07");
+    dpkgdb_free(db);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    g_assert_cmpint(system(cmd), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/dpkgdb/parse", test_parse);
     g_test_add_func("/dpkgdb/owner", test_owner);
+    g_test_add_func("/dpkgdb/owner-first-by-list-name", test_owner_first_by_list_name);
     return g_test_run();
 }

@@ -106,10 +106,45 @@ static void test_prov_informed_in_order(void)
     g_assert_cmpint(unlink(db), ==, 0);
 }
 
+/* cc [2] links: `cc a.o -o app` runs ld [3], which writes the temporary /tmp/cc1.res and
+ * fails (no app); cc removes /tmp/cc1.res afterwards.  The link wrote nothing that is left:
+ * no entry, even --with-links — what the subtree left is read in time order, not process by
+ * process (cc's removal came first that way, and ld's write then looked like an output). */
+static void test_compile_commands_outputs_in_time_order(void)
+{
+    g_autofree char *name = g_strdup_printf("link-%d.db", g_test_rand_int());
+    g_autofree char *sql = g_strdup_printf(
+        "INSERT INTO processes (id, pid, start_ticks, exec_seq, parent_id, start_ns, "
+        "first_seen_ns, comm, exe, cwd, argv) VALUES (1, 10, 1, 0, NULL, 100, 100, 'make', "
+        "'/usr/bin/make', '/w', X'6D616B6500'), (2, 11, 2, 0, 1, 110, 110, 'cc', '/usr/bin/cc', "
+        "'/w', X'636300612E6F002D6F0061707000'), (3, 12, 3, 0, 2, 120, 120, 'ld', "
+        "'/usr/bin/ld', '/w', X'6C6400');"
+        "INSERT INTO files (id, path) VALUES (1, '/tmp/cc1.res');"
+        "INSERT INTO versions (id, file_id, origin, begin_ns, end_ns) VALUES (1, 1, 2, 150, 151);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns, version_id, "
+        "open_flags) VALUES (3, 1, 3, 150, 151, 1, 1);"
+        "INSERT INTO accesses (process_id, file_id, kind, first_ns, last_ns) VALUES "
+        "(2, 1, %d, 200, 200);",
+        TRACEDB_UNLINK);
+    g_autofree char *db = unit_crafted_trace(name, sql, 400);
+    g_autofree char *out = unit_path("cc.json");
+    const char *words[] = {"export", "--format", "compile-commands", "--with-links", "-d", db,
+                           "-o", out, NULL};
+    g_auto(GStrv) argv = g_strdupv((char **)words);
+    g_assert_cmpint(query_export_main((int)g_strv_length(argv), argv), ==, 0);
+    g_autofree char *text = NULL;
+    g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
+    g_assert_null(strstr(text, "\"arguments\""));
+    g_assert_cmpint(unlink(out), ==, 0);
+    g_assert_cmpint(unlink(db), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/export/dot-spawned-in-id-order", test_dot_spawned_in_id_order);
     g_test_add_func("/export/prov-informed-in-order", test_prov_informed_in_order);
+    g_test_add_func("/export/compile-commands-outputs-in-time-order",
+                    test_compile_commands_outputs_in_time_order);
     return unit_run();
 }

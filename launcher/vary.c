@@ -105,23 +105,29 @@ static bool is_c_locale(const char *l)
     return !strcmp(l, "C") || !strcmp(l, "POSIX") || !g_ascii_strncasecmp(l, "C.", 2);
 }
 
-/* Another installed locale than C's: fr_CH's if there, else the first UTF-8 one, else the
- * first; NULL when there is none. */
+/* Another installed locale than C's: fr_CH's UTF-8 one if there, else the first UTF-8 one by
+ * name, else the first by name; NULL when there is none.  By name, not as listed: $LOCPATH's
+ * directories come in readdir order, and the same machine must vary to the same locale. */
+static bool is_utf8_locale(const char *l)
+{
+    return strstr(l, "utf8") || strstr(l, "UTF-8");
+}
+
 static const char *other_locale(const char *const *locales)
 {
-    const char *first = NULL, *utf8 = NULL;
+    const char *first = NULL, *utf8 = NULL, *fr = NULL;
     for (int i = 0; locales && locales[i]; i++) {
         const char *l = locales[i];
         if (is_c_locale(l) || !*l)
             continue;
-        if (g_str_has_prefix(l, "fr_CH.") && (strstr(l, "utf8") || strstr(l, "UTF-8")))
-            return l;
-        if (!utf8 && (strstr(l, "utf8") || strstr(l, "UTF-8")))
+        if (g_str_has_prefix(l, "fr_CH.") && is_utf8_locale(l) && (!fr || strcmp(l, fr) < 0))
+            fr = l;
+        if (is_utf8_locale(l) && (!utf8 || strcmp(l, utf8) < 0))
             utf8 = l;
-        if (!first)
+        if (!first || strcmp(l, first) < 0)
             first = l;
     }
-    return utf8 ? utf8 : first;
+    return fr ? fr : utf8 ? utf8 : first;
 }
 
 static void plan_locales(struct vary_plan *p, bool exp, const struct vary_facts *f)

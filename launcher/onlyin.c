@@ -117,13 +117,15 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
     }
     gate_add_visible_dir(g, cwd);
     /* The build's command search path (it inherits ours): the directories stay visible, so
-     * that a search through one is a denial only where it finds a hidden command. */
+     * that a search through one is a denial only where it finds a hidden command; so do the
+     * symlinks on the way to one (~/.nix-profile/bin) and where they lead. */
     const char *search = g_getenv("PATH");
     g_auto(GStrv) dirs = g_strsplit(search ? search : "", ":", -1);
     for (char **d = dirs; *d; d++)
         if (g_path_is_absolute(*d)) {
             g_autofree char *norm = path_absolute_in("/", *d);
             gate_add_visible_dir(g, norm);
+            gate_add_visible_dir(g, resolve(g, seen, norm, 0));
         }
     *out = g;
     return 0;

@@ -2,63 +2,28 @@
 #include "onlyin.h"
 
 #include "gate.h"
+#include "linkres.h"
 #include "paths.h"
 #include "plan.h"
 #include "textout.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MANIFEST_MAX (256u << 20)
-#define LINKS_MAX 40 /* symlinks followed for one path, as the kernel's limit */
 
-static const char *resolve(struct gate *g, GHashTable *seen, const char *path, int links);
-
-/* Where absolute, normalised `path` leads, its symlinks followed (every one crossed declared,
- * so that the kernel may follow it), its directory resolved through `seen`; a part that
- * cannot be looked at is taken as it is.  A new string; *is_dir (if given): `path` itself is
- * a directory, not a symlink (`git ls-files` lists a symlink, and the files it leads to). */
-static char *resolve_name(struct gate *g, GHashTable *seen, const char *path, int links,
-                          bool *is_dir)
+/* linkres's crossed(): a symlink on the way to a declared path is declared itself, so that
+ * the kernel may follow it. */
+static void declare_link(const char *link, void *data)
 {
-    if (!strcmp(path, "/"))
-        return g_strdup("/");
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    const char *rdir = resolve(g, seen, dir, links);
-    char *at = g_build_filename(rdir, base, NULL);
-    struct stat st;
-    bool found = lstat(at, &st) == 0;
-    if (is_dir)
-        *is_dir = found && S_ISDIR(st.st_mode);
-    if (links >= LINKS_MAX || !found || !S_ISLNK(st.st_mode))
-        return at;
-    g_autofree char *target = g_file_read_link(at, NULL);
-    if (!target)
-        return at;
-    gate_add_path(g, at, false);
-    g_autofree char *next = path_absolute_in(rdir, target);
-    g_free(at);
-    return g_strdup(resolve(g, seen, next, links + 1));
-}
-
-/* resolve_name() of a directory, each answer kept in `seen`. */
-static const char *resolve(struct gate *g, GHashTable *seen, const char *path, int links)
-{
-    const char *known = g_hash_table_lookup(seen, path);
-    if (known)
-        return known;
-    char *to = resolve_name(g, seen, path, links, NULL);
-    g_hash_table_insert(seen, g_strdup(path), to);
-    return to;
+    gate_add_path(data, link, false);
 }
 
 /* Each path the manifests name from entry `first` on, declared also where its symlinks lead
  * when that lies in `root` (the build's directory: a link the project ships to ~/.ssh/id_rsa
  * declares nothing there; globs are not followed).  Returns how many name a directory without
  * DIR/'s slash (what it holds is then not declared), the first in *dir (g_free). */
-static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *seen,
+static unsigned declare_through_links(struct gate *g, size_t first, struct linkres *lr,
                                       const char *root, char **dir)
 {
     unsigned dirs = 0;
@@ -67,8 +32,8 @@ static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *
         const char *path = gate_entry_path(g, i, &subtree);
         if (!path)
             continue;
-        g_autofree char *real = resolve_name(g, seen, path, 0, &is_dir);
-        if (strcmp(real, path) && plan_path_under(real, root))
+        g_autofree char *real = linkres_target(lr, path, root, &is_dir);
+        if (real)
             gate_add_path(g, real, subtree);
         if (is_dir && !subtree && !dirs++)
             *dir = g_strdup(path);
@@ -79,7 +44,7 @@ static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *
 int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
 {
     struct gate *g = gate_new();
-    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    struct linkres *lr = linkres_new(declare_link, g);
     for (guint i = 0; i < manifests->len; i++) {
         const char *path = manifests->pdata[i];
         g_autoptr(GString) esc = g_string_new(NULL);
@@ -92,6 +57,7 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
             fprintf(stderr, "buildtrail run: --only-inputs %s: %s; give a manifest file (one path "
                             "or glob a line, relative to %s)\n",
                     shown, why ? why : g_strerror(-r), cwd);
+            linkres_free(lr);
             gate_free(g);
             return -1;
         }
@@ -100,11 +66,12 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
         if (gate_add_manifest(g, text->str, text->len, cwd, &err) < 0) {
             fprintf(stderr, "buildtrail run: --only-inputs %s: %s; fix that line (a path, a glob, "
                             "DIR/, or a line of sha256sum)\n", shown, err);
+            linkres_free(lr);
             gate_free(g);
             return -1;
         }
         g_autofree char *dir = NULL;
-        unsigned dirs = declare_through_links(g, first, seen, cwd, &dir);
+        unsigned dirs = declare_through_links(g, first, lr, cwd, &dir);
         if (dirs) {
             g_autoptr(GString) d = g_string_new(NULL);
             text_escape(d, dir, strlen(dir));
@@ -125,8 +92,10 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
         if (g_path_is_absolute(*d)) {
             g_autofree char *norm = path_absolute_in("/", *d);
             gate_add_visible_dir(g, norm);
-            gate_add_visible_dir(g, resolve(g, seen, norm, 0));
+            g_autofree char *real = linkres_resolve(lr, norm, NULL);
+            gate_add_visible_dir(g, real);
         }
+    linkres_free(lr);
     *out = g;
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "denials.h"
 #include "driver.h"
 #include "jsonw.h"
+#include "linkres.h"
 #include "manifest.h"
 #include "query.h"
 #include "stmt.h"
@@ -54,6 +55,28 @@ static int report_denials(struct qdb *q, GString *out, struct jsonw *w, int *lis
     }
     denials_free(d);
     return n;
+}
+
+/* Each entry's path where its symlinks lead inside the project `root`, as `run --only-inputs`
+ * declares it (linkres.h: include/v.h with include -> vendor/include is vendor/include/v.h,
+ * the path the build read): an entry of its own, or NULL, one for each of `entries`. */
+static GPtrArray *link_targets(const GPtrArray *entries, const char *root)
+{
+    GPtrArray *t = g_ptr_array_new_with_free_func(manifest_entry_free);
+    struct linkres *lr = linkres_new(NULL, NULL);
+    for (guint i = 0; i < entries->len; i++) {
+        const struct manifest_entry *e = entries->pdata[i];
+        char *real = e->glob ? NULL : linkres_target(lr, e->pattern, root, NULL);
+        struct manifest_entry *a = NULL;
+        if (real) {
+            a = g_new(struct manifest_entry, 1);
+            *a = *e; /* the same line: its hash, DIR/ */
+            a->pattern = real;
+        }
+        g_ptr_array_add(t, a);
+    }
+    linkres_free(lr);
+    return t;
 }
 
 /* One problem: into the JSON array `w` is in, else a line of text. */
@@ -124,8 +147,10 @@ static const struct query_command verify_command = {
              "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
              "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
              "comment.  Relative paths are relative to --root DIR (default: the directory\n"
-             "the build was run in).  Traced system trees (run --system) make /usr files\n"
-             "inputs too: declare them, e.g. with '/usr/**'.\n",
+             "the build was run in); a path through a symlink declares where it leads too,\n"
+             "when that lies in that directory, as run --only-inputs does.  Traced system\n"
+             "trees (run --system) make /usr files inputs too: declare them, e.g. with\n"
+             "'/usr/**'.\n",
     .options_help = "  -i, --inputs MANIFEST the declared inputs\n"
                     "  -u, --unused          also report declared inputs the build never read\n"
                     "      --root DIR        resolve relative manifest paths against DIR\n",
@@ -179,6 +204,7 @@ int query_verify_main(int argc, char **argv)
         return 2;
     }
 
+    g_autoptr(GPtrArray) targets = link_targets(entries, root);
     sqlite3_stmt *st = NULL;
     if (!qdb_prepare(q, sql_found_inputs, &st)) {
         query_failed(q);
@@ -202,7 +228,8 @@ int query_verify_main(int argc, char **argv)
         bool declared = false;
         for (guint i = 0; i < entries->len; i++) {
             struct manifest_entry *e = entries->pdata[i];
-            if (!manifest_match(e, path))
+            const struct manifest_entry *t = targets->pdata[i];
+            if (!manifest_match(e, path) && !(t && manifest_match(t, path)))
                 continue;
             declared = true;
             e->matched++;

@@ -104,6 +104,15 @@ static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set,
     }
     pkggate_spare(g, workspace);
     pkggate_seal(g);
+    size_t kept = pkggate_n_spared(g);
+    if (kept) {
+        g_autoptr(GString) esc = g_string_new(NULL);
+        text_escape(esc, workspace, strlen(workspace));
+        fprintf(stderr, "buildtrail run: warning: --only-packages: the build starts in %s, which "
+                        "holds %zu file%s of packages not allowed: %s visible, as all the "
+                        "build's directory holds; run from the project's directory\n",
+                esc->str, kept, kept == 1 ? "" : "s", kept == 1 ? "it stays" : "they stay");
+    }
     return g;
 }
 

@@ -263,6 +263,7 @@ int query_verify_main(int argc, char **argv)
         jsonw_kv_int(w, "mismatch", n_mismatch);
         jsonw_kv_int(w, "unused", n_unused);
         jsonw_kv_int(w, "denied", MAX(n_denied, 0));
+        jsonw_kv_int(w, "denied_listed_only", n_listed_only);
         jsonw_kv_bool(w, "ok", ok);
         jsonw_object_end(w);
         g_string_append_c(out, '\n');

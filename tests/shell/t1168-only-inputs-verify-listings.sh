@@ -3,7 +3,7 @@
 # (denied, exit 1); one only left out of a listing is not — find, a shell glob, make's
 # directory cache list .git and every undeclared file beside the declared ones, whatever they
 # want, so every such build failed verify — and the text says how many there were and where
-# to see them.  files --denied still lists both.
+# to see them (--json: denied_listed_only).  files --denied still lists both.
 . "$(dirname "$0")/lib.sh"
 require_fuse
 mkdir -p "$T/ws/.git" && cd "$T/ws"
@@ -20,7 +20,8 @@ assert_contains "$denied" "$T/ws/.git: undeclared; listed by " "files --denied k
 bt verify -d "$T/list.db" --inputs M --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["ok"] is True and d["denied"] == 0 and d["problems"] == [], d' || fail "verify --json on listings alone"
+assert d["ok"] is True and d["denied"] == 0 and d["problems"] == [], d
+assert d["denied_listed_only"] == 3, d' || fail "verify --json on listings alone (the count the note gives too)"
 # A lookup of the same kind of file is a finding.
 bt run -q -o "$T/look.db" --only-inputs M -- sh -c 'ls; cat notes.txt .git/HEAD 2>/dev/null || true' > /dev/null ||
     fail "the lookup build failed"

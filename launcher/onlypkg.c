@@ -134,8 +134,8 @@ int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
     struct debset *set = debset_new(db);
     g_autofree char *missing = NULL;
     const char *arch = dpkgdb_native_arch(db);
-    int r = debset_add_relations(set, relations, arch ? arch : "amd64",
-                                 (const char *const *)profiles, &missing);
+    int r = debset_resolve(set, relations, arch ? arch : "amd64", (const char *const *)profiles,
+                           &missing);
     struct pkggate *g = NULL;
     if (r < 0) {
         g_autoptr(GString) esc = g_string_new(NULL);
@@ -148,8 +148,6 @@ int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
             fprintf(stderr, "buildtrail run: --only-packages: %s is not installed; install it "
                             "(apt-get install), or leave it out\n", esc->str);
     } else {
-        debset_add_base(set);
-        debset_close(set);
         g = gate_from(db, set, workspace);
     }
     debset_free(set);

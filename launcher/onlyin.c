@@ -19,6 +19,18 @@ static void declare_link(const char *link, void *data)
     gate_add_path(data, link, false);
 }
 
+/* Directory `dir` (when absolute) stays visible, and so do the symlinks on the way to it
+ * (~/.nix-profile/bin) and where they lead: what it holds is judged one by one. */
+static void keep_visible(struct gate *g, struct linkres *lr, const char *dir)
+{
+    if (!dir || !g_path_is_absolute(dir))
+        return;
+    g_autofree char *norm = path_absolute_in("/", dir);
+    gate_add_visible_dir(g, norm);
+    g_autofree char *real = linkres_resolve(lr, norm, NULL);
+    gate_add_visible_dir(g, real);
+}
+
 /* Each path the manifests name from entry `first` on, declared also where its symlinks lead
  * when that lies in `root` (the build's directory: a link the project ships to ~/.ssh/id_rsa
  * declares nothing there; globs are not followed).  Returns how many name a directory without
@@ -84,17 +96,15 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
     }
     gate_add_visible_dir(g, cwd);
     /* The build's command search path (it inherits ours): the directories stay visible, so
-     * that a search through one is a denial only where it finds a hidden command; so do the
-     * symlinks on the way to one (~/.nix-profile/bin) and where they lead. */
+     * that a search through one is a denial only where it finds a hidden command.  So do the
+     * directories its shells check when they start: $PWD (the start directory by the path the
+     * caller took, through a symlink) and bash's $OLDPWD. */
     const char *search = g_getenv("PATH");
     g_auto(GStrv) dirs = g_strsplit(search ? search : "", ":", -1);
     for (char **d = dirs; *d; d++)
-        if (g_path_is_absolute(*d)) {
-            g_autofree char *norm = path_absolute_in("/", *d);
-            gate_add_visible_dir(g, norm);
-            g_autofree char *real = linkres_resolve(lr, norm, NULL);
-            gate_add_visible_dir(g, real);
-        }
+        keep_visible(g, lr, *d);
+    keep_visible(g, lr, g_getenv("PWD"));
+    keep_visible(g, lr, g_getenv("OLDPWD"));
     linkres_free(lr);
     *out = g;
     return 0;

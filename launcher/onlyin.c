@@ -110,6 +110,43 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
     return 0;
 }
 
+/* Would the gate restrict `path` (before the seal: a tree lies around it, and a system tree
+ * only when a manifest names a path in it)? */
+static bool restricted(const struct gate *g, const struct plan *plan, const char *path)
+{
+    const char *best = NULL;
+    for (int i = 0; i < plan_n_trees(plan); i++) {
+        const char *t = plan_tree(plan, i)->path;
+        if (plan_path_under(path, t) && (!best || strlen(t) > strlen(best)))
+            best = t;
+    }
+    if (!best)
+        return false;
+    g_autofree char *top = g_strndup(best + 1, strcspn(best + 1, "/"));
+    return !plan_is_system_top(top) || gate_names_under(g, best);
+}
+
+/* The symlinks at the top of tree `tree` that lead where nothing is restricted (/var/run ->
+ * /run, /var/lock): declared, as hiding them hides nothing (the target is reachable by its own
+ * name) and every getpwuid of the build probed /var/run/nscd/socket, a denial each time. */
+static void declare_links_out(struct gate *g, const struct plan *plan, const char *tree)
+{
+    GDir *d = g_dir_open(tree, 0, NULL);
+    if (!d)
+        return;
+    struct linkres *lr = linkres_new(NULL, NULL);
+    for (const char *name; (name = g_dir_read_name(d));) {
+        g_autofree char *link = g_build_filename(tree, name, NULL);
+        if (!g_file_test(link, G_FILE_TEST_IS_SYMLINK))
+            continue;
+        g_autofree char *real = linkres_resolve(lr, link, NULL);
+        if (strcmp(real, link) && !restricted(g, plan, real))
+            gate_add_path(g, link, false);
+    }
+    linkres_free(lr);
+    g_dir_close(d);
+}
+
 void onlyin_add_trees(struct gate *g, const struct plan *plan)
 {
     for (int i = 0; i < plan_n_trees(plan); i++) {
@@ -118,6 +155,9 @@ void onlyin_add_trees(struct gate *g, const struct plan *plan)
         gate_add_tree(g, path, plan_is_system_top(top));
         gate_add_visible_dir(g, path); /* setup mounts it there, through the trees above it */
     }
+    for (int i = 0; i < plan_n_trees(plan); i++)
+        if (restricted(g, plan, plan_tree(plan, i)->path))
+            declare_links_out(g, plan, plan_tree(plan, i)->path);
     /* A system tree the manifests name but this run does not serve through FUSE (untraced, or
      * watched by --system as root) cannot hide anything: say so. */
     static const char *const tops[] = {"/usr", "/etc", "/opt"};

@@ -98,13 +98,15 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
     /* The build's command search path (it inherits ours): the directories stay visible, so
      * that a search through one is a denial only where it finds a hidden command.  So do the
      * directories its shells check when they start: $PWD (the start directory by the path the
-     * caller took, through a symlink) and bash's $OLDPWD. */
+     * caller took, through a symlink) and bash's $OLDPWD; and its $TMPDIR, where it writes
+     * (mktemp failed, and every compile was a denial of it). */
     const char *search = g_getenv("PATH");
     g_auto(GStrv) dirs = g_strsplit(search ? search : "", ":", -1);
     for (char **d = dirs; *d; d++)
         keep_visible(g, lr, *d);
     keep_visible(g, lr, g_getenv("PWD"));
     keep_visible(g, lr, g_getenv("OLDPWD"));
+    keep_visible(g, lr, g_getenv("TMPDIR"));
     linkres_free(lr);
     *out = g;
     return 0;

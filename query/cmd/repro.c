@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* reproeng's variation bits are vary.h's (run's): one LIST, one meaning. */
@@ -269,17 +270,57 @@ static void collect_causes(struct repro_report *r)
     }
 }
 
-/* An artifact that differs: its file in the control's copy and in the experiment's (g_free
- * both); false for one that does not differ. */
-static bool differing_files(const struct repro_report *r, const struct diffeng_model *m,
-                            const struct reproeng_artifact *a, char **fa, char **fb)
+/* An artifact that differs: its file in copy_a and in copy_b (g_free both); false for one that
+ * does not differ, or that lies outside the copies (one file on disk for both builds). */
+static bool differing_files(const struct diffeng_model *m, const struct reproeng_artifact *a,
+                            const char *copy_a, const char *copy_b, char **fa, char **fb)
 {
     if (a->state != RA_DIFFERS)
         return false;
     g_autofree char *rel = reproeng_rel(m, a->path);
-    *fa = g_canonicalize_filename(rel, r->build[0]->copy);
-    *fb = g_canonicalize_filename(rel, r->build[1]->copy);
-    return true;
+    *fa = g_canonicalize_filename(rel, copy_a);
+    *fb = g_canonicalize_filename(rel, copy_b);
+    if (strcmp(*fa, *fb))
+        return true;
+    g_clear_pointer(fa, g_free);
+    g_clear_pointer(fb, g_free);
+    return false;
+}
+
+/* Whether two regular files hold the same bytes (false when either cannot be read). */
+static bool same_bytes(const char *fa, const char *fb)
+{
+    int fd[2] = {archive_open_regular(fa, NULL), archive_open_regular(fb, NULL)};
+    struct stat st[2];
+    bool same = fd[0] >= 0 && fd[1] >= 0 && !fstat(fd[0], &st[0]) && !fstat(fd[1], &st[1]) &&
+                st[0].st_size == st[1].st_size;
+    char *buf[2] = {g_malloc(1 << 16), g_malloc(1 << 16)};
+    while (same) {
+        ssize_t n = read(fd[0], buf[0], 1 << 16);
+        same = n >= 0 && read(fd[1], buf[1], (size_t)n) == n && !memcmp(buf[0], buf[1], (size_t)n);
+        if (n <= 0)
+            break;
+    }
+    for (int i = 0; i < 2; i++) {
+        g_free(buf[i]);
+        if (fd[i] >= 0)
+            close(fd[i]);
+    }
+    return same;
+}
+
+/* The differing artifacts whose two files on disk are the same bytes are identical, whatever
+ * the traces said: a file past --hash-limit has no hash in either, which diffeng counts as
+ * differing. */
+static void settle_on_disk(const struct diffeng_model *m, GPtrArray *artifacts,
+                           const char *copy_a, const char *copy_b)
+{
+    for (guint i = 0; i < artifacts->len; i++) {
+        struct reproeng_artifact *a = artifacts->pdata[i];
+        g_autofree char *fa = NULL, *fb = NULL;
+        if (differing_files(m, a, copy_a, copy_b, &fa, &fb) && same_bytes(fa, fb))
+            a->state = RA_IDENTICAL;
+    }
 }
 
 /* Each differing artifact's two files on disk (in the copies) compared member by member. */
@@ -292,7 +333,7 @@ static void compare_members(struct repro_report *r)
     for (guint i = 0; i < r->artifacts->len; i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
-        if (!differing_files(r, m, a, &fa, &fb))
+        if (!differing_files(m, a, r->build[0]->copy, r->build[1]->copy, &fa, &fb))
             continue;
         GPtrArray *diffs = NULL;
         char *why = NULL;
@@ -337,6 +378,7 @@ static GHashTable *bisect_build(uint32_t set, void *ctx)
         struct diffeng *d = diffeng_new(s->rep->q[0], s->p[0], q, p);
         expect_env(d, set);
         GPtrArray *arts = reproeng_artifacts(d, s->rr->cli->globs);
+        settle_on_disk(diffeng_run(d), arts, s->rep->build[0]->copy, b.copy);
         if (qdb_failed(q) ? !query_failed(q) : true)
             keys = artifact_keys(d, arts);
         g_ptr_array_unref(arts);
@@ -380,7 +422,7 @@ static void run_diffoscope(struct repro_report *r)
     for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
-        if (!differing_files(r, m, a, &fa, &fb))
+        if (!differing_files(m, a, r->build[0]->copy, r->build[1]->copy, &fa, &fb))
             continue;
         const char *argv[] = {prog, "--text", "-", fa, fb, NULL};
         char *text = NULL;
@@ -431,6 +473,7 @@ static int compare(struct repro_state *s)
                 s->rr->out);
         return 2;
     }
+    settle_on_disk(diffeng_run(r->d), r->artifacts, r->build[0]->copy, r->build[1]->copy);
     collect_causes(r);
     compare_members(r);
     for (int i = 0; i < 2; i++)

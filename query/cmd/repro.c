@@ -203,9 +203,11 @@ static int one_build(struct repro_run *rr, const char *slot, uint32_t control,
         g_free(err);
         return 2;
     }
-    if (b->status) {
-        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in %s, "
-                        "its trace %s\n", slot, b->status, b->log, b->trace);
+    if (b->status) { /* a command run could not start leaves no trace */
+        bool traced = !access(b->trace, F_OK);
+        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in %s%s%s\n",
+                slot, b->status, b->log, traced ? ", its trace " : " (no trace written)",
+                traced ? b->trace : "");
         return 2;
     }
     return 0;

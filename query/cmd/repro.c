@@ -560,6 +560,34 @@ static int repro_steps(struct repro_run *rr, int argc, char **cmd)
     return st;
 }
 
+/* An --artifacts GLOB as the artifacts' paths are spelled: relative to the tree without "./"
+ * or "//" (./out/a.txt is out/a.txt); absolute inside the tree (src, or the same directory as
+ * $PWD names it), relative too: the builds ran in copies elsewhere, never at that path. */
+static char *glob_in_tree(const char *glob, const char *src)
+{
+    if (g_path_is_absolute(glob)) {
+        g_autofree char *canon = g_canonicalize_filename(glob, NULL);
+        const char *pwd = g_getenv("PWD");
+        g_autofree char *pwd_real = pwd && g_path_is_absolute(pwd) ? realpath(pwd, NULL) : NULL;
+        const char *roots[] = {src, pwd_real && !strcmp(pwd_real, src) ? pwd : NULL};
+        for (size_t i = 0; i < G_N_ELEMENTS(roots); i++) {
+            g_autofree char *root = roots[i] ? g_canonicalize_filename(roots[i], NULL) : NULL;
+            size_t l = root ? strlen(root) : 0;
+            if (l > 1 && !strncmp(canon, root, l) && canon[l] == '/' && canon[l + 1])
+                return g_strdup(canon + l + 1);
+        }
+        return g_steal_pointer(&canon);
+    }
+    g_auto(GStrv) parts = g_strsplit(glob, "/", -1);
+    GString *out = g_string_new(NULL);
+    for (int i = 0; parts[i]; i++)
+        if (*parts[i] && strcmp(parts[i], "."))
+            g_string_append_printf(out, "%s%s", out->len ? "/" : "", parts[i]);
+    if (!out->len)
+        g_string_assign(out, glob);
+    return g_string_free(out, FALSE);
+}
+
 int query_repro_main(int argc, char **argv)
 {
     struct repro_cli cli = {.globs = g_ptr_array_new_with_free_func(g_free),
@@ -580,6 +608,11 @@ int query_repro_main(int argc, char **argv)
         fputs("buildtrail repro: it copies the directory it runs in, here / (the whole machine); "
               "cd into the source tree first\n", stderr);
         return 2;
+    }
+    for (guint i = 0; i < cli.globs->len; i++) {
+        char *g = glob_in_tree(cli.globs->pdata[i], src);
+        g_free(cli.globs->pdata[i]);
+        cli.globs->pdata[i] = g;
     }
     g_autofree char *out = NULL;
     char *err = NULL;

@@ -58,12 +58,17 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
         for (unsigned n = 1; n < 1000; n++) {
             char *cand = n == 1 ? g_strdup_printf("%s/%s.repro", parent, name)
                                 : g_strdup_printf("%s/%s.repro-%u", parent, name, n);
-            struct stat st;
-            if (lstat(cand, &st) < 0 && errno == ENOENT) {
+            if (mkdir(cand, 0755) == 0) { /* claimed: another repro at once takes the next */
                 *out = cand;
                 return 0;
             }
+            int e = errno;
             g_free(cand);
+            if (e != EEXIST) {
+                *err = g_strdup_printf("cannot make a directory NAME.repro beside %s: %s; give "
+                                       "one with -o DIR", src, g_strerror(e));
+                return -e;
+            }
         }
         *err = g_strdup_printf("no free name NAME.repro-N beside %s; give one with -o DIR", src);
         return -EEXIST;

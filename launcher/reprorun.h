@@ -16,8 +16,10 @@
  * Contract
  *   - reprorun_outdir checks -o DIR (absent, or an empty directory; never a file or a
  *     directory with entries, never inside `src`, a real path, once DIR's parent's symbolic
- *     links are resolved) or, with NULL, names a new directory beside the source tree;
- *     it creates nothing: reprorun_outdir_make does, once every other check passed.
+ *     links are resolved), creating nothing (reprorun_outdir_make does, once every other
+ *     check passed); or, with NULL, makes a new directory beside the source tree, NAME.repro
+ *     or the first NAME.repro-N free (made at once: two repro started together in one tree
+ *     never share one).
  *   - reprorun_signals_begin installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that
  *     remember the first signal and pass a signal sent by a process (kill, not the terminal,
  *     which reaches the whole process group already) on to the current child; between

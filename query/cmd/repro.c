@@ -325,6 +325,34 @@ static void settle_on_disk(const struct diffeng_model *m, GPtrArray *artifacts,
     }
 }
 
+static gint by_name(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* By default, when the build delivers files apart (beside its directory), the other products
+ * are no artifacts: those that differ are said all the same (left_out), so that a verdict on
+ * the files delivered never passes over the tree's own in silence. */
+static void products_left_out(struct repro_report *r, const GPtrArray *globs)
+{
+    const struct diffeng_model *m = diffeng_run(r->d);
+    r->left_out = g_ptr_array_new_with_free_func(g_free);
+    if ((globs && globs->len) || !m->artifacts->len)
+        return;
+    const GPtrArray *lists[] = {m->differ, m->only_a, m->only_b};
+    for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            struct reproeng_artifact p = {lists[l]->pdata[i], l ? RA_ONLY_CONTROL : RA_DIFFERS};
+            g_autofree char *fa = NULL, *fb = NULL;
+            if (diffeng_is_artifact(r->d, p.path) ||
+                (differing_files(m, &p, r->build[0]->copy, r->build[1]->copy, &fa, &fb) &&
+                 same_bytes(fa, fb)))
+                continue;
+            g_ptr_array_add(r->left_out, reproeng_rel(m, p.path));
+        }
+    g_ptr_array_sort(r->left_out, by_name);
+}
+
 /* Each differing artifact's two files on disk (in the copies) compared member by member. */
 static void compare_members(struct repro_report *r)
 {
@@ -476,6 +504,7 @@ static int compare(struct repro_state *s)
         return 2;
     }
     settle_on_disk(diffeng_run(r->d), r->artifacts, r->build[0]->copy, r->build[1]->copy);
+    products_left_out(r, s->rr->cli->globs);
     collect_causes(r);
     compare_members(r);
     for (int i = 0; i < 2; i++)
@@ -521,6 +550,8 @@ static void report_free(struct repro_state *s)
     }
     if (r->artifacts)
         g_ptr_array_unref(r->artifacts);
+    if (r->left_out)
+        g_ptr_array_unref(r->left_out);
     g_array_unref(r->causes);
     g_hash_table_unref(r->hints);
     g_ptr_array_unref(r->not_applied);

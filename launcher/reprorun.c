@@ -118,6 +118,12 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
                                    "keeps its copies and traces there)", arg);
             return -ENOTEMPTY;
         }
+        if (access(canon, W_OK | X_OK) < 0) {
+            int denied = errno;
+            *err = g_strdup_printf("-o %s: cannot write in it (%s); give a directory you can "
+                                   "write in", arg, g_strerror(denied));
+            return -denied;
+        }
     }
     *out = g_steal_pointer(&canon);
     return 0;

@@ -14,9 +14,9 @@
  * is kept.
  *
  * Contract
- *   - reprorun_outdir checks -o DIR (absent, or an empty directory; never a file or a
- *     directory with entries, never inside `src`, a real path, once DIR's parent's symbolic
- *     links are resolved), creating nothing (reprorun_outdir_make does, once every other
+ *   - reprorun_outdir checks -o DIR (absent, or an empty directory the caller can write in;
+ *     never a file or a directory with entries, never inside `src`, a real path, once DIR's
+ *     parent's symbolic links are resolved), creating nothing (reprorun_outdir_make does, once every other
  *     check passed); or, with NULL, makes a new directory beside the source tree, NAME.repro
  *     or the first NAME.repro-N free (made at once: two repro started together in one tree
  *     never share one).

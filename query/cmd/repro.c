@@ -203,11 +203,19 @@ static int one_build(struct repro_run *rr, const char *slot, uint32_t control,
         g_free(err);
         return 2;
     }
-    if (b->status) { /* a command run could not start leaves no trace */
-        bool traced = !access(b->trace, F_OK);
-        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in %s%s%s\n",
-                slot, b->status, b->log, traced ? ", its trace " : " (no trace written)",
-                traced ? b->trace : "");
+    if (b->status) {
+        if (!access(b->trace, F_OK)) {
+            fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in "
+                            "%s, its trace %s\n", slot, b->status, b->log, b->trace);
+            return 2;
+        }
+        /* run stopped before the build (a bad option, a command not found): its reason */
+        g_autofree char *said = NULL;
+        (void)g_file_get_contents(b->log, &said, NULL, NULL);
+        g_strchomp(said ? said : (said = g_strdup("")));
+        const char *last = strrchr(said, '\n');
+        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d): %s (no trace written; "
+                        "its output is in %s)\n", slot, b->status, last ? last + 1 : said, b->log);
         return 2;
     }
     return 0;

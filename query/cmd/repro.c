@@ -325,7 +325,7 @@ static bool same_bytes(const char *fa, const char *fb)
 static void settle_on_disk(const struct diffeng_model *m, GPtrArray *artifacts,
                            const char *copy_a, const char *copy_b)
 {
-    for (guint i = 0; i < artifacts->len; i++) {
+    for (guint i = 0; i < artifacts->len && !reprorun_stopped(); i++) {
         struct reproeng_artifact *a = artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
         if (differing_files(m, a, copy_a, copy_b, &fa, &fb) && same_bytes(fa, fb))
@@ -361,14 +361,15 @@ static void products_left_out(struct repro_report *r, const GPtrArray *globs)
     g_ptr_array_sort(r->left_out, by_name);
 }
 
-/* Each differing artifact's two files on disk (in the copies) compared member by member. */
+/* Each differing artifact's two files on disk (in the copies) compared member by member; a
+ * signal ends it after the artifact it is on (each may inflate to gigabytes). */
 static void compare_members(struct repro_report *r)
 {
     const struct diffeng_model *m = diffeng_run(r->d);
     r->members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify)g_ptr_array_unref);
     r->member_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    for (guint i = 0; i < r->artifacts->len; i++) {
+    for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
         if (!differing_files(m, a, r->build[0]->copy, r->build[1]->copy, &fa, &fb))
@@ -520,7 +521,7 @@ static int compare(struct repro_state *s)
             query_failed(r->q[i]);
             return 2;
         }
-    if (s->rr->cli->bisect && r->causes->len) {
+    if (s->rr->cli->bisect && r->causes->len && !reprorun_stopped()) {
         bisect(s);
         if (s->status)
             return s->status;

@@ -31,6 +31,7 @@ G_STATIC_ASSERT((int)RV_COUNT == (int)VARY_COUNT && (int)RV_TIME == (int)VARY_TI
 struct repro_cli {
     const char *out;
     uint32_t vary;
+    GString *vary_list; /* every --vary LIST so far, joined: given again, it goes on */
     bool bisect, json, diffoscope;
     GPtrArray *globs;    /* --artifacts */
     GPtrArray *run_args; /* passed on to run */
@@ -58,7 +59,8 @@ static void usage(FILE *f)
           "                        environment, build_path, fileordering, home, kernel,\n"
           "                        locales, exec_path, time, timezone, umask, user_group,\n"
           "                        domain_host, num_cpus, aslr; all: every one but time;\n"
-          "                        +NAME adds, -NAME removes; default: all)\n"
+          "                        +NAME adds, -NAME removes; given again, it goes on\n"
+          "                        from the last LIST; default: all)\n"
           "      --bisect          pin each root cause to the variation(s) that trigger it\n"
           "                        (one more build per step)\n"
           "      --artifacts GLOB  compare the products GLOB matches (relative to the tree,\n"
@@ -113,8 +115,9 @@ static int parse(int argc, char **argv, struct repro_cli *c)
         char *err = NULL;
         switch (opt) {
         case 'o': c->out = optarg; break;
-        case 'V':
-            if (vary_parse(optarg, &c->vary, &err) < 0) { /* run's own parser: one LIST */
+        case 'V': /* run's own parser, and run's way: `--vary all --vary -umask` */
+            g_string_append_printf(c->vary_list, "%s%s", c->vary_list->len ? "," : "", optarg);
+            if (vary_parse(c->vary_list->str, &c->vary, &err) < 0) {
                 fprintf(stderr, "buildtrail repro: --vary %s\n", err);
                 g_free(err);
                 return 2;
@@ -631,7 +634,9 @@ static char *glob_in_tree(const char *glob, const char *src)
 int query_repro_main(int argc, char **argv)
 {
     struct repro_cli cli = {.globs = g_ptr_array_new_with_free_func(g_free),
-                            .run_args = g_ptr_array_new_with_free_func(g_free)};
+                            .run_args = g_ptr_array_new_with_free_func(g_free),
+                            .vary_list = g_string_new(NULL)};
+    g_autoptr(GString) vary_list = cli.vary_list;
     g_autoptr(GPtrArray) globs = cli.globs;
     g_autoptr(GPtrArray) run_args = cli.run_args;
     int r = parse(argc, argv, &cli);

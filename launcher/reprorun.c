@@ -50,6 +50,11 @@ int reprorun_stopped(void)
     return stop_signal;
 }
 
+const volatile sig_atomic_t *reprorun_stop_flag(void)
+{
+    return &stop_signal;
+}
+
 int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
 {
     if (!arg) {

@@ -33,6 +33,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 
 struct reprorun_build {
@@ -53,6 +54,8 @@ void reprorun_signals_begin(void);
 void reprorun_signals_end(void);
 /* The signal that came since reprorun_signals_begin, or 0. */
 int reprorun_stopped(void);
+/* The flag behind it, for a reader to check as it goes (archive_limits.cancel). */
+const volatile sig_atomic_t *reprorun_stop_flag(void);
 
 /* The build `slot`: a copy of `src` built at the control's path, or (other_path) at another. */
 int reprorun_build(const char *out, const char *src, const char *slot, bool other_path,

@@ -308,7 +308,7 @@ static bool same_bytes(const char *fa, const char *fb)
     bool same = fd[0] >= 0 && fd[1] >= 0 && !fstat(fd[0], &st[0]) && !fstat(fd[1], &st[1]) &&
                 st[0].st_size == st[1].st_size;
     char *buf[2] = {g_malloc(1 << 16), g_malloc(1 << 16)};
-    while (same) {
+    while (same && !reprorun_stopped()) {
         ssize_t n = read(fd[0], buf[0], 1 << 16);
         same = n >= 0 && read(fd[1], buf[1], (size_t)n) == n && !memcmp(buf[0], buf[1], (size_t)n);
         if (n <= 0)
@@ -319,7 +319,7 @@ static bool same_bytes(const char *fa, const char *fb)
         if (fd[i] >= 0)
             close(fd[i]);
     }
-    return same;
+    return same && !reprorun_stopped(); /* cut short: not known */
 }
 
 /* The differing artifacts whose two files on disk are the same bytes are identical, whatever
@@ -365,13 +365,14 @@ static void products_left_out(struct repro_report *r, const GPtrArray *globs)
 }
 
 /* Each differing artifact's two files on disk (in the copies) compared member by member; a
- * signal ends it after the artifact it is on (each may inflate to gigabytes). */
+ * signal ends it at once (an artifact may inflate to gigabytes). */
 static void compare_members(struct repro_report *r)
 {
     const struct diffeng_model *m = diffeng_run(r->d);
     r->members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify)g_ptr_array_unref);
     r->member_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    const struct artcmp_opts opts = {.limits = {.cancel = reprorun_stop_flag()}};
     for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
@@ -379,7 +380,7 @@ static void compare_members(struct repro_report *r)
             continue;
         GPtrArray *diffs = NULL;
         char *why = NULL;
-        if (artcmp_compare(fa, fb, NULL, &diffs, &why) < 0)
+        if (artcmp_compare(fa, fb, &opts, &diffs, &why) < 0)
             g_hash_table_insert(r->member_errors, g_strdup(a->path), why);
         else
             g_hash_table_insert(r->members, g_strdup(a->path), diffs);

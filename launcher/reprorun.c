@@ -78,6 +78,10 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
         *err = g_strdup_printf("no free name NAME.repro-N beside %s; give one with -o DIR", src);
         return -EEXIST;
     }
+    if (!*arg) { /* else the cwd: "inside the source tree" */
+        *err = g_strdup("-o '' names no directory; give a new or empty directory");
+        return -EINVAL;
+    }
     /* from the cwd, its parent's symbolic links resolved: a link into the tree is the tree */
     g_autofree char *given = g_canonicalize_filename(arg, NULL);
     g_autofree char *given_parent = g_path_get_dirname(given);

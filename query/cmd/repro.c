@@ -525,7 +525,7 @@ static int compare(struct repro_state *s)
             query_failed(r->q[i]);
             return 2;
         }
-    if (s->rr->cli->bisect && r->causes->len && !reprorun_stopped()) {
+    if (s->rr->cli->bisect && !reprorun_stopped()) { /* no cause: bisected with no build */
         bisect(s);
         if (s->status)
             return s->status;

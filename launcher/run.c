@@ -521,7 +521,8 @@ static int run_plan(struct run *r)
     plan_set_workspace(r->plan, r->cwd);
     if (r->o.vary_given[VARY_CONTROL] || r->o.vary_given[VARY_EXPERIMENT]) {
         struct vary_facts facts;
-        spawn_vary_facts(&r->sp, r->cwd, r->plan->watched->len > 0, &facts);
+        spawn_vary_facts(&r->sp, r->cwd, r->plan->watched->len > 0,
+                         r->o.vary_set[VARY_EXPERIMENT] & (1u << VARY_USER_GROUP), &facts);
         r->vary = vary_plan_make_sides(r->o.vary_set[VARY_CONTROL],
                                        r->o.vary_set[VARY_EXPERIMENT], &facts);
         if (!r->o.vary_given[VARY_CONTROL])

@@ -167,6 +167,15 @@ static void test_root_foreign_tree(void)
     e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
     g_assert_true(e->nest_user);
     vary_plan_free(e);
+    /* root's tree, a directory in it another user's (a tarball unpacked as root) */
+    f.foreign_uid = 1000;
+    f.foreign_dir = "/src/p/sub";
+    e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_false(e->nest_user);
+    g_assert_nonnull(strstr(find(e, VARY_USER_GROUP)->why_not, "/src/p/sub belongs to uid 1000"));
+    vary_plan_free(e);
+    f.foreign_uid = -1;
+    f.foreign_dir = NULL;
     f.uid = 1000;
     f.cwd_uid = 0;
     e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);

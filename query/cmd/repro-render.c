@@ -395,6 +395,11 @@ void repro_render_json(GString *out, struct repro_report *r)
         jsonw_uint(&w, r->bisect_builds);
     else
         jsonw_null(&w);
+    jsonw_key(&w, "bisect_failed");
+    if (r->bisected)
+        jsonw_bool(&w, r->bisect_failed);
+    else
+        jsonw_null(&w);
     jsonw_key(&w, "left_out_differ");
     jsonw_array_begin(&w);
     for (guint i = 0; r->left_out && i < r->left_out->len; i++)

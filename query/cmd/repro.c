@@ -525,10 +525,12 @@ static int compare(struct repro_state *s)
             query_failed(r->q[i]);
             return 2;
         }
+    /* A bisect build that failed (one_build said why) leaves the pins partial: the report of
+     * the two builds is still given, then the exit says the error. */
+    int failed = 0;
     if (s->rr->cli->bisect && !reprorun_stopped()) { /* no cause: bisected with no build */
         bisect(s);
-        if (s->status)
-            return s->status;
+        failed = s->status;
     }
     if (s->rr->cli->diffoscope)
         run_diffoscope(r);
@@ -542,7 +544,7 @@ static int compare(struct repro_state *s)
         repro_render_json(out, r);
     else
         repro_render_text(out, r);
-    int st = query_emit(NULL, out) ? 2 : repro_differs(r) ? 1 : 0;
+    int st = query_emit(NULL, out) ? 2 : failed ? failed : repro_differs(r) ? 1 : 0;
     g_string_free(out, TRUE);
     if (r->diffoscope_missing)
         fputs("buildtrail repro: --diffoscope: diffoscope is not installed (apt install "

@@ -34,6 +34,23 @@ TRACEDB_STATEMENT(sql_wrote_paths, 3, TRACEDB_SCHEMA_VERSION,
                   "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id "
                   "WHERE a.kind IN " TRACEDB_KINDS_WROTE_PATH " AND a.result = 0");
 
+/* The set of paths the build wrote (sql_wrote_paths), or NULL on a database error (q has it). */
+static GHashTable *wrote_paths(struct qdb *q)
+{
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(q, sql_wrote_paths, &st))
+        return NULL;
+    GHashTable *wrote = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    while (qdb_row(q, st))
+        g_hash_table_add(wrote, g_strdup((const char *)sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    if (qdb_failed(q)) {
+        g_hash_table_unref(wrote);
+        return NULL;
+    }
+    return wrote;
+}
+
 /* What report_denials() did not count as findings. */
 struct denials_left {
     int listed_only; /* only left out of listings */
@@ -46,19 +63,13 @@ struct denials_left {
  * want), nor one the build then made itself (a stale output of an earlier build that make
  * looked at and built again: its own product): *left counts those.  The number of findings,
  * or -1 on a database error (q has it). */
-static int report_denials(struct qdb *q, GString *out, struct jsonw *w, struct denials_left *left)
+static int report_denials(struct qdb *q, GHashTable *wrote, GString *out, struct jsonw *w,
+                          struct denials_left *left)
 {
     bool recorded;
     GArray *d = denials_load(q, 0, &recorded);
-    sqlite3_stmt *st = NULL;
-    if (!d || !qdb_prepare(q, sql_wrote_paths, &st)) {
-        denials_free(d);
+    if (!d)
         return -1;
-    }
-    g_autoptr(GHashTable) wrote = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    while (qdb_row(q, st))
-        g_hash_table_add(wrote, g_strdup((const char *)sqlite3_column_text(st, 0)));
-    sqlite3_finalize(st);
     int n = 0;
     *left = (struct denials_left){0};
     for (guint i = 0; i < d->len && !qdb_failed(q);) {
@@ -96,16 +107,36 @@ static void note_denials_left(GString *out, const struct denials_left *left)
                                n, n == 1 ? " was" : "s were");
 }
 
+/* linkres's crossed(): was a symlink on the way one the build wrote? */
+struct crossing {
+    GHashTable *wrote;
+    bool remade;
+};
+
+static void crossed_link(const char *link, void *data)
+{
+    struct crossing *c = data;
+    c->remade |= g_hash_table_contains(c->wrote, link);
+}
+
 /* Each entry's path where its symlinks lead inside the project `root`, as `run --only-inputs`
  * declares it (linkres.h: include/v.h with include -> vendor/include is vendor/include/v.h,
- * the path the build read): an entry of its own, or NULL, one for each of `entries`. */
-static GPtrArray *link_targets(const GPtrArray *entries, const char *root)
+ * the path the build read): an entry of its own, or NULL, one for each of `entries`.  Not
+ * through a link in `wrote`: the links are looked at after the build, and one it made or
+ * remade (ln -sfn secret.txt lnk) leads where it did not before, a declaration of what the
+ * build chose to read. */
+static GPtrArray *link_targets(const GPtrArray *entries, const char *root, GHashTable *wrote)
 {
     GPtrArray *t = g_ptr_array_new_with_free_func(manifest_entry_free);
-    struct linkres *lr = linkres_new(NULL, NULL);
     for (guint i = 0; i < entries->len; i++) {
         const struct manifest_entry *e = entries->pdata[i];
+        /* One resolver each: a directory resolved before would not tell its links again. */
+        struct crossing c = {wrote, false};
+        struct linkres *lr = linkres_new(crossed_link, &c);
         char *real = e->glob ? NULL : linkres_target(lr, e->pattern, root, NULL);
+        linkres_free(lr);
+        if (c.remade)
+            g_clear_pointer(&real, g_free);
         struct manifest_entry *a = NULL;
         if (real) {
             a = g_new(struct manifest_entry, 1);
@@ -114,7 +145,6 @@ static GPtrArray *link_targets(const GPtrArray *entries, const char *root)
         }
         g_ptr_array_add(t, a);
     }
-    linkres_free(lr);
     return t;
 }
 
@@ -187,9 +217,9 @@ static const struct query_command verify_command = {
              "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
              "comment.  Relative paths are relative to --root DIR (default: the directory\n"
              "the build was run in); a path through a symlink declares where it leads too,\n"
-             "when that lies in that directory, as run --only-inputs does.  Traced system\n"
-             "trees (run --system) make /usr files inputs too: declare them, e.g. with\n"
-             "'/usr/**'.\n",
+             "when that lies in that directory, as run --only-inputs does (not through a\n"
+             "link the build wrote).  Traced system trees (run --system) make /usr files\n"
+             "inputs too: declare them, e.g. with '/usr/**'.\n",
     .options_help = "  -i, --inputs MANIFEST the declared inputs\n"
                     "  -u, --unused          also report declared inputs the build never read\n"
                     "      --root DIR        resolve relative manifest paths against DIR\n",
@@ -243,9 +273,10 @@ int query_verify_main(int argc, char **argv)
         return 2;
     }
 
-    g_autoptr(GPtrArray) targets = link_targets(entries, root);
+    g_autoptr(GHashTable) wrote = wrote_paths(q);
+    g_autoptr(GPtrArray) targets = wrote ? link_targets(entries, root, wrote) : NULL;
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, sql_found_inputs, &st)) {
+    if (!wrote || !qdb_prepare(q, sql_found_inputs, &st)) {
         query_failed(q);
         g_ptr_array_free(entries, TRUE);
         qdb_close(q);
@@ -284,7 +315,7 @@ int query_verify_main(int argc, char **argv)
     }
     sqlite3_finalize(st);
     struct denials_left left = {0};
-    int n_denied = report_denials(q, out, w, &left);
+    int n_denied = report_denials(q, wrote, out, w, &left);
     if (unused) {
         for (guint i = 0; i < entries->len; i++) {
             const struct manifest_entry *e = entries->pdata[i];

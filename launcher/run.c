@@ -494,6 +494,14 @@ static int run_plan(struct run *r)
               stderr);
         return -1;
     }
+    /* The build inherits it, and a directory opened before the mounts is the real one beneath
+     * them: through /proc/self/fd/0 the build would read there, untraced and unhidden. */
+    struct stat in;
+    if (fstat(STDIN_FILENO, &in) == 0 && S_ISDIR(in.st_mode)) {
+        fputs("buildtrail run: the standard input is a directory, which the build could read "
+              "beneath the traced mounts; give it another (< /dev/null)\n", stderr);
+        return -1;
+    }
     if ((r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) ||
         (r->o.only_packages &&
          onlypkg_load(r->o.only_packages, NULL, r->cwd, &r->pkggate) < 0)) {

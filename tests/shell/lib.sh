@@ -7,6 +7,9 @@
 # BT_SKIP_LOG (if set) collects the sub-checks that were skipped; BT_VARIANT=user in the
 # unprivileged variant (as-user.sh); BT_SANITIZED=1 in the ASan/UBSan build's tests.
 set -eu
+# The tests' Python checks are asserts (assert_sboms_valid's too): PYTHONOPTIMIZE drops them,
+# and every check would pass.
+unset PYTHONOPTIMIZE
 
 : "${BUILDTRAIL:?BUILDTRAIL must name the buildtrail binary}"
 WORKLOADS=${WORKLOADS:-}

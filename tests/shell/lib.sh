@@ -10,6 +10,8 @@ set -eu
 # The tests' Python checks are asserts (assert_sboms_valid's too): PYTHONOPTIMIZE drops them,
 # and every check would pass.
 unset PYTHONOPTIMIZE
+# This directory (sbomcheck.py), known before a test changes its own: $0 may be relative.
+BT_SHELL_DIR=$(cd "$(dirname "$0")" && pwd)
 
 : "${BUILDTRAIL:?BUILDTRAIL must name the buildtrail binary}"
 WORKLOADS=${WORKLOADS:-}
@@ -84,7 +86,7 @@ assert_sboms_valid() {
         _s3=
     fi
     _valid=0
-    PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}" \
+    PYTHONPATH="$BT_SHELL_DIR${PYTHONPATH:+:$PYTHONPATH}" \
         python3 - "${SCHEMAS:-}" "$1" "$2" "$_s3" <<'PY' || _valid=$?
 import sys
 import sbomcheck as S

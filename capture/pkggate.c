@@ -2,6 +2,7 @@
 #include "pkggate.h"
 
 #include <glib.h>
+#include <stdbool.h>
 #include <string.h>
 
 struct pkggate {
@@ -98,13 +99,28 @@ size_t pkggate_n_hidden(const struct pkggate *g)
     return g_hash_table_size(g->hidden);
 }
 
+/* Does `p` (its /usr form) lie under the spared directory? */
+static bool spared(const struct pkggate *g, const char *p)
+{
+    if (!g->spared)
+        return false;
+    size_t n = strlen(g->spared);
+    return !strncmp(p, g->spared, n) && (p[n] == '/' || (n == 1 && p[0] == '/'));
+}
+
+size_t pkggate_n_spared(const struct pkggate *g)
+{
+    size_t n = 0;
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, g->hidden);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        n += spared(g, key);
+    return n;
+}
+
 const char *pkggate_judge(const struct pkggate *g, const char *path)
 {
     g_autofree char *p = usr_form(path);
-    if (g->spared) {
-        size_t n = strlen(g->spared);
-        if (!strncmp(p, g->spared, n) && (p[n] == '/' || (n == 1 && p[0] == '/')))
-            return NULL;
-    }
-    return g_hash_table_lookup(g->hidden, p);
+    return spared(g, p) ? NULL : g_hash_table_lookup(g->hidden, p);
 }

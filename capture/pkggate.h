@@ -33,5 +33,9 @@ void pkggate_seal(struct pkggate *g);
 /* How many paths it hides. */
 size_t pkggate_n_hidden(const struct pkggate *g);
 
+/* How many paths of packages outside the set lie under the spared directory (sealed): they
+ * stay visible all the same (the build's workspace is /usr/include). */
+size_t pkggate_n_spared(const struct pkggate *g);
+
 /* The package whose file absolute `path` is, when it is hidden; NULL when it is not. */
 const char *pkggate_judge(const struct pkggate *g, const char *path);

@@ -193,6 +193,17 @@ void debset_close(struct debset *s)
     g_ptr_array_free(todo, TRUE);
 }
 
+int debset_resolve(struct debset *s, const char *text, const char *arch,
+                   const char *const *profiles, char **missing)
+{
+    debset_add_base(s);
+    debset_close(s);
+    int r = debset_add_relations(s, text, arch, profiles, missing);
+    if (r == 0)
+        debset_close(s);
+    return r;
+}
+
 bool debset_has(const struct debset *s, const char *package)
 {
     return g_hash_table_contains(s->names, package);

@@ -40,6 +40,13 @@ int debset_add_relations(struct debset *s, const char *text, const char *arch,
 void debset_add_base(struct debset *s);
 void debset_close(struct debset *s);
 
+/* The set a build gets: the base and its closure first, so that a virtual package `text`
+ * names resolves to a provider already there (c-compiler to build-essential's gcc-12, not
+ * clang-14 by name), as apt in sbuild's chroot leaves it satisfied; then `text`'s relations
+ * and the closure of all.  Returns as debset_add_relations. */
+int debset_resolve(struct debset *s, const char *text, const char *arch,
+                   const char *const *profiles, char **missing);
+
 bool debset_has(const struct debset *s, const char *package);
 /* How many package names the set holds. */
 unsigned debset_size(const struct debset *s);

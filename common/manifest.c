@@ -109,7 +109,11 @@ static int parse_line(const char *line, size_t len, int lineno, const char *root
     }
     size_t rl = strlen(raw);
     if (e->sha256[0] == '\0' && !quoted) {
-        if (rl >= 3 && !strcmp(raw + rl - 3, "/**")) {
+        if (!strcmp(raw, "**")) { /* the last component too: everything under the root */
+            raw[1] = '\0';
+            raw[0] = '.';
+            e->subtree = true;
+        } else if (rl >= 3 && !strcmp(raw + rl - 3, "/**")) {
             raw[rl - 3] = '\0';
             e->subtree = true;
         } else if (rl > 1 && raw[rl - 1] == '/') {
@@ -126,6 +130,11 @@ int manifest_parse(const char *text, size_t len, const char *root, GPtrArray *en
                    char **err)
 {
     int lineno = 0;
+    /* A UTF-8 byte order mark (an editor's) is no part of the first path. */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+        text += 3;
+        len -= 3;
+    }
     struct lines it = {text, len, 0};
     const char *line;
     size_t l;

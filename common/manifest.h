@@ -1,9 +1,10 @@
 /* manifest — the declared inputs of a build, for `buildtrail verify` and `run --only-inputs`.
  *
- * Format (one entry per line; blank lines and lines starting with '#' are ignored):
+ * Format (one entry per line; blank lines and lines starting with '#' are ignored, and so is
+ * a UTF-8 byte order mark before the first):
  *   PATTERN            a path, a glob (fnmatch: '*' and '?' stay within one path component,
  *                      [..] classes), or DIR/ for everything under DIR (a trailing two-star
- *                      component after the slash means the same)
+ *                      component after the slash means the same; two stars alone: all)
  *   SHA256  PATH       a path with the SHA-256 its content must have — the output of
  *   SHA256 *PATH       `sha256sum`, so `sha256sum $(git ls-files) > MANIFEST` is a manifest
  *                      (a line sha256sum escaped, '\' first, has its path unescaped)

@@ -293,7 +293,7 @@ static void check_variations(void)
     struct spawn sp;
     spawn_init(&sp);
     struct vary_facts facts;
-    spawn_vary_facts(&sp, "/", false, &facts);
+    spawn_vary_facts(&sp, "/", false, false, &facts);
     uint32_t all = 0;
     g_autofree char *err = NULL;
     (void)vary_parse("all", &all, &err);

@@ -322,8 +322,11 @@ static _Noreturn void run_init(const struct ns_plan *p, int ready_fd)
 {
     int keep[] = {ready_fd};
     close_all_but(0, keep, 1);
-    int err = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? errno
-                                                                                        : 0;
+    /* Its working directory was setup's, the real one beneath the FUSE mounts: through
+     * /proc/1/cwd a (root) build would read there what the mounts hide and trace. */
+    int err = chdir("/") < 0 ? errno : 0;
+    if (!err && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        err = errno;
     if (!err && p->guard_len) {
         /* The build's processes carry setup's filter (and orphans come here); init gets the
          * same calls refused, so that no process of the namespace is without one. */

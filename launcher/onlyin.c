@@ -2,63 +2,40 @@
 #include "onlyin.h"
 
 #include "gate.h"
+#include "linkres.h"
 #include "paths.h"
 #include "plan.h"
 #include "textout.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MANIFEST_MAX (256u << 20)
-#define LINKS_MAX 40 /* symlinks followed for one path, as the kernel's limit */
 
-static const char *resolve(struct gate *g, GHashTable *seen, const char *path, int links);
-
-/* Where absolute, normalised `path` leads, its symlinks followed (every one crossed declared,
- * so that the kernel may follow it), its directory resolved through `seen`; a part that
- * cannot be looked at is taken as it is.  A new string; *is_dir (if given): `path` itself is
- * a directory, not a symlink (`git ls-files` lists a symlink, and the files it leads to). */
-static char *resolve_name(struct gate *g, GHashTable *seen, const char *path, int links,
-                          bool *is_dir)
+/* linkres's crossed(): a symlink on the way to a declared path is declared itself, so that
+ * the kernel may follow it. */
+static void declare_link(const char *link, void *data)
 {
-    if (!strcmp(path, "/"))
-        return g_strdup("/");
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    const char *rdir = resolve(g, seen, dir, links);
-    char *at = g_build_filename(rdir, base, NULL);
-    struct stat st;
-    bool found = lstat(at, &st) == 0;
-    if (is_dir)
-        *is_dir = found && S_ISDIR(st.st_mode);
-    if (links >= LINKS_MAX || !found || !S_ISLNK(st.st_mode))
-        return at;
-    g_autofree char *target = g_file_read_link(at, NULL);
-    if (!target)
-        return at;
-    gate_add_path(g, at, false);
-    g_autofree char *next = path_absolute_in(rdir, target);
-    g_free(at);
-    return g_strdup(resolve(g, seen, next, links + 1));
+    gate_add_path(data, link, false);
 }
 
-/* resolve_name() of a directory, each answer kept in `seen`. */
-static const char *resolve(struct gate *g, GHashTable *seen, const char *path, int links)
+/* Directory `dir` (when absolute) stays visible, and so do the symlinks on the way to it
+ * (~/.nix-profile/bin) and where they lead: what it holds is judged one by one. */
+static void keep_visible(struct gate *g, struct linkres *lr, const char *dir)
 {
-    const char *known = g_hash_table_lookup(seen, path);
-    if (known)
-        return known;
-    char *to = resolve_name(g, seen, path, links, NULL);
-    g_hash_table_insert(seen, g_strdup(path), to);
-    return to;
+    if (!dir || !g_path_is_absolute(dir))
+        return;
+    g_autofree char *norm = path_absolute_in("/", dir);
+    gate_add_visible_dir(g, norm);
+    g_autofree char *real = linkres_resolve(lr, norm, NULL);
+    gate_add_visible_dir(g, real);
 }
 
 /* Each path the manifests name from entry `first` on, declared also where its symlinks lead
  * when that lies in `root` (the build's directory: a link the project ships to ~/.ssh/id_rsa
  * declares nothing there; globs are not followed).  Returns how many name a directory without
  * DIR/'s slash (what it holds is then not declared), the first in *dir (g_free). */
-static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *seen,
+static unsigned declare_through_links(struct gate *g, size_t first, struct linkres *lr,
                                       const char *root, char **dir)
 {
     unsigned dirs = 0;
@@ -67,8 +44,8 @@ static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *
         const char *path = gate_entry_path(g, i, &subtree);
         if (!path)
             continue;
-        g_autofree char *real = resolve_name(g, seen, path, 0, &is_dir);
-        if (strcmp(real, path) && plan_path_under(real, root))
+        g_autofree char *real = linkres_target(lr, path, root, &is_dir);
+        if (real)
             gate_add_path(g, real, subtree);
         if (is_dir && !subtree && !dirs++)
             *dir = g_strdup(path);
@@ -79,7 +56,7 @@ static unsigned declare_through_links(struct gate *g, size_t first, GHashTable *
 int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
 {
     struct gate *g = gate_new();
-    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    struct linkres *lr = linkres_new(declare_link, g);
     for (guint i = 0; i < manifests->len; i++) {
         const char *path = manifests->pdata[i];
         g_autoptr(GString) esc = g_string_new(NULL);
@@ -92,6 +69,7 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
             fprintf(stderr, "buildtrail run: --only-inputs %s: %s; give a manifest file (one path "
                             "or glob a line, relative to %s)\n",
                     shown, why ? why : g_strerror(-r), cwd);
+            linkres_free(lr);
             gate_free(g);
             return -1;
         }
@@ -100,11 +78,12 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
         if (gate_add_manifest(g, text->str, text->len, cwd, &err) < 0) {
             fprintf(stderr, "buildtrail run: --only-inputs %s: %s; fix that line (a path, a glob, "
                             "DIR/, or a line of sha256sum)\n", shown, err);
+            linkres_free(lr);
             gate_free(g);
             return -1;
         }
         g_autofree char *dir = NULL;
-        unsigned dirs = declare_through_links(g, first, seen, cwd, &dir);
+        unsigned dirs = declare_through_links(g, first, lr, cwd, &dir);
         if (dirs) {
             g_autoptr(GString) d = g_string_new(NULL);
             text_escape(d, dir, strlen(dir));
@@ -117,16 +96,57 @@ int onlyin_load(GPtrArray *manifests, const char *cwd, struct gate **out)
     }
     gate_add_visible_dir(g, cwd);
     /* The build's command search path (it inherits ours): the directories stay visible, so
-     * that a search through one is a denial only where it finds a hidden command. */
+     * that a search through one is a denial only where it finds a hidden command.  So do the
+     * directories its shells check when they start: $PWD (the start directory by the path the
+     * caller took, through a symlink) and bash's $OLDPWD; and its $TMPDIR, where it writes
+     * (mktemp failed, and every compile was a denial of it). */
     const char *search = g_getenv("PATH");
     g_auto(GStrv) dirs = g_strsplit(search ? search : "", ":", -1);
     for (char **d = dirs; *d; d++)
-        if (g_path_is_absolute(*d)) {
-            g_autofree char *norm = path_absolute_in("/", *d);
-            gate_add_visible_dir(g, norm);
-        }
+        keep_visible(g, lr, *d);
+    keep_visible(g, lr, g_getenv("PWD"));
+    keep_visible(g, lr, g_getenv("OLDPWD"));
+    keep_visible(g, lr, g_getenv("TMPDIR"));
+    linkres_free(lr);
     *out = g;
     return 0;
+}
+
+/* Would the gate restrict `path` (before the seal: a tree lies around it, and a system tree
+ * only when a manifest names a path in it)? */
+static bool restricted(const struct gate *g, const struct plan *plan, const char *path)
+{
+    const char *best = NULL;
+    for (int i = 0; i < plan_n_trees(plan); i++) {
+        const char *t = plan_tree(plan, i)->path;
+        if (plan_path_under(path, t) && (!best || strlen(t) > strlen(best)))
+            best = t;
+    }
+    if (!best)
+        return false;
+    g_autofree char *top = g_strndup(best + 1, strcspn(best + 1, "/"));
+    return !plan_is_system_top(top) || gate_names_under(g, best);
+}
+
+/* The symlinks at the top of tree `tree` that lead where nothing is restricted (/var/run ->
+ * /run, /var/lock): declared, as hiding them hides nothing (the target is reachable by its own
+ * name) and every getpwuid of the build probed /var/run/nscd/socket, a denial each time. */
+static void declare_links_out(struct gate *g, const struct plan *plan, const char *tree)
+{
+    GDir *d = g_dir_open(tree, 0, NULL);
+    if (!d)
+        return;
+    struct linkres *lr = linkres_new(NULL, NULL);
+    for (const char *name; (name = g_dir_read_name(d));) {
+        g_autofree char *link = g_build_filename(tree, name, NULL);
+        if (!g_file_test(link, G_FILE_TEST_IS_SYMLINK))
+            continue;
+        g_autofree char *real = linkres_resolve(lr, link, NULL);
+        if (strcmp(real, link) && !restricted(g, plan, real))
+            gate_add_path(g, link, false);
+    }
+    linkres_free(lr);
+    g_dir_close(d);
 }
 
 void onlyin_add_trees(struct gate *g, const struct plan *plan)
@@ -137,6 +157,9 @@ void onlyin_add_trees(struct gate *g, const struct plan *plan)
         gate_add_tree(g, path, plan_is_system_top(top));
         gate_add_visible_dir(g, path); /* setup mounts it there, through the trees above it */
     }
+    for (int i = 0; i < plan_n_trees(plan); i++)
+        if (restricted(g, plan, plan_tree(plan, i)->path))
+            declare_links_out(g, plan, plan_tree(plan, i)->path);
     /* A system tree the manifests name but this run does not serve through FUSE (untraced, or
      * watched by --system as root) cannot hide anything: say so. */
     static const char *const tops[] = {"/usr", "/etc", "/opt"};

@@ -104,6 +104,15 @@ static struct pkggate *gate_from(struct dpkgdb *db, const struct debset *set,
     }
     pkggate_spare(g, workspace);
     pkggate_seal(g);
+    size_t kept = pkggate_n_spared(g);
+    if (kept) {
+        g_autoptr(GString) esc = g_string_new(NULL);
+        text_escape(esc, workspace, strlen(workspace));
+        fprintf(stderr, "buildtrail run: warning: --only-packages: the build starts in %s, which "
+                        "holds %zu file%s of packages not allowed: %s visible, as all the "
+                        "build's directory holds; run from the project's directory\n",
+                esc->str, kept, kept == 1 ? "" : "s", kept == 1 ? "it stays" : "they stay");
+    }
     return g;
 }
 
@@ -125,8 +134,8 @@ int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
     struct debset *set = debset_new(db);
     g_autofree char *missing = NULL;
     const char *arch = dpkgdb_native_arch(db);
-    int r = debset_add_relations(set, relations, arch ? arch : "amd64",
-                                 (const char *const *)profiles, &missing);
+    int r = debset_resolve(set, relations, arch ? arch : "amd64", (const char *const *)profiles,
+                           &missing);
     struct pkggate *g = NULL;
     if (r < 0) {
         g_autoptr(GString) esc = g_string_new(NULL);
@@ -139,8 +148,6 @@ int onlypkg_load(const char *spec, const char *admindir, const char *workspace,
             fprintf(stderr, "buildtrail run: --only-packages: %s is not installed; install it "
                             "(apt-get install), or leave it out\n", esc->str);
     } else {
-        debset_add_base(set);
-        debset_close(set);
         g = gate_from(db, set, workspace);
     }
     debset_free(set);

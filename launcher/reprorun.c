@@ -50,6 +50,11 @@ int reprorun_stopped(void)
     return stop_signal;
 }
 
+const volatile sig_atomic_t *reprorun_stop_flag(void)
+{
+    return &stop_signal;
+}
+
 int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
 {
     if (!arg) {
@@ -58,15 +63,24 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
         for (unsigned n = 1; n < 1000; n++) {
             char *cand = n == 1 ? g_strdup_printf("%s/%s.repro", parent, name)
                                 : g_strdup_printf("%s/%s.repro-%u", parent, name, n);
-            struct stat st;
-            if (lstat(cand, &st) < 0 && errno == ENOENT) {
+            if (mkdir(cand, 0755) == 0) { /* claimed: another repro at once takes the next */
                 *out = cand;
                 return 0;
             }
+            int e = errno;
             g_free(cand);
+            if (e != EEXIST) {
+                *err = g_strdup_printf("cannot make a directory NAME.repro beside %s: %s; give "
+                                       "one with -o DIR", src, g_strerror(e));
+                return -e;
+            }
         }
         *err = g_strdup_printf("no free name NAME.repro-N beside %s; give one with -o DIR", src);
         return -EEXIST;
+    }
+    if (!*arg) { /* else the cwd: "inside the source tree" */
+        *err = g_strdup("-o '' names no directory; give a new or empty directory");
+        return -EINVAL;
     }
     /* from the cwd, its parent's symbolic links resolved: a link into the tree is the tree */
     g_autofree char *given = g_canonicalize_filename(arg, NULL);
@@ -112,6 +126,12 @@ int reprorun_outdir(const char *arg, const char *src, char **out, char **err)
             *err = g_strdup_printf("-o %s is not empty; give a new or empty directory (repro "
                                    "keeps its copies and traces there)", arg);
             return -ENOTEMPTY;
+        }
+        if (access(canon, W_OK | X_OK) < 0) {
+            int denied = errno;
+            *err = g_strdup_printf("-o %s: cannot write in it (%s); give a directory you can "
+                                   "write in", arg, g_strerror(denied));
+            return -denied;
         }
     }
     *out = g_steal_pointer(&canon);

@@ -14,10 +14,12 @@
  * is kept.
  *
  * Contract
- *   - reprorun_outdir checks -o DIR (absent, or an empty directory; never a file or a
- *     directory with entries, never inside `src`, a real path, once DIR's parent's symbolic
- *     links are resolved) or, with NULL, names a new directory beside the source tree;
- *     it creates nothing: reprorun_outdir_make does, once every other check passed.
+ *   - reprorun_outdir checks -o DIR (absent, or an empty directory the caller can write in;
+ *     never a file or a directory with entries, never inside `src`, a real path, once DIR's
+ *     parent's symbolic links are resolved), creating nothing (reprorun_outdir_make does, once every other
+ *     check passed); or, with NULL, makes a new directory beside the source tree, NAME.repro
+ *     or the first NAME.repro-N free (made at once: two repro started together in one tree
+ *     never share one).
  *   - reprorun_signals_begin installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that
  *     remember the first signal and pass a signal sent by a process (kill, not the terminal,
  *     which reaches the whole process group already) on to the current child; between
@@ -31,6 +33,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 
 struct reprorun_build {
@@ -51,6 +54,8 @@ void reprorun_signals_begin(void);
 void reprorun_signals_end(void);
 /* The signal that came since reprorun_signals_begin, or 0. */
 int reprorun_stopped(void);
+/* The flag behind it, for a reader to check as it goes (archive_limits.cancel). */
+const volatile sig_atomic_t *reprorun_stop_flag(void);
 
 /* The build `slot`: a copy of `src` built at the control's path, or (other_path) at another. */
 int reprorun_build(const char *out, const char *src, const char *slot, bool other_path,

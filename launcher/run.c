@@ -494,6 +494,14 @@ static int run_plan(struct run *r)
               stderr);
         return -1;
     }
+    /* The build inherits it, and a directory opened before the mounts is the real one beneath
+     * them: through /proc/self/fd/0 the build would read there, untraced and unhidden. */
+    struct stat in;
+    if (fstat(STDIN_FILENO, &in) == 0 && S_ISDIR(in.st_mode)) {
+        fputs("buildtrail run: the standard input is a directory, which the build could read "
+              "beneath the traced mounts; give it another (< /dev/null)\n", stderr);
+        return -1;
+    }
     if ((r->o.only_inputs->len && onlyin_load(r->o.only_inputs, r->cwd, &r->gate) < 0) ||
         (r->o.only_packages &&
          onlypkg_load(r->o.only_packages, NULL, r->cwd, &r->pkggate) < 0)) {
@@ -521,7 +529,8 @@ static int run_plan(struct run *r)
     plan_set_workspace(r->plan, r->cwd);
     if (r->o.vary_given[VARY_CONTROL] || r->o.vary_given[VARY_EXPERIMENT]) {
         struct vary_facts facts;
-        spawn_vary_facts(&r->sp, r->cwd, r->plan->watched->len > 0, &facts);
+        spawn_vary_facts(&r->sp, r->cwd, r->plan->watched->len > 0,
+                         r->o.vary_set[VARY_EXPERIMENT] & (1u << VARY_USER_GROUP), &facts);
         r->vary = vary_plan_make_sides(r->o.vary_set[VARY_CONTROL],
                                        r->o.vary_set[VARY_EXPERIMENT], &facts);
         if (!r->o.vary_given[VARY_CONTROL])

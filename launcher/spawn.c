@@ -4,6 +4,7 @@
 #include "run.h"
 #include "syswatch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -74,7 +75,36 @@ static bool nest_wide(struct spawn *sp)
     return ok;
 }
 
-void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f)
+/* The first directory under `dir` (on device `dev`, never through a symbolic link; at most
+ * *budget directories looked at) that a user other than root owns: its path (g_free), its
+ * owner into *uid; NULL when none. */
+static char *foreign_dir(const char *dir, dev_t dev, unsigned *budget, long long *uid)
+{
+    DIR *d = opendir(dir);
+    char *found = NULL;
+    for (struct dirent *e; d && !found && *budget && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+            continue;
+        g_autofree char *p = g_build_filename(dir, e->d_name, NULL);
+        struct stat st;
+        if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != dev)
+            continue;
+        --*budget;
+        if (st.st_uid != 0) {
+            *uid = st.st_uid;
+            found = g_steal_pointer(&p);
+        } else {
+            found = foreign_dir(p, dev, budget, uid);
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, bool tree,
+                      struct vary_facts *f)
 {
     CPU_ZERO(&sp->caller_cpus);
     if (sched_getaffinity(0, sizeof sp->caller_cpus, &sp->caller_cpus) < 0)
@@ -94,6 +124,13 @@ void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct va
         .nest_narrow_why = sp->nest_why,
         .hostname = sp->uts.nodename, .domainname = sp->uts.domainname,
         .release = sp->uts.release};
+    g_clear_pointer(&sp->foreign_dir, g_free);
+    if (tree && f->uid == 0 && f->cwd_uid == 0 && stat(cwd, &st) == 0) {
+        unsigned budget = 100000; /* directories: a large tree's, in well under a second */
+        f->foreign_uid = -1;
+        sp->foreign_dir = foreign_dir(cwd, st.st_dev, &budget, &f->foreign_uid);
+        f->foreign_dir = sp->foreign_dir;
+    }
 }
 
 /* The wide maps of the build's own namespace (idmap.h): root's (idmap_nested_root), or every
@@ -478,5 +515,6 @@ void spawn_cleanup(struct spawn *sp)
     g_free(sp->nest_why);
     g_free(sp->unmapped_groups);
     g_strfreev(sp->locales);
+    g_free(sp->foreign_dir);
     g_strfreev(sp->vary_env);
 }

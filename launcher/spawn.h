@@ -46,6 +46,7 @@ struct spawn {
     struct sock_filter init_filter[NSGUARD_FILTER_MAX];  /* the same calls refused, for init */
     /* The variations' facts and what the build gets (spawn_vary_facts, spawn_vary) */
     char **locales;                /* `locale -a` */
+    char *foreign_dir;             /* root's: a directory in the tree another user owns */
     struct utsname uts;
     cpu_set_t caller_cpus;
     char **vary_env;               /* the build's environment, or NULL */
@@ -77,7 +78,10 @@ void spawn_report_failure(const struct spawn *sp, const struct plan *plan,
  * `sp`, which must outlive it): the caller's CPUs, the installed locales, the personality the
  * kernel allows, whether the build may nest a user namespace (and map 0 and the caller's ids in
  * it: root, or subordinate ids), the names of the machine. */
-void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, struct vary_facts *f);
+/* `tree`: look in cwd's tree for a directory another user owns (root's run, user_group
+ * varied: uid 2000 could not write there). */
+void spawn_vary_facts(struct spawn *sp, const char *cwd, bool watched, bool tree,
+                      struct vary_facts *f);
 /* The variations of `v` into the namespace plan (after spawn_prepare): the environment, umask,
  * affinity, personality, names and ids the build gets (ns.h, struct ns_vary). */
 void spawn_vary(struct spawn *sp, const struct vary_plan *v);

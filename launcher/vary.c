@@ -105,23 +105,29 @@ static bool is_c_locale(const char *l)
     return !strcmp(l, "C") || !strcmp(l, "POSIX") || !g_ascii_strncasecmp(l, "C.", 2);
 }
 
-/* Another installed locale than C's: fr_CH's if there, else the first UTF-8 one, else the
- * first; NULL when there is none. */
+/* Another installed locale than C's: fr_CH's UTF-8 one if there, else the first UTF-8 one by
+ * name, else the first by name; NULL when there is none.  By name, not as listed: $LOCPATH's
+ * directories come in readdir order, and the same machine must vary to the same locale. */
+static bool is_utf8_locale(const char *l)
+{
+    return strstr(l, "utf8") || strstr(l, "UTF-8");
+}
+
 static const char *other_locale(const char *const *locales)
 {
-    const char *first = NULL, *utf8 = NULL;
+    const char *first = NULL, *utf8 = NULL, *fr = NULL;
     for (int i = 0; locales && locales[i]; i++) {
         const char *l = locales[i];
         if (is_c_locale(l) || !*l)
             continue;
-        if (g_str_has_prefix(l, "fr_CH.") && (strstr(l, "utf8") || strstr(l, "UTF-8")))
-            return l;
-        if (!utf8 && (strstr(l, "utf8") || strstr(l, "UTF-8")))
+        if (g_str_has_prefix(l, "fr_CH.") && is_utf8_locale(l) && (!fr || strcmp(l, fr) < 0))
+            fr = l;
+        if (is_utf8_locale(l) && (!utf8 || strcmp(l, utf8) < 0))
             utf8 = l;
-        if (!first)
+        if (!first || strcmp(l, first) < 0)
             first = l;
     }
-    return utf8 ? utf8 : first;
+    return fr ? fr : utf8 ? utf8 : first;
 }
 
 static void plan_locales(struct vary_plan *p, bool exp, const struct vary_facts *f)
@@ -145,8 +151,9 @@ static void plan_locales(struct vary_plan *p, bool exp, const struct vary_facts 
 static void plan_user(struct vary_plan *p, bool exp, const struct vary_facts *f)
 {
     /* Root's build as uid 2000 is root without capabilities: in a directory of another
-     * user's it could not write, and the experiment would fail for that alone. */
-    bool foreign = f->uid == 0 && f->cwd_uid > 0;
+     * user's it could not write, and the experiment would fail for that alone (the build's
+     * directory, or one in its tree: a tarball unpacked as root keeps its owners). */
+    bool foreign = f->uid == 0 && (f->cwd_uid > 0 || (f->foreign_uid > 0 && f->foreign_dir));
     if (exp && f->nested_userns && !foreign) {
         unsigned u = f->uid == 2000 ? 2001 : 2000, g = f->gid == 2000 ? 2001 : 2000;
         p->nest_user = true;
@@ -184,10 +191,13 @@ static void plan_user(struct vary_plan *p, bool exp, const struct vary_facts *f)
     char *value = g_strdup_printf("uid %u gid %u (the caller's)", f->uid, f->gid);
     if (exp && foreign)
         row(p, VARY_USER_GROUP, false, value,
-            g_strdup_printf("the build's directory %s belongs to uid %lld: as uid 2000 (root "
-                            "without its capabilities) the build could not write there; the "
-                            "control's value was used (build in a tree root owns, or run "
-                            "buildtrail as its owner)", f->cwd ? f->cwd : "?", f->cwd_uid));
+            g_strdup_printf("the %s %s belongs to uid %lld: as uid 2000 (root without its "
+                            "capabilities) the build could not write there; the control's "
+                            "value was used (build in a tree root owns, or run buildtrail as "
+                            "its owner)", f->cwd_uid > 0 ? "build's directory"
+                                                         : "directory in the build's tree",
+                            f->cwd_uid > 0 ? (f->cwd ? f->cwd : "?") : f->foreign_dir,
+                            f->cwd_uid > 0 ? f->cwd_uid : f->foreign_uid));
     else if (exp)
         row(p, VARY_USER_GROUP, false, value,
             g_strdup("the build cannot make a user namespace of its own here "

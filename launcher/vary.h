@@ -86,6 +86,10 @@ struct vary_facts {
     const char *nest_narrow_why;     /* if not, why (idmap_plan's sentence), or NULL */
     unsigned uid, gid;               /* the caller's */
     long long cwd_uid;               /* the owner of `cwd`; -1 unknown */
+    long long foreign_uid;           /* root's run: the owner of foreign_dir, the first
+                                      * directory under `cwd` another user owns; 0 or -1:
+                                      * none (or not looked for) */
+    const char *foreign_dir;
     const char *hostname, *domainname, *release; /* the machine's (uname) */
 };
 

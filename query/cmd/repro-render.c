@@ -192,6 +192,17 @@ static void text_header(GString *out, struct repro_report *r, unsigned counts[4]
     g_string_append_printf(out, "artifacts: %u identical, %u differ, %u only in control, %u "
                                 "only in experiment\n", counts[0], counts[1], counts[2],
                            counts[3]);
+    guint n = r->left_out ? r->left_out->len : 0;
+    if (!n)
+        return;
+    g_string_append_printf(out, "left out: %u product%s that differ%s and %s no artifact: ", n,
+                           n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "is" : "are");
+    for (guint i = 0; i < n && i < 3; i++) {
+        g_string_append(out, i ? ", " : "");
+        text_str(out, r->left_out->pdata[i]);
+    }
+    g_string_append_printf(out, "%s (--artifacts GLOB compares %s)\n", n > 3 ? ", ..." : "",
+                           n == 1 ? "it" : "them");
 }
 
 void repro_render_text(GString *out, struct repro_report *r)
@@ -384,6 +395,16 @@ void repro_render_json(GString *out, struct repro_report *r)
         jsonw_uint(&w, r->bisect_builds);
     else
         jsonw_null(&w);
+    jsonw_key(&w, "bisect_failed");
+    if (r->bisected)
+        jsonw_bool(&w, r->bisect_failed);
+    else
+        jsonw_null(&w);
+    jsonw_key(&w, "left_out_differ");
+    jsonw_array_begin(&w);
+    for (guint i = 0; r->left_out && i < r->left_out->len; i++)
+        jsonw_string(&w, r->left_out->pdata[i]);
+    jsonw_array_end(&w);
     jsonw_kv_bool(&w, "diffoscope_missing", r->diffoscope_missing);
     jsonw_object_end(&w);
     g_string_append_c(out, '\n');

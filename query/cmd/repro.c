@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* reproeng's variation bits are vary.h's (run's): one LIST, one meaning. */
@@ -30,6 +31,7 @@ G_STATIC_ASSERT((int)RV_COUNT == (int)VARY_COUNT && (int)RV_TIME == (int)VARY_TI
 struct repro_cli {
     const char *out;
     uint32_t vary;
+    GString *vary_list; /* every --vary LIST so far, joined: given again, it goes on */
     bool bisect, json, diffoscope;
     GPtrArray *globs;    /* --artifacts */
     GPtrArray *run_args; /* passed on to run */
@@ -57,7 +59,8 @@ static void usage(FILE *f)
           "                        environment, build_path, fileordering, home, kernel,\n"
           "                        locales, exec_path, time, timezone, umask, user_group,\n"
           "                        domain_host, num_cpus, aslr; all: every one but time;\n"
-          "                        +NAME adds, -NAME removes; default: all)\n"
+          "                        +NAME adds, -NAME removes; given again, it goes on\n"
+          "                        from the last LIST; default: all)\n"
           "      --bisect          pin each root cause to the variation(s) that trigger it\n"
           "                        (one more build per step)\n"
           "      --artifacts GLOB  compare the products GLOB matches (relative to the tree,\n"
@@ -112,8 +115,9 @@ static int parse(int argc, char **argv, struct repro_cli *c)
         char *err = NULL;
         switch (opt) {
         case 'o': c->out = optarg; break;
-        case 'V':
-            if (vary_parse(optarg, &c->vary, &err) < 0) { /* run's own parser: one LIST */
+        case 'V': /* run's own parser, and run's way: `--vary all --vary -umask` */
+            g_string_append_printf(c->vary_list, "%s%s", c->vary_list->len ? "," : "", optarg);
+            if (vary_parse(c->vary_list->str, &c->vary, &err) < 0) {
                 fprintf(stderr, "buildtrail repro: --vary %s\n", err);
                 g_free(err);
                 return 2;
@@ -203,8 +207,18 @@ static int one_build(struct repro_run *rr, const char *slot, uint32_t control,
         return 2;
     }
     if (b->status) {
-        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in %s, "
-                        "its trace %s\n", slot, b->status, b->log, b->trace);
+        if (!access(b->trace, F_OK)) {
+            fprintf(stderr, "buildtrail repro: the %s build failed (exit %d); its output is in "
+                            "%s, its trace %s\n", slot, b->status, b->log, b->trace);
+            return 2;
+        }
+        /* run stopped before the build (a bad option, a command not found): its reason */
+        g_autofree char *said = NULL;
+        (void)g_file_get_contents(b->log, &said, NULL, NULL);
+        g_strchomp(said ? said : (said = g_strdup("")));
+        const char *last = strrchr(said, '\n');
+        fprintf(stderr, "buildtrail repro: the %s build failed (exit %d): %s (no trace written; "
+                        "its output is in %s)\n", slot, b->status, last ? last + 1 : said, b->log);
         return 2;
     }
     return 0;
@@ -269,34 +283,104 @@ static void collect_causes(struct repro_report *r)
     }
 }
 
-/* An artifact that differs: its file in the control's copy and in the experiment's (g_free
- * both); false for one that does not differ. */
-static bool differing_files(const struct repro_report *r, const struct diffeng_model *m,
-                            const struct reproeng_artifact *a, char **fa, char **fb)
+/* An artifact that differs: its file in copy_a and in copy_b (g_free both); false for one that
+ * does not differ, or that lies outside the copies (one file on disk for both builds). */
+static bool differing_files(const struct diffeng_model *m, const struct reproeng_artifact *a,
+                            const char *copy_a, const char *copy_b, char **fa, char **fb)
 {
     if (a->state != RA_DIFFERS)
         return false;
     g_autofree char *rel = reproeng_rel(m, a->path);
-    *fa = g_canonicalize_filename(rel, r->build[0]->copy);
-    *fb = g_canonicalize_filename(rel, r->build[1]->copy);
-    return true;
+    *fa = g_canonicalize_filename(rel, copy_a);
+    *fb = g_canonicalize_filename(rel, copy_b);
+    if (strcmp(*fa, *fb))
+        return true;
+    g_clear_pointer(fa, g_free);
+    g_clear_pointer(fb, g_free);
+    return false;
 }
 
-/* Each differing artifact's two files on disk (in the copies) compared member by member. */
+/* Whether two regular files hold the same bytes (false when either cannot be read). */
+static bool same_bytes(const char *fa, const char *fb)
+{
+    int fd[2] = {archive_open_regular(fa, NULL), archive_open_regular(fb, NULL)};
+    struct stat st[2];
+    bool same = fd[0] >= 0 && fd[1] >= 0 && !fstat(fd[0], &st[0]) && !fstat(fd[1], &st[1]) &&
+                st[0].st_size == st[1].st_size;
+    char *buf[2] = {g_malloc(1 << 16), g_malloc(1 << 16)};
+    while (same && !reprorun_stopped()) {
+        ssize_t n = read(fd[0], buf[0], 1 << 16);
+        same = n >= 0 && read(fd[1], buf[1], (size_t)n) == n && !memcmp(buf[0], buf[1], (size_t)n);
+        if (n <= 0)
+            break;
+    }
+    for (int i = 0; i < 2; i++) {
+        g_free(buf[i]);
+        if (fd[i] >= 0)
+            close(fd[i]);
+    }
+    return same && !reprorun_stopped(); /* cut short: not known */
+}
+
+/* The differing artifacts whose two files on disk are the same bytes are identical, whatever
+ * the traces said: a file past --hash-limit has no hash in either, which diffeng counts as
+ * differing. */
+static void settle_on_disk(const struct diffeng_model *m, GPtrArray *artifacts,
+                           const char *copy_a, const char *copy_b)
+{
+    for (guint i = 0; i < artifacts->len && !reprorun_stopped(); i++) {
+        struct reproeng_artifact *a = artifacts->pdata[i];
+        g_autofree char *fa = NULL, *fb = NULL;
+        if (differing_files(m, a, copy_a, copy_b, &fa, &fb) && same_bytes(fa, fb))
+            a->state = RA_IDENTICAL;
+    }
+}
+
+static gint by_name(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* By default, when the build delivers files apart (beside its directory), the other products
+ * are no artifacts: those that differ are said all the same (left_out), so that a verdict on
+ * the files delivered never passes over the tree's own in silence. */
+static void products_left_out(struct repro_report *r, const GPtrArray *globs)
+{
+    const struct diffeng_model *m = diffeng_run(r->d);
+    r->left_out = g_ptr_array_new_with_free_func(g_free);
+    if ((globs && globs->len) || !m->artifacts->len)
+        return;
+    const GPtrArray *lists[] = {m->differ, m->only_a, m->only_b};
+    for (size_t l = 0; l < G_N_ELEMENTS(lists); l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            struct reproeng_artifact p = {lists[l]->pdata[i], l ? RA_ONLY_CONTROL : RA_DIFFERS};
+            g_autofree char *fa = NULL, *fb = NULL;
+            if (diffeng_is_artifact(r->d, p.path) ||
+                (differing_files(m, &p, r->build[0]->copy, r->build[1]->copy, &fa, &fb) &&
+                 same_bytes(fa, fb)))
+                continue;
+            g_ptr_array_add(r->left_out, reproeng_rel(m, p.path));
+        }
+    g_ptr_array_sort(r->left_out, by_name);
+}
+
+/* Each differing artifact's two files on disk (in the copies) compared member by member; a
+ * signal ends it at once (an artifact may inflate to gigabytes). */
 static void compare_members(struct repro_report *r)
 {
     const struct diffeng_model *m = diffeng_run(r->d);
     r->members = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify)g_ptr_array_unref);
     r->member_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    for (guint i = 0; i < r->artifacts->len; i++) {
+    const struct artcmp_opts opts = {.limits = {.cancel = reprorun_stop_flag()}};
+    for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
-        if (!differing_files(r, m, a, &fa, &fb))
+        if (!differing_files(m, a, r->build[0]->copy, r->build[1]->copy, &fa, &fb))
             continue;
         GPtrArray *diffs = NULL;
         char *why = NULL;
-        if (artcmp_compare(fa, fb, NULL, &diffs, &why) < 0)
+        if (artcmp_compare(fa, fb, &opts, &diffs, &why) < 0)
             g_hash_table_insert(r->member_errors, g_strdup(a->path), why);
         else
             g_hash_table_insert(r->members, g_strdup(a->path), diffs);
@@ -337,6 +421,7 @@ static GHashTable *bisect_build(uint32_t set, void *ctx)
         struct diffeng *d = diffeng_new(s->rep->q[0], s->p[0], q, p);
         expect_env(d, set);
         GPtrArray *arts = reproeng_artifacts(d, s->rr->cli->globs);
+        settle_on_disk(diffeng_run(d), arts, s->rep->build[0]->copy, b.copy);
         if (qdb_failed(q) ? !query_failed(q) : true)
             keys = artifact_keys(d, arts);
         g_ptr_array_unref(arts);
@@ -380,7 +465,7 @@ static void run_diffoscope(struct repro_report *r)
     for (guint i = 0; i < r->artifacts->len && !reprorun_stopped(); i++) {
         const struct reproeng_artifact *a = r->artifacts->pdata[i];
         g_autofree char *fa = NULL, *fb = NULL;
-        if (!differing_files(r, m, a, &fa, &fb))
+        if (!differing_files(m, a, r->build[0]->copy, r->build[1]->copy, &fa, &fb))
             continue;
         const char *argv[] = {prog, "--text", "-", fa, fb, NULL};
         char *text = NULL;
@@ -431,6 +516,8 @@ static int compare(struct repro_state *s)
                 s->rr->out);
         return 2;
     }
+    settle_on_disk(diffeng_run(r->d), r->artifacts, r->build[0]->copy, r->build[1]->copy);
+    products_left_out(r, s->rr->cli->globs);
     collect_causes(r);
     compare_members(r);
     for (int i = 0; i < 2; i++)
@@ -438,10 +525,12 @@ static int compare(struct repro_state *s)
             query_failed(r->q[i]);
             return 2;
         }
-    if (s->rr->cli->bisect && r->causes->len) {
+    /* A bisect build that failed (one_build said why) leaves the pins partial: the report of
+     * the two builds is still given, then the exit says the error. */
+    int failed = 0;
+    if (s->rr->cli->bisect && !reprorun_stopped()) { /* no cause: bisected with no build */
         bisect(s);
-        if (s->status)
-            return s->status;
+        failed = s->status;
     }
     if (s->rr->cli->diffoscope)
         run_diffoscope(r);
@@ -455,7 +544,7 @@ static int compare(struct repro_state *s)
         repro_render_json(out, r);
     else
         repro_render_text(out, r);
-    int st = query_emit(NULL, out) ? 2 : repro_differs(r) ? 1 : 0;
+    int st = query_emit(NULL, out) ? 2 : failed ? failed : repro_differs(r) ? 1 : 0;
     g_string_free(out, TRUE);
     if (r->diffoscope_missing)
         fputs("buildtrail repro: --diffoscope: diffoscope is not installed (apt install "
@@ -476,6 +565,8 @@ static void report_free(struct repro_state *s)
     }
     if (r->artifacts)
         g_ptr_array_unref(r->artifacts);
+    if (r->left_out)
+        g_ptr_array_unref(r->left_out);
     g_array_unref(r->causes);
     g_hash_table_unref(r->hints);
     g_ptr_array_unref(r->not_applied);
@@ -515,10 +606,40 @@ static int repro_steps(struct repro_run *rr, int argc, char **cmd)
     return st;
 }
 
+/* An --artifacts GLOB as the artifacts' paths are spelled: relative to the tree without "./"
+ * or "//" (./out/a.txt is out/a.txt); absolute inside the tree (src, or the same directory as
+ * $PWD names it), relative too: the builds ran in copies elsewhere, never at that path. */
+static char *glob_in_tree(const char *glob, const char *src)
+{
+    if (g_path_is_absolute(glob)) {
+        g_autofree char *canon = g_canonicalize_filename(glob, NULL);
+        const char *pwd = g_getenv("PWD");
+        g_autofree char *pwd_real = pwd && g_path_is_absolute(pwd) ? realpath(pwd, NULL) : NULL;
+        const char *roots[] = {src, pwd_real && !strcmp(pwd_real, src) ? pwd : NULL};
+        for (size_t i = 0; i < G_N_ELEMENTS(roots); i++) {
+            g_autofree char *root = roots[i] ? g_canonicalize_filename(roots[i], NULL) : NULL;
+            size_t l = root ? strlen(root) : 0;
+            if (l > 1 && !strncmp(canon, root, l) && canon[l] == '/' && canon[l + 1])
+                return g_strdup(canon + l + 1);
+        }
+        return g_steal_pointer(&canon);
+    }
+    g_auto(GStrv) parts = g_strsplit(glob, "/", -1);
+    GString *out = g_string_new(NULL);
+    for (int i = 0; parts[i]; i++)
+        if (*parts[i] && strcmp(parts[i], "."))
+            g_string_append_printf(out, "%s%s", out->len ? "/" : "", parts[i]);
+    if (!out->len)
+        g_string_assign(out, glob);
+    return g_string_free(out, FALSE);
+}
+
 int query_repro_main(int argc, char **argv)
 {
     struct repro_cli cli = {.globs = g_ptr_array_new_with_free_func(g_free),
-                            .run_args = g_ptr_array_new_with_free_func(g_free)};
+                            .run_args = g_ptr_array_new_with_free_func(g_free),
+                            .vary_list = g_string_new(NULL)};
+    g_autoptr(GString) vary_list = cli.vary_list;
     g_autoptr(GPtrArray) globs = cli.globs;
     g_autoptr(GPtrArray) run_args = cli.run_args;
     int r = parse(argc, argv, &cli);
@@ -535,6 +656,11 @@ int query_repro_main(int argc, char **argv)
         fputs("buildtrail repro: it copies the directory it runs in, here / (the whole machine); "
               "cd into the source tree first\n", stderr);
         return 2;
+    }
+    for (guint i = 0; i < cli.globs->len; i++) {
+        char *g = glob_in_tree(cli.globs->pdata[i], src);
+        g_free(cli.globs->pdata[i]);
+        cli.globs->pdata[i] = g;
     }
     g_autofree char *out = NULL;
     char *err = NULL;

@@ -22,6 +22,9 @@ struct repro_report {
     struct qdb *q[2];
     struct diffeng *d;
     GPtrArray *artifacts;             /* struct reproeng_artifact* */
+    GPtrArray *left_out;              /* char*: the products that differ (or are one build's
+                                       * only) and are no artifact, relative to the tree (by
+                                       * default, when the build delivers files apart) */
     GArray *causes;                   /* size_t: the model's causes reaching an artifact */
     GHashTable *hints;                /* cause index (+1) -> variations that may explain it */
     bool bisected;

@@ -2,6 +2,7 @@
 #include "denials.h"
 #include "driver.h"
 #include "jsonw.h"
+#include "linkres.h"
 #include "manifest.h"
 #include "query.h"
 #include "stmt.h"
@@ -28,32 +29,123 @@ struct finding {
 };
 static void report(GString *out, struct jsonw *w, const struct finding *f);
 
+/* The paths the build wrote, made or placed something at. */
+TRACEDB_STATEMENT(sql_wrote_paths, 3, TRACEDB_SCHEMA_VERSION,
+                  "SELECT DISTINCT f.path FROM accesses a JOIN files f ON f.id = a.file_id "
+                  "WHERE a.kind IN " TRACEDB_KINDS_WROTE_PATH " AND a.result = 0");
+
+/* The set of paths the build wrote (sql_wrote_paths), or NULL on a database error (q has it). */
+static GHashTable *wrote_paths(struct qdb *q)
+{
+    sqlite3_stmt *st = NULL;
+    if (!qdb_prepare(q, sql_wrote_paths, &st))
+        return NULL;
+    GHashTable *wrote = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    while (qdb_row(q, st))
+        g_hash_table_add(wrote, g_strdup((const char *)sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    if (qdb_failed(q)) {
+        g_hash_table_unref(wrote);
+        return NULL;
+    }
+    return wrote;
+}
+
+/* What report_denials() did not count as findings. */
+struct denials_left {
+    int listed_only; /* only left out of listings */
+    int then_made;   /* made by the build afterwards */
+};
+
 /* A file hidden from the build (run --only-inputs) that it looked up by name is a finding:
  * "denied", once per file.  One it only did not see in a listing is not (`find`, a shell
  * glob, make's directory cache list .git and every undeclared file there, whatever they
- * want): *listed_only counts those.  Their number, or -1 on a database error (q has it). */
-static int report_denials(struct qdb *q, GString *out, struct jsonw *w, int *listed_only)
+ * want), nor one the build then made itself (a stale output of an earlier build that make
+ * looked at and built again: its own product): *left counts those.  The number of findings,
+ * or -1 on a database error (q has it). */
+static int report_denials(struct qdb *q, GHashTable *wrote, GString *out, struct jsonw *w,
+                          struct denials_left *left)
 {
     bool recorded;
     GArray *d = denials_load(q, 0, &recorded);
     if (!d)
         return -1;
     int n = 0;
-    *listed_only = 0;
-    for (guint i = 0; i < d->len;) {
+    *left = (struct denials_left){0};
+    for (guint i = 0; i < d->len && !qdb_failed(q);) {
         const struct denial *first = &g_array_index(d, struct denial, i);
         bool looked_up = false;
         for (; i < d->len && !strcmp(first->path, g_array_index(d, struct denial, i).path); i++)
             looked_up |= g_array_index(d, struct denial, i).how != TRACEDB_DENIED_LISTING;
-        if (looked_up) {
+        if (g_hash_table_contains(wrote, first->path)) {
+            left->then_made++;
+        } else if (looked_up) {
             report(out, w, &(struct finding){"denied", first->path, .package = first->package});
             n++;
         } else {
-            (*listed_only)++;
+            left->listed_only++;
         }
     }
     denials_free(d);
-    return n;
+    return qdb_failed(q) ? -1 : n;
+}
+
+/* The notes on the hidden files that are not findings. */
+static void note_denials_left(GString *out, const struct denials_left *left)
+{
+    int n = left->listed_only;
+    if (n > 0)
+        g_string_append_printf(out, "note: %d undeclared file%s left out of listings only (not "
+                                    "findings: the build did not ask for %s by name; 'buildtrail "
+                                    "files --denied')\n",
+                               n, n == 1 ? " was" : "s were", n == 1 ? "it" : "them");
+    n = left->then_made;
+    if (n > 0)
+        g_string_append_printf(out, "note: %d hidden file%s made by the build afterwards (not "
+                                    "findings: stale outputs of an earlier build, made again; "
+                                    "'buildtrail files --denied')\n",
+                               n, n == 1 ? " was" : "s were");
+}
+
+/* linkres's crossed(): was a symlink on the way one the build wrote? */
+struct crossing {
+    GHashTable *wrote;
+    bool remade;
+};
+
+static void crossed_link(const char *link, void *data)
+{
+    struct crossing *c = data;
+    c->remade |= g_hash_table_contains(c->wrote, link);
+}
+
+/* Each entry's path where its symlinks lead inside the project `root`, as `run --only-inputs`
+ * declares it (linkres.h: include/v.h with include -> vendor/include is vendor/include/v.h,
+ * the path the build read): an entry of its own, or NULL, one for each of `entries`.  Not
+ * through a link in `wrote`: the links are looked at after the build, and one it made or
+ * remade (ln -sfn secret.txt lnk) leads where it did not before, a declaration of what the
+ * build chose to read. */
+static GPtrArray *link_targets(const GPtrArray *entries, const char *root, GHashTable *wrote)
+{
+    GPtrArray *t = g_ptr_array_new_with_free_func(manifest_entry_free);
+    for (guint i = 0; i < entries->len; i++) {
+        const struct manifest_entry *e = entries->pdata[i];
+        /* One resolver each: a directory resolved before would not tell its links again. */
+        struct crossing c = {wrote, false};
+        struct linkres *lr = linkres_new(crossed_link, &c);
+        char *real = e->glob ? NULL : linkres_target(lr, e->pattern, root, NULL);
+        linkres_free(lr);
+        if (c.remade)
+            g_clear_pointer(&real, g_free);
+        struct manifest_entry *a = NULL;
+        if (real) {
+            a = g_new(struct manifest_entry, 1);
+            *a = *e; /* the same line: its hash, DIR/ */
+            a->pattern = real;
+        }
+        g_ptr_array_add(t, a);
+    }
+    return t;
 }
 
 /* One problem: into the JSON array `w` is in, else a line of text. */
@@ -124,7 +216,9 @@ static const struct query_command verify_command = {
              "MANIFEST lines: a path; a glob (* ? [..] within one path component); DIR/ or\n"
              "DIR/** for a whole tree; or 'SHA256  PATH' as sha256sum prints.  '#' starts a\n"
              "comment.  Relative paths are relative to --root DIR (default: the directory\n"
-             "the build was run in).  Traced system trees (run --system) make /usr files\n"
+             "the build was run in); a path through a symlink declares where it leads too,\n"
+             "when that lies in that directory, as run --only-inputs does (not through a\n"
+             "link the build wrote).  Traced system trees (run --system) make /usr files\n"
              "inputs too: declare them, e.g. with '/usr/**'.\n",
     .options_help = "  -i, --inputs MANIFEST the declared inputs\n"
                     "  -u, --unused          also report declared inputs the build never read\n"
@@ -179,8 +273,10 @@ int query_verify_main(int argc, char **argv)
         return 2;
     }
 
+    g_autoptr(GHashTable) wrote = wrote_paths(q);
+    g_autoptr(GPtrArray) targets = wrote ? link_targets(entries, root, wrote) : NULL;
     sqlite3_stmt *st = NULL;
-    if (!qdb_prepare(q, sql_found_inputs, &st)) {
+    if (!wrote || !qdb_prepare(q, sql_found_inputs, &st)) {
         query_failed(q);
         g_ptr_array_free(entries, TRUE);
         qdb_close(q);
@@ -202,7 +298,8 @@ int query_verify_main(int argc, char **argv)
         bool declared = false;
         for (guint i = 0; i < entries->len; i++) {
             struct manifest_entry *e = entries->pdata[i];
-            if (!manifest_match(e, path))
+            const struct manifest_entry *t = targets->pdata[i];
+            if (!manifest_match(e, path) && !(t && manifest_match(t, path)))
                 continue;
             declared = true;
             e->matched++;
@@ -217,8 +314,8 @@ int query_verify_main(int argc, char **argv)
         }
     }
     sqlite3_finalize(st);
-    int n_listed_only = 0;
-    int n_denied = report_denials(q, out, w, &n_listed_only);
+    struct denials_left left = {0};
+    int n_denied = report_denials(q, wrote, out, w, &left);
     if (unused) {
         for (guint i = 0; i < entries->len; i++) {
             const struct manifest_entry *e = entries->pdata[i];
@@ -236,6 +333,8 @@ int query_verify_main(int argc, char **argv)
         jsonw_kv_int(w, "mismatch", n_mismatch);
         jsonw_kv_int(w, "unused", n_unused);
         jsonw_kv_int(w, "denied", MAX(n_denied, 0));
+        jsonw_kv_int(w, "denied_listed_only", left.listed_only);
+        jsonw_kv_int(w, "denied_then_made", left.then_made);
         jsonw_kv_bool(w, "ok", ok);
         jsonw_object_end(w);
         g_string_append_c(out, '\n');
@@ -253,12 +352,8 @@ int query_verify_main(int argc, char **argv)
                                    n_denied == 1 ? "" : "s");
         g_string_append_c(out, '\n');
     }
-    if (!o.json && n_listed_only > 0)
-        g_string_append_printf(out, "note: %d undeclared file%s left out of listings only (not "
-                                    "findings: the build did not ask for %s by name; 'buildtrail "
-                                    "files --denied')\n",
-                               n_listed_only, n_listed_only == 1 ? " was" : "s were",
-                               n_listed_only == 1 ? "it" : "them");
+    if (!o.json)
+        note_denials_left(out, &left);
     if (!o.json && !qdb_run(q)->complete)
         g_string_append_printf(out, "INCOMPLETE TRACE: %s; this verdict covers only what was "
                                     "recorded\n", qdb_run(q)->incomplete);

@@ -242,6 +242,9 @@ static gssize stream_read(struct archive_reader *r, void *buf, size_t len)
 {
     if (r->err)
         return r->err;
+    const volatile sig_atomic_t *cancel = r->budget->lim.cancel;
+    if (cancel && *cancel)
+        return arc_fail(r, -EINTR, NULL, "interrupted");
     gssize n;
     if (r->headpos < r->headlen) {
         n = (gssize)MIN(len, r->headlen - r->headpos);

@@ -37,8 +37,10 @@
  *     the member; so is damaged input (-EINVAL, "truncated tar header
  *     at offset N", "bad checksum", an octal or base-256 number out of range, a size past the
  *     end: -EINVAL naming the member and the offset of its header in its (decompressed)
- *     archive).  Memory stays bounded by the limits whatever the bytes say; no input makes
- *     it crash or loop (fuzzed: tests/fuzz/fuzz-archive.c).
+ *     archive).  A `cancel` flag found set stops the next read (-EINTR, "interrupted"): a
+ *     caller's Ctrl-C need not wait for gigabytes to inflate.  Memory stays bounded by the
+ *     limits whatever the bytes say; no input makes it crash or loop (fuzzed:
+ *     tests/fuzz/fuzz-archive.c).
  *   - archive_open_file reads regular files only (archive_open_regular): a FIFO, a device or
  *     a directory is -EINVAL at once, never a wait or an endless read.
  *   - `why` (when non-NULL) receives one g_strdup'd line on error (the caller frees it);
@@ -47,6 +49,7 @@
 #pragma once
 
 #include <glib.h>
+#include <signal.h>
 #include <stdint.h>
 
 enum archive_kind { ARCHIVE_NONE, ARCHIVE_AR, ARCHIVE_TAR };
@@ -82,6 +85,8 @@ struct archive_limits {
     unsigned max_depth;    /* nesting, compression layers included (0: 8) */
     uint64_t max_members;  /* headers read, nested ones included (0: 1 Mi) */
     uint64_t max_name;     /* one name, link, pax header or "//" table (0: 1 MiB) */
+    const volatile sig_atomic_t *cancel; /* non-NULL and set (a signal handler's flag):
+                                          * -EINTR at the next read (NULL: never) */
 };
 
 struct archive_reader;

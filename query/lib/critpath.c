@@ -238,10 +238,13 @@ void critpath_clear(struct critpath *cp)
     cp->steps = NULL;
 }
 
-/* The sweep over starts and ends: fn(from, to, working) for each stretch of constant count. */
+/* The sweep over starts and ends: fn(from, to, working) for each stretch of constant count.
+ * At one instant ends come before starts, a parent starts before its children and ends after
+ * them (by depth in the tree), then the task's index: the count never depends on the order
+ * the tasks were given in. */
 struct event {
     int64_t at;
-    guint task;
+    guint task, depth;
     bool start;
 };
 
@@ -250,7 +253,36 @@ static int event_cmp(const void *a, const void *b)
     const struct event *x = a, *y = b;
     if (x->at != y->at)
         return (x->at > y->at) - (x->at < y->at);
-    return (int)x->start - (int)y->start; /* ends first */
+    if (x->start != y->start)
+        return (int)x->start - (int)y->start; /* ends first */
+    if (x->depth != y->depth)
+        return x->start ? (x->depth > y->depth) - (x->depth < y->depth)
+                        : (x->depth < y->depth) - (x->depth > y->depth);
+    return (x->task > y->task) - (x->task < y->task);
+}
+
+/* Each task's depth in the tree (a root 0); a parent link that loops (a damaged trace) counts
+ * from where the loop was entered. */
+static guint *task_depths(const struct cp *c)
+{
+    const guint unknown = G_MAXUINT, visiting = G_MAXUINT - 1;
+    guint *depth = g_new(guint, c->n ? c->n : 1), *path = g_new(guint, c->n ? c->n : 1);
+    for (size_t i = 0; i < c->n; i++)
+        depth[i] = unknown;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t len = 0;
+        gssize j = (gssize)i;
+        while (j >= 0 && depth[j] == unknown) {
+            depth[j] = visiting;
+            path[len++] = (guint)j;
+            j = c->parent[j];
+        }
+        guint d = j < 0 || depth[j] == visiting ? 0 : depth[j] + 1;
+        while (len > 0)
+            depth[path[--len]] = d++;
+    }
+    g_free(path);
+    return depth;
 }
 
 static void sweep(const struct cp_task *tasks, size_t n,
@@ -258,11 +290,13 @@ static void sweep(const struct cp_task *tasks, size_t n,
 {
     struct cp c;
     cp_build(&c, tasks, n, NULL, 0);
+    guint *depth = task_depths(&c);
     struct event *ev = g_new(struct event, 2 * n + 1);
     for (size_t i = 0; i < n; i++) {
-        ev[2 * i] = (struct event){tasks[i].start_ns, (guint)i, true};
-        ev[2 * i + 1] = (struct event){c.end[i], (guint)i, false};
+        ev[2 * i] = (struct event){tasks[i].start_ns, (guint)i, depth[i], true};
+        ev[2 * i + 1] = (struct event){c.end[i], (guint)i, depth[i], false};
     }
+    g_free(depth);
     qsort(ev, 2 * n, sizeof *ev, event_cmp);
     bool *running = g_new0(bool, n + 1), *counted = g_new0(bool, n + 1);
     unsigned *rc = g_new0(unsigned, n + 1), working = 0;

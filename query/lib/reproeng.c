@@ -349,21 +349,48 @@ static gint by_key(gconstpointer a, gconstpointer b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The keys of `wanted` a build with `set` shows; those it does not are pinned to nothing (no
+ * build reproduced them: a temporary file's random name, a race).  NULL when it failed. */
+static GHashTable *reproduced(uint32_t set, GHashTable *wanted, reproeng_build_fn build,
+                              void *ctx, GHashTable *pins)
+{
+    GHashTable *got = build(set, ctx);
+    if (!got)
+        return NULL;
+    GHashTable *w = both(wanted, got);
+    g_hash_table_unref(got);
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, wanted);
+    while (g_hash_table_iter_next(&it, &k, NULL))
+        if (!g_hash_table_contains(w, k))
+            pin(pins, k, 0);
+    return w;
+}
+
+/* `verified`: a bisect build with `set` showed every key of `wanted` (a half that showed
+ * them); else (the whole set, which only the experiment showed) it is rebuilt first where a
+ * conclusion rests on it: one variation left, or keys neither half shows alone. */
 static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, void *ctx,
-                   GHashTable *pins)
+                   GHashTable *pins, bool verified)
 {
     if (!g_hash_table_size(wanted))
         return true;
     GHashTableIter it;
     gpointer k;
     if (__builtin_popcount(set) <= 1) {
-        g_hash_table_iter_init(&it, wanted);
+        GHashTable *w = verified ? g_hash_table_ref(wanted)
+                                 : reproduced(set, wanted, build, ctx, pins);
+        if (!w)
+            return false;
+        g_hash_table_iter_init(&it, w);
         while (g_hash_table_iter_next(&it, &k, NULL))
             pin(pins, k, set);
+        g_hash_table_unref(w);
         return true;
     }
     uint32_t half[2] = {lower_half(set), set & ~lower_half(set)};
-    GHashTable *got[2] = {NULL, NULL};
+    GHashTable *got[2] = {NULL, NULL}, *full = NULL;
     bool ok = true;
     for (int h = 0; h < 2 && ok; h++) {
         got[h] = build(half[h], ctx);
@@ -372,7 +399,7 @@ static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, vo
     }
     for (int h = 0; h < 2 && ok; h++) {
         GHashTable *w = both(wanted, got[h]);
-        ok = bisect(half[h], w, build, ctx, pins);
+        ok = bisect(half[h], w, build, ctx, pins, true);
         g_hash_table_unref(w);
     }
     if (ok) { /* neither half alone: the parts of each half that show it together, key by
@@ -381,22 +408,33 @@ static bool bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, vo
         g_autoptr(GPtrArray) keys = g_ptr_array_sized_new(g_hash_table_size(wanted));
         g_hash_table_iter_init(&it, wanted);
         while (g_hash_table_iter_next(&it, &k, NULL))
-            g_ptr_array_add(keys, k);
+            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k))
+                g_ptr_array_add(keys, k);
         g_ptr_array_sort(keys, by_key);
+        if (keys->len && !verified) {
+            GHashTable *left = g_hash_table_new(g_str_hash, g_str_equal);
+            for (guint i = 0; i < keys->len; i++)
+                g_hash_table_add(left, keys->pdata[i]);
+            full = reproduced(set, left, build, ctx, pins);
+            g_hash_table_unref(left);
+            ok = full != NULL;
+        }
         for (guint i = 0; ok && i < keys->len; i++) {
             k = keys->pdata[i];
-            if (!g_hash_table_contains(got[0], k) && !g_hash_table_contains(got[1], k)) {
-                bool failed = false;
-                uint32_t a = narrow(half[1], half[0], k, build, ctx, &failed);
-                uint32_t b = narrow(a, half[1], k, build, ctx, &failed);
-                ok = !failed;
-                pin(pins, k, ok ? a | b : set);
-            }
+            if (full && !g_hash_table_contains(full, k))
+                continue;
+            bool failed = false;
+            uint32_t a = narrow(half[1], half[0], k, build, ctx, &failed);
+            uint32_t b = narrow(a, half[1], k, build, ctx, &failed);
+            ok = !failed;
+            pin(pins, k, ok ? a | b : set);
         }
     }
     for (int h = 0; h < 2; h++)
         if (got[h])
             g_hash_table_unref(got[h]);
+    if (full)
+        g_hash_table_unref(full);
     return ok;
 }
 
@@ -421,7 +459,7 @@ bool reproeng_bisect(uint32_t set, GHashTable *wanted, reproeng_build_fn build, 
         else
             g_hash_table_add(rest, g_strdup(k));
     g_hash_table_unref(alone);
-    bool ok = bisect(set, rest, build, ctx, *pins);
+    bool ok = bisect(set, rest, build, ctx, *pins, false);
     g_hash_table_unref(rest);
     return ok;
 }

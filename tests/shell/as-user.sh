@@ -45,10 +45,10 @@ fi
 chmod -R a+rX "$stage"
 # Not exec: the EXIT trap must still remove the stage when the test is done.
 set +e
-runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp \
+runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp BT_VARIANT=user \
     ${FSCONFORM_DIR_ENTRIES:+FSCONFORM_DIR_ENTRIES=$FSCONFORM_DIR_ENTRIES} \
     ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-    ${lsan:+LSAN_OPTIONS=$lsan} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
+    ${lsan:+LSAN_OPTIONS=$lsan} ${BT_SANITIZED:+BT_SANITIZED=$BT_SANITIZED} ${CI:+CI=$CI} ${BT_SKIP_LOG:+BT_SKIP_LOG=$BT_SKIP_LOG} \
     ${BT_DEB_SHARE:+BT_DEB_SHARE=$BT_DEB_SHARE} ${BT_DEB_SHARE_BUILD:+"BT_DEB_SHARE_BUILD=$BT_DEB_SHARE_BUILD"} \
     BUILDTRAIL="$stage/buildtrail" FSCONFORM="$stage/fsconform" NOBODYFS="$stage/nobodyfs" ATGEN="$stage/atgen" \
     ATCHECK="$stage/check.py" WORKLOADS="$stage/workloads" SAMPLE="$stage/sample" \

@@ -4,8 +4,14 @@
 # and checks that buildtrail left no mount, no private directory and no process behind.
 # Environment: BUILDTRAIL (the binary), WORKLOADS (the workload cache that .ci/fetch-workloads
 # fills), SCHEMAS, set by ctest; CI=true makes a missing input, tool or consumer a failure;
-# BT_SKIP_LOG (if set) collects the sub-checks that were skipped.
+# BT_SKIP_LOG (if set) collects the sub-checks that were skipped; BT_VARIANT=user in the
+# unprivileged variant (as-user.sh); BT_SANITIZED=1 in the ASan/UBSan build's tests.
 set -eu
+# The tests' Python checks are asserts (assert_sboms_valid's too): PYTHONOPTIMIZE drops them,
+# and every check would pass.
+unset PYTHONOPTIMIZE
+# This directory (sbomcheck.py), known before a test changes its own: $0 may be relative.
+BT_SHELL_DIR=$(cd "$(dirname "$0")" && pwd)
 
 : "${BUILDTRAIL:?BUILDTRAIL must name the buildtrail binary}"
 WORKLOADS=${WORKLOADS:-}
@@ -66,6 +72,31 @@ missing_part() {
     if [ -n "${BT_SKIP_LOG:-}" ]; then
         echo "$(basename "$0" .sh) ($(id -un)): $*" >> "$BT_SKIP_LOG" 2>/dev/null || true
     fi
+}
+# assert_sboms_valid SPDX CYCLONEDX SPDX3: each document given ("" for none) is valid by its
+# official JSON schema in $SCHEMAS (tests/shell/sbomcheck.py), else the test fails; without
+# python3-jsonschema or the schemas, a skipped part.  SPDX 3 is checked in the strict build's
+# root variant only: its schema costs jsonschema about a second per element (Debian's 4.10:
+# three minutes for t7012's 215), a document does not depend on who ran the build it
+# describes, and a sanitizer sees nothing of Python's check (BT_SANITIZED, set by CMake).
+assert_sboms_valid() {
+    _s3=$3
+    if [ -n "$_s3" ] && { [ "${BT_VARIANT:-}" = user ] || [ -n "${BT_SANITIZED:-}" ]; }; then
+        echo "# SPDX 3 schema validation: in the strict build's root variant (the same code)"
+        _s3=
+    fi
+    _valid=0
+    PYTHONPATH="$BT_SHELL_DIR${PYTHONPATH:+:$PYTHONPATH}" \
+        python3 - "${SCHEMAS:-}" "$1" "$2" "$_s3" <<'PY' || _valid=$?
+import sys
+import sbomcheck as S
+sys.exit(0 if S.validate(*sys.argv[1:]) else 3)
+PY
+    case $_valid in
+    0) ;;
+    3) missing_part "python3-jsonschema or the schemas in ${SCHEMAS:-(SCHEMAS unset)}: validation" ;;
+    *) fail "an export is not valid by its schema (above)" ;;
+    esac
 }
 # workload FILE: the path of a workload tarball, or missing (run .ci/fetch-workloads).
 workload() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # repro's bad input gets one line naming the thing and the fix, exit 2, and leaves nothing
 # behind (no output directory made, none touched): no command, -o naming a non-empty directory
-# or a file, -o inside the tree, an unknown variation, an option repro does not know.  A build
+# or a file, -o inside the tree or empty (''), an unknown variation, an option repro does not know.  A build
 # that fails is exit 2 too, naming its log.  Without -o, the new directory beside the tree is
 # named on stderr.
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +28,7 @@ bad "no command after --" "no command given" -o "$T/new" --
 bad "a non-empty directory" "-o $T/full is not empty; give a new or empty directory" -o "$T/full" -- make
 bad "a file" "-o $T/file is not a directory; give a new or empty directory" -o "$T/file" -- make
 bad "inside the tree" "is inside the source tree" -o "$T/proj/out" -- make
+bad "an empty -o" "-o '' names no directory; give a new or empty directory" -o "" -- make
 bad "an unknown variation" "--vary " --vary umask,hostname -- make
 assert_contains "$err" "'hostname'; give a comma-separated list of" "the unknown variation named"
 bad "an unknown option" "--frobnicate: not an option of repro" --frobnicate -- make

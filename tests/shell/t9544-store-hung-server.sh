@@ -10,7 +10,13 @@ pm=$(head -n 1 "$pg/data/postmaster.pid")
 kill -STOP "$pm"
 set +e
 start=$(date +%s)
-timeout 90 "$BUILDTRAIL" store list > "$T/out" 2> "$T/err"
+# The default bound (20 s) is waited for once, in the strict build's root variant: the other
+# three runs of this test check the same bound set by the variable and the string.
+if [ "${BT_VARIANT:-}" = user ] || [ -n "${BT_SANITIZED:-}" ]; then
+    PGCONNECT_TIMEOUT=2 timeout 90 "$BUILDTRAIL" store list > "$T/out" 2> "$T/err"
+else
+    timeout 90 "$BUILDTRAIL" store list > "$T/out" 2> "$T/err"
+fi
 st=$?
 took=$(($(date +%s) - start))
 PGCONNECT_TIMEOUT=2 timeout 90 "$BUILDTRAIL" store list > /dev/null 2> "$T/err2"

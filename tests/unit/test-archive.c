@@ -729,6 +729,31 @@ static void test_zstd_window(void)
     g_assert_nonnull(strstr(why, "zstd data needs a window of more than 128 MiB"));
 }
 
+/* A cancel flag (a signal handler's) stops a member's read where it is: -EINTR, said; until
+ * it is set, the read goes on as without one. */
+static void test_cancel(void)
+{
+    static uint8_t zeros[200000];
+    uint8_t h[512], buf[4096];
+    GByteArray *b = g_byte_array_new();
+    ua_tar_header(h, "big", '0', sizeof zeros);
+    ua_tar_add(b, h, zeros, sizeof zeros);
+    ua_tar_end(b);
+    volatile sig_atomic_t stop = 0;
+    struct archive_limits lim = {.cancel = &stop};
+    struct archive_reader *r = NULL;
+    const struct archive_member *m;
+    g_assert_cmpint(archive_open_memory(b->data, b->len, &lim, &r, NULL), ==, 0);
+    g_assert_cmpint(archive_next(r, &m, NULL), ==, 1);
+    g_assert_cmpint(archive_read(r, buf, sizeof buf, NULL), ==, (gssize)sizeof buf);
+    stop = SIGINT; /* the handler ran */
+    g_autofree char *why = NULL;
+    g_assert_cmpint(archive_read(r, buf, sizeof buf, &why), ==, -EINTR);
+    g_assert_nonnull(strstr(why, "interrupted"));
+    archive_free(r);
+    g_byte_array_unref(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -748,5 +773,6 @@ int main(int argc, char **argv)
     g_test_add_func("/archive/truncations", test_truncations);
     g_test_add_func("/archive/not-regular", test_not_regular);
     g_test_add_func("/archive/zstd-window", test_zstd_window);
+    g_test_add_func("/archive/cancel", test_cancel);
     return g_test_run();
 }

@@ -203,6 +203,32 @@ static void test_parallelism_late_clock(void)
     }
 }
 
+/* A make and the jobs it started in the same nanosecond, listed jobs first (as a trace may list
+ * them): at that instant the make is waiting, not working, so parallelism is the jobs alone.
+ * Ties were broken by the order the tasks were given in, so a parent listed after its children
+ * started "after" them and counted as working: 4 where 3 ran.  Ends at one instant the same:
+ * nothing is left working once all have ended. */
+static void test_parallelism_parent_listed_last(void)
+{
+    struct cp_task t[4] = {
+        {2, 1, 100, 200}, {3, 1, 100, 200}, {4, 1, 100, 200}, {1, 0, 100, 200},
+    };
+    double avg[4];
+    unsigned peak[4], max;
+    critpath_parallelism(t, 4, 100, 200, 4, avg, peak, &max);
+    g_assert_cmpuint(max, ==, 3);
+    for (int b = 0; b < 4; b++)
+        g_assert_cmpuint(peak[b], ==, 3);
+    /* a chain listed deepest first: one working at any instant */
+    struct cp_task chain[3] = {{3, 2, 100, 200}, {2, 1, 100, 200}, {1, 0, 100, 200}};
+    critpath_parallelism(chain, 3, 100, 200, 4, avg, peak, &max);
+    g_assert_cmpuint(max, ==, 1);
+    /* a parent whose parent link loops (a damaged trace) still ends the sweep */
+    struct cp_task loop[2] = {{1, 2, 100, 200}, {2, 1, 100, 200}};
+    critpath_parallelism(loop, 2, 100, 200, 4, avg, peak, &max);
+    g_assert_cmpuint(max, >=, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -214,5 +240,6 @@ int main(int argc, char **argv)
     g_test_add_func("/critpath/degenerate", test_degenerate);
     g_test_add_func("/critpath/jobs-in-argv", test_jobs_in_argv);
     g_test_add_func("/critpath/parallelism-late-clock", test_parallelism_late_clock);
+    g_test_add_func("/critpath/parallelism-parent-listed-last", test_parallelism_parent_listed_last);
     return g_test_run();
 }

@@ -221,6 +221,25 @@ static void test_closure_in_name_order(void)
     g_string_free(names, TRUE);
 }
 
+/* debset_resolve: the base first, so that a virtual package the build names is satisfied by
+ * the provider the base holds (gcc-12 through build-essential), not the first by name. */
+static void test_virtual_base_provider(void)
+{
+    char *dir;
+    struct dpkgdb *db = fake_db_of("Package: build-essential\n" INSTALLED "Depends: gcc\n\n"
+                                   "Package: gcc\n" INSTALLED "Depends: gcc-12\n\n"
+                                   "Package: gcc-12\n" INSTALLED "Provides: c-compiler\n\n"
+                                   "Package: clang-14\n" INSTALLED "Provides: c-compiler\n\n",
+                                   &dir);
+    struct debset *s = debset_new(db);
+    g_assert_cmpint(debset_resolve(s, "c-compiler", "amd64", NULL, NULL), ==, 0);
+    g_assert_true(debset_has(s, "gcc-12"));
+    g_assert_false(debset_has(s, "clang-14"));
+    debset_free(s);
+    dpkgdb_free(db);
+    remove_db(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -228,5 +247,6 @@ int main(int argc, char **argv)
     g_test_add_func("/debset/base-and-closure", test_base_and_closure);
     g_test_add_func("/debset/relations", test_relations);
     g_test_add_func("/debset/closure-in-name-order", test_closure_in_name_order);
+    g_test_add_func("/debset/virtual-base-provider", test_virtual_base_provider);
     return g_test_run();
 }

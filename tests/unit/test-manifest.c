@@ -79,6 +79,25 @@ static void test_quoted_names(void)
     g_ptr_array_free(e, TRUE);
 }
 
+/* What an editor or a clumsy hand leaves in a manifest: a UTF-8 byte order mark before the
+ * first line (it was part of the first path, which was then never declared), and a bare '**'
+ * (the last component, as DIR/ and two stars: everything, not the top level alone). */
+static void test_bom_and_bare_stars(void)
+{
+    GPtrArray *e = parse_ok("\xef\xbb\xbf" "a.c\r\n**\n");
+    g_assert_cmpuint(e->len, ==, 2);
+    g_assert_cmpstr(entry(e, 0)->pattern, ==, "/work/src/a.c");
+    g_assert_true(entry(e, 1)->subtree);
+    g_assert_true(manifest_match(entry(e, 1), "/work/src/x.c"));
+    g_assert_true(manifest_match(entry(e, 1), "/work/src/sub/deep/x.c"));
+    g_assert_false(manifest_match(entry(e, 1), "/work/other"));
+    g_ptr_array_free(e, TRUE);
+    /* A BOM anywhere else is a byte of a name, as any other. */
+    e = parse_ok("a.c\n\xef\xbb\xbf" "b.c\n");
+    g_assert_cmpstr(entry(e, 1)->pattern, ==, "/work/src/\xef\xbb\xbf" "b.c");
+    g_ptr_array_free(e, TRUE);
+}
+
 static void test_errors(void)
 {
     const char *bad[] = {
@@ -106,5 +125,6 @@ int main(int argc, char **argv)
     g_test_add_func("/manifest/glob-tree", test_glob_tree);
     g_test_add_func("/manifest/errors", test_errors);
     g_test_add_func("/manifest/quoted-names", test_quoted_names);
+    g_test_add_func("/manifest/bom-and-bare-stars", test_bom_and_bare_stars);
     return g_test_run();
 }

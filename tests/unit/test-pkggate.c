@@ -49,6 +49,7 @@ static void test_spare(void)
     g_assert_null(pkggate_judge(g, "/usr/src"));
     g_assert_cmpstr(pkggate_judge(g, "/usr/src/foo-other"), ==, "foo-source");
     g_assert_cmpstr(pkggate_judge(g, "/usr/lib/x"), ==, "x");
+    g_assert_cmpuint(pkggate_n_spared(g), ==, 1); /* the Makefile, kept visible */
     pkggate_free(g);
     /* A workspace reached through merged /usr's /lib. */
     g = pkggate_new();

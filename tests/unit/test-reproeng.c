@@ -186,6 +186,40 @@ static void test_bisect_in_name_order(void)
     g_hash_table_unref(w);
 }
 
+/* A build whose one cause has a new name every time (a temporary file's random name): the
+ * experiment's "fresh-0" shows in no other build, and "tz" with timezone. */
+static GHashTable *fresh_build(uint32_t set, void *ctx)
+{
+    unsigned *builds = ctx;
+    GHashTable *keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_hash_table_add(keys, g_strdup_printf("fresh-%u", ++*builds));
+    if (set & RV_BIT(RV_TIMEZONE))
+        g_hash_table_add(keys, g_strdup("tz"));
+    return keys;
+}
+
+/* A cause no bisect build reproduces is pinned to nothing (it was said to be "home, umask
+ * (each, or together)" of two variations, every one of the varied set, untried together),
+ * whether the varied set is split or is one variation; the others are pinned as ever. */
+static void test_bisect_unreproduced(void)
+{
+    const uint32_t sets[] = {RV_DEFAULT, RV_BIT(RV_UMASK) | RV_BIT(RV_HOME), RV_BIT(RV_UMASK)};
+    for (size_t i = 0; i < G_N_ELEMENTS(sets); i++) {
+        GHashTable *w = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), *pins;
+        g_hash_table_add(w, g_strdup("fresh-0"));
+        if (sets[i] & RV_BIT(RV_TIMEZONE))
+            g_hash_table_add(w, g_strdup("tz"));
+        unsigned builds = 0;
+        g_assert_true(reproeng_bisect(sets[i], w, fresh_build, &builds, &pins));
+        g_assert_cmphex(GPOINTER_TO_UINT(g_hash_table_lookup(pins, "fresh-0")), ==, 0);
+        if (sets[i] & RV_BIT(RV_TIMEZONE))
+            g_assert_cmphex(GPOINTER_TO_UINT(g_hash_table_lookup(pins, "tz")), ==,
+                            RV_BIT(RV_TIMEZONE));
+        g_hash_table_unref(pins);
+        g_hash_table_unref(w);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -194,5 +228,6 @@ int main(int argc, char **argv)
     g_test_add_func("/reproeng/expected-env", test_expected_env);
     g_test_add_func("/reproeng/bisect", test_bisect);
     g_test_add_func("/reproeng/bisect-in-name-order", test_bisect_in_name_order);
+    g_test_add_func("/reproeng/bisect-unreproduced", test_bisect_unreproduced);
     return g_test_run();
 }

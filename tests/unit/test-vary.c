@@ -167,6 +167,15 @@ static void test_root_foreign_tree(void)
     e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
     g_assert_true(e->nest_user);
     vary_plan_free(e);
+    /* root's tree, a directory in it another user's (a tarball unpacked as root) */
+    f.foreign_uid = 1000;
+    f.foreign_dir = "/src/p/sub";
+    e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
+    g_assert_false(e->nest_user);
+    g_assert_nonnull(strstr(find(e, VARY_USER_GROUP)->why_not, "/src/p/sub belongs to uid 1000"));
+    vary_plan_free(e);
+    f.foreign_uid = -1;
+    f.foreign_dir = NULL;
     f.uid = 1000;
     f.cwd_uid = 0;
     e = vary_plan_make(parse_ok("user_group"), VARY_EXPERIMENT, &f);
@@ -261,12 +270,36 @@ static void test_both_sides(void)
     g_assert_nonnull(strstr(err, "add kernel,aslr to --vary-control's LIST or take them out"));
 }
 
+/* The other locale is the same whatever order the machine lists its locales in: $LOCPATH's
+ * directories are read in their own (readdir) order after `locale -a`'s sorted list, and the
+ * first UTF-8 one listed was taken, so two machines with the same locales varied to two. */
+static void test_locale_any_order(void)
+{
+    static const char *const ab[] = {"C", "POSIX", "zu_ZA.utf8", "de_DE.UTF-8", "en_GB", NULL};
+    static const char *const ba[] = {"en_GB", "de_DE.UTF-8", "POSIX", "zu_ZA.utf8", "C", NULL};
+    static const char *const plain[] = {"xh_ZA", "C", "af_ZA", NULL};
+    static const char *const plain2[] = {"af_ZA", "xh_ZA", NULL};
+    static const char *const fr[] = {"fr_CH.utf8", "de_DE.utf8", "fr_CH.UTF-8", NULL};
+    static const char *const fr2[] = {"fr_CH.UTF-8", "fr_CH.utf8", NULL};
+    struct vary_facts f = machine();
+    const char *const *sets[][2] = {{ab, ba}, {plain, plain2}, {fr, fr2}};
+    const char *want[] = {"de_DE.UTF-8", "af_ZA", "fr_CH.UTF-8"};
+    for (guint k = 0; k < G_N_ELEMENTS(sets); k++)
+        for (int i = 0; i < 2; i++) {
+            f.locales = sets[k][i];
+            struct vary_plan *e = vary_plan_make(parse_ok("locales"), VARY_EXPERIMENT, &f);
+            g_assert_cmpstr(env_of(e, "LANG"), ==, want[k]);
+            vary_plan_free(e);
+        }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vary/parse", test_parse);
     g_test_add_func("/vary/sides", test_sides);
     g_test_add_func("/vary/cannot", test_cannot);
+    g_test_add_func("/vary/locale-any-order", test_locale_any_order);
     g_test_add_func("/vary/root-foreign-tree", test_root_foreign_tree);
     g_test_add_func("/vary/user-group-wide", test_user_group_wide);
     g_test_add_func("/vary/environ", test_environ);

@@ -2,6 +2,7 @@
 #include "gate.h"
 
 #include "manifest.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -107,15 +108,6 @@ void gate_add_visible_dir(struct gate *g, const char *dir)
     add_ancestors(g, dir);
 }
 
-/* Is `path` `dir` or under it? */
-static bool is_under(const char *path, const char *dir)
-{
-    size_t l = strlen(dir);
-    if (l == 1 && dir[0] == '/')
-        return true;
-    return !strncmp(path, dir, l) && (path[l] == '/' || path[l] == '\0');
-}
-
 /* The part of a glob before its first glob character, cut back to a whole component. */
 static char *literal_prefix(const char *pattern)
 {
@@ -135,7 +127,7 @@ bool gate_names_under(const struct gate *g, const char *dir)
         const struct manifest_entry *e = g->entries->pdata[j];
         g_autofree char *lit = e->glob ? literal_prefix(e->pattern) : g_strdup(e->pattern);
         /* An entry in it, or a glob that may reach into it. */
-        if (is_under(lit, dir) || (e->glob && is_under(dir, lit)))
+        if (path_is_under(lit, dir) || (e->glob && path_is_under(dir, lit)))
             return true;
     }
     return false;
@@ -160,7 +152,7 @@ static const struct gate_tree *tree_of(const struct gate *g, const char *path)
     const struct gate_tree *best = NULL;
     for (guint i = 0; i < g->trees->len; i++) {
         const struct gate_tree *t = &g_array_index(g->trees, struct gate_tree, i);
-        if (is_under(path, t->path) && (!best || strlen(t->path) > strlen(best->path)))
+        if (path_is_under(path, t->path) && (!best || strlen(t->path) > strlen(best->path)))
             best = t;
     }
     return best;

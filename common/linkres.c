@@ -78,10 +78,7 @@ char *linkres_resolve(struct linkres *r, const char *path, bool *is_dir)
 char *linkres_target(struct linkres *r, const char *path, const char *root, bool *is_dir)
 {
     char *real = resolve_name(r, path, 0, is_dir);
-    size_t l = strlen(root);
-    bool inside = !strcmp(root, "/") ||
-                  (!strncmp(real, root, l) && (real[l] == '/' || real[l] == '\0'));
-    if (strcmp(real, path) && inside)
+    if (strcmp(real, path) && path_is_under(real, root))
         return real;
     g_free(real);
     return NULL;

@@ -146,19 +146,11 @@ int manifest_parse(const char *text, size_t len, const char *root, GPtrArray *en
     return 0;
 }
 
-static bool under(const char *path, const char *dir)
-{
-    size_t l = strlen(dir);
-    if (l == 1 && dir[0] == '/')
-        return true;
-    return !strncmp(path, dir, l) && (path[l] == '/' || path[l] == '\0');
-}
-
 bool manifest_match(const struct manifest_entry *e, const char *path)
 {
     if (e->subtree) {
         if (!e->glob)
-            return under(path, e->pattern);
+            return path_is_under(path, e->pattern);
         /* A glob directory: match it against each leading part of the path. */
         g_autofree char *p = g_strdup(path);
         for (char *slash = p + strlen(p); slash > p; slash = strrchr(p, '/')) {

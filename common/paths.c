@@ -41,6 +41,14 @@ static const char *kind_of(mode_t m)
          : S_ISLNK(m) ? "a symbolic link" : "a device";
 }
 
+bool path_is_under(const char *path, const char *dir)
+{
+    size_t l = strlen(dir);
+    if (l == 1 && dir[0] == '/')
+        return true;
+    return !strncmp(path, dir, l) && (path[l] == '/' || path[l] == '\0');
+}
+
 int path_read_regular(const char *path, GString *out, size_t max, const char **kind)
 {
     *kind = NULL;

@@ -6,7 +6,7 @@
 [ "$(id -u)" = 0 ] || skip "switching to the test user needs root"
 user=${BT_TEST_USER:-buildtrail-test}
 id "$user" >/dev/null 2>&1 || missing "the user $user (CI creates it)"
-here=$(cd "$(dirname "$0")" && pwd)
+here=$BT_SHELL_DIR
 mkdir "$T/stage" "$T/cases"
 chmod 755 "$T/stage" "$T/cases"
 # Case files named uniquely, so that a copy left anywhere (also where as-user.sh used to put

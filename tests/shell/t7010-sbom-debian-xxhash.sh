@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/debpkg.sh"
 deb_require
-export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)"
+export PYTHONPATH="$BT_SHELL_DIR"
 deb_build xxhash 0.8.1-1 "nocheck nodoc" nocheck,nodoc
 for fmt in spdx cyclonedx spdx3; do
     bt export -d "$TRACE" --format $fmt -o "$T/out.$fmt" || fail "export $fmt failed"

@@ -13,7 +13,7 @@ require_fuse
 require_cmd make
 require_cmd cc
 require_cmd python3
-export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)"
+export PYTHONPATH="$BT_SHELL_DIR"
 mkdir "$T/ws" && cp -r "$SAMPLE/." "$T/ws/" && cd "$T/ws"
 # The licenses each file declares (REUSE tags): the ground truth below.
 for f in src/greet.c:MIT src/shout.c:Apache-2.0 src/main.c:'GPL-2.0-or-later WITH Bison-exception-2.2' \

@@ -14,7 +14,7 @@ require_cmd cc
 require_cmd dpkg-query
 require_cmd python3
 [ -f /usr/include/zlib.h ] || missing "zlib1g-dev (apt-get install zlib1g-dev)"
-export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)"
+export PYTHONPATH="$BT_SHELL_DIR"
 mkdir "$T/ws" && cd "$T/ws"
 printf '#include <stdio.h>\n#include <zlib.h>\nint main(void) { return puts(zlibVersion()) < 0; }\n' > z.c
 bt run --system -o "$T/sys.db" -- cc -o z z.c -lz > "$T/build.log" 2>&1 || fail "build failed: $(cat "$T/build.log")"
